@@ -1,0 +1,7 @@
+"use client";
+
+import { ErrorFallback } from "@/components/errors/error-fallback";
+
+export default function RouteError({ error, retry }: { error: unknown; retry: () => void }) {
+  return <ErrorFallback error={error} onRetry={retry} />;
+}

@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import { errorContent } from "@/components/errors/error-content";
+import { LogMissingPath } from "@/components/errors/log-missing-path";
+import { buttonClass } from "@/components/ui/button-styles";
+
+export const metadata: Metadata = {
+  title: errorContent.notFoundMetaTitle,
+  robots: { index: false },
+};
+
+export default function NotFound() {
+  return (
+    <main id="main" className="flex min-h-screen items-center justify-center px-4">
+      <div className="text-center">
+        <p className="text-7xl font-extrabold text-brand-600">404</p>
+        <h1 className="mt-4 text-2xl font-bold">{errorContent.notFoundTitle}</h1>
+        <a href="/" className={`mt-8 ${buttonClass("primary")}`}>
+          {errorContent.home}
+        </a>
+        <LogMissingPath />
+      </div>
+    </main>
+  );
+}

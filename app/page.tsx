@@ -1,0 +1,28 @@
+import { ClosingSection } from "@/components/landing/closing-section";
+import { ContactSection } from "@/components/landing/contact-section";
+import { FeaturesSection } from "@/components/landing/features-section";
+import { HeroSection } from "@/components/landing/hero-section";
+import { PricingSection } from "@/components/landing/pricing-section";
+import { ProblemSection } from "@/components/landing/problem-section";
+import { SiteFooter } from "@/components/site/site-footer";
+import { SiteHeader } from "@/components/site/site-header";
+
+// Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.
+export const revalidate = 3600;
+
+export default function HomePage() {
+  return (
+    <>
+      <SiteHeader />
+      <main id="main">
+        <HeroSection />
+        <ProblemSection />
+        <FeaturesSection />
+        <PricingSection />
+        <ContactSection />
+        <ClosingSection />
+      </main>
+      <SiteFooter />
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import { ArrowLeft } from "lucide-react";
+import type { Metadata } from "next";
+import { SiteFooter } from "@/components/site/site-footer";
+import { SignupForm } from "@/components/signup/signup-form";
+import { signupPage } from "@/components/signup/signup-content";
+
+export const metadata: Metadata = {
+  title: signupPage.metaTitle,
+  description: signupPage.metaDescription,
+};
+
+// Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.
+export const revalidate = 3600;
+
+export default function SignupPage() {
+  return (
+    <>
+      <main id="main" className="flex min-h-[calc(100vh-7rem)] items-center justify-center px-4 py-12 sm:py-20">
+        <div className="w-full max-w-lg rounded-3xl border border-stone-200 bg-white p-6 shadow-lg sm:p-10">
+          <a
+            href={signupPage.back.href}
+            className="inline-flex items-center gap-1.5 text-sm font-semibold text-stone-600 hover:text-ink"
+          >
+            <ArrowLeft aria-hidden="true" className="size-4" />
+            {signupPage.back.label}
+          </a>
+          <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>
+          <p className="mt-3 text-stone-600">{signupPage.description}</p>
+          <div className="mt-8">
+            <SignupForm />
+          </div>
+        </div>
+      </main>
+      <SiteFooter />
+    </>
+  );
+}

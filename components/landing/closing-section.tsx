@@ -1,0 +1,23 @@
+import { buttonClass } from "@/components/ui/button-styles";
+import { closing } from "./landing-content";
+
+export function ClosingSection() {
+  return (
+    <section aria-labelledby="closing-title" className="px-4 pb-20 sm:px-6 sm:pb-28">
+      <div className="mx-auto max-w-6xl rounded-3xl bg-brand-700 px-6 py-16 text-center text-white sm:px-12">
+        <h2 id="closing-title" className="text-3xl font-extrabold tracking-tight sm:text-5xl">
+          {closing.title}
+        </h2>
+        <p className="mx-auto mt-4 max-w-2xl text-lg text-pretty text-brand-50">{closing.lead}</p>
+        <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
+          <a href={closing.primaryCta.href} className={buttonClass("inverted")}>
+            {closing.primaryCta.label}
+          </a>
+          <a href={closing.secondaryCta.href} className={buttonClass("ghostOnDark")}>
+            {closing.secondaryCta.label}
+          </a>
+        </div>
+      </div>
+    </section>
+  );
+}

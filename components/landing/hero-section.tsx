@@ -1,0 +1,42 @@
+import { ArrowRight, Sparkles } from "lucide-react";
+import { buttonClass } from "@/components/ui/button-styles";
+import { hero } from "./landing-content";
+
+export function HeroSection() {
+  return (
+    <section aria-labelledby="hero-title" className="relative overflow-hidden pt-32 pb-20 sm:pt-40 sm:pb-28">
+      <div
+        aria-hidden="true"
+        className="absolute inset-x-0 top-0 -z-10 h-[36rem] bg-[radial-gradient(ellipse_at_top,var(--color-brand-100),transparent_65%)]"
+      />
+      <div className="mx-auto max-w-4xl px-4 text-center sm:px-6">
+        <p className="inline-flex items-center gap-2 rounded-full border border-brand-200 bg-white px-4 py-1.5 text-sm font-medium text-brand-800">
+          <Sparkles aria-hidden="true" className="size-4" />
+          {hero.eyebrow}
+        </p>
+        <h1 id="hero-title" className="mt-6 text-4xl font-extrabold tracking-tight text-balance sm:text-6xl">
+          {hero.title}
+        </h1>
+        <p className="mx-auto mt-6 max-w-2xl text-lg text-pretty text-stone-600 sm:text-xl">{hero.lead}</p>
+        <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
+          <a href={hero.primaryCta.href} className={buttonClass("primary")}>
+            {hero.primaryCta.label}
+            <ArrowRight aria-hidden="true" className="size-5" />
+          </a>
+          <a href={hero.secondaryCta.href} className={buttonClass("secondary")}>
+            {hero.secondaryCta.label}
+            <span className="sr-only"> {hero.secondaryCta.context}</span>
+          </a>
+        </div>
+        <dl className="mx-auto mt-14 grid max-w-xl grid-cols-3 gap-4">
+          {hero.stats.map((stat) => (
+            <div key={stat.label} className="flex flex-col-reverse justify-end">
+              <dt className="text-sm text-stone-600">{stat.label}</dt>
+              <dd className="text-3xl font-bold text-ink sm:text-4xl">{stat.value}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+
+import { Menu, X } from "lucide-react";
+import { useRef, useState } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
+
+type MobileMenuProps = {
+  links: readonly { href: string; label: string }[];
+};
+
+const menuId = "mobile-menu";
+
+/**
+ * The small-screen menu is a native popover: its button opens and closes it and
+ * Escape dismisses it before any script runs. Once hydrated, the button also
+ * carries aria-expanded and a link click closes the menu.
+ */
+export function MobileMenu({ links }: MobileMenuProps) {
+  const hydrated = useHydrated();
+  const [open, setOpen] = useState(false);
+  const menuRef = useRef<HTMLDivElement>(null);
+
+  return (
+    <div className="md:hidden">
+      <button
+        type="button"
+        popoverTarget={menuId}
+        aria-controls={menuId}
+        aria-expanded={hydrated ? open : undefined}
+        aria-label="Menu"
+        className="inline-flex size-10 items-center justify-center rounded-full text-ink hover:bg-stone-200/60"
+      >
+        {open ? <X aria-hidden="true" className="size-6" /> : <Menu aria-hidden="true" className="size-6" />}
+      </button>
+      <div
+        id={menuId}
+        ref={menuRef}
+        popover="auto"
+        onToggle={(event) => setOpen(event.newState === "open")}
+        className="inset-x-0 top-16 m-0 w-full border-b border-stone-200 bg-cream p-0 shadow-lg"
+      >
+        <nav aria-label="Mobile">
+          <ul className="flex flex-col px-4 py-2">
+            {links.map((link) => (
+              <li key={link.href}>
+                <a
+                  href={link.href}
+                  onClick={() => menuRef.current?.hidePopover()}
+                  className="block rounded-lg px-3 py-3 text-base font-medium hover:bg-stone-200/60"
+                >
+                  {link.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </div>
+    </div>
+  );
+}

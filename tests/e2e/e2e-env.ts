@@ -1,0 +1,19 @@
+/** Ports and server environment shared by the Playwright config and the specs. */
+const port = Number(process.env.E2E_PORT ?? 3210);
+const receiverPort = Number(process.env.E2E_RECEIVER_PORT ?? 3211);
+const receiverURL = `http://127.0.0.1:${receiverPort}`;
+
+export const e2e = {
+  port,
+  baseURL: `http://127.0.0.1:${port}`,
+  receiverPort,
+  receiverURL,
+  contactWebhookURL: `${receiverURL}/hooks/contact`,
+  waitlistWebhookURL: `${receiverURL}/hooks/waitlist`,
+  serverEnv: {
+    CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
+    WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
+    ENABLE_TEST_ROUTES: "true",
+    NEXT_TELEMETRY_DISABLED: "1",
+  },
+};

@@ -1,0 +1,25 @@
+import { expect, test } from "./fixtures";
+
+const pages = [
+  { path: "/", status: 200 },
+  { path: "/signup", status: 200 },
+  { path: "/missing-page", status: 404 },
+];
+
+for (const { path, status } of pages) {
+  test(`${path} loads without console errors or failed requests`, async ({ page, problems, baseURL }) => {
+    const response = await page.goto(path, { waitUntil: "networkidle" });
+    expect(response?.status()).toBe(status);
+    // The 404 page's own status is the only failure allowed, and Chromium reports it as a console error.
+    const expectedFailures = status === 404 ? [`${baseURL}${path} 404`] : [];
+    expect(problems.failedRequests).toEqual(expectedFailures);
+    expect(problems.consoleErrors).toEqual(status === 404 ? [expect.stringContaining("404 (Not Found)")] : []);
+  });
+
+  test(`${path} has no horizontal scroll at 320 px`, async ({ page }) => {
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.goto(path);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBe(0);
+  });
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the system programs the tests need when they are missing:
+# Chromium for the browser tests (Playwright's own download is not used).
+# Debian/Ubuntu only, as root or through sudo; elsewhere it says what to install.
+set -euo pipefail
+
+chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
+missing=()
+[ -x "$chromium_path" ] || missing+=(chromium)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing: ${missing[*]}. Install them, or set CHROMIUM_PATH to a Chromium or Chrome binary." >&2
+  exit 1
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "Installing ${missing[*]} with apt-get..."
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
