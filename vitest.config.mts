@@ -1,6 +1,22 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+// Vitest 5 targets Node 22+, and its reporter calls Map.groupBy (Node 21+) when
+// it prints a failure. Node 20, this project's runtime, lacks it.
+if (!("groupBy" in Map)) {
+  Object.defineProperty(Map, "groupBy", {
+    value<K, V>(items: Iterable<V>, keyOf: (item: V, index: number) => K) {
+      const groups = new Map<K, V[]>();
+      let index = 0;
+      for (const item of items) {
+        const key = keyOf(item, index++);
+        groups.set(key, [...(groups.get(key) ?? []), item]);
+      }
+      return groups;
+    },
+  });
+}
+
 export default defineConfig({
   resolve: {
     alias: { "@": fileURLToPath(new URL(".", import.meta.url)) },

@@ -1,3 +1,4 @@
+import { LazyToaster } from "@/components/forms/toasts";
 import { ClosingSection } from "@/components/landing/closing-section";
 import { ContactSection } from "@/components/landing/contact-section";
 import { FeaturesSection } from "@/components/landing/features-section";
@@ -23,6 +24,7 @@ export default function HomePage() {
         <ClosingSection />
       </main>
       <SiteFooter />
+      <LazyToaster />
     </>
   );
 }

@@ -10,9 +10,19 @@ import { z } from "zod";
 const blankToUndefined = (value: unknown) =>
   typeof value === "string" && value.trim() === "" ? undefined : value;
 
-const flag = z.preprocess(blankToUndefined, z.stringbool().default(false));
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema);
+const flag = withDefault(z.stringbool().default(false));
+const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().min(1).max(60_000).default(fallback));
+
+const webhookUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
 
 const envSchema = z.object({
+  CONTACT_WEBHOOK_URL: webhookUrl,
+  WAITLIST_WEBHOOK_URL: webhookUrl,
+  OUTBOX_DIR: withDefault(z.string().default("data")),
+  WEBHOOK_DEADLINE_MS: milliseconds(9_000),
+
   ENABLE_TEST_ROUTES: flag,
 });
 

@@ -1,3 +1,4 @@
+import { LazyToaster } from "@/components/forms/toasts";
 import { ArrowLeft } from "lucide-react";
 import type { Metadata } from "next";
 import { SiteFooter } from "@/components/site/site-footer";
@@ -32,6 +33,7 @@ export default function SignupPage() {
         </div>
       </main>
       <SiteFooter />
+      <LazyToaster />
     </>
   );
 }

@@ -56,7 +56,7 @@ export const contactMessages = {
     text: "There was a problem submitting your form. Please try again.",
   },
   invalid: {
-    required: "Please fill in this field.",
+    name: "Please enter your name.",
     email: "Please enter a valid email address.",
     clientCount: "Please choose how many clients you serve.",
     tooLong: (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`,

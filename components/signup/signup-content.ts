@@ -36,3 +36,5 @@ export const signupMessages = {
     consent: "You must agree to the terms to continue",
   },
 } as const;
+
+export const emptySignupValues = { name: "", phone: "", consent: false };

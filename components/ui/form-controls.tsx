@@ -1,10 +1,20 @@
+import type { ReactNode } from "react";
+
 export const labelClass = "block text-sm font-semibold text-ink";
 
 export const controlClass =
   "mt-2 block w-full rounded-xl border border-stone-300 bg-white px-4 py-3 text-base text-ink placeholder:text-stone-500 aria-invalid:border-red-700";
 
-/** The id of a field's error text, for aria-describedby. */
-export const errorId = (fieldId: string) => `${fieldId}-error`;
+const errorId = (fieldId: string) => `${fieldId}-error`;
+
+/** The attributes that tie a control to its error message. */
+export function describedByError(fieldId: string, error: string | undefined) {
+  return {
+    id: fieldId,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": error ? errorId(fieldId) : undefined,
+  } as const;
+}
 
 /** A field's error message, announced through the control's aria-describedby. */
 export function FieldError({ fieldId, message }: { fieldId: string; message?: string }) {
@@ -13,5 +23,26 @@ export function FieldError({ fieldId, message }: { fieldId: string; message?: st
     <p id={errorId(fieldId)} className="mt-2 text-sm font-medium text-red-700">
       {message}
     </p>
+  );
+}
+
+type FieldProps = {
+  fieldId: string;
+  label: string;
+  error?: string;
+  className?: string;
+  children: ReactNode;
+};
+
+/** Label above, control, error below. */
+export function Field({ fieldId, label, error, className, children }: FieldProps) {
+  return (
+    <div className={className}>
+      <label htmlFor={fieldId} className={labelClass}>
+        {label}
+      </label>
+      {children}
+      <FieldError fieldId={fieldId} message={error} />
+    </div>
   );
 }

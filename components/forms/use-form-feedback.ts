@@ -1,0 +1,38 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import type { FormState } from "./form-state";
+import { showToast } from "./toasts";
+
+export type FormMessages = {
+  success: { title: string; text: string };
+  failure: { title: string; text: string };
+};
+
+/**
+ * Turns a form's answers into feedback. An answer to a post made with
+ * JavaScript becomes a toast (once per answer id, StrictMode or not); an answer
+ * rendered by the server for a post made without JavaScript shows inline.
+ */
+export function useFormFeedback<Values>(state: FormState<Values>, messages: FormMessages, onSuccess: () => void) {
+  const [sentWithScript, setSentWithScript] = useState(false);
+  const toasted = useRef("");
+
+  useEffect(() => {
+    if (!sentWithScript || !state.id || toasted.current === state.id) return;
+    toasted.current = state.id;
+    if (state.status === "success") {
+      onSuccess();
+      void showToast("success", messages.success.title, messages.success.text);
+    } else {
+      void showToast("error", messages.failure.title, messages.failure.text);
+    }
+  }, [state, sentWithScript, messages, onSuccess]);
+
+  return {
+    /** Call when the form is submitted through script. */
+    markSentWithScript: () => setSentWithScript(true),
+    /** Whether the answer belongs inline: it was rendered for a post made without script. */
+    showInline: !sentWithScript && state.status !== "idle",
+  };
+}

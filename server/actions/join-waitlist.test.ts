@@ -1,0 +1,118 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { idleState } from "@/components/forms/form-state";
+import { emptySignupValues, signupMessages } from "@/components/signup/signup-content";
+import { formData } from "@/tests/support/form-data";
+import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { joinWaitlist } from "./join-waitlist";
+
+const m = signupMessages.invalid;
+let receiver: WebhookReceiver;
+let token = 0;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
+
+beforeEach(() => {
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
+  vi.spyOn(console, "info").mockImplementation(() => {});
+  vi.spyOn(console, "error").mockImplementation(() => {});
+});
+
+function signup(overrides: Record<string, string> = {}, directive = "") {
+  token += 1;
+  return { name: `Ada Lovelace w${token} ${directive}`.trim(), phone: "(555) 123-4567", consent: "on", ...overrides };
+}
+
+const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptySignupValues), formData(fields));
+
+describe("joinWaitlist delivering", () => {
+  it("posts exactly {phone, name}, trimmed, and never the consent flag", async () => {
+    const fields = signup();
+    const state = await submit({ ...fields, name: `  ${fields.name} `, phone: " (555) 123-4567 " });
+
+    expect(state.status).toBe("success");
+    expect(state.values).toEqual(emptySignupValues);
+    const [request, ...more] = receiver.withName(fields.name);
+    expect(more).toEqual([]);
+    expect(request?.path).toBe("/hooks/waitlist");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.body).toBe(JSON.stringify({ phone: "(555) 123-4567", name: fields.name }));
+  });
+
+  it.each([
+    ["a 4xx answer", "[status=404]"],
+    ["a 5xx answer", "[status=502]"],
+    ["a redirect", "[redirect]"],
+    ["a reset connection", "[reset]"],
+    ["no answer within the deadline", "[hang]"],
+  ])("fails on %s and keeps every value, the checkbox included", async (_label, directive) => {
+    const fields = signup({}, directive);
+    const state = await submit(fields);
+    expect(state.status).toBe("failed");
+    expect(state.values).toEqual({ name: fields.name, phone: fields.phone, consent: true });
+  });
+});
+
+describe("joinWaitlist validating", () => {
+  it.each([
+    ["name", { name: "A" }, m.name],
+    ["name", { name: "  A  " }, m.name],
+    ["name", { name: "A".repeat(101) }, m.nameTooLong],
+    ["phone", { phone: "555-1234" }, m.phone],
+    ["phone", { phone: "not a phone number" }, m.phone],
+    ["phone", { phone: "call me maybe 5551234567" }, m.phone],
+    ["phone", { phone: "(555) 123-456" }, m.phone],
+    ["phone", { phone: "+1 555 123 4567 890 12" }, m.phone],
+  ])("refuses a bad %s with the spec's message and reaches no webhook", async (fieldName, override, message) => {
+    const fields = signup(override);
+    const before = receiver.received.length;
+    const state = await submit(fields);
+    expect(state.status).toBe("invalid");
+    expect(state.errors).toEqual({ [fieldName]: message });
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it("refuses a sign-up without consent and reaches no webhook", async () => {
+    const { consent: _consent, ...fields } = signup();
+    const before = receiver.received.length;
+    const state = await submit(fields);
+    expect(state.status).toBe("invalid");
+    expect(state.errors).toEqual({ consent: m.consent });
+    expect(state.values.consent).toBe(false);
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it("reports every bad field at once", async () => {
+    const state = await submit({ name: "", phone: "" });
+    expect(state.errors).toEqual({ name: m.name, phone: m.phone, consent: m.consent });
+  });
+
+  it.each(["(555) 123-4567", "555-123-4567", "+44 20 7946 0958", "5551234567", "555.123.4567"])(
+    "accepts the phone number %s",
+    async (phone) => {
+      expect((await submit(signup({ phone }))).status).toBe("success");
+    },
+  );
+});
+
+describe("joinWaitlist without a webhook URL", () => {
+  it("appends the sign-up, without consent, to the waitlist outbox file", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "outbox-"));
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    vi.stubEnv("OUTBOX_DIR", dir);
+    try {
+      const fields = signup();
+      expect((await submit(fields)).status).toBe("success");
+      const [line] = (await readFile(path.join(dir, "waitlist-outbox.jsonl"), "utf8")).trim().split("\n");
+      expect(JSON.parse(line ?? "").payload).toEqual({ phone: fields.phone, name: fields.name });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

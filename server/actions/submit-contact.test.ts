@@ -1,0 +1,191 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { emptyContactValues } from "@/components/contact/contact-content";
+import { idleState } from "@/components/forms/form-state";
+import { formData } from "@/tests/support/form-data";
+import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { submitContact } from "./submit-contact";
+
+let receiver: WebhookReceiver;
+let token = 0;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
+
+beforeEach(() => {
+  vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
+  vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
+  vi.spyOn(console, "info").mockImplementation(() => {});
+  vi.spyOn(console, "error").mockImplementation(() => {});
+});
+
+/** A complete, valid request whose name carries a unique token (and receiver directives). */
+function lead(overrides: Record<string, string> = {}, directive = "") {
+  token += 1;
+  return {
+    name: `Julia Child t${token} ${directive}`.trim(),
+    email: "julia@example.com",
+    phone: "(555) 123-4567",
+    clientCount: "6-15",
+    currentTools: "Spreadsheets, Venmo",
+    message: "Invoices eat my Sundays.",
+    ...overrides,
+  };
+}
+
+const submit = (fields: Record<string, string>) => submitContact(idleState(emptyContactValues), formData(fields));
+
+describe("submitContact delivering", () => {
+  it("posts exactly the six fields as JSON and clears the form", async () => {
+    const fields = lead({ currentTools: "", message: "" });
+    const state = await submit({ ...fields, email: "  julia@example.com  " });
+
+    expect(state.status).toBe("success");
+    expect(state.values).toEqual(emptyContactValues);
+    const [request] = receiver.withName(fields.name);
+    expect(request?.method).toBe("POST");
+    expect(request?.path).toBe("/hooks/contact");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.json).toEqual({
+      name: fields.name,
+      email: "julia@example.com",
+      phone: "(555) 123-4567",
+      clientCount: "6-15",
+      currentTools: "",
+      message: "",
+    });
+    expect(Object.keys(request?.json as object)).toEqual(["name", "email", "phone", "clientCount", "currentTools", "message"]);
+  });
+
+  it("trims values and changes nothing else about them", async () => {
+    const fields = lead({ message: "  Line one\nLine two – with “quotes” & <tags>  " });
+    await submit(fields);
+    const [request] = receiver.withName(fields.name);
+    expect((request?.json as { message: string }).message).toBe("Line one\nLine two – with “quotes” & <tags>");
+  });
+
+  it("gives every answer its own id, so two identical outcomes both show", async () => {
+    const first = await submit(lead());
+    const second = await submit(lead());
+    expect(first.id).not.toBe(second.id);
+    expect(first.id).not.toBe("");
+  });
+
+  it.each([
+    ["a 4xx answer", "[status=422]", "status"],
+    ["a 5xx answer", "[status=500]", "status"],
+    ["a redirect, which is not followed", "[redirect]", "redirect"],
+    ["a reset connection", "[reset]", "network"],
+    ["no answer within the deadline", "[hang]", "timeout"],
+  ])("fails on %s and keeps every value", async (_label, directive, reason) => {
+    const fields = lead({}, directive);
+    const state = await submit(fields);
+
+    expect(state.status).toBe("failed");
+    expect(state.values).toEqual(fields);
+    expect(receiver.withName(fields.name)).toHaveLength(1);
+    const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
+    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "failed", reason });
+  });
+
+  it("does not follow a redirect to its target", async () => {
+    const fields = lead({}, "[redirect]");
+    await submit(fields);
+    expect(receiver.received.filter((request) => request.path === "/elsewhere")).toHaveLength(0);
+  });
+
+  it("fails when the webhook cannot be reached at all", async () => {
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "http://127.0.0.1:9/unreachable");
+    const state = await submit(lead());
+    expect(state.status).toBe("failed");
+  });
+
+  it("logs the outcome without the visitor's data", async () => {
+    const fields = lead();
+    await submit(fields);
+    const line = vi.mocked(console.info).mock.calls.at(-1)?.[0] as string;
+    expect(JSON.parse(line)).toMatchObject({ event: "submission", form: "contact", outcome: "delivered", status: 200 });
+    for (const value of Object.values(fields)) expect(line).not.toContain(value);
+  });
+});
+
+describe("submitContact validating", () => {
+  it.each([
+    ["name", { name: "   " }, "Please enter your name."],
+    ["email", { email: "julia" }, "Please enter a valid email address."],
+    ["email", { email: "julia@" }, "Please enter a valid email address."],
+    ["email", { email: "" }, "Please enter a valid email address."],
+    ["clientCount", { clientCount: "" }, "Please choose how many clients you serve."],
+    ["clientCount", { clientCount: "100+" }, "Please choose how many clients you serve."],
+    ["name", { name: "x".repeat(101) }, "Please use at most 100 characters."],
+    ["phone", { phone: "1".repeat(31) }, "Please use at most 30 characters."],
+    ["currentTools", { currentTools: "x".repeat(301) }, "Please use at most 300 characters."],
+    ["message", { message: "x".repeat(3001) }, "Please use at most 3,000 characters."],
+  ])("refuses a bad %s with a clear message and reaches no webhook", async (fieldName, override, message) => {
+    const fields = lead(override);
+    const before = receiver.received.length;
+    const state = await submit(fields);
+
+    expect(state.status).toBe("invalid");
+    expect(state.errors).toEqual({ [fieldName]: message });
+    expect(state.values).toEqual(fields);
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it("accepts what the browser's email check accepts", async () => {
+    for (const email of ["a@b", "first.last+tag@sub.example.co.uk"]) {
+      expect((await submit(lead({ email }))).status).toBe("success");
+    }
+  });
+
+  it("accepts every client-count band and an empty optional field", async () => {
+    for (const clientCount of ["1-5", "6-15", "16-30", "30+"]) {
+      expect((await submit(lead({ clientCount, phone: "" }))).status).toBe("success");
+    }
+  });
+
+  it("treats a missing field or an uploaded file as empty", async () => {
+    const data = formData({ email: "julia@example.com", clientCount: "1-5" });
+    data.append("name", new Blob(["x"]), "name.txt");
+    const state = await submitContact(idleState(emptyContactValues), data);
+    expect(state.status).toBe("invalid");
+    expect(state.errors.name).toBe("Please enter your name.");
+  });
+});
+
+describe("submitContact without a webhook URL", () => {
+  it("appends the request to the contact outbox file", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "outbox-"));
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "");
+    vi.stubEnv("OUTBOX_DIR", dir);
+    try {
+      const fields = lead();
+      const before = receiver.received.length;
+      expect((await submit(fields)).status).toBe("success");
+      expect((await submit(lead())).status).toBe("success");
+
+      const lines = (await readFile(path.join(dir, "contact-outbox.jsonl"), "utf8")).trim().split("\n");
+      expect(lines).toHaveLength(2);
+      const entry = JSON.parse(lines[0] ?? "");
+      expect(entry.id).toMatch(/^msg_/);
+      expect(entry.payload).toEqual({ ...fields });
+      expect(receiver.received.length).toBe(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("fails, and says why in the log, when the outbox cannot be written", async () => {
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "");
+    // A directory that cannot exist: its parent is a file.
+    vi.stubEnv("OUTBOX_DIR", path.join(import.meta.filename, "outbox"));
+    const state = await submit(lead());
+    expect(state.status).toBe("failed");
+    const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
+    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "error" });
+  });
+});

@@ -1,0 +1,1 @@
+export type FormName = "contact" | "waitlist";

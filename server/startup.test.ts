@@ -1,0 +1,50 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { checkEnvironmentAtStart } from "./startup";
+
+function loggedLines(spy: { mock: { calls: unknown[][] } }) {
+  return spy.mock.calls.map((call) => JSON.parse(String(call[0])));
+}
+
+describe("checkEnvironmentAtStart", () => {
+  beforeEach(() => {
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "");
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    vi.stubEnv("OUTBOX_DIR", "");
+  });
+
+  it("says where submissions go when a form has no webhook", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    checkEnvironmentAtStart();
+    expect(loggedLines(warn)).toEqual([
+      expect.objectContaining({ event: "outbox_default", form: "contact", file: "data/contact-outbox.jsonl" }),
+      expect.objectContaining({ event: "outbox_default", form: "waitlist", file: "data/waitlist-outbox.jsonl" }),
+    ]);
+  });
+
+  it("names only the webhook's host, never its secret-bearing path", () => {
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "https://n8n.example.com/webhook/3f2c-secret-path");
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "https://hooks.zapier.com/hooks/catch/123/abc/");
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    checkEnvironmentAtStart();
+    const lines = loggedLines(info);
+    expect(lines).toEqual([
+      expect.objectContaining({ event: "webhook_configured", form: "contact", host: "n8n.example.com" }),
+      expect.objectContaining({ event: "webhook_configured", form: "waitlist", host: "hooks.zapier.com" }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("secret-path");
+  });
+
+  it("stops the server when a variable is malformed", () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "ftp://files.example.com/drop");
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("process.exit");
+    });
+    expect(() => checkEnvironmentAtStart()).toThrow("process.exit");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(loggedLines(error)[0]).toMatchObject({
+      event: "startup_failed",
+      message: expect.stringContaining("WAITLIST_WEBHOOK_URL must be an http(s) URL"),
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import "server-only";
+import { readEnv, type ServerEnv } from "./env";
+import type { FormName } from "./forms/form-name";
+import { logEvent } from "./log";
+import { outboxFile } from "./webhooks/outbox";
+
+const urlVariable: Record<FormName, "CONTACT_WEBHOOK_URL" | "WAITLIST_WEBHOOK_URL"> = {
+  contact: "CONTACT_WEBHOOK_URL",
+  waitlist: "WAITLIST_WEBHOOK_URL",
+};
+
+/**
+ * Runs once when the server starts (see instrumentation.ts) and logs what each
+ * form delivers to. A bad environment stops the process here, loudly, rather
+ * than letting the site run until the first lead fails.
+ */
+export function checkEnvironmentAtStart() {
+  let env: ServerEnv;
+  try {
+    env = readEnv();
+  } catch (error) {
+    logEvent("error", { event: "startup_failed", message: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  }
+  for (const form of ["contact", "waitlist"] as const) {
+    const variable = urlVariable[form];
+    const url = env[variable];
+    if (url) {
+      // The host only: automation URLs often carry a secret in their path.
+      logEvent("info", { event: "webhook_configured", form, host: new URL(url).host });
+    } else {
+      const file = outboxFile(env.OUTBOX_DIR, form);
+      logEvent("warn", {
+        event: "outbox_default",
+        form,
+        file,
+        message: `${variable} is not set: ${form} submissions are appended to ${file}`,
+      });
+    }
+  }
+}

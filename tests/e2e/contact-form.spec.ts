@@ -1,0 +1,106 @@
+import { contactMessages } from "@/components/contact/contact-content";
+import { expect, test } from "./fixtures";
+import { ContactFormPage, type ContactInput } from "./pages/contact-form";
+import { deliveriesNamed, uniqueToken } from "./receiver-client";
+import { toasts } from "./toasts";
+
+function request(name: string): ContactInput {
+  return {
+    name,
+    email: "julia@example.com",
+    phone: "(555) 123-4567",
+    clientCount: "16-30",
+    currentTools: "Spreadsheets and Venmo",
+    message: "Invoices take my Sundays.",
+  };
+}
+
+const empty: ContactInput = { name: "", email: "", phone: "", clientCount: "", currentTools: "", message: "" };
+
+test("a contact request reaches the webhook and the visitor is thanked", async ({ page, jsEnabled }) => {
+  const form = new ContactFormPage(page);
+  const token = uniqueToken();
+  // A slow webhook, so the busy state is there to see.
+  const input = request(`Julia Child ${token} [delay=800]`);
+  await form.open();
+  await form.fill({ ...input, name: `  ${input.name}  ` });
+  await form.submit.click();
+
+  if (jsEnabled) {
+    await expect(form.busy).toBeDisabled();
+    const toast = toasts(page);
+    await expect(toast).toHaveCount(1);
+    await expect(toast).toContainText(contactMessages.success.title);
+    await expect(toast).toContainText(contactMessages.success.text);
+    await expect(form.status).toBeEmpty();
+  } else {
+    await expect(form.status).toContainText(`${contactMessages.success.title} ${contactMessages.success.text}`);
+    await expect(form.status).toBeInViewport();
+  }
+  await expect(form.submit).toBeEnabled();
+  expect(await form.values()).toEqual(empty);
+
+  const [delivery, ...more] = await deliveriesNamed(token);
+  expect(more).toEqual([]);
+  expect(delivery?.path).toBe("/hooks/contact");
+  expect(delivery?.headers["content-type"]).toBe("application/json");
+  expect(delivery?.json).toEqual(input);
+});
+
+test("when the webhook fails the visitor is told and keeps every value", async ({ page, jsEnabled }) => {
+  const form = new ContactFormPage(page);
+  const input = request(`Julia Child ${uniqueToken()} [status=500]`);
+  await form.open();
+  await form.fill(input);
+  await form.submit.click();
+
+  if (jsEnabled) {
+    await expect(toasts(page)).toHaveCount(1);
+    await expect(toasts(page)).toContainText(contactMessages.failure.title);
+    await expect(toasts(page)).toContainText(contactMessages.failure.text);
+    await expect(toasts(page)).toHaveAttribute("data-type", "error");
+    // A second failure in a row is a second toast.
+    await form.submit.click();
+    await expect(toasts(page)).toHaveCount(2);
+  } else {
+    await expect(form.status).toContainText(`${contactMessages.failure.title} ${contactMessages.failure.text}`);
+  }
+  expect(await form.values()).toEqual(input);
+});
+
+test("the browser's own checks stop an incomplete request before it is sent", async ({ page }) => {
+  const form = new ContactFormPage(page);
+  const token = uniqueToken();
+  await form.open();
+  await form.fill({ ...request(token), email: "not-an-email", clientCount: "1-5" });
+  await form.submit.click();
+  await expect(form.email).toHaveJSProperty("validity.valid", false);
+
+  await form.email.fill("julia@example.com");
+  await form.name.fill("");
+  await form.submit.click();
+  await expect(form.name).toHaveJSProperty("validity.valueMissing", true);
+  expect(await page.evaluate(() => location.hash)).toBe("#contact");
+  expect(await deliveriesNamed(token)).toEqual([]);
+});
+
+test("the server re-checks what a browser lets through, and keeps the values", async ({ page, jsEnabled }) => {
+  const form = new ContactFormPage(page);
+  const token = uniqueToken();
+  await form.open();
+  // A browser that skips the native checks (an old one, or a script).
+  await page.locator("#contact form").evaluate((element) => ((element as HTMLFormElement).noValidate = true));
+  const input = { ...request(`Julia ${token}`), email: "julia@", clientCount: "30+" };
+  await form.fill(input);
+  await form.submit.click();
+
+  await expect(form.email).toHaveAccessibleDescription(contactMessages.invalid.email);
+  await expect(form.email).toHaveAttribute("aria-invalid", "true");
+  if (jsEnabled) {
+    await expect(toasts(page)).toContainText(contactMessages.failure.text);
+  } else {
+    await expect(form.status).toContainText(contactMessages.failure.text);
+  }
+  expect(await form.values()).toEqual(input);
+  expect(await deliveriesNamed(token)).toEqual([]);
+});

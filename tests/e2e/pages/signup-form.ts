@@ -1,0 +1,33 @@
+import type { Locator, Page } from "@playwright/test";
+import { signupFields, signupMessages } from "@/components/signup/signup-content";
+
+/** The sign-up form at /signup, as a visitor sees it. */
+export class SignupFormPage {
+  readonly main: Locator;
+  readonly name: Locator;
+  readonly phone: Locator;
+  readonly consent: Locator;
+  readonly submit: Locator;
+  readonly busy: Locator;
+  readonly status: Locator;
+
+  constructor(readonly page: Page) {
+    this.main = this.page.getByRole("main");
+    this.name = this.main.getByLabel(signupFields.name.label, { exact: true });
+    this.phone = this.main.getByLabel(signupFields.phone.label, { exact: true });
+    this.consent = this.main.getByRole("checkbox");
+    this.submit = this.main.getByRole("button", { name: signupMessages.submit });
+    this.busy = this.main.getByRole("button", { name: signupMessages.busy });
+    this.status = this.main.locator("[role=status]");
+  }
+
+  async open() {
+    await this.page.goto("/signup");
+  }
+
+  async fill(input: { name: string; phone: string; consent: boolean }) {
+    await this.name.fill(input.name);
+    await this.phone.fill(input.phone);
+    await this.consent.setChecked(input.consent);
+  }
+}

@@ -1,0 +1,105 @@
+import { signupMessages } from "@/components/signup/signup-content";
+import { expect, test } from "./fixtures";
+import { SignupFormPage } from "./pages/signup-form";
+import { deliveriesNamed, uniqueToken } from "./receiver-client";
+import { toasts } from "./toasts";
+
+const m = signupMessages.invalid;
+
+test("a sign-up reaches the waitlist webhook without the consent flag", async ({ page, jsEnabled }) => {
+  const form = new SignupFormPage(page);
+  const token = uniqueToken();
+  const name = `Ada ${token} [delay=800]`;
+  await form.open();
+  await form.fill({ name: ` ${name} `, phone: "(555) 123-4567", consent: true });
+  await form.submit.click();
+
+  if (jsEnabled) {
+    await expect(form.busy).toBeDisabled();
+    await expect(toasts(page)).toHaveCount(1);
+    await expect(toasts(page)).toContainText(signupMessages.success.title);
+    await expect(toasts(page)).toContainText(signupMessages.success.text);
+  } else {
+    await expect(form.status).toContainText(`${signupMessages.success.title} ${signupMessages.success.text}`);
+    await expect(form.status.locator("p")).toBeFocused();
+  }
+  await expect(form.name).toHaveValue("");
+  await expect(form.phone).toHaveValue("");
+  await expect(form.consent).not.toBeChecked();
+
+  const deliveries = await deliveriesNamed(token);
+  expect(deliveries).toHaveLength(1);
+  expect(deliveries[0]?.path).toBe("/hooks/waitlist");
+  expect(deliveries[0]?.body).toBe(JSON.stringify({ phone: "(555) 123-4567", name }));
+});
+
+test("each rule has its message next to its field, and the first bad field gets focus", async ({ page, jsEnabled }) => {
+  const form = new SignupFormPage(page);
+  const token = uniqueToken();
+  await form.open();
+  await form.fill({ name: "A", phone: `555-${token}`, consent: false });
+  await form.submit.click();
+
+  await expect(form.main.getByText(m.name)).toBeVisible();
+  await expect(form.main.getByText(m.phone)).toBeVisible();
+  await expect(form.main.getByText(m.consent)).toBeVisible();
+  await expect(form.name).toBeFocused();
+  await expect(form.name).toHaveAttribute("aria-invalid", "true");
+  await expect(form.name).toHaveAccessibleDescription(m.name);
+  await expect(form.phone).toHaveAccessibleDescription(m.phone);
+  await expect(form.consent).toHaveAccessibleDescription(m.consent);
+  // What the visitor typed stays.
+  await expect(form.name).toHaveValue("A");
+  await expect(form.phone).toHaveValue(`555-${token}`);
+
+  if (jsEnabled) {
+    // After a submit, every change re-validates at once.
+    await form.name.fill("Ada Lovelace");
+    await expect(form.main.getByText(m.name)).toBeHidden();
+    await expect(form.name).not.toHaveAttribute("aria-invalid");
+    await expect(form.main.getByText(m.phone)).toBeVisible();
+    await form.phone.fill("555 12");
+    await expect(form.main.getByText(m.phone)).toBeVisible();
+    await form.phone.fill("(555) 123-4567");
+    await expect(form.main.getByText(m.phone)).toBeHidden();
+    await form.submit.click();
+    await expect(form.consent).toBeFocused();
+    await expect(toasts(page)).toHaveCount(0);
+  } else {
+    await expect(form.status).toContainText(signupMessages.failure.text);
+  }
+  expect(await deliveriesNamed(token)).toEqual([]);
+});
+
+test("a name of one letter is refused even when everything else is right", async ({ page }) => {
+  const form = new SignupFormPage(page);
+  const token = uniqueToken();
+  await form.open();
+  await form.fill({ name: "Z", phone: "(555) 123-4567", consent: true });
+  await form.submit.click();
+  await expect(form.main.getByText(m.name)).toBeVisible();
+  await expect(form.main.getByText(m.phone)).toHaveCount(0);
+  await expect(form.consent).toBeChecked();
+  expect(await deliveriesNamed(token)).toEqual([]);
+});
+
+test("when the waitlist webhook fails the visitor is told and keeps every value", async ({ page, jsEnabled }) => {
+  const form = new SignupFormPage(page);
+  const name = `Ada ${uniqueToken()} [status=503]`;
+  await form.open();
+  await form.fill({ name, phone: "+1 555 123 4567", consent: true });
+  await form.submit.click();
+
+  if (jsEnabled) {
+    await expect(toasts(page)).toHaveCount(1);
+    await expect(toasts(page)).toContainText(signupMessages.failure.title);
+    await expect(toasts(page)).toContainText(signupMessages.failure.text);
+    await form.submit.click();
+    await expect(toasts(page)).toHaveCount(2);
+  } else {
+    await expect(form.status).toContainText(`${signupMessages.failure.title} ${signupMessages.failure.text}`);
+  }
+  await expect(form.name).toHaveValue(name);
+  await expect(form.phone).toHaveValue("+1 555 123 4567");
+  await expect(form.consent).toBeChecked();
+});
