@@ -2,5 +2,5 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { checkEnvironmentAtStart } = await import("./server/startup");
-  checkEnvironmentAtStart();
+  await checkEnvironmentAtStart();
 }

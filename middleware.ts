@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { analyticsEnabled } from "@/server/env";
 import { isKnownPath } from "@/server/known-paths";
 import { logEvent } from "@/server/log";
 import { securityHeaders } from "@/server/security-headers";
@@ -16,7 +17,7 @@ export function middleware(request: NextRequest) {
 
   const response = NextResponse.next();
   const headers = securityHeaders({
-    analytics: false,
+    analytics: analyticsEnabled(),
     development: process.env.NODE_ENV === "development",
   });
   for (const [name, value] of headers) response.headers.set(name, value);

@@ -3,8 +3,8 @@ import { e2e } from "./tests/e2e/e2e-env";
 
 /**
  * Browser tests run against the production build (`next build` + `next start`)
- * with the webhooks pointed at a receiver on 127.0.0.1. Every spec runs twice:
- * with JavaScript on and with it off.
+ * with the webhooks pointed at a receiver on 127.0.0.1. Every browser spec runs
+ * twice: with JavaScript on and with it off.
  */
 const chromium = {
   ...devices["Desktop Chrome"],
@@ -14,6 +14,8 @@ const chromium = {
     args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   },
 };
+
+const serverSpecs = /\.server\.spec\.ts$/;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -28,8 +30,10 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
-    { name: "js-on", use: { ...chromium, javaScriptEnabled: true } },
-    { name: "js-off", use: { ...chromium, javaScriptEnabled: false } },
+    { name: "js-on", testIgnore: serverSpecs, use: { ...chromium, javaScriptEnabled: true } },
+    { name: "js-off", testIgnore: serverSpecs, use: { ...chromium, javaScriptEnabled: false } },
+    // No browser: specs that start their own server instances on the same build.
+    { name: "server", testMatch: serverSpecs },
   ],
   webServer: {
     // Built with the webhook addresses set, to prove they still stay out of the bundles.

@@ -15,13 +15,64 @@ const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUnde
 const flag = withDefault(z.stringbool().default(false));
 const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().min(1).max(60_000).default(fallback));
 
+const count = (fallback: number, max = 1_000_000_000) => withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
+
 const webhookUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
+
+// Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
+// separated by spaces, sign every delivery with each: the rotation path.
+const webhookSecret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, { error: "must be whsec_ followed by base64" })
+  .refine(
+    (secret) => {
+      const bytes = Buffer.from(secret.slice("whsec_".length), "base64").length;
+      return bytes >= 24 && bytes <= 64;
+    },
+    { error: "must hold 24 to 64 random bytes" },
+  );
+const webhookSecrets = optional(
+  z
+    .string()
+    .transform((value) => value.trim().split(/\s+/))
+    .pipe(z.array(webhookSecret)),
+);
+
+// "Name: value", the fixed header n8n's Header Auth or a Make API key checks.
+const authHeader = optional(
+  z
+    .string()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, { error: 'must look like "Header-Name: value"' })
+    .transform((line) => {
+      const colon = line.indexOf(":");
+      return { name: line.slice(0, colon), value: line.slice(colon + 1).trim() };
+    }),
+);
 
 const envSchema = z.object({
   CONTACT_WEBHOOK_URL: webhookUrl,
   WAITLIST_WEBHOOK_URL: webhookUrl,
+  CONTACT_WEBHOOK_SECRET: webhookSecrets,
+  WAITLIST_WEBHOOK_SECRET: webhookSecrets,
+  CONTACT_WEBHOOK_AUTH_HEADER: authHeader,
+  WAITLIST_WEBHOOK_AUTH_HEADER: authHeader,
   OUTBOX_DIR: withDefault(z.string().default("data")),
+
   WEBHOOK_DEADLINE_MS: milliseconds(9_000),
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: milliseconds(4_000),
+  WEBHOOK_MAX_RETRIES: withDefault(z.coerce.number().int().min(0).max(5).default(2)),
+  WEBHOOK_RETRY_BASE_MS: milliseconds(300),
+
+  RATE_LIMIT_FORM_POINTS: count(5),
+  RATE_LIMIT_FORM_WINDOW_SECONDS: count(600, 86_400 * 30),
+  RATE_LIMIT_PHONE_POINTS: count(3),
+  RATE_LIMIT_PHONE_WINDOW_SECONDS: count(86_400, 86_400 * 30),
+  RATE_LIMIT_WAITLIST_PER_MINUTE: count(30),
+  REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
+  TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
+
+  VERCEL: flag,
+  ENABLE_VERCEL_ANALYTICS: flag,
 
   ENABLE_TEST_ROUTES: flag,
 });
@@ -38,4 +89,15 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
   throw new EnvError(`Invalid server environment: ${problems.join("; ")}`);
+}
+
+const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
+
+/**
+ * Whether Vercel Web Analytics can load: on Vercel, or where an operator turns
+ * it on. Elsewhere its script would 404. Cheap enough for every request.
+ */
+export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
+  const env = analyticsSchema.parse(source);
+  return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
 }

@@ -12,20 +12,20 @@ describe("checkEnvironmentAtStart", () => {
     vi.stubEnv("OUTBOX_DIR", "");
   });
 
-  it("says where submissions go when a form has no webhook", () => {
+  it("says where submissions go when a form has no webhook", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    checkEnvironmentAtStart();
+    await checkEnvironmentAtStart();
     expect(loggedLines(warn)).toEqual([
       expect.objectContaining({ event: "outbox_default", form: "contact", file: "data/contact-outbox.jsonl" }),
       expect.objectContaining({ event: "outbox_default", form: "waitlist", file: "data/waitlist-outbox.jsonl" }),
     ]);
   });
 
-  it("names only the webhook's host, never its secret-bearing path", () => {
+  it("names only the webhook's host, never its secret-bearing path", async () => {
     vi.stubEnv("CONTACT_WEBHOOK_URL", "https://n8n.example.com/webhook/3f2c-secret-path");
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "https://hooks.zapier.com/hooks/catch/123/abc/");
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
-    checkEnvironmentAtStart();
+    await checkEnvironmentAtStart();
     const lines = loggedLines(info);
     expect(lines).toEqual([
       expect.objectContaining({ event: "webhook_configured", form: "contact", host: "n8n.example.com" }),
@@ -34,13 +34,13 @@ describe("checkEnvironmentAtStart", () => {
     expect(JSON.stringify(lines)).not.toContain("secret-path");
   });
 
-  it("stops the server when a variable is malformed", () => {
+  it("stops the server when a variable is malformed", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "ftp://files.example.com/drop");
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const exit = vi.spyOn(process, "exit").mockImplementation(() => {
       throw new Error("process.exit");
     });
-    expect(() => checkEnvironmentAtStart()).toThrow("process.exit");
+    await expect(checkEnvironmentAtStart()).rejects.toThrow("process.exit");
     expect(exit).toHaveBeenCalledWith(1);
     expect(loggedLines(error)[0]).toMatchObject({
       event: "startup_failed",

@@ -2,6 +2,7 @@ import "server-only";
 import { readEnv, type ServerEnv } from "./env";
 import type { FormName } from "./forms/form-name";
 import { logEvent } from "./log";
+import { connectLimitStore } from "./rate-limit/limits";
 import { outboxFile } from "./webhooks/outbox";
 
 const urlVariable: Record<FormName, "CONTACT_WEBHOOK_URL" | "WAITLIST_WEBHOOK_URL"> = {
@@ -14,7 +15,7 @@ const urlVariable: Record<FormName, "CONTACT_WEBHOOK_URL" | "WAITLIST_WEBHOOK_UR
  * form delivers to. A bad environment stops the process here, loudly, rather
  * than letting the site run until the first lead fails.
  */
-export function checkEnvironmentAtStart() {
+export async function checkEnvironmentAtStart() {
   let env: ServerEnv;
   try {
     env = readEnv();
@@ -37,5 +38,10 @@ export function checkEnvironmentAtStart() {
         message: `${variable} is not set: ${form} submissions are appended to ${file}`,
       });
     }
+  }
+  if (env.REDIS_URL) {
+    const host = new URL(env.REDIS_URL).host;
+    if (await connectLimitStore(env.REDIS_URL)) logEvent("info", { event: "rate_limits_shared", store: "redis", host });
+    else logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
   }
 }

@@ -2,6 +2,7 @@
 
 import { startTransition, useActionState, useCallback, useRef, type FormEvent } from "react";
 import { FormOutcome } from "@/components/forms/form-outcome";
+import { HoneypotField } from "@/components/forms/honeypot-field";
 import { idleState } from "@/components/forms/form-state";
 import { useFormFeedback } from "@/components/forms/use-form-feedback";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -42,7 +43,7 @@ export function ContactForm() {
 
   return (
     <form ref={formRef} action={formAction} onSubmit={onSubmit} className="grid gap-5 sm:grid-cols-2">
-      <FormOutcome status={state.status} messages={contactMessages} visible={showInline} className="sm:col-span-2" />
+      <FormOutcome state={state} messages={contactMessages} visible={showInline} className="sm:col-span-2" />
       <Field fieldId="contact-name" label={f.name.label} error={errors.name}>
         <input {...control("name")} type="text" required autoComplete="name" maxLength={f.name.maxLength} placeholder={f.name.placeholder} defaultValue={values.name} />
       </Field>
@@ -71,7 +72,8 @@ export function ContactForm() {
       <Field fieldId="contact-message" label={f.message.label} error={errors.message} className="sm:col-span-2">
         <textarea {...control("message")} rows={4} maxLength={f.message.maxLength} placeholder={f.message.placeholder} defaultValue={values.message} />
       </Field>
-      <div className="sm:col-span-2">
+      <div className="relative sm:col-span-2">
+        <HoneypotField idPrefix="contact" />
         <button type="submit" disabled={pending} className={`w-full ${buttonClass("primary")}`}>
           {pending ? contactMessages.busy : contactMessages.submit}
         </button>

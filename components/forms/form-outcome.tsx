@@ -1,9 +1,9 @@
 import { CircleAlert, CircleCheck } from "lucide-react";
-import type { FormStatus } from "./form-state";
-import type { FormMessages } from "./use-form-feedback";
+import { outcomeMessage, type FormMessages } from "./form-messages";
+import type { FormState } from "./form-state";
 
 type FormOutcomeProps = {
-  status: FormStatus;
+  state: FormState<unknown>;
   messages: FormMessages;
   /** Show the message; otherwise only the empty live region renders. */
   visible: boolean;
@@ -16,22 +16,21 @@ type FormOutcomeProps = {
  * browser brings it into view; when the address has a #fragment the browser
  * scrolls there instead, to the top of the form's section.
  */
-export function FormOutcome({ status, messages, visible, className = "" }: FormOutcomeProps) {
-  const message = status === "success" ? messages.success : messages.failure;
-  const show = visible && status !== "idle";
-  const invalid = status === "invalid";
+export function FormOutcome({ state, messages, visible, className = "" }: FormOutcomeProps) {
+  const message = visible ? outcomeMessage(state, messages) : null;
+  const success = state.status === "success";
   return (
     <div role="status" aria-live="polite" className={`empty:hidden ${className}`}>
-      {show ? (
+      {message ? (
         <p
           tabIndex={-1}
           // An invalid post focuses its first bad field instead.
-          autoFocus={!invalid}
+          autoFocus={state.status !== "invalid"}
           className={`flex gap-3 rounded-xl border p-4 text-sm ${
-            status === "success" ? "border-emerald-300 bg-emerald-50 text-emerald-900" : "border-red-300 bg-red-50 text-red-900"
+            success ? "border-emerald-300 bg-emerald-50 text-emerald-900" : "border-red-300 bg-red-50 text-red-900"
           }`}
         >
-          {status === "success" ? (
+          {success ? (
             <CircleCheck aria-hidden="true" className="size-5 shrink-0" />
           ) : (
             <CircleAlert aria-hidden="true" className="size-5 shrink-0" />

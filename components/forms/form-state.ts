@@ -3,7 +3,7 @@
  * Expected failures are results, never exceptions: React clears a form when its
  * action throws, and the visitor would lose what they typed.
  */
-export type FormStatus = "idle" | "success" | "invalid" | "failed";
+export type FormStatus = "idle" | "success" | "invalid" | "failed" | "rate_limited";
 
 export type FieldErrors<Values> = Partial<Record<Extract<keyof Values, string>, string>>;
 
@@ -14,6 +14,8 @@ export type FormState<Values> = {
   /** What the visitor sent, so a failed post re-renders with it; empty after success. */
   values: Values;
   errors: FieldErrors<Values>;
+  /** With "rate_limited": how long until the visitor may try again. */
+  retryAfterSeconds?: number;
 };
 
 export function idleState<Values>(values: Values): FormState<Values> {

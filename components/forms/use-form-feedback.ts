@@ -1,13 +1,9 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
+import { outcomeMessage, type FormMessages } from "./form-messages";
 import type { FormState } from "./form-state";
 import { showToast } from "./toasts";
-
-export type FormMessages = {
-  success: { title: string; text: string };
-  failure: { title: string; text: string };
-};
 
 /**
  * Turns a form's answers into feedback. An answer to a post made with
@@ -19,20 +15,17 @@ export function useFormFeedback<Values>(state: FormState<Values>, messages: Form
   const toasted = useRef("");
 
   useEffect(() => {
-    if (!sentWithScript || !state.id || toasted.current === state.id) return;
+    const message = outcomeMessage(state, messages);
+    if (!sentWithScript || !message || toasted.current === state.id) return;
     toasted.current = state.id;
-    if (state.status === "success") {
-      onSuccess();
-      void showToast("success", messages.success.title, messages.success.text);
-    } else {
-      void showToast("error", messages.failure.title, messages.failure.text);
-    }
+    if (state.status === "success") onSuccess();
+    void showToast(state.status === "success" ? "success" : "error", message.title, message.text);
   }, [state, sentWithScript, messages, onSuccess]);
 
   return {
     /** Call when the form is submitted through script. */
     markSentWithScript: () => setSentWithScript(true),
     /** Whether the answer belongs inline: it was rendered for a post made without script. */
-    showInline: !sentWithScript && state.status !== "idle",
+    showInline: !sentWithScript,
   };
 }

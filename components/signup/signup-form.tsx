@@ -3,6 +3,7 @@
 import { startTransition, useActionState, useCallback } from "react";
 import { useForm, type Resolver } from "react-hook-form";
 import { FormOutcome } from "@/components/forms/form-outcome";
+import { HoneypotField } from "@/components/forms/honeypot-field";
 import { idleState } from "@/components/forms/form-state";
 import { useFormFeedback } from "@/components/forms/use-form-feedback";
 import { buttonClass } from "@/components/ui/button-styles";
@@ -59,8 +60,8 @@ export function SignupForm() {
   });
 
   return (
-    <form action={formAction} onSubmit={onSubmit} onFocus={() => void loadResolver()} className="space-y-5">
-      <FormOutcome status={state.status} messages={signupMessages} visible={showInline} />
+    <form action={formAction} onSubmit={onSubmit} onFocus={() => void loadResolver()} className="relative space-y-5">
+      <FormOutcome state={state} messages={signupMessages} visible={showInline} />
       <Field fieldId="signup-name" label={f.name.label} error={errors.name}>
         <input
           {...register("name")}
@@ -103,6 +104,7 @@ export function SignupForm() {
         </div>
         <FieldError fieldId="signup-consent" message={errors.consent} />
       </div>
+      <HoneypotField idPrefix="signup" />
       <button type="submit" disabled={pending} className={`w-full ${buttonClass("primary")}`}>
         {pending ? signupMessages.busy : signupMessages.submit}
       </button>

@@ -20,6 +20,11 @@ afterAll(() => receiver.close());
 beforeEach(() => {
   vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
   vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
+  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "150");
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  // These tests reuse one phone number; the limits have tests of their own.
+  vi.stubEnv("RATE_LIMIT_PHONE_POINTS", "1000");
+  vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
   vi.spyOn(console, "info").mockImplementation(() => {});
   vi.spyOn(console, "error").mockImplementation(() => {});
 });

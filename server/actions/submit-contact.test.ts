@@ -19,6 +19,8 @@ afterAll(() => receiver.close());
 beforeEach(() => {
   vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
   vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
+  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "150");
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
   vi.spyOn(console, "info").mockImplementation(() => {});
   vi.spyOn(console, "error").mockImplementation(() => {});
 });
@@ -75,21 +77,34 @@ describe("submitContact delivering", () => {
     expect(first.id).not.toBe("");
   });
 
+  // Transient failures are retried twice (three attempts) before the visitor hears of it.
   it.each([
-    ["a 4xx answer", "[status=422]", "status"],
-    ["a 5xx answer", "[status=500]", "status"],
-    ["a redirect, which is not followed", "[redirect]", "redirect"],
-    ["a reset connection", "[reset]", "network"],
-    ["no answer within the deadline", "[hang]", "timeout"],
-  ])("fails on %s and keeps every value", async (_label, directive, reason) => {
+    ["a 4xx answer", "[status=422]", "status", 1],
+    ["a 5xx answer", "[status=500]", "status", 3],
+    ["a redirect, which is not followed", "[redirect]", "redirect", 1],
+    ["a reset connection", "[reset]", "network", 3],
+  ])("fails on %s and keeps every value", async (_label, directive, reason, attempts) => {
     const fields = lead({}, directive);
     const state = await submit(fields);
 
     expect(state.status).toBe("failed");
     expect(state.values).toEqual(fields);
-    expect(receiver.withName(fields.name)).toHaveLength(1);
+    expect(receiver.withName(fields.name)).toHaveLength(attempts);
     const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
-    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "failed", reason });
+    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "failed", reason, attempts });
+  });
+
+  it("fails when the webhook never answers, within the deadline", async () => {
+    const fields = lead({}, "[hang]");
+    const started = performance.now();
+    const state = await submit(fields);
+
+    expect(state.status).toBe("failed");
+    expect(state.values).toEqual(fields);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
+    expect(line).toMatchObject({ outcome: "failed", reason: "timeout" });
+    expect(line.durationMs).toBeLessThanOrEqual(500 + 50);
   });
 
   it("does not follow a redirect to its target", async () => {

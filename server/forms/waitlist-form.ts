@@ -15,4 +15,5 @@ export const waitlistForm: FormDefinition<SignupInput, Signup, { phone: string; 
   schema: signupSchema,
   // Consent is checked above and never leaves the server.
   toPayload: (signup) => ({ phone: signup.phone, name: signup.name }),
+  phoneOf: (signup) => signup.phone,
 };

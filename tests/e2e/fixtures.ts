@@ -12,7 +12,16 @@ type Fixtures = {
   problems: Problems;
 };
 
+let addressCounter = 0;
+
 export const test = base.extend<Fixtures>({
+  // Each test is its own visitor: a client address of its own, as a proxy in
+  // front of the app would report it, so rate limits only meet the tests about them.
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use, testInfo) => {
+    addressCounter += 1;
+    const address = `10.${testInfo.workerIndex % 250}.${Math.floor(addressCounter / 250) % 250}.${(addressCounter % 250) + 1}`;
+    await use({ ...extraHTTPHeaders, "x-forwarded-for": address });
+  },
   jsEnabled: async ({ javaScriptEnabled }, use) => {
     await use(javaScriptEnabled ?? true);
   },

@@ -103,3 +103,24 @@ test("when the waitlist webhook fails the visitor is told and keeps every value"
   await expect(form.phone).toHaveValue("+1 555 123 4567");
   await expect(form.consent).toBeChecked();
 });
+
+test("a visitor who signs up too often is told to wait, and nothing more is sent", async ({ page, jsEnabled }) => {
+  const form = new SignupFormPage(page);
+  await form.open();
+  const token = uniqueToken();
+  // Five sign-ups per address in ten minutes; each with its own number.
+  for (let i = 0; i <= 5; i += 1) {
+    if (i > 0 && !jsEnabled) await form.open();
+    await form.fill({ name: `Ada ${token} n${i}`, phone: `(555) 123-${String(4000 + i)}`, consent: true });
+    await form.submit.click();
+    // Success clears the form.
+    if (i < 5) await expect(form.name).toHaveValue("");
+  }
+
+  const refusal = jsEnabled ? toasts(page).filter({ hasText: "Too many attempts" }) : form.status;
+  await expect(refusal).toContainText("Too many attempts");
+  await expect(refusal).toContainText("Please try again in 10 minutes.");
+  await expect(form.name).toHaveValue(`Ada ${token} n5`);
+  expect(await deliveriesNamed(`${token} n5`)).toEqual([]);
+  expect(await deliveriesNamed(token)).toHaveLength(5);
+});

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Installs the system programs the tests need when they are missing:
-# Chromium for the browser tests (Playwright's own download is not used).
+# Installs the system programs the tests need when they are missing: Chromium
+# for the browser tests (Playwright's own download is not used) and
+# redis-server, which the shared rate-limit test starts and stops itself.
 # Debian/Ubuntu only, as root or through sudo; elsewhere it says what to install.
 set -euo pipefail
 
 chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
 [ -x "$chromium_path" ] || missing+=(chromium)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "Missing: ${missing[*]}. Install them, or set CHROMIUM_PATH to a Chromium or Chrome binary." >&2
+  echo "Missing: ${missing[*]}. Install them (CHROMIUM_PATH may point at any Chromium or Chrome)." >&2
   exit 1
 fi
 

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { emptyContactValues } from "@/components/contact/contact-content";
+import { idleState } from "@/components/forms/form-state";
+import { emptySignupValues } from "@/components/signup/signup-content";
+import { formData } from "@/tests/support/form-data";
+import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
+import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { joinWaitlist } from "./join-waitlist";
+import { submitContact } from "./submit-contact";
+
+let receiver: WebhookReceiver;
+let counter = 0;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
+
+beforeEach(() => {
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  // Only the ceiling's own test meets the ceiling.
+  vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+/** A valid sign-up with its own token and, unless given, its own phone number. */
+function signup(overrides: Record<string, string> = {}) {
+  counter += 1;
+  const token = `L${counter}x${Date.now()}`;
+  const phone = `+1 555 ${String(counter).padStart(3, "0")} ${String(Date.now() % 10_000).padStart(4, "0")}`;
+  return { token, fields: { name: `Ada ${token}`, phone, consent: "on", ...overrides } };
+}
+
+const join = (fields: Record<string, string>) => joinWaitlist(idleState(emptySignupValues), formData(fields));
+
+function loggedOutcomes(method: "info" | "warn" | "error") {
+  return vi.mocked(console[method]).mock.calls.map((call) => JSON.parse(String(call[0])));
+}
+
+describe("per-address limit", () => {
+  it("lets a burst of 40 sign-ups from one address deliver no more than the limit", async () => {
+    const address = freshAddress();
+    pinRequestHeaders({ "x-forwarded-for": `10.9.9.9, ${address}` });
+    const attempts = Array.from({ length: 40 }, () => signup());
+    const states = await Promise.all(attempts.map(({ fields }) => join(fields)));
+
+    const delivered = attempts.filter(({ token }) => receiver.withName(token).length > 0);
+    expect(delivered).toHaveLength(5);
+    expect(states.filter((state) => state.status === "success")).toHaveLength(5);
+    expect(states.filter((state) => state.status === "rate_limited")).toHaveLength(35);
+    const refused = states.find((state) => state.status === "rate_limited");
+    expect(refused?.retryAfterSeconds).toBeGreaterThan(500);
+    expect(refused?.retryAfterSeconds).toBeLessThanOrEqual(600);
+    // The refused keep what they typed.
+    expect(refused?.values.consent).toBe(true);
+  });
+
+  it("counts each form separately, and another address starts afresh", async () => {
+    const address = freshAddress();
+    pinRequestHeaders({ "x-forwarded-for": address });
+    for (let i = 0; i < 5; i += 1) expect((await join(signup().fields)).status).toBe("success");
+    expect((await join(signup().fields)).status).toBe("rate_limited");
+
+    const contact = await submitContact(
+      idleState(emptyContactValues),
+      formData({ name: `Julia ${counter}`, email: "julia@example.com", clientCount: "1-5" }),
+    );
+    expect(contact.status).toBe("success");
+
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    expect((await join(signup().fields)).status).toBe("success");
+  });
+
+  it("follows the configured number of trusted proxies", async () => {
+    vi.stubEnv("TRUSTED_PROXY_HOPS", "2");
+    const client = freshAddress();
+    // Each request passes a different inner proxy; the client behind them is the same.
+    for (let i = 0; i < 5; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": `${client}, 172.16.0.${i + 1}` });
+      expect((await join(signup().fields)).status).toBe("success");
+    }
+    pinRequestHeaders({ "x-forwarded-for": `${client}, 172.16.0.99` });
+    expect((await join(signup().fields)).status).toBe("rate_limited");
+  });
+
+  it("does not count a sign-up whose delivery failed", async () => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 6; i += 1) {
+      const { fields } = signup();
+      expect((await join({ ...fields, name: `${fields.name} [status=400]` })).status).toBe("failed");
+    }
+    expect((await join(signup().fields)).status).toBe("success");
+  });
+
+  it("logs which limiter refused, without the visitor's data", async () => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 5; i += 1) await join(signup().fields);
+    const { fields } = signup();
+    await join(fields);
+    const line = loggedOutcomes("warn").at(-1);
+    expect(line).toMatchObject({ event: "submission", form: "waitlist", outcome: "rate_limited", limiter: "address" });
+    expect(JSON.stringify(line)).not.toContain(fields.phone);
+  });
+});
+
+describe("per-phone limit", () => {
+  it("sends at most three sign-ups a day for one phone number, whatever the address", async () => {
+    const phone = `(555) 867-${String(counter).padStart(4, "0")}`;
+    const states = [];
+    for (let i = 0; i < 5; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      // The same number written differently is the same number.
+      states.push(await join(signup({ phone: i % 2 ? phone : phone.replace(/\D/g, "") }).fields));
+    }
+    expect(states.map((state) => state.status)).toEqual(["success", "success", "success", "rate_limited", "rate_limited"]);
+    expect(states[3]?.retryAfterSeconds).toBeGreaterThan(86_000);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "phone" });
+  });
+});
+
+describe("global waitlist ceiling", () => {
+  it("refuses sign-ups past the per-minute ceiling, from any address and number", async () => {
+    vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "4");
+    const states = [];
+    for (let i = 0; i < 6; i += 1) states.push(await join(signup().fields));
+    expect(states.map((state) => state.status)).toEqual(["success", "success", "success", "success", "rate_limited", "rate_limited"]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "waitlist_global" });
+  });
+});
+
+describe("honeypot", () => {
+  it("answers a bot that fills the hidden field with success and delivers nothing", async () => {
+    const { token, fields } = signup();
+    const state = await join({ ...fields, website: "https://spam.example" });
+    expect(state.status).toBe("success");
+    expect(receiver.withName(token)).toEqual([]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ event: "submission", form: "waitlist", outcome: "honeypot" });
+  });
+
+  it("works on the contact form too", async () => {
+    const name = `Julia honeypot ${counter}`;
+    const state = await submitContact(
+      idleState(emptyContactValues),
+      formData({ name, email: "julia@example.com", clientCount: "1-5", website: "x" }),
+    );
+    expect(state.status).toBe("success");
+    expect(receiver.withName(name)).toEqual([]);
+  });
+
+  it("lets an empty hidden field through", async () => {
+    const { token, fields } = signup();
+    expect((await join({ ...fields, website: "" })).status).toBe("success");
+    expect(receiver.withName(token)).toHaveLength(1);
+  });
+});

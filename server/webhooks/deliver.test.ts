@@ -1,0 +1,144 @@
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { readEnv } from "@/server/env";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { deliver } from "./deliver";
+
+let receiver: WebhookReceiver;
+let token = 0;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(() => receiver.close());
+
+beforeEach(() => {
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+});
+
+function payload(directive = "") {
+  token += 1;
+  return { phone: "(555) 123-4567", name: `Ada d${token} ${directive}`.trim() };
+}
+
+/** Delivers as the waitlist form would, with the environment as it is now. */
+async function send(body: { phone: string; name: string }) {
+  const delivery = await deliver("waitlist", body, readEnv());
+  return { delivery, requests: receiver.withName(body.name) };
+}
+
+function verify(secret: string, request: ReceivedRequest | undefined) {
+  if (!request) throw new Error("nothing arrived");
+  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+}
+
+describe("signing (Standard Webhooks)", () => {
+  it("signs every delivery so the receiver can verify it with the secret", async () => {
+    const secret = newWebhookSecret();
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", secret);
+    const body = payload();
+    const { delivery, requests } = await send(body);
+
+    const [request] = requests;
+    expect(request?.headers["webhook-id"]).toBe(delivery.webhookId);
+    expect(Number(request?.headers["webhook-timestamp"])).toBeCloseTo(Date.now() / 1000, -1);
+    expect(request?.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(verify(secret, request)).toEqual(body);
+    expect(() => verify(newWebhookSecret(), request)).toThrow();
+  });
+
+  it("signs with each of two secrets, so either side of a rotation verifies", async () => {
+    const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", `${oldSecret} ${newSecret}`);
+    const { requests } = await send(payload());
+
+    const [request] = requests;
+    expect(String(request?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verify(oldSecret, request)).toBeTruthy();
+    expect(verify(newSecret, request)).toBeTruthy();
+  });
+
+  it("reads the secret at each request: a new value signs the next delivery, no rebuild", async () => {
+    const [first, second] = [newWebhookSecret(), newWebhookSecret()];
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", first);
+    const before = await send(payload());
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", second);
+    const after = await send(payload());
+
+    expect(verify(first, before.requests[0])).toBeTruthy();
+    expect(verify(second, after.requests[0])).toBeTruthy();
+    expect(() => verify(first, after.requests[0])).toThrow();
+  });
+
+  it("sends no signature headers without a secret", async () => {
+    const { requests } = await send(payload());
+    expect(requests[0]?.headers).not.toHaveProperty("webhook-signature");
+    expect(requests[0]?.headers).not.toHaveProperty("webhook-id");
+  });
+
+  it("sends a fixed auth header as given, for receivers that check one", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_AUTH_HEADER", "X-N8N-Auth:  s3cret value ");
+    const { requests } = await send(payload());
+    expect(requests[0]?.headers["x-n8n-auth"]).toBe("s3cret value");
+  });
+});
+
+describe("retries", () => {
+  it("retries a transient failure with the same webhook-id until it succeeds", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const { delivery, requests } = await send(payload("[fail=2]"));
+
+    expect(delivery).toMatchObject({ ok: true, status: 200, attempts: 3 });
+    expect(requests.map((request) => request.answered)).toEqual([503, 503, 200]);
+    expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([delivery.webhookId]));
+    // Backoff spaces the attempts out.
+    const [a, b, c] = requests.map((request) => request.at);
+    expect((b ?? 0) - (a ?? 0)).toBeGreaterThanOrEqual(5);
+    expect((c ?? 0) - (b ?? 0)).toBeGreaterThanOrEqual(10);
+  });
+
+  it("gives up after two retries", async () => {
+    const { delivery, requests } = await send(payload("[fail=3]"));
+    expect(delivery).toMatchObject({ ok: false, reason: "status", status: 503, attempts: 3 });
+    expect(requests).toHaveLength(3);
+  });
+
+  it.each([408, 429, 500, 502, 504])("retries status %i", async (status) => {
+    const { delivery } = await send(payload(`[status=${status}]`));
+    expect(delivery.attempts).toBe(3);
+  });
+
+  it.each([400, 401, 403, 404, 410, 422])("does not retry status %i", async (status) => {
+    const { delivery, requests } = await send(payload(`[status=${status}]`));
+    expect(delivery).toMatchObject({ ok: false, reason: "status", status, attempts: 1 });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("does not retry a redirect", async () => {
+    const { delivery } = await send(payload("[redirect]"));
+    expect(delivery).toMatchObject({ ok: false, reason: "redirect", status: 302, attempts: 1 });
+  });
+
+  it("times out each attempt and the whole delivery inside the deadline", async () => {
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "150");
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "900");
+    const started = performance.now();
+    const { delivery, requests } = await send(payload("[hang]"));
+    const waited = performance.now() - started;
+
+    expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 3 });
+    expect(requests).toHaveLength(3);
+    expect(waited).toBeGreaterThanOrEqual(3 * 150);
+    expect(waited).toBeLessThan(900);
+  });
+
+  it("stops retrying when the next attempt would overrun the deadline", async () => {
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
+    const { delivery, requests } = await send(payload("[hang]"));
+    expect(delivery.attempts).toBe(1);
+    expect(requests).toHaveLength(1);
+  });
+});

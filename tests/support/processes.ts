@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+
+/** A TCP port nothing listens on right now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export type Started = {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+};
+
+/** Stops a child process: SIGTERM, then SIGKILL if it lingers. */
+function stopper(child: ChildProcess) {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      child.once("exit", () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+}
+
+/**
+ * Spawns a server and resolves once `ready(output)` says so; rejects if it
+ * exits first or takes longer than the timeout.
+ */
+export function startProcess(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; url: string; ready: (output: string) => boolean; timeoutMs?: number },
+): Promise<Started> {
+  const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const stop = stopper(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${command} did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (options.ready(output)) {
+        clearTimeout(timer);
+        resolve({ url: options.url, child, output: () => output, stop });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`${command} exited with ${code}:\n${output}`), { code, output }));
+    });
+  });
+}
