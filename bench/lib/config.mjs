@@ -1,0 +1,56 @@
+import { fileURLToPath } from "node:url";
+
+/** Where the bench reads and writes, relative to the repository it lives in. */
+export const paths = {
+  root: fileURLToPath(new URL("../../", import.meta.url)),
+  runs: fileURLToPath(new URL("../.runs/", import.meta.url)),
+  results: fileURLToPath(new URL("../RESULTS.md", import.meta.url)),
+};
+
+// Loopback only, in one block of four so a busy port is easy to move away from.
+const base = Number(process.env.BENCH_PORT ?? 4100);
+export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3 };
+export const host = "127.0.0.1";
+export const nextURL = `http://${host}:${ports.next}`;
+export const receiverURL = `http://${host}:${ports.receiver}`;
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Keeps Chromium from phoning home mid-measurement (it has no network here anyway, and waits on it). */
+export const quietChromeFlags = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+export const pages = {
+  home: "/",
+  signup: "/signup",
+  notFound: "/no-such-page",
+};
+
+/** The server's environment: webhooks to the bench's receiver, rate limits out of the way. */
+export const serverEnv = {
+  CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
+  WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
+  NEXT_TELEMETRY_DISABLED: "1",
+  // Read by the rate limiter once it lands; harmless before that.
+  RATE_LIMIT_FORM_POINTS: "1000000",
+  RATE_LIMIT_PHONE_POINTS: "1000000",
+  RATE_LIMIT_WAITLIST_PER_MINUTE: "1000000",
+};
+
+/** Seconds, shortened by BENCH_QUICK=1 to check the bench itself rather than the app. */
+export const quick = process.env.BENCH_QUICK === "1";
+export const durations = {
+  warmup: quick ? 1 : 3,
+  load: quick ? 3 : 10,
+  lighthouseRuns: quick ? 1 : 3,
+  sequentialPosts: quick ? 50 : 200,
+};
+export const connections = 50;
+
+export const KB = 1024;
+export const budgets = {
+  jsBytes: { [pages.home]: 145 * KB, [pages.signup]: 165 * KB },
+};

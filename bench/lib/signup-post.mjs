@@ -1,0 +1,182 @@
+import { durations, nextURL, receiverURL } from "./config.mjs";
+import { benchAddress, distinctClientAddresses, load } from "./load.mjs";
+import { percentile } from "./stats.mjs";
+
+/** What a visitor without JavaScript types into the sign-up form. */
+const visitor = { name: "Bench Chef", phone: "(555) 123-4567", consent: "on" };
+
+/**
+ * @typedef {object} SignupPost
+ * @property {string} url
+ * @property {Buffer} body          the multipart body a browser without JavaScript sends
+ * @property {string} contentType   with the body's boundary
+ */
+
+/**
+ * Builds the post a browser without JavaScript sends: React renders the
+ * server action's reference as hidden `$ACTION_` inputs in the form, and the
+ * browser posts them, in document order, before the visitor's fields.
+ *
+ * @param {string} path
+ * @returns {Promise<SignupPost>}
+ */
+export async function prepareSignupPost(path) {
+  const url = new URL(path, nextURL).href;
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+  const html = await response.text();
+  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)].map(([match]) => match).find((f) => /name="phone"/.test(f));
+  if (!form) throw new Error(`no form with a phone field on ${url}`);
+
+  const data = new FormData();
+  for (const [, attributes] of form.matchAll(/<input\b([^>]*)>/g)) {
+    const { type, name, value = "" } = parseAttributes(attributes);
+    if (type === "hidden" && name?.startsWith("$ACTION_")) data.append(name, value);
+  }
+  if (![...data.keys()].length) throw new Error(`the form on ${url} has no $ACTION_ inputs: is it still a server-action form?`);
+  for (const [name, value] of Object.entries(visitor)) data.append(name, value);
+
+  // Request serialises FormData exactly as fetch would send it, boundary included.
+  const request = new Request(url, { method: "POST", body: data });
+  return {
+    url,
+    body: Buffer.from(await request.arrayBuffer()),
+    contentType: request.headers.get("content-type") ?? "",
+  };
+}
+
+/**
+ * Posts the sign-up once and checks the whole path: the app answers with the
+ * success page and the receiver got the lead.
+ *
+ * @param {SignupPost} post
+ * @returns {Promise<{ ok: boolean, problems: string[] }>}
+ */
+export async function checkSignupPost(post) {
+  const before = await receiverStats();
+  const response = await send(post, 0);
+  const html = await response.text();
+  const after = await receiverStats();
+
+  const problems = [];
+  if (response.status !== 200) problems.push(`answered HTTP ${response.status}, expected 200`);
+  // React escapes the apostrophe of "You're", so match the rest of the sentence.
+  if (!html.includes("on the waitlist!")) problems.push(`the answer does not say "You're on the waitlist!"`);
+  if (after.deliveries !== before.deliveries + 1) {
+    problems.push(`the receiver got ${after.deliveries - before.deliveries} POSTs, expected 1`);
+  }
+  return { ok: problems.length === 0, problems };
+}
+
+/**
+ * @typedef {object} SignupLatency
+ * @property {number} posts
+ * @property {number} totalP50Ms    as the browser sees it
+ * @property {number} totalP99Ms
+ * @property {number} addedP50Ms    the same, less the receiver's own handling of each delivery
+ * @property {number} addedP99Ms
+ * @property {number} receiverP99Ms
+ */
+
+/**
+ * Posts one after another, so that the receiver's n-th handling time belongs
+ * to the n-th post and can be subtracted from it.
+ *
+ * @param {SignupPost} post
+ * @returns {Promise<SignupLatency>}
+ */
+export async function measureSignupLatency(post, count = durations.sequentialPosts) {
+  // The first posts load the action's modules and open the connection to the receiver.
+  for (let i = 0; i < 10; i += 1) await (await send(post, i)).arrayBuffer();
+  const before = await receiverStats();
+  const totals = [];
+  for (let i = 1; i <= count; i += 1) {
+    const started = performance.now();
+    const response = await send(post, i);
+    await response.arrayBuffer();
+    totals.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`post ${i} answered HTTP ${response.status}`);
+  }
+  const handling = (await receiverStats()).handlingMs.slice(before.deliveries);
+  if (handling.length !== count) throw new Error(`${count} posts made ${handling.length} deliveries`);
+  const added = totals.map((total, i) => total - handling[i]);
+  return {
+    posts: count,
+    totalP50Ms: percentile(totals, 50),
+    totalP99Ms: percentile(totals, 99),
+    addedP50Ms: percentile(added, 50),
+    addedP99Ms: percentile(added, 99),
+    receiverP99Ms: percentile(handling, 99),
+  };
+}
+
+/**
+ * Sign-ups per second under load, counting only 2xx answers, and how many
+ * leads reached the receiver meanwhile (each 2xx should be one).
+ *
+ * @param {SignupPost} post
+ */
+export async function measureSignupThroughput(post) {
+  const before = await receiverStats();
+  const result = await load({
+    url: post.url,
+    method: "POST",
+    duration: durations.load,
+    headers: headersFor(post),
+    body: post.body,
+    requests: [{ setupRequest: distinctClientAddresses() }],
+  });
+  const deliveries = (await settledDeliveries()) - before.deliveries;
+  return { ...result, deliveries };
+}
+
+/** The receiver's count once the posts still in flight when the load stopped have arrived. */
+async function settledDeliveries(timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = (await receiverStats()).deliveries;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = (await receiverStats()).deliveries;
+    if (now === last || Date.now() > deadline) return now;
+    last = now;
+  }
+}
+
+function send(post, n) {
+  return fetch(post.url, {
+    method: "POST",
+    headers: { ...headersFor(post), "x-forwarded-for": benchAddress(n) },
+    body: post.body,
+  });
+}
+
+/** What a browser sends along; Next compares Origin with Host before running an action. */
+function headersFor(post) {
+  return { "content-type": post.contentType, origin: new URL(post.url).origin, accept: "text/html" };
+}
+
+/** @returns {Promise<{ deliveries: number, handlingMs: number[] }>} */
+async function receiverStats() {
+  const response = await fetch(`${receiverURL}/__stats`);
+  return response.json();
+}
+
+function parseAttributes(source) {
+  /** @type {Record<string, string>} */
+  const attributes = {};
+  for (const [, name, value] of source.matchAll(/([^\s=/]+)(?:="([^"]*)")?/g)) {
+    attributes[name.toLowerCase()] = decodeEntities(value ?? "");
+  }
+  return attributes;
+}
+
+function decodeEntities(text) {
+  const named = { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">", nbsp: "\u00a0" };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, code) => {
+    if (code[0] === "#") {
+      const point = code[1].toLowerCase() === "x" ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
+      return String.fromCodePoint(point);
+    }
+    return named[code.toLowerCase()] ?? entity;
+  });
+}

@@ -1,0 +1,248 @@
+import { budgets, connections, durations, KB, pages } from "./config.mjs";
+import { categories } from "./lighthouse.mjs";
+
+/**
+ * Turns the measurements into report sections and judges the budgets.
+ * A measurement that failed is an Error in `results`; its section says so and
+ * every budget that depends on it fails.
+ *
+ * @typedef {import("./report.mjs").Section} Section
+ * @typedef {{ name: string, value: string, pass: boolean }} Budget
+ */
+
+const kb = (bytes) => (bytes / KB).toFixed(1);
+const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+const failed = (value) => value instanceof Error;
+const errorSection = (title, error) => ({ title, lines: [{ text: `ERROR: ${error.message}` }] });
+
+/** @param {string[]} interruptions @returns {Section} */
+export function machineSection(machine, interruptions) {
+  const labels = {
+    date: "Date",
+    cpu: "CPU",
+    memory: "Memory",
+    os: "OS",
+    loadAtStart: "Load average at start (1/5/15 min)",
+    node: "Node",
+    chromium: "Chromium",
+    next: "Next",
+    lighthouse: "Lighthouse",
+    commit: "App commit",
+  };
+  return {
+    title: "Machine",
+    lines: [
+      ...Object.entries(labels).map(([key, label]) => ({ text: `${label}: ${machine[key]}` })),
+      { text: `Server interruptions: ${interruptions.length ? interruptions.join("; ") : "none"}` },
+    ],
+  };
+}
+
+/** @returns {Section} */
+export function staticSection(checks) {
+  if (failed(checks)) return errorSection("Static pages", checks);
+  return {
+    title: "Static pages",
+    note: "Read from .next/prerender-manifest.json and the route table of `next build` (○ static, ƒ dynamic).",
+    table: {
+      head: ["Page", "Prerendered", "Build mark", "Revalidate"],
+      rows: checks.map((c) => [c.path, c.prerendered ? "yes" : "NO", c.buildMark, c.revalidateSeconds ? `${c.revalidateSeconds} s` : "-"]),
+    },
+  };
+}
+
+/** @returns {Section} */
+export function weightSection(weights) {
+  const title = "Bytes each page loads (gzip -9 of every script and stylesheet requested)";
+  if (failed(weights)) return errorSection(title, weights);
+  const lines = weights.flatMap((w) => [
+    ...w.consoleErrors.map((text) => ({ text: `${w.path} console error: ${text}` })),
+    ...w.failedRequests.map((text) => ({ text: `${w.path} failed request: ${text}` })),
+  ]);
+  return {
+    title,
+    note: "KB = 1024 bytes. Fresh browser context per page, measured after network idle.",
+    table: {
+      head: ["Page", "JS KB", "JS files", "CSS KB", "CSS files", "Console errors", "Failed requests"],
+      numeric: [false, true, true, true, true, true, true],
+      rows: weights.map((w) => [
+        w.path,
+        kb(w.jsGzip),
+        String(w.jsFiles),
+        kb(w.cssGzip),
+        String(w.cssFiles),
+        String(w.consoleErrors.length),
+        String(w.failedRequests.length),
+      ]),
+    },
+    lines,
+  };
+}
+
+/** @returns {Section[]} */
+export function lighthouseSections(audits) {
+  const title = "Lighthouse (mobile, simulated throttling, median of runs)";
+  if (failed(audits)) return [errorSection(title, audits)];
+  const table = {
+    head: ["Page", "Runs", "Performance", "Accessibility", "Best practices", "SEO", "LCP ms", "TBT ms", "CLS", "Benchmark index"],
+    numeric: [false, true, true, true, true, true, true, true, true, true],
+    rows: audits.map((a) => [
+      a.path,
+      String(a.runs),
+      ...categories.map((id) => `${a.scores[id]}${a.runs > 1 ? ` (${a.allScores[id].join("/")})` : ""}`),
+      fixed(a.metrics.lcpMs),
+      fixed(a.metrics.tbtMs),
+      fixed(a.metrics.cls, 3),
+      fixed(a.metrics.benchmarkIndex),
+    ]),
+  };
+  const lines = audits.flatMap((a) => [
+    { text: `${a.path} LCP element (median run):` },
+    ...a.lcpElement.map((text) => ({ text, level: 1 })),
+    ...a.retries.map((text) => ({ text: `${a.path}: Lighthouse retried ${text}` })),
+    ...a.failing.flatMap((audit) => [
+      {
+        text:
+          `${a.path} [${audit.category}] ${audit.id}: ${audit.title}; score ${audit.score ?? "error"}` +
+          `${audit.displayValue ? `, ${audit.displayValue}` : ""} (failed in ${audit.runsFailed}/${a.runs} runs)`,
+      },
+      ...audit.details.map((text) => ({ text, level: 1 })),
+    ]),
+  ]);
+  const sections = [
+    {
+      title,
+      note: "Scores 0-100, the runs' own scores in brackets. Benchmark index: Lighthouse's measure of the machine's speed, which its simulated throttling scales from (lower is slower).",
+      table,
+    },
+  ];
+  sections.push({
+    title: "Lighthouse: LCP elements, and audits that cost points",
+    note: audits.some((a) => a.failing.length)
+      ? "Every audit scoring below 1 in a category below 100, with the worst run's details. Full reports: bench/.runs/lighthouse-*.report.html"
+      : "None: every category scored 100 in every run.",
+    lines,
+  });
+  return sections;
+}
+
+/** @returns {Section} */
+export function throughputSection(rows) {
+  const title = `Throughput (autocannon, ${connections} connections, ${durations.load} s each)`;
+  if (failed(rows)) return errorSection(title, rows);
+  return {
+    title,
+    note: "Next against a bare node:http server answering the same bytes, measured one after the other. The ratio is the figure to watch; absolute numbers drift with the machine's load.",
+    table: {
+      head: ["Page", "Next req/s", "Next p99 ms", "Bare req/s", "Bare p99 ms", "Next/bare req/s", "Non-2xx or errors"],
+      numeric: [false, true, true, true, true, true, true],
+      rows: rows.map(({ path, next, bare }) => [
+        path,
+        fixed(next.perSecond),
+        fixed(next.p99Ms),
+        fixed(bare.perSecond),
+        fixed(bare.p99Ms),
+        fixed(next.perSecond / bare.perSecond, 3),
+        String(next.non2xx + next.errors + bare.non2xx + bare.errors),
+      ]),
+    },
+  };
+}
+
+/** @returns {Section} */
+export function signupSection(signup) {
+  const title = "No-JavaScript sign-up post (multipart server-action form to /signup)";
+  if (failed(signup)) return errorSection(title, signup);
+  const { check, latency, sustained } = signup;
+  const lines = [{ text: `Check: ${check.ok ? "HTTP 200, \"You're on the waitlist!\", one POST at the receiver" : `FAILED: ${check.problems.join("; ")}`}` }];
+  if (failed(latency)) lines.push({ text: `Latency: ERROR: ${latency.message}` });
+  else if (latency) {
+    lines.push({
+      text:
+        `Latency over ${latency.posts} sequential posts: p50 ${fixed(latency.totalP50Ms, 1)} ms, p99 ${fixed(latency.totalP99Ms, 1)} ms end to end; ` +
+        `added by the server on top of the receiver: p50 ${fixed(latency.addedP50Ms, 1)} ms, p99 ${fixed(latency.addedP99Ms, 1)} ms ` +
+        `(receiver's own handling p99 ${fixed(latency.receiverP99Ms, 2)} ms)`,
+    });
+  }
+  if (failed(sustained)) lines.push({ text: `Sustained: ERROR: ${sustained.message}` });
+  else if (sustained) {
+    lines.push({
+      text:
+        `Sustained (${connections} connections, ${durations.load} s): ${fixed(sustained.perSecond, 1)} sign-ups/s answered 2xx ` +
+        `(${sustained.ok} in all, p50 ${fixed(sustained.p50Ms)} ms, p99 ${fixed(sustained.p99Ms)} ms; ` +
+        `${sustained.non2xx} non-2xx, ${sustained.errors} connection errors of which ${sustained.timeouts} timeouts); ` +
+        `the receiver got ${sustained.deliveries} deliveries (posts still in flight when the load stopped included)`,
+    });
+  }
+  return { title, lines };
+}
+
+/**
+ * @param {Record<string, unknown>} results
+ * @returns {Budget[]}
+ */
+export function judgeBudgets({ staticChecks, weights, audits, signup }) {
+  /** @type {Budget[]} */
+  const list = [];
+  const add = (name, value, pass) => list.push({ name, value, pass });
+  const unmeasured = (name, error) => add(name, `not measured: ${error.message}`, false);
+
+  for (const path of [pages.home, pages.signup]) {
+    const name = `Lighthouse 100 in all four categories on ${path}`;
+    if (failed(audits)) unmeasured(name, audits);
+    else {
+      const audit = audits.find((a) => a.path === path);
+      add(name, categories.map((id) => `${id} ${audit.scores[id]}`).join(", "), categories.every((id) => audit.scores[id] === 100));
+    }
+  }
+  for (const [path, limit] of Object.entries(budgets.jsBytes)) {
+    const name = `Gzipped JS on ${path} <= ${limit / KB} KB`;
+    if (failed(weights)) unmeasured(name, weights);
+    else {
+      const bytes = weights.find((w) => w.path === path).jsGzip;
+      add(name, `${kb(bytes)} KB`, bytes <= limit);
+    }
+  }
+  if (failed(audits)) unmeasured("CLS 0", audits);
+  else add("CLS 0", audits.map((a) => `${a.path} ${fixed(a.metrics.cls, 3)}`).join(", "), audits.every((a) => a.metrics.cls === 0));
+  if (failed(weights)) {
+    unmeasured("No console errors", weights);
+    unmeasured("No failed requests", weights);
+  } else {
+    const count = (key) => weights.map((w) => `${w.path} ${w[key].length}`).join(", ");
+    add("No console errors", count("consoleErrors"), weights.every((w) => w.consoleErrors.length === 0));
+    add("No failed requests", count("failedRequests"), weights.every((w) => w.failedRequests.length === 0));
+  }
+  for (const path of [pages.home, pages.signup]) {
+    const name = `${path} is static`;
+    if (failed(staticChecks)) unmeasured(name, staticChecks);
+    else {
+      const check = staticChecks.find((c) => c.path === path);
+      add(name, `prerendered ${check.prerendered ? "yes" : "no"}, build mark ${check.buildMark}`, check.prerendered);
+    }
+  }
+  const name = "No-JavaScript sign-up post works (check, not a budget)";
+  if (failed(signup)) unmeasured(name, signup);
+  else add(name, signup.check.ok ? "200, success page, delivered" : signup.check.problems.join("; "), signup.check.ok);
+  return list;
+}
+
+/** @param {Budget[]} list @returns {Section} */
+export function budgetSection(list) {
+  return {
+    title: "Budgets",
+    table: {
+      head: ["Result", "Budget", "Measured"],
+      rows: list.map((b) => [b.pass ? "PASS" : "FAIL", b.name, b.value]),
+    },
+    lines: [{ text: summaryLine(list) }],
+  };
+}
+
+/** @param {Budget[]} list */
+export function summaryLine(list) {
+  const failures = list.filter((b) => !b.pass);
+  return failures.length
+    ? `SUMMARY: ${failures.length} of ${list.length} budgets FAILED: ${failures.map((b) => b.name).join("; ")}`
+    : `SUMMARY: all ${list.length} budgets passed`;
+}

@@ -1,0 +1,129 @@
+/**
+ * `npm run bench`: builds the app, serves it on loopback with a webhook
+ * receiver, measures what a visitor and the server experience, and prints the
+ * results (also written to bench/RESULTS.md). A missed budget is a result, not
+ * a failure: the bench exits 0 unless it could not measure.
+ *
+ * BENCH_PORT moves its four ports (default 4100-4103); BENCH_QUICK=1 runs
+ * shorter loads and one Lighthouse run, to try the bench itself.
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { appServer, buildApp } from "./lib/app.mjs";
+import { host, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
+import { auditPage } from "./lib/lighthouse.mjs";
+import { describeMachine } from "./lib/machine.mjs";
+import { weighPages } from "./lib/page-weight.mjs";
+import { assertPortFree, killAllNow, start, stopAll, waitForHttp } from "./lib/processes.mjs";
+import { renderMarkdown, renderText } from "./lib/report.mjs";
+import { checkSignupPost, measureSignupLatency, measureSignupThroughput, prepareSignupPost } from "./lib/signup-post.mjs";
+import { checkStatic } from "./lib/static.mjs";
+import * as summary from "./lib/summary.mjs";
+import { measureThroughput } from "./lib/throughput.mjs";
+
+const receiverScript = fileURLToPath(new URL("./servers/receiver.mjs", import.meta.url));
+const title = `Benchmark: chef-assistant-site${quick ? " (BENCH_QUICK: shortened runs, not for comparison)" : ""}`;
+
+const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+async function main() {
+  await rm(paths.runs, { recursive: true, force: true });
+  await mkdir(paths.runs, { recursive: true });
+  for (const port of Object.values(ports)) await assertPortFree(port, host);
+  const machine = describeMachine();
+
+  log("building (npm run build)…");
+  const buildLogFile = await buildApp().catch(async (error) => {
+    const buildLog = await readFile(`${paths.runs}build.log`, "utf8").catch(() => "");
+    process.stderr.write(`${buildLog.split("\n").slice(-40).join("\n")}\n`);
+    throw error;
+  });
+  const buildLog = await readFile(buildLogFile, "utf8");
+
+  log("starting the webhook receiver and next start…");
+  const receiver = start(process.execPath, [receiverScript, String(ports.receiver)], { log: `${paths.runs}receiver.log` });
+  await waitForHttp(`${receiverURL}/__stats`, receiver);
+  const app = appServer(log);
+  await app.ensureRunning();
+
+  /**
+   * Runs one measurement; its failure becomes its result, so that the others
+   * still run and the report says what went wrong where. One that the server's
+   * death spoiled runs again on a new server.
+   */
+  async function measure(name, task) {
+    for (let attempt = 1; ; attempt += 1) {
+      log(`${name}…`);
+      const exitsBefore = app.unexpectedExits.length;
+      try {
+        await app.ensureRunning();
+        return await task();
+      } catch (error) {
+        log(`${name} failed: ${error.stack ?? error}`);
+        if (attempt === 1 && app.unexpectedExits.length > exitsBefore) continue;
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    }
+  }
+
+  const results = {
+    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog)),
+    weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound)),
+    audits: await measure("Lighthouse", async () => {
+      const audits = [];
+      for (const path of [pages.home, pages.signup]) audits.push(await auditPage(path));
+      return audits;
+    }),
+    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup])),
+    signup: await measure("no-JavaScript sign-up", async () => {
+      const post = await prepareSignupPost(pages.signup);
+      const check = await checkSignupPost(post);
+      // Timing a post that does not work would measure the wrong thing.
+      if (!check.ok) return { check };
+      const latency = await measure("sign-up latency", () => measureSignupLatency(post));
+      const sustained = await measure("sign-up throughput", () => measureSignupThroughput(post));
+      return { check, latency, sustained };
+    }),
+  };
+
+  const budgets = summary.judgeBudgets(results);
+  const sections = [
+    summary.machineSection(machine, app.unexpectedExits),
+    summary.staticSection(results.staticChecks),
+    summary.weightSection(results.weights),
+    ...summary.lighthouseSections(results.audits),
+    summary.throughputSection(results.throughput),
+    summary.signupSection(results.signup),
+    summary.budgetSection(budgets),
+  ];
+  process.stdout.write(`${renderText(title, sections)}\n`);
+  await writeFile(paths.results, renderMarkdown(title, sections));
+  log(`written to ${paths.results}`);
+
+  const broken = Object.entries(results).filter(([, value]) => value instanceof Error);
+  if (broken.length) {
+    log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
+    process.exitCode = 1;
+  }
+}
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping the servers…`);
+    await stopAll();
+    process.exit(130);
+  });
+}
+process.on("exit", killAllNow);
+
+try {
+  await main();
+} catch (error) {
+  log(`failed: ${error.stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+}
