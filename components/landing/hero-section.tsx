@@ -1,5 +1,6 @@
 import { ArrowRight, Sparkles } from "lucide-react";
 import { buttonClass } from "@/components/ui/button-styles";
+import { StatList } from "@/components/ui/stat-list";
 import { hero } from "./landing-content";
 
 export function HeroSection() {
@@ -28,14 +29,12 @@ export function HeroSection() {
             <span className="sr-only"> {hero.secondaryCta.context}</span>
           </a>
         </div>
-        <dl className="mx-auto mt-14 grid max-w-xl grid-cols-3 gap-4">
-          {hero.stats.map((stat) => (
-            <div key={stat.label} className="flex flex-col-reverse justify-end">
-              <dt className="text-sm text-stone-600">{stat.label}</dt>
-              <dd className="text-3xl font-bold text-ink sm:text-4xl">{stat.value}</dd>
-            </div>
-          ))}
-        </dl>
+        <StatList
+          stats={hero.stats}
+          className="mx-auto mt-14 grid max-w-xl grid-cols-3 gap-4"
+          valueClassName="text-3xl font-bold text-ink sm:text-4xl"
+          labelClassName="text-sm text-stone-600"
+        />
       </div>
     </section>
   );

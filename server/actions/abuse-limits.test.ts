@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyContactValues } from "@/components/contact/contact-content";
 import { idleState } from "@/components/forms/form-state";
 import { emptySignupValues } from "@/components/signup/signup-content";
 import { formData } from "@/tests/support/form-data";
 import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
-import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { joinWaitlist } from "./join-waitlist";
 import { submitContact } from "./submit-contact";
 
-let receiver: WebhookReceiver;
+const receiver = setupWebhookReceiver();
 let counter = 0;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(() => receiver.close());
 
 beforeEach(() => {
   vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);

@@ -1,20 +1,15 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyContactValues } from "@/components/contact/contact-content";
 import { idleState } from "@/components/forms/form-state";
 import { formData } from "@/tests/support/form-data";
-import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { submitContact } from "./submit-contact";
 
-let receiver: WebhookReceiver;
+const receiver = setupWebhookReceiver();
 let token = 0;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(() => receiver.close());
 
 beforeEach(() => {
   vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);

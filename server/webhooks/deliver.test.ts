@@ -1,17 +1,13 @@
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
 import { deliver } from "./deliver";
 
-let receiver: WebhookReceiver;
+const receiver = setupWebhookReceiver();
 let token = 0;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(() => receiver.close());
 
 beforeEach(() => {
   vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
