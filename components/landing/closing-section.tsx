@@ -8,7 +8,7 @@ export function ClosingSection() {
         <h2 id="closing-title" className="text-3xl font-extrabold tracking-tight sm:text-5xl">
           {closing.title}
         </h2>
-        <p className="mx-auto mt-4 max-w-2xl text-lg text-pretty text-brand-50">{closing.lead}</p>
+        <p className="mx-auto mt-4 max-w-2xl text-lg text-brand-50">{closing.lead}</p>
         <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
           <a href={closing.primaryCta.href} className={buttonClass("inverted")}>
             {closing.primaryCta.label}

@@ -18,7 +18,7 @@ export function HeroSection() {
         <h1 id="hero-title" className="mt-6 text-4xl font-extrabold tracking-tight text-balance sm:text-6xl">
           {hero.title}
         </h1>
-        <p className="mx-auto mt-6 max-w-2xl text-lg text-pretty text-stone-600 sm:text-xl">{hero.lead}</p>
+        <p className="mx-auto mt-6 max-w-2xl text-lg text-stone-600 sm:text-xl">{hero.lead}</p>
         <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
           <a href={hero.primaryCta.href} className={buttonClass("primary")}>
             {hero.primaryCta.label}

@@ -13,7 +13,7 @@ export function SectionHeading({ id, eyebrow, title, lead }: SectionHeadingProps
       <h2 id={`${id}-title`} className="mt-3 text-3xl font-bold tracking-tight text-balance sm:text-4xl">
         {title}
       </h2>
-      {lead ? <p className="mt-4 text-lg text-pretty text-stone-600">{lead}</p> : null}
+      {lead ? <p className="mt-4 text-lg text-stone-600">{lead}</p> : null}
     </div>
   );
 }
