@@ -1,7 +1,9 @@
+import { Analytics } from "@vercel/analytics/next";
 import type { Metadata, Viewport } from "next";
 import localFont from "next/font/local";
 import type { ReactNode } from "react";
 import { brand } from "@/components/site/site-content";
+import { analyticsEnabled, siteUrl } from "@/server/env";
 import "./globals.css";
 
 // Self-hosted from npm: the build never reaches a font CDN. One Latin subset,
@@ -14,14 +16,17 @@ const inter = localFont({
   adjustFontFallback: "Arial",
 });
 
-export const metadata: Metadata = {
-  title: {
-    default: `${brand.name}: ${brand.tagline}`,
-    template: `%s | ${brand.name}`,
-  },
-  description: brand.description,
-  applicationName: brand.name,
-};
+export function generateMetadata(): Metadata {
+  const title = `${brand.name}: ${brand.tagline}`;
+  return {
+    metadataBase: siteUrl(),
+    title: { default: title, template: `%s | ${brand.name}` },
+    description: brand.description,
+    applicationName: brand.name,
+    openGraph: { type: "website", siteName: brand.name, title, description: brand.description, url: "/" },
+    twitter: { card: "summary_large_image", title, description: brand.description },
+  };
+}
 
 export const viewport: Viewport = {
   themeColor: "#fbf8f3",
@@ -38,6 +43,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         {children}
+        {/* Its script exists only on Vercel; anywhere else it would be a 404 and a console error. */}
+        {analyticsEnabled() ? <Analytics /> : null}
       </body>
     </html>
   );

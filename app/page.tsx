@@ -1,3 +1,4 @@
+import type { Metadata } from "next";
 import { LazyToaster } from "@/components/forms/toasts";
 import { ClosingSection } from "@/components/landing/closing-section";
 import { ContactSection } from "@/components/landing/contact-section";
@@ -5,8 +6,13 @@ import { FeaturesSection } from "@/components/landing/features-section";
 import { HeroSection } from "@/components/landing/hero-section";
 import { PricingSection } from "@/components/landing/pricing-section";
 import { ProblemSection } from "@/components/landing/problem-section";
+import { ProductJsonLd } from "@/components/landing/product-json-ld";
 import { SiteFooter } from "@/components/site/site-footer";
 import { SiteHeader } from "@/components/site/site-header";
+
+export const metadata: Metadata = {
+  alternates: { canonical: "/" },
+};
 
 // Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.
 export const revalidate = 3600;
@@ -25,6 +31,7 @@ export default function HomePage() {
       </main>
       <SiteFooter />
       <LazyToaster />
+      <ProductJsonLd />
     </>
   );
 }

@@ -71,6 +71,9 @@ const envSchema = z.object({
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
 
+  SITE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
+  // Set by Vercel: the production domain, without a scheme.
+  VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,
   ENABLE_VERCEL_ANALYTICS: flag,
 
@@ -100,4 +103,19 @@ const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: 
 export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
   const env = analyticsSchema.parse(source);
   return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
+}
+
+const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
+
+/**
+ * The public address canonical URLs, the sitemap and social cards point at:
+ * SITE_URL, else Vercel's production domain, else the local server. Pages are
+ * prerendered, so it is read when they render: at build, and at each hourly
+ * revalidation.
+ */
+export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
+  const env = siteSchema.parse(source);
+  if (env.SITE_URL) return new URL(env.SITE_URL);
+  if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
+  return new URL("http://localhost:3000");
 }

@@ -1,6 +1,7 @@
 import { LazyToaster } from "@/components/forms/toasts";
 import { ArrowLeft } from "lucide-react";
 import type { Metadata } from "next";
+import { socialImage } from "@/components/site/site-content";
 import { SiteFooter } from "@/components/site/site-footer";
 import { SignupForm } from "@/components/signup/signup-form";
 import { signupPage } from "@/components/signup/signup-content";
@@ -8,6 +9,20 @@ import { signupPage } from "@/components/signup/signup-content";
 export const metadata: Metadata = {
   title: signupPage.metaTitle,
   description: signupPage.metaDescription,
+  alternates: { canonical: "/signup" },
+  // A page's openGraph replaces the layout's whole, so the cards are named again.
+  openGraph: {
+    title: signupPage.metaTitle,
+    description: signupPage.metaDescription,
+    url: "/signup",
+    images: [{ url: "/opengraph-image", ...socialImage }],
+  },
+  twitter: {
+    card: "summary_large_image",
+    title: signupPage.metaTitle,
+    description: signupPage.metaDescription,
+    images: [{ url: "/twitter-image", ...socialImage }],
+  },
 };
 
 // Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.

@@ -21,7 +21,11 @@ export function ContactForm() {
   const [state, formAction, pending] = useActionState(submitContact, idleState(emptyContactValues));
   const formRef = useRef<HTMLFormElement>(null);
   const clear = useCallback(() => formRef.current?.reset(), []);
-  const { markSentWithScript, showInline } = useFormFeedback(state, contactMessages, clear);
+  const { markSentWithScript, showInline } = useFormFeedback(state, {
+    messages: contactMessages,
+    event: "Contact Request",
+    onSuccess: clear,
+  });
   const { values, errors } = state;
   const firstError = fieldOrder.find((name) => errors[name]);
 

@@ -39,7 +39,11 @@ export function SignupForm() {
     shouldFocusError: true,
   });
   const clear = useCallback(() => reset(emptySignupValues), [reset]);
-  const { markSentWithScript, showInline } = useFormFeedback(state, signupMessages, clear);
+  const { markSentWithScript, showInline } = useFormFeedback(state, {
+    messages: signupMessages,
+    event: "Waitlist Signup",
+    onSuccess: clear,
+  });
 
   const { values } = state;
   const errors = {

@@ -9,6 +9,13 @@ export const brand = {
     "Sous is an AI business assistant for private chefs. It joins your client group texts to handle invoicing, allergy tracking, menu planning and follow-ups.",
 } as const;
 
+/** The social card app/opengraph-image.tsx draws, shared by every page's metadata. */
+export const socialImage = {
+  alt: `${brand.name}: ${brand.tagline}`,
+  width: 1200,
+  height: 630,
+} as const;
+
 export const navLinks = [
   { href: "#problem", label: "Problem" },
   { href: "#features", label: "Features" },

@@ -1,0 +1,9 @@
+import type { MetadataRoute } from "next";
+import { siteUrl } from "@/server/env";
+
+export default function robots(): MetadataRoute.Robots {
+  return {
+    rules: { userAgent: "*", allow: "/", disallow: "/test-error" },
+    sitemap: new URL("/sitemap.xml", siteUrl()).href,
+  };
+}

@@ -1,0 +1,80 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Browser, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+/**
+ * axe runs as a script in the page, so it cannot run where JavaScript is off.
+ * For that project it scans what such a visitor gets instead: the server's
+ * HTML with every script taken out, in a browser that can still run axe.
+ */
+async function pageAsVisitorSees(page: Page, browser: Browser, jsEnabled: boolean, headers: Record<string, string>) {
+  if (jsEnabled) return page;
+  const context = await browser.newContext({ javaScriptEnabled: true, extraHTTPHeaders: headers });
+  const scriptFree = await context.newPage();
+  await scriptFree.route("**/*", async (route) => {
+    const type = route.request().resourceType();
+    if (type === "script") return route.abort();
+    if (type !== "document") return route.continue();
+    const response = await route.fetch();
+    const body = (await response.text()).replace(/<script\b[\s\S]*?<\/script>/gi, "");
+    return route.fulfill({ response, body });
+  });
+  return scriptFree;
+}
+
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(" ")),
+  }));
+}
+
+test.describe("axe", () => {
+  let visitorPage: Page;
+  test.beforeEach(async ({ page, browser, jsEnabled, extraHTTPHeaders }) => {
+    visitorPage = await pageAsVisitorSees(page, browser, jsEnabled, extraHTTPHeaders ?? {});
+  });
+
+  for (const path of ["/", "/signup", "/no-such-page"]) {
+    test(`${path} has no violations`, async () => {
+      await visitorPage.goto(path);
+      expect(await violations(visitorPage)).toEqual([]);
+    });
+  }
+
+  test("the sign-up form showing its errors has no violations", async () => {
+    await visitorPage.goto("/signup");
+    await visitorPage.getByRole("button", { name: "Join Early Access" }).click();
+    await expect(visitorPage.getByText("Name must be at least 2 characters")).toBeVisible();
+    expect(await violations(visitorPage)).toEqual([]);
+  });
+
+  test("the open mobile menu has no violations", async () => {
+    await visitorPage.setViewportSize({ width: 375, height: 740 });
+    await visitorPage.goto("/");
+    await visitorPage.getByRole("button", { name: "Menu" }).click();
+    await expect(visitorPage.getByRole("navigation", { name: "Mobile" })).toBeVisible();
+    expect(await violations(visitorPage)).toEqual([]);
+  });
+});
+
+test("keyboard focus is visible on links, fields and buttons", async ({ page }) => {
+  await page.goto("/signup");
+  const targets = [
+    page.getByRole("link", { name: "Back" }),
+    page.getByLabel("Full Name", { exact: true }),
+    page.getByRole("button", { name: "Join Early Access" }),
+  ];
+  for (const target of targets) {
+    await target.focus();
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Tab");
+    await expect(target).toBeFocused();
+    await expect(target).toHaveCSS("outline-style", "solid");
+    await expect(target).toHaveCSS("outline-width", "3px");
+  }
+});
