@@ -1,5 +1,6 @@
 import { LazyToaster } from "@/components/forms/toasts";
-import { ArrowLeft } from "lucide-react";
+import { ArrowLeft } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import type { Metadata } from "next";
 import { socialImage } from "@/components/site/site-content";
 import { SiteFooter } from "@/components/site/site-footer";
@@ -37,7 +38,7 @@ export default function SignupPage() {
             href={signupPage.back.href}
             className="inline-flex items-center gap-1.5 text-sm font-semibold text-stone-600 hover:text-ink"
           >
-            <ArrowLeft aria-hidden="true" className="size-4" />
+            <Icon icon={ArrowLeft} className="size-4" />
             {signupPage.back.label}
           </a>
           <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>

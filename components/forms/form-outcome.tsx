@@ -1,4 +1,5 @@
-import { CircleAlert, CircleCheck } from "lucide-react";
+import { CircleAlert, CircleCheck } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import type { FormState } from "./form-state";
 
@@ -31,9 +32,9 @@ export function FormOutcome({ state, messages, visible, className = "" }: FormOu
           }`}
         >
           {success ? (
-            <CircleCheck aria-hidden="true" className="size-5 shrink-0" />
+            <Icon icon={CircleCheck} className="size-5 shrink-0" />
           ) : (
-            <CircleAlert aria-hidden="true" className="size-5 shrink-0" />
+            <Icon icon={CircleAlert} className="size-5 shrink-0" />
           )}
           <span>
             <strong className="font-semibold">{message.title}</strong> {message.text}

@@ -1,9 +1,10 @@
-import { CalendarCheck, MessageCircleReply, Rocket, type LucideIcon } from "lucide-react";
+import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { ContactForm } from "@/components/contact/contact-form";
 import { SectionHeading } from "@/components/ui/section-heading";
 import { contact } from "./landing-content";
 
-const stepIcons: LucideIcon[] = [MessageCircleReply, CalendarCheck, Rocket];
+const stepIcons: IconNode[] = [MessageCircleReply, CalendarCheck, Rocket];
 
 export function ContactSection() {
   return (
@@ -24,11 +25,10 @@ export function ContactSection() {
             </h3>
             <ol className="mt-8 space-y-8">
               {contact.nextSteps.map((step, index) => {
-                const Icon = stepIcons[index] ?? Rocket;
                 return (
                   <li key={step.title} className="flex gap-4">
                     <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-600">
-                      <Icon aria-hidden="true" className="size-6" />
+                      <Icon icon={stepIcons[index] ?? Rocket} className="size-6" />
                     </span>
                     <div>
                       <h4 className="font-semibold">{step.title}</h4>

@@ -1,19 +1,11 @@
-import {
-  BellRing,
-  BookOpenText,
-  HeartHandshake,
-  LayoutDashboard,
-  MessageSquareText,
-  ReceiptText,
-  ShieldAlert,
-  type LucideIcon,
-} from "lucide-react";
+import { BellRing, BookOpenText, HeartHandshake, LayoutDashboard, MessageSquareText, ReceiptText, ShieldAlert, type IconNode } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { IconCard } from "@/components/ui/icon-card";
 import { SectionHeading } from "@/components/ui/section-heading";
 import { StatList } from "@/components/ui/stat-list";
 import { features, type FeatureIcon } from "./landing-content";
 
-const icons: Record<FeatureIcon, LucideIcon> = {
+const icons: Record<FeatureIcon, IconNode> = {
   receipt: ReceiptText,
   shield: ShieldAlert,
   heart: HeartHandshake,
@@ -35,7 +27,7 @@ export function FeaturesSection() {
         </ul>
         <div className="mt-12 grid gap-8 rounded-3xl bg-ink p-8 text-white sm:p-12 lg:grid-cols-2 lg:items-center">
           <div>
-            <MessageSquareText aria-hidden="true" className="size-10 text-brand-200" />
+            <Icon icon={MessageSquareText} className="size-10 text-brand-200" />
             <h3 className="mt-4 text-2xl font-bold sm:text-3xl">{panel.title}</h3>
             <p className="mt-4 text-lg text-stone-300">{panel.body}</p>
           </div>

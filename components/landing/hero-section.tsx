@@ -1,4 +1,5 @@
-import { ArrowRight, Sparkles } from "lucide-react";
+import { ArrowRight, Sparkles } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { buttonClass } from "@/components/ui/button-styles";
 import { StatList } from "@/components/ui/stat-list";
 import { hero } from "./landing-content";
@@ -12,7 +13,7 @@ export function HeroSection() {
       />
       <div className="mx-auto max-w-4xl px-4 text-center sm:px-6">
         <p className="inline-flex items-center gap-2 rounded-full border border-brand-200 bg-white px-4 py-1.5 text-sm font-medium text-brand-800">
-          <Sparkles aria-hidden="true" className="size-4" />
+          <Icon icon={Sparkles} className="size-4" />
           {hero.eyebrow}
         </p>
         <h1 id="hero-title" className="mt-6 text-4xl font-extrabold tracking-tight text-balance sm:text-6xl">
@@ -22,7 +23,7 @@ export function HeroSection() {
         <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
           <a href={hero.primaryCta.href} className={buttonClass("primary")}>
             {hero.primaryCta.label}
-            <ArrowRight aria-hidden="true" className="size-5" />
+            <Icon icon={ArrowRight} className="size-5" />
           </a>
           <a href={hero.secondaryCta.href} className={buttonClass("secondary")}>
             {hero.secondaryCta.label}

@@ -1,4 +1,5 @@
-import { Check, Percent } from "lucide-react";
+import { Check, Percent } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { buttonClass } from "@/components/ui/button-styles";
 import { SectionHeading } from "@/components/ui/section-heading";
 import { pricing } from "./landing-content";
@@ -41,7 +42,7 @@ export function PricingSection() {
             <ul className="mt-6 grid gap-3 sm:grid-cols-2">
               {pricing.includes.map((item) => (
                 <li key={item} className="flex gap-3">
-                  <Check aria-hidden="true" className="size-5 shrink-0 text-brand-600" />
+                  <Icon icon={Check} className="size-5 shrink-0 text-brand-600" />
                   {item}
                 </li>
               ))}
@@ -50,7 +51,7 @@ export function PricingSection() {
           <div className="flex flex-col justify-center gap-6 lg:border-l lg:border-stone-200 lg:pl-8">
             <div className="flex gap-4">
               <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-100 text-brand-700">
-                <Percent aria-hidden="true" className="size-6" />
+                <Icon icon={Percent} className="size-6" />
               </span>
               <div>
                 <h3 className="font-semibold">{pricing.noFee.title}</h3>

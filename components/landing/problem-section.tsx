@@ -1,9 +1,9 @@
-import { Clock, FileSpreadsheet, MessagesSquare, Wallet, type LucideIcon } from "lucide-react";
+import { Clock, FileSpreadsheet, MessagesSquare, Wallet, type IconNode } from "lucide";
 import { IconCard } from "@/components/ui/icon-card";
 import { SectionHeading } from "@/components/ui/section-heading";
 import { problem, type ProblemIcon } from "./landing-content";
 
-const icons: Record<ProblemIcon, LucideIcon> = {
+const icons: Record<ProblemIcon, IconNode> = {
   clock: Clock,
   sheet: FileSpreadsheet,
   messages: MessagesSquare,

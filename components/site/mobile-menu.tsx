@@ -1,6 +1,7 @@
 "use client";
 
-import { Menu, X } from "lucide-react";
+import { Menu, X } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { useRef, useState } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
@@ -30,7 +31,7 @@ export function MobileMenu({ links }: MobileMenuProps) {
         aria-label="Menu"
         className="inline-flex size-10 items-center justify-center rounded-full text-ink hover:bg-stone-200/60"
       >
-        {open ? <X aria-hidden="true" className="size-6" /> : <Menu aria-hidden="true" className="size-6" />}
+        {open ? <Icon icon={X} className="size-6" /> : <Icon icon={Menu} className="size-6" />}
       </button>
       <div
         id={menuId}

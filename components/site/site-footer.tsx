@@ -1,4 +1,5 @@
-import { ChefHat } from "lucide-react";
+import { ChefHat } from "lucide";
+import { Icon } from "@/components/ui/icon";
 import { CurrentYear } from "./current-year";
 import { brand, footer } from "./site-content";
 
@@ -7,7 +8,7 @@ export function SiteFooter() {
     <footer className="border-t border-stone-200 bg-cream">
       <div className="mx-auto flex max-w-6xl flex-col gap-4 px-4 py-10 text-sm text-stone-600 sm:flex-row sm:items-center sm:justify-between sm:px-6">
         <p className="flex items-center gap-2 font-semibold text-ink">
-          <ChefHat aria-hidden="true" className="size-5 text-brand-600" />
+          <Icon icon={ChefHat} className="size-5 text-brand-600" />
           {brand.name}
           <span className="font-normal text-stone-600">· {brand.tagline}</span>
         </p>

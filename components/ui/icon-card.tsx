@@ -1,7 +1,8 @@
-import type { LucideIcon } from "lucide-react";
+import type { IconNode } from "lucide";
+import { Icon } from "./icon";
 
 type IconCardProps = {
-  icon: LucideIcon;
+  icon: IconNode;
   title: string;
   body: string;
   /** Card and icon colours: quiet on white sections, bold on cream ones. */
@@ -14,11 +15,11 @@ const tones = {
 } as const;
 
 /** An icon, a title and a sentence: the cards of the problem and feature grids. */
-export function IconCard({ icon: Icon, title, body, tone }: IconCardProps) {
+export function IconCard({ icon, title, body, tone }: IconCardProps) {
   return (
     <li className={`rounded-2xl border border-stone-200 p-6 ${tones[tone].card}`}>
       <span className={`inline-flex size-11 items-center justify-center rounded-xl ${tones[tone].icon}`}>
-        <Icon aria-hidden="true" className="size-6" />
+        <Icon icon={icon} className="size-6" />
       </span>
       <h3 className="mt-5 text-lg font-semibold">{title}</h3>
       <p className="mt-2 text-stone-600">{body}</p>
