@@ -4,7 +4,7 @@
  * this list to log them instead. A unit test keeps it in step with app/.
  */
 const pagePaths = new Set(["/", "/signup", "/test-error"]);
-const metadataPaths = new Set(["/icon.svg", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
+const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 
 export function isKnownPath(pathname: string) {

@@ -53,3 +53,16 @@ for (const { path, title, canonical } of [
     expect(meta("name", "twitter:image")).toMatch(new RegExp(`^${site}/twitter-image`));
   });
 }
+
+test("the favicon and the home-screen icon answer", async ({ request }) => {
+  const favicon = await request.get("/icon.svg");
+  expect(favicon.status()).toBe(200);
+  expect(favicon.headers()["content-type"]).toContain("image/svg+xml");
+  const apple = await request.get("/apple-icon");
+  expect(apple.status()).toBe(200);
+  expect(apple.headers()["content-type"]).toBe("image/png");
+
+  const html = await (await request.get("/")).text();
+  expect(html).toMatch(/<link rel="icon" href="\/icon\.svg[^"]*" sizes="any" type="image\/svg\+xml"\/>/);
+  expect(html).toMatch(/<link rel="apple-touch-icon" href="\/apple-icon[^"]*"/);
+});
