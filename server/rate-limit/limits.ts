@@ -14,11 +14,16 @@ export type LimitCheck =
 
 type LimiterSpec = { name: LimiterName; points: number; duration: number };
 
-// On globalThis: Next bundles instrumentation.ts apart from the routes, and the
-// connection opened at start must be the one the server actions use.
-const shared = globalThis as typeof globalThis & { rateLimitRedisClients?: Map<string, Redis> };
+// On globalThis, not in module scope: Next bundles instrumentation.ts and the
+// routes apart, each with its own copy of this module. The connection opened
+// at start must be the one the actions use, and every copy must count in the
+// same memory.
+const shared = globalThis as typeof globalThis & {
+  rateLimitRedisClients?: Map<string, Redis>;
+  rateLimiters?: Map<string, RateLimiterAbstract>;
+};
 const redisClients = (shared.rateLimitRedisClients ??= new Map<string, Redis>());
-const limiters = new Map<string, RateLimiterAbstract>();
+const limiters = (shared.rateLimiters ??= new Map<string, RateLimiterAbstract>());
 
 function redisClient(url: string) {
   let client = redisClients.get(url);
