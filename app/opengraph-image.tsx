@@ -1,5 +1,6 @@
 import { ImageResponse } from "next/og";
 import { hero } from "@/components/landing/landing-content";
+import { BrandMark } from "@/components/site/brand-mark";
 import { brand, socialImage } from "@/components/site/site-content";
 
 // Rendered once at build by next/og; a static PNG from then on.
@@ -23,21 +24,7 @@ export default function OpenGraphImage() {
         }}
       >
         <div style={{ display: "flex", alignItems: "center", gap: 20, fontSize: 44, fontWeight: 700 }}>
-          <div
-            style={{
-              width: 72,
-              height: 72,
-              borderRadius: 18,
-              background: "#c2410c",
-              color: "#fff",
-              display: "flex",
-              alignItems: "center",
-              justifyContent: "center",
-              fontSize: 44,
-            }}
-          >
-            S
-          </div>
+          <BrandMark size={72} radius={18} />
           {brand.name}
         </div>
         <div style={{ display: "flex", fontSize: 72, fontWeight: 800, lineHeight: 1.1, maxWidth: 1000 }}>{hero.title}</div>
