@@ -17,7 +17,7 @@ const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().m
 
 const count = (fallback: number, max = 1_000_000_000) => withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
-const webhookUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
+const httpUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
 
 // Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
 // separated by spaces, sign every delivery with each: the rotation path.
@@ -50,8 +50,8 @@ const authHeader = optional(
 );
 
 const envSchema = z.object({
-  CONTACT_WEBHOOK_URL: webhookUrl,
-  WAITLIST_WEBHOOK_URL: webhookUrl,
+  CONTACT_WEBHOOK_URL: httpUrl,
+  WAITLIST_WEBHOOK_URL: httpUrl,
   CONTACT_WEBHOOK_SECRET: webhookSecrets,
   WAITLIST_WEBHOOK_SECRET: webhookSecrets,
   CONTACT_WEBHOOK_AUTH_HEADER: authHeader,
@@ -71,7 +71,7 @@ const envSchema = z.object({
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
 
-  SITE_URL: optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" })),
+  SITE_URL: httpUrl,
   // Set by Vercel: the production domain, without a scheme.
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,

@@ -1,14 +1,9 @@
 import "server-only";
 import { readEnv, type ServerEnv } from "./env";
-import type { FormName } from "./forms/form-name";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 import { outboxFile } from "./webhooks/outbox";
-
-const urlVariable: Record<FormName, "CONTACT_WEBHOOK_URL" | "WAITLIST_WEBHOOK_URL"> = {
-  contact: "CONTACT_WEBHOOK_URL",
-  waitlist: "WAITLIST_WEBHOOK_URL",
-};
+import { webhookTarget } from "./webhooks/webhook-target";
 
 /**
  * Runs once when the server starts (see instrumentation.ts) and logs what each
@@ -24,8 +19,7 @@ export async function checkEnvironmentAtStart() {
     process.exit(1);
   }
   for (const form of ["contact", "waitlist"] as const) {
-    const variable = urlVariable[form];
-    const url = env[variable];
+    const { url, urlVariable } = webhookTarget(form, env);
     if (url) {
       // The host only: automation URLs often carry a secret in their path.
       logEvent("info", { event: "webhook_configured", form, host: new URL(url).host });
@@ -35,7 +29,7 @@ export async function checkEnvironmentAtStart() {
         event: "outbox_default",
         form,
         file,
-        message: `${variable} is not set: ${form} submissions are appended to ${file}`,
+        message: `${urlVariable} is not set: ${form} submissions are appended to ${file}`,
       });
     }
   }

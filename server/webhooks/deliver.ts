@@ -7,6 +7,7 @@ import { appendToOutbox } from "./outbox";
 import { postJson, type AttemptResult } from "./post-json";
 import { backoffMs, isTransient } from "./retry-policy";
 import { signatureHeaders } from "./signing";
+import { webhookTarget } from "./webhook-target";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
@@ -21,12 +22,6 @@ export type Delivery = {
 // An attempt shorter than this is not worth starting.
 const MIN_ATTEMPT_MS = 250;
 
-function target(form: FormName, env: ServerEnv) {
-  return form === "contact"
-    ? { url: env.CONTACT_WEBHOOK_URL, secrets: env.CONTACT_WEBHOOK_SECRET, auth: env.CONTACT_WEBHOOK_AUTH_HEADER }
-    : { url: env.WAITLIST_WEBHOOK_URL, secrets: env.WAITLIST_WEBHOOK_SECRET, auth: env.WAITLIST_WEBHOOK_AUTH_HEADER };
-}
-
 /**
  * Sends a form's payload to its webhook, signed and authenticated as configured,
  * or appends it to the local outbox when no URL is set. Transient failures are
@@ -37,7 +32,7 @@ export async function deliver(form: FormName, payload: object, env: ServerEnv = 
   const webhookId = `msg_${randomUUID()}`;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const { url, secrets, auth } = target(form, env);
+  const { url, secrets, auth } = webhookTarget(form, env);
 
   if (!url) {
     await appendToOutbox(env.OUTBOX_DIR, form, { id: webhookId, receivedAt: new Date().toISOString(), payload });
