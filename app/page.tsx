@@ -9,6 +9,7 @@ import { ProblemSection } from "@/components/landing/problem-section";
 import { ProductJsonLd } from "@/components/landing/product-json-ld";
 import { SiteFooter } from "@/components/site/site-footer";
 import { SiteHeader } from "@/components/site/site-header";
+import { siteUrl } from "@/server/env";
 
 export const metadata: Metadata = {
   alternates: { canonical: "/" },
@@ -31,7 +32,7 @@ export default function HomePage() {
       </main>
       <SiteFooter />
       <LazyToaster />
-      <ProductJsonLd />
+      <ProductJsonLd base={siteUrl()} />
     </>
   );
 }

@@ -50,12 +50,6 @@ const authHeader = optional(
 );
 
 const envSchema = z.object({
-  CONTACT_WEBHOOK_URL: httpUrl,
-  WAITLIST_WEBHOOK_URL: httpUrl,
-  CONTACT_WEBHOOK_SECRET: webhookSecrets,
-  WAITLIST_WEBHOOK_SECRET: webhookSecrets,
-  CONTACT_WEBHOOK_AUTH_HEADER: authHeader,
-  WAITLIST_WEBHOOK_AUTH_HEADER: authHeader,
   OUTBOX_DIR: withDefault(z.string().default("data")),
 
   WEBHOOK_DEADLINE_MS: milliseconds(9_000),
@@ -76,22 +70,52 @@ const envSchema = z.object({
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,
   ENABLE_VERCEL_ANALYTICS: flag,
-
-  ENABLE_TEST_ROUTES: flag,
 });
 
 export type ServerEnv = z.infer<typeof envSchema>;
 
 export class EnvError extends Error {
   override name = "EnvError";
+  constructor(readonly problems: string[]) {
+    super(`Invalid server environment: ${problems.join("; ")}`);
+  }
 }
 
-/** Parses the environment; throws an EnvError naming every bad variable. */
-export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
-  const result = envSchema.safeParse(source);
+/** Parses or throws an EnvError naming every bad variable (`variable` maps a key to its name). */
+function parseOrThrow<T extends z.ZodType>(schema: T, input: object, variable = (key: string) => key): z.output<T> {
+  const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
-  throw new EnvError(`Invalid server environment: ${problems.join("; ")}`);
+  throw new EnvError(result.error.issues.map((issue) => `${variable(String(issue.path[0]))} ${issue.message}`));
+}
+
+/** Parses the settings every form shares; throws an EnvError naming every bad variable. */
+export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
+  return parseOrThrow(envSchema, source);
+}
+
+/**
+ * A form's webhook variables: its name, upper-cased, is their prefix, so the
+ * "waitlist" form reads WAITLIST_WEBHOOK_URL, WAITLIST_WEBHOOK_SECRET and
+ * WAITLIST_WEBHOOK_AUTH_HEADER, and a new form needs no change here.
+ */
+export function webhookVariables(form: string) {
+  const prefix = `${form.toUpperCase()}_WEBHOOK`;
+  return { url: `${prefix}_URL`, secrets: `${prefix}_SECRET`, auth: `${prefix}_AUTH_HEADER` } as const;
+}
+
+const webhookSchema = z.object({ url: httpUrl, secrets: webhookSecrets, auth: authHeader });
+
+export type WebhookSettings = z.output<typeof webhookSchema> & {
+  /** The variable that holds the URL, for log lines. */
+  urlVariable: string;
+};
+
+/** Where a form delivers and how it proves it. */
+export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.env): WebhookSettings {
+  const names = webhookVariables(form);
+  const values = { url: source[names.url], secrets: source[names.secrets], auth: source[names.auth] };
+  const settings = parseOrThrow(webhookSchema, values, (key) => names[key as keyof typeof names]);
+  return { ...settings, urlVariable: names.url };
 }
 
 const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });

@@ -1,9 +1,20 @@
 import "server-only";
-import { readEnv, type ServerEnv } from "./env";
+import { EnvError, readEnv, readWebhook } from "./env";
+import { formNames } from "./forms/registry";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 import { outboxFile } from "./webhooks/outbox";
-import { webhookTarget } from "./webhooks/webhook-target";
+
+/** What is wrong with one group of settings, as EnvError lists it. */
+function problemsOf(read: () => unknown) {
+  try {
+    read();
+    return [];
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+}
 
 /**
  * Runs once when the server starts (see instrumentation.ts) and logs what each
@@ -11,25 +22,24 @@ import { webhookTarget } from "./webhooks/webhook-target";
  * than letting the site run until the first lead fails.
  */
 export async function checkEnvironmentAtStart() {
-  let env: ServerEnv;
-  try {
-    env = readEnv();
-  } catch (error) {
-    logEvent("error", { event: "startup_failed", message: error instanceof Error ? error.message : String(error) });
+  const problems = [readEnv, ...formNames.map((form) => () => readWebhook(form))].flatMap(problemsOf);
+  if (problems.length) {
+    logEvent("error", { event: "startup_failed", message: new EnvError(problems).message });
     process.exit(1);
   }
-  for (const form of ["contact", "waitlist"] as const) {
-    const { url, urlVariable } = webhookTarget(form, env);
-    if (url) {
+  const env = readEnv();
+  for (const form of formNames) {
+    const webhook = readWebhook(form);
+    if (webhook.url) {
       // The host only: automation URLs often carry a secret in their path.
-      logEvent("info", { event: "webhook_configured", form, host: new URL(url).host });
+      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host });
     } else {
       const file = outboxFile(env.OUTBOX_DIR, form);
       logEvent("warn", {
         event: "outbox_default",
         form,
         file,
-        message: `${urlVariable} is not set: ${form} submissions are appended to ${file}`,
+        message: `${webhook.urlVariable} is not set: ${form} submissions are appended to ${file}`,
       });
     }
   }

@@ -4,8 +4,8 @@ import { Icon } from "@/components/ui/icon";
 import type { Metadata } from "next";
 import { socialImage } from "@/components/site/site-content";
 import { SiteFooter } from "@/components/site/site-footer";
-import { SignupForm } from "@/components/signup/signup-form";
 import { signupPage } from "@/components/signup/signup-content";
+import { WaitlistForm } from "@/components/forms/waitlist-form";
 
 export const metadata: Metadata = {
   title: signupPage.metaTitle,
@@ -44,7 +44,7 @@ export default function SignupPage() {
           <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>
           <p className="mt-3 text-stone-600">{signupPage.description}</p>
           <div className="mt-8">
-            <SignupForm />
+            <WaitlistForm />
           </div>
         </div>
       </main>

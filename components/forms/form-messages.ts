@@ -1,4 +1,4 @@
-import type { FormState } from "./form-state";
+import type { FormState } from "@/lib/forms/form-state";
 
 export type Message = { title: string; text: string };
 
@@ -20,6 +20,12 @@ export function rateLimitedMessage(retryAfterSeconds = 600): Message {
   };
 }
 
+/** What a visitor whose post failed the server's checks reads above the fields' own messages. */
+export const invalidMessage: Message = {
+  title: "Please check the form",
+  text: "Correct the fields marked below, then send it again.",
+};
+
 /** The message for an answer, or null for none (idle). */
 export function outcomeMessage(state: FormState<unknown>, messages: FormMessages): Message | null {
   switch (state.status) {
@@ -27,6 +33,8 @@ export function outcomeMessage(state: FormState<unknown>, messages: FormMessages
       return null;
     case "success":
       return messages.success;
+    case "invalid":
+      return invalidMessage;
     case "rate_limited":
       return rateLimitedMessage(state.retryAfterSeconds);
     default:

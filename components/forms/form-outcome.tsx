@@ -1,7 +1,7 @@
 import { CircleAlert, CircleCheck } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { outcomeMessage, type FormMessages } from "./form-messages";
-import type { FormState } from "./form-state";
+import type { FormState } from "@/lib/forms/form-state";
 
 type FormOutcomeProps = {
   state: FormState<unknown>;

@@ -1,5 +1,4 @@
-/** The field name a person never fills and a form-filling bot usually does. */
-export const honeypotName = "website";
+import { honeypotName } from "@/lib/forms/honeypot";
 
 /**
  * A trap for bots: off screen, out of the tab order and hidden from screen

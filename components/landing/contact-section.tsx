@@ -1,6 +1,6 @@
 import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
-import { ContactForm } from "@/components/contact/contact-form";
+import { ContactForm } from "@/components/forms/contact-form";
 import { SectionHeading } from "@/components/ui/section-heading";
 import { contact } from "./landing-content";
 

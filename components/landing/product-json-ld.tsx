@@ -1,5 +1,4 @@
 import { brand } from "@/components/site/site-content";
-import { siteUrl } from "@/server/env";
 import { pricing } from "./landing-content";
 
 /** schema.org data for search engines: the product, with each plan as an offer. */
@@ -31,8 +30,9 @@ export function productJsonLd(base: URL) {
   };
 }
 
-export function ProductJsonLd() {
+/** The data as a script element; `base` is the site's public address, which the page reads from the server's env. */
+export function ProductJsonLd({ base }: { base: URL }) {
   // "<" escaped so no string in the data can close the script element.
-  const json = JSON.stringify(productJsonLd(siteUrl())).replace(/</g, "\\u003c");
+  const json = JSON.stringify(productJsonLd(base)).replace(/</g, "\\u003c");
   return <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: json }} />;
 }

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { emptyContactValues } from "@/components/contact/contact-content";
-import { idleState } from "@/components/forms/form-state";
-import { emptySignupValues } from "@/components/signup/signup-content";
+import { emptyContactValues } from "@/lib/forms/contact";
+import { idleState } from "@/lib/forms/form-state";
+import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { formData } from "@/tests/support/form-data";
 import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
@@ -28,7 +28,7 @@ function signup(overrides: Record<string, string> = {}) {
   return { token, fields: { name: `Ada ${token}`, phone, consent: "on", ...overrides } };
 }
 
-const join = (fields: Record<string, string>) => joinWaitlist(idleState(emptySignupValues), formData(fields));
+const join = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
 
 function loggedOutcomes(method: "info" | "warn" | "error") {
   return vi.mocked(console[method]).mock.calls.map((call) => JSON.parse(String(call[0])));

@@ -1,27 +1,20 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { idleState } from "@/components/forms/form-state";
-import { emptySignupValues, signupMessages } from "@/components/signup/signup-content";
+import { idleState } from "@/lib/forms/form-state";
+import { emptyWaitlistValues, waitlistMessages } from "@/lib/forms/waitlist";
+import { stubActionEnv, withoutDelivery, withTempOutbox } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { joinWaitlist } from "./join-waitlist";
 
-const m = signupMessages.invalid;
+const m = waitlistMessages.invalid;
 const receiver = setupWebhookReceiver();
 let token = 0;
 
 beforeEach(() => {
-  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-  vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
-  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "150");
-  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  stubActionEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
   // These tests reuse one phone number; the limits have tests of their own.
   vi.stubEnv("RATE_LIMIT_PHONE_POINTS", "1000");
   vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  vi.spyOn(console, "error").mockImplementation(() => {});
 });
 
 function signup(overrides: Record<string, string> = {}, directive = "") {
@@ -29,7 +22,7 @@ function signup(overrides: Record<string, string> = {}, directive = "") {
   return { name: `Ada Lovelace w${token} ${directive}`.trim(), phone: "(555) 123-4567", consent: "on", ...overrides };
 }
 
-const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptySignupValues), formData(fields));
+const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
 
 describe("joinWaitlist delivering", () => {
   it("posts exactly {phone, name}, trimmed, and never the consent flag", async () => {
@@ -37,7 +30,7 @@ describe("joinWaitlist delivering", () => {
     const state = await submit({ ...fields, name: `  ${fields.name} `, phone: " (555) 123-4567 " });
 
     expect(state.status).toBe("success");
-    expect(state.values).toEqual(emptySignupValues);
+    expect(state.values).toEqual(emptyWaitlistValues);
     const [request, ...more] = receiver.withName(fields.name);
     expect(more).toEqual([]);
     expect(request?.path).toBe("/hooks/waitlist");
@@ -70,12 +63,9 @@ describe("joinWaitlist validating", () => {
     ["phone", { phone: "(555) 123-456" }, m.phone],
     ["phone", { phone: "+1 555 123 4567 890 12" }, m.phone],
   ])("refuses a bad %s with the spec's message and reaches no webhook", async (fieldName, override, message) => {
-    const fields = signup(override);
-    const before = receiver.received.length;
-    const state = await submit(fields);
+    const state = await withoutDelivery(receiver, () => submit(signup(override)));
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
-    expect(receiver.received.length).toBe(before);
   });
 
   it("refuses a sign-up without consent and reaches no webhook", async () => {
@@ -104,16 +94,11 @@ describe("joinWaitlist validating", () => {
 
 describe("joinWaitlist without a webhook URL", () => {
   it("appends the sign-up, without consent, to the waitlist outbox file", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "outbox-"));
-    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
-    vi.stubEnv("OUTBOX_DIR", dir);
-    try {
+    await withTempOutbox("waitlist", async (lines) => {
       const fields = signup();
       expect((await submit(fields)).status).toBe("success");
-      const [line] = (await readFile(path.join(dir, "waitlist-outbox.jsonl"), "utf8")).trim().split("\n");
+      const [line] = await lines();
       expect(JSON.parse(line ?? "").payload).toEqual({ phone: fields.phone, name: fields.name });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

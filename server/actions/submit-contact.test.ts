@@ -1,9 +1,8 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { emptyContactValues } from "@/components/contact/contact-content";
-import { idleState } from "@/components/forms/form-state";
+import { emptyContactValues } from "@/lib/forms/contact";
+import { idleState } from "@/lib/forms/form-state";
+import { stubActionEnv, withoutDelivery, withTempOutbox } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { submitContact } from "./submit-contact";
@@ -12,12 +11,7 @@ const receiver = setupWebhookReceiver();
 let token = 0;
 
 beforeEach(() => {
-  vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
-  vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");
-  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "150");
-  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
-  vi.spyOn(console, "info").mockImplementation(() => {});
-  vi.spyOn(console, "error").mockImplementation(() => {});
+  stubActionEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
 });
 
 /** A complete, valid request whose name carries a unique token (and receiver directives). */
@@ -137,13 +131,10 @@ describe("submitContact validating", () => {
     ["message", { message: "x".repeat(3001) }, "Please use at most 3,000 characters."],
   ])("refuses a bad %s with a clear message and reaches no webhook", async (fieldName, override, message) => {
     const fields = lead(override);
-    const before = receiver.received.length;
-    const state = await submit(fields);
-
+    const state = await withoutDelivery(receiver, () => submit(fields));
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
     expect(state.values).toEqual(fields);
-    expect(receiver.received.length).toBe(before);
   });
 
   it("accepts what the browser's email check accepts", async () => {
@@ -169,24 +160,19 @@ describe("submitContact validating", () => {
 
 describe("submitContact without a webhook URL", () => {
   it("appends the request to the contact outbox file", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "outbox-"));
-    vi.stubEnv("CONTACT_WEBHOOK_URL", "");
-    vi.stubEnv("OUTBOX_DIR", dir);
-    try {
+    await withTempOutbox("contact", async (lines) => {
       const fields = lead();
       const before = receiver.received.length;
       expect((await submit(fields)).status).toBe("success");
       expect((await submit(lead())).status).toBe("success");
 
-      const lines = (await readFile(path.join(dir, "contact-outbox.jsonl"), "utf8")).trim().split("\n");
-      expect(lines).toHaveLength(2);
-      const entry = JSON.parse(lines[0] ?? "");
+      const written = await lines();
+      expect(written).toHaveLength(2);
+      const entry = JSON.parse(written[0] ?? "");
       expect(entry.id).toMatch(/^msg_/);
       expect(entry.payload).toEqual({ ...fields });
       expect(receiver.received.length).toBe(before);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("fails, and says why in the log, when the outbox cannot be written", async () => {

@@ -3,10 +3,10 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ServerEnv } from "@/server/env";
-import type { FormName } from "@/server/forms/form-name";
+import type { FormName } from "@/server/forms/registry";
 import { logEvent } from "@/server/log";
 
-export type LimiterName = "address" | "phone" | "waitlist_global";
+export type LimiterName = "address" | "phone" | `${FormName}_global`;
 
 export type LimitCheck =
   | { ok: true; /** Gives the points back, for a submission that was never delivered. */ release(): Promise<void> }
@@ -73,24 +73,31 @@ function limiter(spec: LimiterSpec, redisUrl: string | undefined) {
   return found;
 }
 
-type Subject = { form: FormName; address: string; phone?: string };
+type Subject = {
+  form: FormName;
+  address: string;
+  /** The number the workflow will text, if the form has one. */
+  phone?: string;
+  /** The form's ceiling for all addresses together, if it has one. */
+  ceilingPerMinute?: number;
+};
 
 /** The rules a submission is counted against, in the order they are checked. */
-function rulesFor({ form, address, phone }: Subject, env: ServerEnv) {
+function rulesFor({ form, address, phone, ceilingPerMinute }: Subject, env: ServerEnv) {
   const rules: { spec: LimiterSpec; key: string }[] = [
     {
       spec: { name: "address", points: env.RATE_LIMIT_FORM_POINTS, duration: env.RATE_LIMIT_FORM_WINDOW_SECONDS },
       key: `${form}:${address}`,
     },
   ];
-  if (form === "waitlist" && phone) {
-    rules.push(
-      {
-        spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS },
-        key: phone.replace(/\D/g, ""),
-      },
-      { spec: { name: "waitlist_global", points: env.RATE_LIMIT_WAITLIST_PER_MINUTE, duration: 60 }, key: "all" },
-    );
+  if (phone) {
+    rules.push({
+      spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS },
+      key: phone.replace(/\D/g, ""),
+    });
+  }
+  if (ceilingPerMinute) {
+    rules.push({ spec: { name: `${form}_global`, points: ceilingPerMinute, duration: 60 }, key: "all" });
   }
   return rules;
 }

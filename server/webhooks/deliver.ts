@@ -1,13 +1,12 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FormName } from "@/server/forms/form-name";
-import { readEnv, type ServerEnv } from "@/server/env";
+import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
+import type { FormName } from "@/server/forms/registry";
 import { appendToOutbox } from "./outbox";
 import { postJson, type AttemptResult } from "./post-json";
 import { backoffMs, isTransient } from "./retry-policy";
 import { signatureHeaders } from "./signing";
-import { webhookTarget } from "./webhook-target";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
@@ -28,11 +27,15 @@ const MIN_ATTEMPT_MS = 250;
  * retried with the same webhook-id while the visitor's wait stays within
  * WEBHOOK_DEADLINE_MS.
  */
-export async function deliver(form: FormName, payload: object, env: ServerEnv = readEnv()): Promise<Delivery> {
+export async function deliver(
+  form: FormName,
+  payload: object,
+  env: ServerEnv = readEnv(),
+  { url, secrets, auth } = readWebhook(form),
+): Promise<Delivery> {
   const webhookId = `msg_${randomUUID()}`;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const { url, secrets, auth } = webhookTarget(form, env);
 
   if (!url) {
     await appendToOutbox(env.OUTBOX_DIR, form, { id: webhookId, receivedAt: new Date().toISOString(), payload });

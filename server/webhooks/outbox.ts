@@ -1,7 +1,7 @@
 import "server-only";
 import { appendFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { FormName } from "@/server/forms/form-name";
+import type { FormName } from "@/server/forms/registry";
 
 export function outboxFile(dir: string, form: FormName) {
   return path.join(dir, `${form}-outbox.jsonl`);

@@ -1,4 +1,5 @@
-import { contactMessages } from "@/components/contact/contact-content";
+import { invalidMessage } from "@/components/forms/form-messages";
+import { contactMessages } from "@/lib/forms/contact";
 import { expect, test } from "./fixtures";
 import { ContactFormPage, type ContactInput } from "./pages/contact-form";
 import { deliveriesNamed, uniqueToken } from "./receiver-client";
@@ -45,6 +46,21 @@ test("a contact request reaches the webhook and the visitor is thanked", async (
   expect(delivery?.path).toBe("/hooks/contact");
   expect(delivery?.headers["content-type"]).toBe("application/json");
   expect(delivery?.json).toEqual(input);
+});
+
+test("a request sent from the top of the page is answered where the visitor can see it", async ({ page, jsEnabled }) => {
+  const form = new ContactFormPage(page);
+  const token = uniqueToken();
+  await page.goto("/");
+  await form.fill(request(`Julia Child ${token}`));
+  await form.submit.click();
+
+  // Without JavaScript the post comes back to /#contact, the form's permalink.
+  const answer = jsEnabled ? toasts(page) : form.status;
+  await expect(answer).toContainText(contactMessages.success.text);
+  await expect(answer).toBeInViewport();
+  if (!jsEnabled) expect(new URL(page.url()).hash).toBe("#contact");
+  expect(await deliveriesNamed(token)).toHaveLength(1);
 });
 
 test("when the webhook fails the visitor is told and keeps every value", async ({ page, jsEnabled }) => {
@@ -97,9 +113,11 @@ test("the server re-checks what a browser lets through, and keeps the values", a
   await expect(form.email).toHaveAccessibleDescription(contactMessages.invalid.email);
   await expect(form.email).toHaveAttribute("aria-invalid", "true");
   if (jsEnabled) {
-    await expect(toasts(page)).toContainText(contactMessages.failure.text);
+    await expect(toasts(page)).toContainText(invalidMessage.text);
   } else {
-    await expect(form.status).toContainText(contactMessages.failure.text);
+    // Not the delivery failure's words: nothing failed but the input.
+    await expect(form.status).toContainText(`${invalidMessage.title} ${invalidMessage.text}`);
+    await expect(form.status).not.toContainText(contactMessages.failure.text);
   }
   expect(await form.values()).toEqual(input);
   expect(await deliveriesNamed(token)).toEqual([]);

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { Webhook } from "standardwebhooks";
-import { signupMessages } from "@/components/signup/signup-content";
+import { waitlistMessages } from "@/lib/forms/waitlist";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import type { Started } from "../support/processes";
 import { startRedisServer } from "../support/redis-server";
@@ -102,6 +102,6 @@ test("a refused visitor without JavaScript reads why, and nothing is sent", asyn
 
   expect(status).toBe(200);
   expect(html).toContain("Too many attempts");
-  expect(html).not.toContain(signupMessages.success.title);
+  expect(html).not.toContain(waitlistMessages.success.title);
   expect(receiver.withName(second.name)).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { clientCountOptions, contactFields, contactMessages } from "@/components/contact/contact-content";
+import { clientCountOptions, contactFields, contactMessages } from "@/lib/forms/contact";
 import { closing, contact, features, hero, pricing, problem } from "@/components/landing/landing-content";
 import { brand, footer, navLinks } from "@/components/site/site-content";
 import { expect, test } from "./fixtures";

@@ -1,10 +1,11 @@
-import { signupMessages } from "@/components/signup/signup-content";
+import { invalidMessage } from "@/components/forms/form-messages";
+import { waitlistMessages } from "@/lib/forms/waitlist";
 import { expect, test } from "./fixtures";
 import { SignupFormPage } from "./pages/signup-form";
 import { deliveriesNamed, uniqueToken } from "./receiver-client";
 import { toasts } from "./toasts";
 
-const m = signupMessages.invalid;
+const m = waitlistMessages.invalid;
 
 test("a sign-up reaches the waitlist webhook without the consent flag", async ({ page, jsEnabled }) => {
   const form = new SignupFormPage(page);
@@ -17,10 +18,10 @@ test("a sign-up reaches the waitlist webhook without the consent flag", async ({
   if (jsEnabled) {
     await expect(form.busy).toBeDisabled();
     await expect(toasts(page)).toHaveCount(1);
-    await expect(toasts(page)).toContainText(signupMessages.success.title);
-    await expect(toasts(page)).toContainText(signupMessages.success.text);
+    await expect(toasts(page)).toContainText(waitlistMessages.success.title);
+    await expect(toasts(page)).toContainText(waitlistMessages.success.text);
   } else {
-    await expect(form.status).toContainText(`${signupMessages.success.title} ${signupMessages.success.text}`);
+    await expect(form.status).toContainText(`${waitlistMessages.success.title} ${waitlistMessages.success.text}`);
     await expect(form.status.locator("p")).toBeFocused();
   }
   await expect(form.name).toHaveValue("");
@@ -66,7 +67,9 @@ test("each rule has its message next to its field, and the first bad field gets 
     await expect(form.consent).toBeFocused();
     await expect(toasts(page)).toHaveCount(0);
   } else {
-    await expect(form.status).toContainText(signupMessages.failure.text);
+    // Not the delivery failure's words: nothing failed but the input.
+    await expect(form.status).toContainText(`${invalidMessage.title} ${invalidMessage.text}`);
+    await expect(form.status).not.toContainText(waitlistMessages.failure.text);
   }
   expect(await deliveriesNamed(token)).toEqual([]);
 });
@@ -92,12 +95,12 @@ test("when the waitlist webhook fails the visitor is told and keeps every value"
 
   if (jsEnabled) {
     await expect(toasts(page)).toHaveCount(1);
-    await expect(toasts(page)).toContainText(signupMessages.failure.title);
-    await expect(toasts(page)).toContainText(signupMessages.failure.text);
+    await expect(toasts(page)).toContainText(waitlistMessages.failure.title);
+    await expect(toasts(page)).toContainText(waitlistMessages.failure.text);
     await form.submit.click();
     await expect(toasts(page)).toHaveCount(2);
   } else {
-    await expect(form.status).toContainText(`${signupMessages.failure.title} ${signupMessages.failure.text}`);
+    await expect(form.status).toContainText(`${waitlistMessages.failure.title} ${waitlistMessages.failure.text}`);
   }
   await expect(form.name).toHaveValue(name);
   await expect(form.phone).toHaveValue("+1 555 123 4567");

@@ -1,4 +1,5 @@
-import { signupFields, signupMessages, signupPage } from "@/components/signup/signup-content";
+import { waitlistFields, waitlistMessages } from "@/lib/forms/waitlist";
+import { signupPage } from "@/components/signup/signup-content";
 import { expect, test } from "./fixtures";
 
 test("the sign-up card has its texts and native, labelled fields", async ({ page }) => {
@@ -17,13 +18,13 @@ test("the sign-up card has its texts and native, labelled fields", async ({ page
   await expect(phone).toHaveAttribute("placeholder", "(555) 123-4567");
   const consent = main.getByRole("checkbox");
   await expect(consent).not.toBeChecked();
-  await expect(consent).toHaveAccessibleName(signupFields.consent.label);
-  await expect(main.getByRole("button", { name: signupMessages.submit })).toHaveAttribute("type", "submit");
+  await expect(consent).toHaveAccessibleName(waitlistFields.consent.label);
+  await expect(main.getByRole("button", { name: waitlistMessages.submit })).toHaveAttribute("type", "submit");
 });
 
 test("the consent text covers everything the carriers require", async ({ page }) => {
   await page.goto("/signup");
-  const consentText = await page.locator("label[for='signup-consent']").textContent();
+  const consentText = await page.locator("label[for='waitlist-consent']").textContent();
   for (const phrase of [
     "recurring automated customer care and task reminder text messages",
     "Consent is not a condition of purchase",

@@ -1,5 +1,5 @@
 import type { Locator, Page } from "@playwright/test";
-import { contactFields, contactMessages } from "@/components/contact/contact-content";
+import { contactFields, contactMessages } from "@/lib/forms/contact";
 
 export type ContactInput = {
   name: string;

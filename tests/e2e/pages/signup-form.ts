@@ -1,5 +1,5 @@
 import type { Locator, Page } from "@playwright/test";
-import { signupFields, signupMessages } from "@/components/signup/signup-content";
+import { waitlistFields, waitlistMessages } from "@/lib/forms/waitlist";
 
 /** The sign-up form at /signup, as a visitor sees it. */
 export class SignupFormPage {
@@ -13,11 +13,11 @@ export class SignupFormPage {
 
   constructor(readonly page: Page) {
     this.main = this.page.getByRole("main");
-    this.name = this.main.getByLabel(signupFields.name.label, { exact: true });
-    this.phone = this.main.getByLabel(signupFields.phone.label, { exact: true });
+    this.name = this.main.getByLabel(waitlistFields.name.label, { exact: true });
+    this.phone = this.main.getByLabel(waitlistFields.phone.label, { exact: true });
     this.consent = this.main.getByRole("checkbox");
-    this.submit = this.main.getByRole("button", { name: signupMessages.submit });
-    this.busy = this.main.getByRole("button", { name: signupMessages.busy });
+    this.submit = this.main.getByRole("button", { name: waitlistMessages.submit });
+    this.busy = this.main.getByRole("button", { name: waitlistMessages.busy });
     this.status = this.main.locator("[role=status]");
   }
 

@@ -1,7 +1,11 @@
+import type * as z from "zod/mini";
+import { sharedFields } from "./shared-fields";
+import { trimmedText, type Zod } from "./text";
+
 /**
- * The contact form's fields and messages. Labels, options and messages are the
- * spec's words; the length caps are ours, shared by the browser and the server.
- * No zod here: the landing page loads this module and stays light.
+ * The contact form: its fields, words and rules. Labels, options and messages
+ * are the spec's; the length caps are ours, the browser's maxlength and the
+ * server's limit alike.
  */
 
 export const clientCountOptions = [
@@ -11,15 +15,10 @@ export const clientCountOptions = [
   { value: "30+", label: "30+ clients" },
 ] as const;
 
-export const clientCountValues = clientCountOptions.map((option) => option.value) as [
-  (typeof clientCountOptions)[number]["value"],
-  ...(typeof clientCountOptions)[number]["value"][],
-];
-
 export const contactFields = {
-  name: { label: "Full Name", maxLength: 100, placeholder: "Julia Child" },
+  name: sharedFields.name,
   email: { label: "Email Address", maxLength: 254, placeholder: "you@example.com" },
-  phone: { label: "Phone Number", maxLength: 30, placeholder: "(555) 123-4567" },
+  phone: sharedFields.phone,
   clientCount: { label: "How many clients do you serve?", placeholder: "Select a range" },
   currentTools: {
     label: "What tools do you currently use?",
@@ -59,6 +58,29 @@ export const contactMessages = {
     name: "Please enter your name.",
     email: "Please enter a valid email address.",
     clientCount: "Please choose how many clients you serve.",
-    tooLong: (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`,
   },
 } as const;
+
+const m = contactMessages.invalid;
+const f = contactFields;
+const clientCounts = clientCountOptions.map((option) => option.value);
+
+/**
+ * The server's check of a contact request, built with the zod/mini it is given
+ * (see Zod). The browser runs the same rules natively (required,
+ * type="email", maxlength) without custom messages; these messages reach only
+ * a visitor whose browser skipped them.
+ */
+export function contactSchema(z: Zod) {
+  return z.object({
+    name: trimmedText(z, f.name.maxLength).check(z.minLength(1, { error: m.name })),
+    // The browser's own rule for type="email", so both sides accept the same addresses.
+    email: trimmedText(z, f.email.maxLength).check(z.regex(z.regexes.html5Email, { error: m.email })),
+    phone: trimmedText(z, f.phone.maxLength),
+    clientCount: z.enum(clientCounts as [(typeof clientCounts)[number], ...typeof clientCounts], { error: m.clientCount }),
+    currentTools: trimmedText(z, f.currentTools.maxLength),
+    message: trimmedText(z, f.message.maxLength),
+  });
+}
+
+export type ContactLead = z.output<ReturnType<typeof contactSchema>>;

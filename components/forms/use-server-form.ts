@@ -1,0 +1,102 @@
+"use client";
+
+import { track } from "@vercel/analytics";
+import { startTransition, useActionState, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
+import { describedByError } from "@/components/ui/form-controls";
+import { idleState, type FormState } from "@/lib/forms/form-state";
+import { outcomeMessage, type FormMessages } from "./form-messages";
+import { showToast } from "./toasts";
+
+type Action<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
+
+type Options<Values extends FieldValues, Checked> = {
+  /** The form's name: the prefix of its field ids. */
+  name: string;
+  action: Action<Values>;
+  emptyValues: Values;
+  messages: FormMessages;
+  /** Web Analytics event counted on success, with none of the visitor's data. */
+  event: string;
+  /**
+   * The page and anchor a post made without JavaScript comes back to. It is also
+   * the form's action attribute, which must not be empty in valid HTML.
+   */
+  permalink: string;
+  /** react-hook-form, for a form whose fields the browser checks with its schema. */
+  browserCheck?: UseFormReturn<Values, unknown, Checked>;
+};
+
+/**
+ * One form's whole life in the browser, the same for every form: the post goes
+ * to its server action (with JavaScript, without a page load and without
+ * React's form reset, so a failure keeps every value); the answer becomes a
+ * toast, or shows inline when the server rendered it for a post made without
+ * JavaScript; a success clears the form. Field errors come from the browser
+ * check when there is one, else from the server.
+ */
+export function useServerForm<Values extends FieldValues, Checked = Values>(options: Options<Values, Checked>) {
+  const { name, action, emptyValues, messages, event, permalink, browserCheck: check } = options;
+  const [state, formAction, pending] = useActionState(action, idleState(emptyValues), permalink);
+  const formRef = useRef<HTMLFormElement>(null);
+  const [sentWithScript, setSentWithScript] = useState(false);
+  const toasted = useRef("");
+
+  const clear = useCallback(() => (check ? check.reset(emptyValues) : formRef.current?.reset()), [check, emptyValues]);
+
+  useEffect(() => {
+    const message = outcomeMessage(state, messages);
+    if (!sentWithScript || !message || toasted.current === state.id) return;
+    toasted.current = state.id;
+    if (state.status === "success") {
+      clear();
+      track(event);
+    }
+    void showToast(state.status === "success" ? "success" : "error", message.title, message.text);
+  }, [state, sentWithScript, messages, event, clear]);
+
+  function send(form: HTMLFormElement) {
+    setSentWithScript(true);
+    const data = new FormData(form);
+    startTransition(() => formAction(data));
+  }
+
+  // Dispatching ourselves keeps React from resetting the form. With a browser
+  // check, the submit event's target is the form (currentTarget is gone once
+  // validation has awaited).
+  const onSubmit = check
+    ? check.handleSubmit((_valid, submitEvent) => {
+        if (submitEvent?.target instanceof HTMLFormElement) send(submitEvent.target);
+      })
+    : (submitEvent: FormEvent<HTMLFormElement>) => {
+        submitEvent.preventDefault();
+        send(submitEvent.currentTarget);
+      };
+
+  const serverErrors: Record<string, string | undefined> = state.errors;
+  const errorOf = (field: Path<Values>): string | undefined => {
+    // Passing formState subscribes this render to the browser check's errors.
+    const browserError = check?.getFieldState(field, check.formState).error?.message;
+    return browserError ?? serverErrors[field];
+  };
+  // A post answered without JavaScript focuses its first bad field.
+  const firstError = Object.keys(emptyValues).find((field) => serverErrors[field]);
+
+  return {
+    values: state.values,
+    pending,
+    errorOf,
+    formProps: { ref: formRef, action: formAction, onSubmit },
+    outcome: { state, messages, visible: !sentWithScript },
+    /** The attributes every control of the form carries. */
+    control(field: Path<Values>) {
+      return {
+        ...(check ? check.register(field) : { name: field }),
+        ...describedByError(`${name}-${field}`, errorOf(field)),
+        autoFocus: firstError === field,
+      };
+    },
+  };
+}
+
+export type ServerForm<Values extends FieldValues> = ReturnType<typeof useServerForm<Values>>;

@@ -1,0 +1,50 @@
+"use client";
+
+import { useForm, type Resolver } from "react-hook-form";
+import { emptyWaitlistValues, waitlistFields as f, waitlistMessages, type WaitlistLead, type WaitlistValues } from "@/lib/forms/waitlist";
+import { joinWaitlist } from "@/server/actions/join-waitlist";
+import { CheckboxField, SubmitButton, TextField } from "./form-fields";
+import { FormOutcome } from "./form-outcome";
+import { HoneypotField } from "./honeypot-field";
+import { useServerForm } from "./use-server-form";
+
+// The schema and its resolver load when the visitor first focuses the form (or
+// submits it): the page's first load carries no zod.
+const loadResolver = () => import("./waitlist-resolver");
+const resolver: Resolver<WaitlistValues, unknown, WaitlistLead> = async (values, context, options) =>
+  (await loadResolver()).waitlistResolver(values, context, options);
+
+/**
+ * The waitlist form. react-hook-form checks it with the shared schema on
+ * submit and again on every change, and focuses the first bad field, as the
+ * spec asks; the server action runs the same schema.
+ */
+export function WaitlistForm() {
+  const browserCheck = useForm<WaitlistValues, unknown, WaitlistLead>({
+    resolver,
+    defaultValues: emptyWaitlistValues,
+    mode: "onSubmit",
+    reValidateMode: "onChange",
+    shouldFocusError: true,
+  });
+  const form = useServerForm({
+    name: "waitlist",
+    action: joinWaitlist,
+    emptyValues: emptyWaitlistValues,
+    messages: waitlistMessages,
+    event: "Waitlist Signup",
+    permalink: "/signup",
+    browserCheck,
+  });
+
+  return (
+    <form {...form.formProps} onFocus={() => void loadResolver()} className="relative space-y-5">
+      <FormOutcome {...form.outcome} />
+      <TextField form={form} name="name" spec={f.name} type="text" autoComplete="name" />
+      <TextField form={form} name="phone" spec={f.phone} type="tel" autoComplete="tel" />
+      <CheckboxField form={form} name="consent" spec={f.consent} />
+      <HoneypotField idPrefix="waitlist" />
+      <SubmitButton pending={form.pending} words={waitlistMessages} />
+    </form>
+  );
+}

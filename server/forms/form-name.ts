@@ -1,1 +1,0 @@
-export type FormName = "contact" | "waitlist";
