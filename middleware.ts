@@ -1,11 +1,11 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { analyticsEnabled } from "@/server/env";
 import { isKnownPath } from "@/server/known-paths";
 import { logEvent } from "@/server/log";
-import { securityHeaders } from "@/server/security-headers";
 
 /**
- * Runs before every route, static files included.
+ * Logs the paths no route answers; the security headers come from
+ * next.config.ts for every response. The matcher keeps this off the pages,
+ * their assets and the metadata routes, so they are served without it.
  *
  * Next 16 calls this file convention "proxy.ts"; the design keeps the name
  * middleware.ts, which Next 16 still runs (with a deprecation notice at build).
@@ -14,18 +14,15 @@ import { securityHeaders } from "@/server/security-headers";
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;
   if (!isKnownPath(pathname)) logEvent("warn", { event: "not_found", path: pathname.slice(0, 200) });
-
-  const response = NextResponse.next();
-  const headers = securityHeaders({
-    analytics: analyticsEnabled(),
-    development: process.env.NODE_ENV === "development",
-  });
-  for (const [name, value] of headers) response.headers.set(name, value);
-  return response;
+  return NextResponse.next();
 }
 
 export const config = {
-  // Node.js rather than the Edge sandbox: env is read per request like the rest of the server.
+  // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  matcher: "/:path*",
+  // Everything but "/", "/signup" (with or without its trailing slash), Next's
+  // own files and the metadata routes; server/known-paths.test.ts keeps the
+  // two lists in step.
+  matcher:
+    "/((?!_next/|_vercel/|signup/?$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

@@ -1,9 +1,24 @@
 import type { NextConfig } from "next";
+import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { securityHeaders } from "./server/security-headers";
 
-const nextConfig: NextConfig = {
-  // The header names the framework for attackers and helps nobody else.
-  poweredByHeader: false,
-  reactStrictMode: true,
-};
+// The browser tests' build (E2E_TEST_BUILD=1) also picks up *.e2e.tsx pages,
+// the error-boundary fixtures under app/test-error, and writes to .next-e2e:
+// a production build never contains them, and never gets replaced by them.
+const testBuild = process.env.E2E_TEST_BUILD === "1";
 
-export default nextConfig;
+export default function nextConfig(phase: string): NextConfig {
+  const headers = securityHeaders({ development: phase === PHASE_DEVELOPMENT_SERVER });
+  return {
+    // The header names the framework for attackers and helps nobody else.
+    poweredByHeader: false,
+    reactStrictMode: true,
+    pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
+    distDir: testBuild ? ".next-e2e" : ".next",
+    // Static headers on every response, static files included, at no cost per
+    // request: no middleware runs for them.
+    async headers() {
+      return [{ source: "/:path*", headers: headers.map(([key, value]) => ({ key, value })) }];
+    },
+  };
+}

@@ -1,6 +1,8 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
+import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { describe, expect, it } from "vitest";
+import { config } from "@/middleware";
 import { isKnownPath } from "./known-paths";
 
 // Metadata files under app/ and the URL each one answers at.
@@ -39,6 +41,23 @@ describe("isKnownPath", () => {
   it("does not know anything else", () => {
     for (const unknown of ["/signupx", "/pricing", "/admin", "/Signup", "/.env", "/_nextstatic"]) {
       expect(isKnownPath(unknown), unknown).toBe(false);
+    }
+  });
+});
+
+describe("the middleware's matcher", () => {
+  const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
+
+  it("leaves out every page and metadata file under app/, and Next's own files", () => {
+    const served = [...pathsDefinedByApp(), "/signup/", "/_next/static/chunks/app.js", "/_next/image", "/_vercel/insights/script.js"];
+    for (const path of served) expect(runsFor(path), path).toBe(false);
+  });
+
+  it("runs for every other path, so a miss is logged", () => {
+    const misses = ["/signupx", "/signup/extra", "/pricing", "/no/such-page", "/icon.svgx", "/robots.txt.bak", "/_nextstatic", "/.env"];
+    for (const path of misses) {
+      expect(runsFor(path), path).toBe(true);
+      expect(isKnownPath(path), path).toBe(false);
     }
   });
 });

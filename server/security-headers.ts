@@ -1,5 +1,5 @@
 /**
- * Response headers every route carries, set by middleware.ts.
+ * Response headers every route carries, set by next.config.ts headers().
  *
  * script-src keeps 'unsafe-inline' on purpose: Next inlines its bootstrap
  * scripts, and the only way to allow them without it is a per-request nonce,
@@ -8,16 +8,16 @@
  * page renders visitor input as HTML.
  */
 type HeaderOptions = {
-  analytics: boolean;
+  /** `next dev`: React's dev build and Vercel Analytics' debug script. */
   development: boolean;
 };
 
-export function contentSecurityPolicy({ analytics, development }: HeaderOptions) {
+export function contentSecurityPolicy({ development }: HeaderOptions) {
   const scriptSrc = ["'self'", "'unsafe-inline'"];
-  // React's dev build evaluates code for its error overlay and stack traces.
-  if (development) scriptSrc.push("'unsafe-eval'");
-  // On Vercel the analytics script is same-origin; its debug build is not.
-  if (analytics) scriptSrc.push("https://va.vercel-scripts.com");
+  // React's dev build evaluates code for its error overlay and stack traces, and
+  // Vercel Analytics loads its debug build from its own origin; in production
+  // its script is same-origin (/_vercel/insights/script.js).
+  if (development) scriptSrc.push("'unsafe-eval'", "https://va.vercel-scripts.com");
 
   const directives: Record<string, string[]> = {
     "default-src": ["'self'"],
