@@ -21,6 +21,7 @@ export default defineConfig([
   },
   globalIgnores([
     ".next/**",
+    ".next-e2e/**",
     "next-env.d.ts",
     "test-results/**",
     "playwright-report/**",

@@ -3,7 +3,7 @@ import { siteUrl } from "@/server/env";
 
 export default function robots(): MetadataRoute.Robots {
   return {
-    rules: { userAgent: "*", allow: "/", disallow: "/test-error" },
+    rules: { userAgent: "*", allow: "/" },
     sitemap: new URL("/sitemap.xml", siteUrl()).href,
   };
 }

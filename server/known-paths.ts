@@ -3,7 +3,7 @@
  * straight from Next's cache, so no page code runs for them; middleware uses
  * this list to log them instead. A unit test keeps it in step with app/.
  */
-const pagePaths = new Set(["/", "/signup", "/test-error"]);
+const pagePaths = new Set(["/", "/signup"]);
 const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 

@@ -7,4 +7,8 @@ bash tests/support/ensure-system-deps.sh
 npm run lint
 npm run typecheck
 npm run test:unit
+# The production build, checked for test routes; the browser tests then make
+# their own build, with the test fixtures, in .next-e2e.
+npm run build
+node tests/support/check-production-build.mjs
 npm run test:e2e

@@ -5,6 +5,4 @@ export const errorContent = {
   home: "Return to Home",
   notFoundTitle: "Oops! Page not found",
   notFoundMetaTitle: "Page not found",
-  /** Thrown by the test-only /test-error route. */
-  testMessage: "Test error: this page failed on purpose",
 } as const;

@@ -13,7 +13,8 @@ export const e2e = {
   serverEnv: {
     CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
     WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
-    ENABLE_TEST_ROUTES: "true",
+    // The test build: the *.e2e.tsx fixtures too, in .next-e2e (see next.config.ts).
+    E2E_TEST_BUILD: "1",
     NEXT_TELEMETRY_DISABLED: "1",
   },
 };

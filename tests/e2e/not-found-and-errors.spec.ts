@@ -1,3 +1,4 @@
+import { testErrorMessage } from "@/app/test-error/test-message";
 import { errorContent } from "@/components/errors/error-content";
 import { expect, test } from "./fixtures";
 
@@ -21,7 +22,7 @@ test("an unknown path answers 404 with a way home", async ({ page, jsEnabled }) 
 test("a server rendering error answers 500 without leaking its message", async ({ page, jsEnabled }) => {
   const response = await page.goto("/test-error");
   expect(response?.status()).toBe(500);
-  expect(await response?.text()).not.toContain(errorContent.testMessage);
+  expect(await response?.text()).not.toContain(testErrorMessage);
   if (jsEnabled) {
     // The route boundary renders in the browser and shows the digest from the server log.
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
@@ -38,7 +39,7 @@ test("an error thrown in the browser shows its own message", async ({ page, jsEn
   expect(response?.status()).toBe(200);
   if (jsEnabled) {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
-    await expect(page.getByRole("main")).toContainText(errorContent.testMessage);
+    await expect(page.getByRole("main")).toContainText(testErrorMessage);
     await page.getByRole("link", { name: errorContent.home }).click();
     await expect(page).toHaveURL("/");
   } else {

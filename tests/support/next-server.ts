@@ -1,4 +1,5 @@
 import path from "node:path";
+import { e2e } from "../e2e/e2e-env";
 import { freePort, startProcess } from "./processes";
 
 /**
@@ -11,7 +12,7 @@ export async function startNextServer(env: Record<string, string>) {
     path.join(process.cwd(), "node_modules", ".bin", "next"),
     ["start", "--hostname", "127.0.0.1", "--port", String(port)],
     {
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, ...env },
       url: `http://127.0.0.1:${port}`,
       ready: (output) => output.includes("Ready in"),
     },
