@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system programs the tests need when they are missing: Chromium
-# for the browser tests (Playwright's own download is not used) and
-# redis-server, which the shared rate-limit test starts and stops itself.
+# for the browser tests (Playwright's own download is not used),
+# redis-server, which the shared rate-limit test starts and stops itself, and
+# Java for the HTML checker (the vnu-jar npm package ships only its jar).
 # Debian/Ubuntu only, as root or through sudo; elsewhere it says what to install.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
 [ -x "$chromium_path" ] || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -1,0 +1,34 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { expect, test } from "./fixtures";
+
+type VnuMessage = { type: string; message: string; url: string; extract?: string };
+
+const vnuJar = path.join(process.cwd(), "node_modules", "vnu-jar", "build", "dist", "vnu.jar");
+const pages = { "home.html": "/", "signup.html": "/signup", "not-found.html": "/no-such-page" };
+
+// The W3C Nu HTML Checker (the engine of validator.w3.org), run from the npm
+// package's jar with the system's Java, over the HTML the server sends.
+test("the three pages are valid HTML", async ({ request }) => {
+  test.setTimeout(120_000);
+  const dir = await mkdtemp(path.join(tmpdir(), "vnu-"));
+  try {
+    const files = [];
+    for (const [file, page] of Object.entries(pages)) {
+      const response = await request.get(page);
+      expect(response.headers()["content-type"]).toContain("text/html");
+      files.push(path.join(dir, file));
+      await writeFile(files.at(-1) ?? "", await response.text());
+    }
+    const { stderr } = await promisify(execFile)("java", ["-jar", vnuJar, "--errors-only", "--format", "json", "--exit-zero-always", ...files], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const { messages } = JSON.parse(stderr) as { messages: VnuMessage[] };
+    expect(messages.map(({ url, message, extract }) => `${path.basename(url)}: ${message} ${extract ?? ""}`)).toEqual([]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
