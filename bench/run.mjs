@@ -4,12 +4,14 @@
  * results (also written to bench/RESULTS.md). A missed budget is a result, not
  * a failure: the bench exits 0 unless it could not measure.
  *
- * BENCH_PORT moves its four ports (default 4100-4103); BENCH_QUICK=1 runs
- * shorter loads and one Lighthouse run, to try the bench itself.
+ * BENCH_PORT moves its five ports (default 4100-4104); BENCH_QUICK=1 runs
+ * shorter loads and one Lighthouse run, to try the bench itself;
+ * BENCH_BASELINE=<git ref> also builds and measures that commit (lib/baseline.mjs).
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { appServer, buildApp } from "./lib/app.mjs";
+import { baselineRef, startBaseline } from "./lib/baseline.mjs";
 import { host, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
 import { auditPage } from "./lib/lighthouse.mjs";
 import { describeMachine } from "./lib/machine.mjs";
@@ -45,6 +47,7 @@ async function main() {
   await waitForHttp(`${receiverURL}/__stats`, receiver);
   const app = appServer(log);
   await app.ensureRunning();
+  const baseline = baselineRef ? await startBaseline(log) : undefined;
 
   /**
    * Runs one measurement; its failure becomes its result, so that the others
@@ -74,7 +77,7 @@ async function main() {
       for (const path of [pages.home, pages.signup]) audits.push(await auditPage(path));
       return audits;
     }),
-    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup])),
+    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url)),
     signup: await measure("no-JavaScript sign-up", async () => {
       const post = await prepareSignupPost(pages.signup);
       const check = await checkSignupPost(post);
@@ -92,7 +95,7 @@ async function main() {
     summary.staticSection(results.staticChecks),
     summary.weightSection(results.weights),
     ...summary.lighthouseSections(results.audits),
-    summary.throughputSection(results.throughput),
+    summary.throughputSection(results.throughput, baseline?.label),
     summary.signupSection(results.signup),
     summary.budgetSection(budgets),
   ];

@@ -7,9 +7,9 @@ export const paths = {
   results: fileURLToPath(new URL("../RESULTS.md", import.meta.url)),
 };
 
-// Loopback only, in one block of four so a busy port is easy to move away from.
+// Loopback only, in one block of five so a busy port is easy to move away from.
 const base = Number(process.env.BENCH_PORT ?? 4100);
-export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3 };
+export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3, baseline: base + 4 };
 export const host = "127.0.0.1";
 export const nextURL = `http://${host}:${ports.next}`;
 export const receiverURL = `http://${host}:${ports.receiver}`;

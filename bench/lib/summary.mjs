@@ -127,23 +127,35 @@ export function lighthouseSections(audits) {
 }
 
 /** @returns {Section} */
-export function throughputSection(rows) {
+export function throughputSection(rows, baselineLabel) {
   const title = `Throughput (autocannon, ${connections} connections, ${durations.load} s each)`;
   if (failed(rows)) return errorSection(title, rows);
+  const withBaseline = Boolean(baselineLabel);
+  const baselineNote = withBaseline ? ` "Before" is ${baselineLabel}, built and served beside this tree in the same run (BENCH_BASELINE).` : "";
   return {
     title,
-    note: "Next against a bare node:http server answering the same bytes, measured one after the other. The ratio is the figure to watch; absolute numbers drift with the machine's load.",
+    note: `Next against a bare node:http server answering the same bytes, measured one after the other. The ratio is the figure to watch; absolute numbers drift with the machine's load.${baselineNote}`,
     table: {
-      head: ["Page", "Next req/s", "Next p99 ms", "Bare req/s", "Bare p99 ms", "Next/bare req/s", "Non-2xx or errors"],
-      numeric: [false, true, true, true, true, true, true],
-      rows: rows.map(({ path, next, bare }) => [
+      head: [
+        "Page",
+        "Next req/s",
+        "Next p99 ms",
+        "Bare req/s",
+        "Bare p99 ms",
+        "Next/bare req/s",
+        ...(withBaseline ? ["Before req/s", "Before/bare req/s"] : []),
+        "Non-2xx or errors",
+      ],
+      numeric: [false, true, true, true, true, true, ...(withBaseline ? [true, true] : []), true],
+      rows: rows.map(({ path, next, bare, baseline }) => [
         path,
         fixed(next.perSecond),
         fixed(next.p99Ms),
         fixed(bare.perSecond),
         fixed(bare.p99Ms),
         fixed(next.perSecond / bare.perSecond, 3),
-        String(next.non2xx + next.errors + bare.non2xx + bare.errors),
+        ...(withBaseline && baseline ? [fixed(baseline.perSecond), fixed(baseline.perSecond / bare.perSecond, 3)] : []),
+        String([next, bare, baseline].reduce((sum, result) => sum + (result ? result.non2xx + result.errors : 0), 0)),
       ]),
     },
   };

@@ -11,6 +11,7 @@ const bareServer = fileURLToPath(new URL("../servers/bare.mjs", import.meta.url)
  * @property {string} path
  * @property {import("./load.mjs").LoadResult} next
  * @property {import("./load.mjs").LoadResult} bare
+ * @property {import("./load.mjs").LoadResult} [baseline]  the BENCH_BASELINE commit, same page
  */
 
 /**
@@ -19,9 +20,10 @@ const bareServer = fileURLToPath(new URL("../servers/bare.mjs", import.meta.url)
  * drift, their ratio much less.
  *
  * @param {string[]} pagePaths
+ * @param {string} [baselineURL] where the BENCH_BASELINE build is served, if any
  * @returns {Promise<ThroughputRow[]>}
  */
-export async function measureThroughput(pagePaths) {
+export async function measureThroughput(pagePaths, baselineURL) {
   const rows = [];
   for (const path of pagePaths) {
     const nextPage = new URL(path, nextURL).href;
@@ -33,12 +35,13 @@ export async function measureThroughput(pagePaths) {
     });
     try {
       await waitForHttp(barePage, bare);
-      await load({ url: nextPage, duration: durations.warmup });
-      await load({ url: barePage, duration: durations.warmup });
+      const baselinePage = baselineURL ? new URL(path, baselineURL).href : undefined;
+      for (const url of [nextPage, barePage, baselinePage]) if (url) await load({ url, duration: durations.warmup });
       rows.push({
         path,
         next: await load({ url: nextPage, duration: durations.load }),
         bare: await load({ url: barePage, duration: durations.load }),
+        ...(baselinePage ? { baseline: await load({ url: baselinePage, duration: durations.load }) } : {}),
       });
     } finally {
       await stop(bare);
