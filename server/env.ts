@@ -1,5 +1,7 @@
 import "server-only";
+import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { z } from "zod";
+import type { PhonePolicy } from "@/lib/forms/phone";
 
 /**
  * The one place that reads the server's environment. Every call parses
@@ -18,6 +20,25 @@ const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().m
 const count = (fallback: number, max = 1_000_000_000) => withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
 const httpUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
+
+// fetch refuses a URL with user:pass@ in it, so every delivery would fail.
+const webhookUrl = optional(
+  z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .refine((url) => !new URL(url).username && !new URL(url).password, {
+      error: "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
+    }),
+);
+
+const country = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine((code): code is CountryCode => isSupportedCountry(code), { error: "must be a two-letter country code, e.g. US" });
+const countries = z
+  .string()
+  .transform((list) => list.split(",").map((code) => code.trim()).filter(Boolean))
+  .pipe(z.array(country).min(1));
 
 // Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
 // separated by spaces, sign every delivery with each: the rotation path.
@@ -38,15 +59,29 @@ const webhookSecrets = optional(
     .pipe(z.array(webhookSecret)),
 );
 
+/** Whether fetch takes this header as it is: tried once, when the settings are read. */
+function fetchAccepts({ name, value }: { name: string; value: string }) {
+  try {
+    new Headers([[name, value]]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // "Name: value", the fixed header n8n's Header Auth or a Make API key checks.
+// Printable ASCII only: anything else is not a header value every receiver
+// reads the same, and fetch refuses some of it outright.
 const authHeader = optional(
   z
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, { error: 'must look like "Header-Name: value"' })
+    .regex(/^[\x20-\x7e\t]*$/, { error: "must be printable ASCII" })
     .transform((line) => {
       const colon = line.indexOf(":");
       return { name: line.slice(0, colon), value: line.slice(colon + 1).trim() };
-    }),
+    })
+    .refine(fetchAccepts, { error: "is a header fetch refuses" }),
 );
 
 const envSchema = z.object({
@@ -61,8 +96,15 @@ const envSchema = z.object({
   RATE_LIMIT_FORM_WINDOW_SECONDS: count(600, 86_400 * 30),
   RATE_LIMIT_PHONE_POINTS: count(3),
   RATE_LIMIT_PHONE_WINDOW_SECONDS: count(86_400, 86_400 * 30),
+  RATE_LIMIT_EMAIL_POINTS: count(3),
+  RATE_LIMIT_EMAIL_WINDOW_SECONDS: count(86_400, 86_400 * 30),
   RATE_LIMIT_WAITLIST_PER_MINUTE: count(30),
+  WAITLIST_DAILY_LIMIT: count(500),
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
+  REDIS_COMMAND_TIMEOUT_MS: withDefault(z.coerce.number().int().min(10).max(5_000).default(300)),
+
+  PHONE_DEFAULT_COUNTRY: withDefault(country.default("US")),
+  WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),
   TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
 
   SITE_URL: httpUrl,
@@ -103,7 +145,7 @@ export function webhookVariables(form: string) {
   return { url: `${prefix}_URL`, secrets: `${prefix}_SECRET`, auth: `${prefix}_AUTH_HEADER` } as const;
 }
 
-const webhookSchema = z.object({ url: httpUrl, secrets: webhookSecrets, auth: authHeader });
+const webhookSchema = z.object({ url: webhookUrl, secrets: webhookSecrets, auth: authHeader });
 
 export type WebhookSettings = z.output<typeof webhookSchema> & {
   /** The variable that holds the URL, for log lines. */
@@ -142,4 +184,16 @@ export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
   if (env.SITE_URL) return new URL(env.SITE_URL);
   if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
   return new URL("http://localhost:3000");
+}
+
+const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
+
+/** The phone numbers the waitlist accepts, from settings already read. */
+export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {
+  return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
+}
+
+/** The same for the browser's check, read when /signup renders. */
+export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
+  return phonePolicyOf(phoneSchema.parse(source));
 }

@@ -48,3 +48,33 @@ describe("checkEnvironmentAtStart", () => {
     });
   });
 });
+
+describe("checkEnvironmentAtStart refusing settings that can never deliver", () => {
+  async function startupFailure(variable: string, value: string) {
+    vi.stubEnv(variable, value);
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(process, "exit").mockImplementation(() => {
+      throw new Error("process.exit");
+    });
+    await expect(checkEnvironmentAtStart()).rejects.toThrow("process.exit");
+    return loggedLines(error)[0] as { event: string; message: string };
+  }
+
+  it("refuses a webhook URL that carries a user name and password, naming the variable and not the value", async () => {
+    const line = await startupFailure("CONTACT_WEBHOOK_URL", "https://operator:s3cret-pass@n8n.example.com/webhook/lead");
+    expect(line.event).toBe("startup_failed");
+    expect(line.message).toContain("CONTACT_WEBHOOK_URL must not hold a user name or password");
+    expect(line.message).not.toContain("s3cret-pass");
+  });
+
+  it("refuses an auth header value that is not printable ASCII", async () => {
+    const line = await startupFailure("WAITLIST_WEBHOOK_AUTH_HEADER", "X-Sous-Key: clé-€-secrète");
+    expect(line.message).toContain("WAITLIST_WEBHOOK_AUTH_HEADER must be printable ASCII");
+    expect(line.message).not.toContain("secrète");
+  });
+
+  it("refuses a country the phone library does not know", async () => {
+    const line = await startupFailure("WAITLIST_PHONE_COUNTRIES", "US,XX");
+    expect(line.message).toContain("WAITLIST_PHONE_COUNTRIES");
+  });
+});

@@ -45,7 +45,7 @@ export async function checkEnvironmentAtStart() {
   }
   if (env.REDIS_URL) {
     const host = new URL(env.REDIS_URL).host;
-    if (await connectLimitStore(env.REDIS_URL)) logEvent("info", { event: "rate_limits_shared", store: "redis", host });
+    if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS)) logEvent("info", { event: "rate_limits_shared", store: "redis", host });
     else logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
   }
 }

@@ -1,6 +1,8 @@
 "use client";
 
+import { useCallback } from "react";
 import { useForm, type Resolver } from "react-hook-form";
+import type { PhonePolicy } from "@/lib/forms/phone";
 import { emptyWaitlistValues, waitlistFields as f, waitlistMessages, type WaitlistLead, type WaitlistValues } from "@/lib/forms/waitlist";
 import { joinWaitlist } from "@/server/actions/join-waitlist";
 import { CheckboxField, SubmitButton, TextField } from "./form-fields";
@@ -11,15 +13,18 @@ import { useServerForm } from "./use-server-form";
 // The schema and its resolver load when the visitor first focuses the form (or
 // submits it): the page's first load carries no zod.
 const loadResolver = () => import("./waitlist-resolver");
-const resolver: Resolver<WaitlistValues, unknown, WaitlistLead> = async (values, context, options) =>
-  (await loadResolver()).waitlistResolver(values, context, options);
 
 /**
  * The waitlist form. react-hook-form checks it with the shared schema on
  * submit and again on every change, and focuses the first bad field, as the
- * spec asks; the server action runs the same schema.
+ * spec asks; the server action runs the same schema. `phonePolicy` is the
+ * server's (which countries' numbers it accepts), read when the page renders.
  */
-export function WaitlistForm() {
+export function WaitlistForm({ phonePolicy }: { phonePolicy: PhonePolicy }) {
+  const resolver = useCallback<Resolver<WaitlistValues, unknown, WaitlistLead>>(
+    async (values, context, options) => (await loadResolver()).waitlistResolver(phonePolicy)(values, context, options),
+    [phonePolicy],
+  );
   const browserCheck = useForm<WaitlistValues, unknown, WaitlistLead>({
     resolver,
     defaultValues: emptyWaitlistValues,

@@ -1,6 +1,6 @@
 import type * as z from "zod/mini";
 import { sharedFields } from "./shared-fields";
-import { trimmedText, type Zod } from "./text";
+import { multiline, trimmedText, type SchemaTools } from "./text";
 
 /**
  * The contact form: its fields, words and rules. Labels, options and messages
@@ -66,12 +66,12 @@ const f = contactFields;
 const clientCounts = clientCountOptions.map((option) => option.value);
 
 /**
- * The server's check of a contact request, built with the zod/mini it is given
- * (see Zod). The browser runs the same rules natively (required,
+ * The server's check of a contact request, built with the tools it is given
+ * (see SchemaTools). The browser runs the same rules natively (required,
  * type="email", maxlength) without custom messages; these messages reach only
- * a visitor whose browser skipped them.
+ * a visitor whose browser skipped them. The optional phone stays as typed.
  */
-export function contactSchema(z: Zod) {
+export function contactSchema({ z }: SchemaTools) {
   return z.object({
     name: trimmedText(z, f.name.maxLength).check(z.minLength(1, { error: m.name })),
     // The browser's own rule for type="email", so both sides accept the same addresses.
@@ -79,7 +79,7 @@ export function contactSchema(z: Zod) {
     phone: trimmedText(z, f.phone.maxLength),
     clientCount: z.enum(clientCounts as [(typeof clientCounts)[number], ...typeof clientCounts], { error: m.clientCount }),
     currentTools: trimmedText(z, f.currentTools.maxLength),
-    message: trimmedText(z, f.message.maxLength),
+    message: trimmedText(z, f.message.maxLength, undefined, multiline),
   });
 }
 

@@ -1,4 +1,5 @@
 import type * as ZodMini from "zod/mini";
+import type { PhoneParser, PhonePolicy } from "./phone";
 
 /**
  * zod/mini, handed in by whoever builds a form's schema: the server's registry,
@@ -9,14 +10,27 @@ import type * as ZodMini from "zod/mini";
  */
 export type Zod = typeof ZodMini;
 
+/** What a form's schema is built with: zod/mini, and the phone parser with the accepted countries. */
+export type SchemaTools = { z: Zod; phone: { parse: PhoneParser; policy: PhonePolicy } };
+
 /** The length message of a field whose form has no word of its own for it. */
 export const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`;
 
+// Control and format characters (zero-width, bidi, BOM) and every line break.
+const notOneLine = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+// Control characters but the line feed; CRLF and CR become LF first.
+const notMultiline = /[^\P{Cc}\n]|[\p{Zl}\p{Zp}]/gu;
+
+/** A one-line value as the server keeps it: no control or format characters, no line breaks. */
+export const oneLine = (text: string) => text.replace(notOneLine, "");
+/** A multi-line value as the server keeps it: line breaks (as \n) and no other control characters. */
+export const multiline = (text: string) => text.replace(/\r\n?/g, "\n").replace(notMultiline, "");
+
 /**
- * A text field as the server reads it: trimmed first, so the limits count what
- * is kept, and capped at the field's length. Add the field's own rules with
- * `.check(...)`.
+ * A text field as the server reads it: cleaned and trimmed first, so the
+ * limits count what is kept, and capped at the field's length. Add the field's
+ * own rules with `.check(...)`.
  */
-export function trimmedText(z: Zod, maxLength: number, tooLongMessage = tooLong(maxLength)) {
-  return z.string().check(z.trim(), z.maxLength(maxLength, { error: tooLongMessage }));
+export function trimmedText(z: Zod, maxLength: number, tooLongMessage = tooLong(maxLength), clean = oneLine) {
+  return z.string().check(z.overwrite(clean), z.trim(), z.maxLength(maxLength, { error: tooLongMessage }));
 }

@@ -1,6 +1,7 @@
 import type * as z from "zod/mini";
 import { sharedFields } from "./shared-fields";
-import { trimmedText, type Zod } from "./text";
+import { canonicalPhone } from "./phone";
+import { trimmedText, type SchemaTools } from "./text";
 
 /**
  * The waitlist form, shown on /signup: its fields, words and rules. Labels,
@@ -49,15 +50,21 @@ function looksLikePhoneNumber(value: string) {
 }
 
 /**
- * The sign-up rules, built with the zod/mini it is given (see Zod): run by
- * react-hook-form in the browser, loaded on first focus, and again by the server.
+ * The sign-up rules, built with the tools it is given (see SchemaTools): run
+ * by react-hook-form in the browser, loaded on first focus, and again by the
+ * server. The phone number comes out in E.164 (+15551234567), and only when it
+ * is a possible number of an accepted country.
  */
-export function waitlistSchema(z: Zod) {
+export function waitlistSchema({ z, phone }: SchemaTools) {
+  const canonical = (text: string) => canonicalPhone(text, phone.policy, phone.parse);
   return z.object({
     name: trimmedText(z, f.name.maxLength, m.nameTooLong).check(z.minLength(2, { error: m.name })),
-    phone: trimmedText(z, f.phone.maxLength, m.phone).check(
-      z.minLength(10, { error: m.phone }),
-      z.refine(looksLikePhoneNumber, { error: m.phone }),
+    phone: z.pipe(
+      trimmedText(z, f.phone.maxLength, m.phone).check(
+        z.minLength(10, { error: m.phone }),
+        z.refine((text) => looksLikePhoneNumber(text) && canonical(text) !== undefined, { error: m.phone }),
+      ),
+      z.transform((text) => canonical(text) ?? text),
     ),
     consent: z.boolean().check(z.refine((agreed) => agreed, { error: m.consent })),
   });

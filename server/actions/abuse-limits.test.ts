@@ -3,6 +3,7 @@ import { emptyContactValues } from "@/lib/forms/contact";
 import { idleState } from "@/lib/forms/form-state";
 import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { formData } from "@/tests/support/form-data";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { joinWaitlist } from "./join-waitlist";
@@ -113,6 +114,77 @@ describe("per-phone limit", () => {
     expect(states[3]?.retryAfterSeconds).toBeGreaterThan(86_000);
     expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "phone" });
   });
+
+  it("counts five spellings of one number, posted twice each from ten addresses, as one number", async () => {
+    const spellings = ["(555) 201-4477", "5552014477", "+1 555 201 4477", "555.201.4477", "1-555-201-4477"];
+    const attempts = [...spellings, ...spellings].map((phone) => {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      return signup({ phone });
+    });
+    const states = [];
+    for (const { fields } of attempts) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      states.push(await join(fields));
+    }
+    const delivered = attempts.flatMap(({ token }) => receiver.withName(token));
+    expect(delivered).toHaveLength(3);
+    expect(new Set(delivered.map((request) => (request.json as { phone: string }).phone))).toEqual(new Set(["+15552014477"]));
+    expect(states.filter((state) => state.status === "rate_limited")).toHaveLength(7);
+  });
+
+  it("keeps the points of posts the receiver failed: a failing workflow is no open relay", async () => {
+    // Signed, so each delivery carries its webhook-id.
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const phone = `+1 555 302 ${String(counter).padStart(4, "0")}`;
+    const states = [];
+    const tokens = [];
+    for (let i = 0; i < 10; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      const { token, fields } = signup({ phone });
+      tokens.push(token);
+      states.push(await join({ ...fields, name: `${fields.name} [status=500]` }));
+    }
+    const ids = new Set(tokens.flatMap((token) => receiver.withName(token)).map((request) => request.headers["webhook-id"]));
+    expect(ids.size).toBe(3);
+    expect(states.map((state) => state.status)).toEqual([...Array(3).fill("failed"), ...Array(7).fill("rate_limited")]);
+  });
+});
+
+describe("client addresses", () => {
+  it("counts every address of one IPv6 /64 as one client", async () => {
+    const network = `2001:db8:${counter.toString(16)}:7`;
+    const states = [];
+    for (let i = 1; i <= 8; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": `${network}::${i.toString(16)}` });
+      states.push((await join(signup().fields)).status);
+    }
+    expect(states).toEqual([...Array(5).fill("success"), ...Array(3).fill("rate_limited")]);
+  });
+
+  it("counts an IPv4-mapped IPv6 address as the IPv4 address", async () => {
+    const address = freshAddress();
+    const states = [];
+    for (let i = 0; i < 8; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": i % 2 ? address : `::ffff:${address}` });
+      states.push((await join(signup().fields)).status);
+    }
+    expect(states).toEqual([...Array(5).fill("success"), ...Array(3).fill("rate_limited")]);
+  });
+});
+
+describe("per-email limit", () => {
+  it("sends at most three contact requests a day for one email address, whatever the address", async () => {
+    const email = `Julia.${counter}@Example.com`;
+    const states = [];
+    for (let i = 0; i < 4; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      counter += 1;
+      const fields = { name: `Julia ${counter}`, email: i % 2 ? email : email.toLowerCase(), clientCount: "1-5" };
+      states.push((await submitContact(idleState(emptyContactValues), formData(fields))).status);
+    }
+    expect(states).toEqual(["success", "success", "success", "rate_limited"]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ form: "contact", limiter: "email" });
+  });
 });
 
 describe("global waitlist ceiling", () => {
@@ -122,6 +194,19 @@ describe("global waitlist ceiling", () => {
     for (let i = 0; i < 6; i += 1) states.push(await join(signup().fields));
     expect(states.map((state) => state.status)).toEqual(["success", "success", "success", "success", "rate_limited", "rate_limited"]);
     expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "waitlist_global" });
+  });
+
+  it("refuses sign-ups past the day's budget, and warns the operator at 80% of it", async () => {
+    vi.stubEnv("WAITLIST_DAILY_LIMIT", "5");
+    const states = [];
+    for (let i = 0; i < 6; i += 1) states.push((await join(signup().fields)).status);
+    expect(states).toEqual([...Array(5).fill("success"), "rate_limited"]);
+    const warnings = loggedOutcomes("warn");
+    expect(warnings.filter((line) => line.event === "daily_budget_80")).toEqual([
+      expect.objectContaining({ form: "waitlist", used: 4, limit: 5 }),
+    ]);
+    expect(warnings.at(-1)).toMatchObject({ limiter: "waitlist_daily" });
+    expect(states.at(-1)).toBe("rate_limited");
   });
 });
 

@@ -35,7 +35,8 @@ describe("joinWaitlist delivering", () => {
     expect(more).toEqual([]);
     expect(request?.path).toBe("/hooks/waitlist");
     expect(request?.headers["content-type"]).toBe("application/json");
-    expect(request?.body).toBe(JSON.stringify({ phone: "(555) 123-4567", name: fields.name }));
+    // The number in E.164, as SMS tools want it.
+    expect(request?.body).toBe(JSON.stringify({ phone: "+15551234567", name: fields.name }));
   });
 
   it.each([
@@ -62,6 +63,12 @@ describe("joinWaitlist validating", () => {
     ["phone", { phone: "call me maybe 5551234567" }, m.phone],
     ["phone", { phone: "(555) 123-456" }, m.phone],
     ["phone", { phone: "+1 555 123 4567 890 12" }, m.phone],
+    // Only US and Canadian numbers (WAITLIST_PHONE_COUNTRIES): abroad is where pumping bills come from.
+    ["phone", { phone: "+44 7911 123456" }, m.phone],
+    ["phone", { phone: "+44 20 7946 0958" }, m.phone],
+    ["phone", { phone: "+1 876 555 1234" }, m.phone],
+    // Zero-width spaces do not make a name.
+    ["name", { name: "\u200b\u200b" }, m.name],
   ])("refuses a bad %s with the spec's message and reaches no webhook", async (fieldName, override, message) => {
     const state = await withoutDelivery(receiver, () => submit(signup(override)));
     expect(state.status).toBe("invalid");
@@ -84,12 +91,31 @@ describe("joinWaitlist validating", () => {
     expect(state.errors).toEqual({ name: m.name, phone: m.phone, consent: m.consent });
   });
 
-  it.each(["(555) 123-4567", "555-123-4567", "+44 20 7946 0958", "5551234567", "555.123.4567"])(
-    "accepts the phone number %s",
-    async (phone) => {
-      expect((await submit(signup({ phone }))).status).toBe("success");
-    },
-  );
+  it.each([
+    ["(555) 123-4567", "+15551234567"],
+    ["555-123-4567", "+15551234567"],
+    ["+1 555 123 4567", "+15551234567"],
+    ["1-555-123-4567", "+15551234567"],
+    ["555.123.4567", "+15551234567"],
+    ["+1 416 555 0199", "+14165550199"],
+  ])("accepts the phone number %s and sends it as %s", async (phone, e164) => {
+    const fields = signup({ phone });
+    expect((await submit(fields)).status).toBe("success");
+    expect(receiver.withName(fields.name)[0]?.json).toEqual({ phone: e164, name: fields.name });
+  });
+
+  it("takes control, format and line-break characters out of the name and phone", async () => {
+    const fields = signup();
+    const state = await submit({ ...fields, name: `\u202e${fields.name}\u200b\n`, phone: "\ufeff(555)\u00ad 123-4567\r" });
+    expect(state.status).toBe("success");
+    expect(receiver.withName(fields.name)[0]?.body).toBe(JSON.stringify({ phone: "+15551234567", name: fields.name }));
+  });
+
+  it("echoes no more of a field than its length cap", async () => {
+    const state = await submit(signup({ name: "A".repeat(1_000_000) }));
+    expect(state.status).toBe("invalid");
+    expect(state.values.name).toHaveLength(100);
+  });
 });
 
 describe("joinWaitlist without a webhook URL", () => {
@@ -98,7 +124,7 @@ describe("joinWaitlist without a webhook URL", () => {
       const fields = signup();
       expect((await submit(fields)).status).toBe("success");
       const [line] = await lines();
-      expect(JSON.parse(line ?? "").payload).toEqual({ phone: fields.phone, name: fields.name });
+      expect(JSON.parse(line ?? "").payload).toEqual({ phone: "+15551234567", name: fields.name });
     });
   });
 });

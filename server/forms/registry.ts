@@ -1,27 +1,34 @@
 import "server-only";
-import * as z from "zod/mini";
+import type * as z from "zod/mini";
+import { contactFields, contactSchema, emptyContactValues } from "@/lib/forms/contact";
+import type { SchemaTools } from "@/lib/forms/text";
+import { emptyWaitlistValues, waitlistFields, waitlistSchema } from "@/lib/forms/waitlist";
 import type { ServerEnv } from "@/server/env";
-import { contactSchema, emptyContactValues } from "@/lib/forms/contact";
-import { emptyWaitlistValues, waitlistSchema } from "@/lib/forms/waitlist";
 
 type Schema = z.ZodMiniObject;
 type Lead<S extends Schema> = z.output<S>;
 /** What a post carries for the schema's fields, as typed: a checkbox is a boolean, the rest text. */
 type PostedValues<S extends Schema> = { [K in keyof z.input<S>]: z.input<S>[K] extends boolean ? boolean : string };
-type NumberSetting = { [K in keyof ServerEnv]: ServerEnv[K] extends number ? K : never }[keyof ServerEnv];
+type NumberSetting = { [K in keyof ServerEnv]-?: ServerEnv[K] extends number ? K : never }[keyof ServerEnv];
+type LeadField<S extends Schema> = keyof Lead<S> & string;
 
 /** What the server knows of one form, read top to bottom by submitForm. */
 export type FormEntry<S extends Schema> = {
   /** Every field the form posts, empty: a boolean is a checkbox ("on" when checked). */
   emptyValues: PostedValues<S>;
-  schema: S;
+  /** The fields' length caps: an invalid answer echoes no more of a field than this. */
+  fields: { [K in keyof PostedValues<S>]: { readonly label: string; readonly maxLength?: number } };
+  /** Built per request with the server's settings (the accepted phone countries). */
+  schema: (tools: SchemaTools) => S;
   /** The webhook body's keys, in order; every field of the schema when left out. */
-  payload?: readonly (keyof Lead<S> & string)[];
+  payload?: readonly LeadField<S>[];
   limits: {
-    /** The field holding a phone number the workflow will text: limited per number. */
-    phone?: keyof Lead<S> & string;
-    /** The setting that caps the whole form's posts per minute, from every address together. */
-    ceilingPerMinute?: NumberSetting;
+    /** The field holding a phone number the workflow will text (canonical E.164): limited per number. */
+    phone?: LeadField<S>;
+    /** The field holding an email address the operator will write to: limited per address. */
+    email?: LeadField<S>;
+    /** The settings that cap the whole form, from every client together: a burst per minute and a day's budget. */
+    ceiling?: { perMinute: NumberSetting; perDay: NumberSetting };
   };
 };
 
@@ -35,19 +42,24 @@ const entry = <S extends Schema>(form: FormEntry<S>) => form;
 export const formRegistry = {
   contact: entry({
     emptyValues: emptyContactValues,
-    schema: contactSchema(z),
-    limits: {},
+    fields: contactFields,
+    schema: contactSchema,
+    limits: { email: "email" },
   }),
   waitlist: entry({
     emptyValues: emptyWaitlistValues,
-    schema: waitlistSchema(z),
+    fields: waitlistFields,
+    schema: waitlistSchema,
     // The consent box is checked by the schema and never leaves the server.
     payload: ["phone", "name"],
     // Every sign-up makes the workflow text a number: the target of SMS pumping.
-    limits: { phone: "phone", ceilingPerMinute: "RATE_LIMIT_WAITLIST_PER_MINUTE" },
+    limits: {
+      phone: "phone",
+      ceiling: { perMinute: "RATE_LIMIT_WAITLIST_PER_MINUTE", perDay: "WAITLIST_DAILY_LIMIT" },
+    },
   }),
 };
 
 export type FormName = keyof typeof formRegistry;
-export type FormValues<Name extends FormName> = PostedValues<(typeof formRegistry)[Name]["schema"]>;
+export type FormValues<Name extends FormName> = PostedValues<ReturnType<(typeof formRegistry)[Name]["schema"]>>;
 export const formNames = Object.keys(formRegistry) as FormName[];

@@ -1,12 +1,14 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
+import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { headers } from "next/headers";
 import * as z from "zod/mini";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
-import { readEnv } from "@/server/env";
+import type { SchemaTools } from "@/lib/forms/text";
+import { phonePolicyOf, readEnv, type ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { clientAddress } from "@/server/rate-limit/client-address";
+import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { deliver } from "@/server/webhooks/deliver";
 import { formRegistry, type FormEntry, type FormName, type FormValues } from "./registry";
@@ -24,6 +26,16 @@ function readValues(formData: FormData, emptyValues: Values): Values {
   );
 }
 
+/** What an answer may echo of a post: no field longer than its cap, so a huge post is not sent back whole. */
+function capped(values: Values, fields: Record<string, { maxLength?: number }>): Values {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name,
+      typeof value === "string" ? value.slice(0, fields[name]?.maxLength ?? 1_000) : value,
+    ]),
+  );
+}
+
 function firstErrors(error: z.core.$ZodError): FieldErrors<Values> {
   const { fieldErrors } = z.flattenError(error);
   return Object.fromEntries(
@@ -35,20 +47,36 @@ function pick(lead: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((key) => [key, lead[key]]));
 }
 
+function schemaTools(env: ServerEnv): SchemaTools {
+  return { z, phone: { parse: parsePhoneNumberFromString, policy: phonePolicyOf(env) } };
+}
+
+/**
+ * A receiver's answer that proves it processed nothing: a 4xx other than 408
+ * and 429 (a bad request, a wrong auth header). Only then does the visitor's
+ * address point come back; after a timeout, a 5xx or a late answer the
+ * workflow may have texted already.
+ */
+function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
+  const { reason, status = 0 } = delivery;
+  return reason === "status" && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
 /**
  * Checks a post and delivers it: honeypot, schema, rate limits, then the
- * webhook, as the form's registry entry says. Every outcome is a result and one
- * log line; the log names fields, statuses and limiters, never what the
- * visitor typed.
+ * webhook, as the form's registry entry says, all within WEBHOOK_DEADLINE_MS.
+ * Every outcome is a result and one log line; the log names fields, statuses
+ * and limiters, never what the visitor typed.
  */
 export async function submitForm<Name extends FormName>(form: Name, formData: FormData): Promise<FormState<FormValues<Name>>> {
+  const started = performance.now();
   const entry: FormEntry<z.ZodMiniObject> = formRegistry[form];
   const values = readValues(formData, entry.emptyValues as Values);
   const answer = (status: FormState<Values>["status"], extra: Partial<FormState<Values>> = {}) =>
     ({
       status,
       id: randomUUID(),
-      values: status === "success" ? entry.emptyValues : values,
+      values: status === "success" ? entry.emptyValues : capped(values, entry.fields),
       errors: {},
       ...extra,
     }) as FormState<FormValues<Name>>;
@@ -62,7 +90,8 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
       return answer("success");
     }
 
-    const parsed = z.safeParse(entry.schema, values);
+    const env = readEnv();
+    const parsed = z.safeParse(entry.schema(schemaTools(env)), values);
     if (!parsed.success) {
       const errors = firstErrors(parsed.error);
       log("info", "invalid", { fields: Object.keys(errors) });
@@ -70,15 +99,14 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     }
     const lead = parsed.data as Record<string, unknown>;
 
-    const env = readEnv();
-    const address = clientAddress((await headers()).get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS);
-    const { phone, ceilingPerMinute } = entry.limits;
+    const { phone, email, ceiling } = entry.limits;
     const limits = await checkLimits(
       {
         form,
-        address,
+        address: addressKey(clientAddress((await headers()).get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS)),
         phone: phone ? String(lead[phone]) : undefined,
-        ceilingPerMinute: ceilingPerMinute ? env[ceilingPerMinute] : undefined,
+        email: email ? String(lead[email]) : undefined,
+        ceiling: ceiling ? { perMinute: env[ceiling.perMinute], perDay: env[ceiling.perDay] } : undefined,
       },
       env,
     );
@@ -87,10 +115,9 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
       return answer("rate_limited", { retryAfterSeconds: limits.retryAfterSeconds });
     }
 
-    const payload = pick(lead, entry.payload ?? Object.keys(entry.schema.shape));
-    const { ok, ...facts } = await deliver(form, payload, env);
-    // A lead that did not arrive does not count against the visitor's next try.
-    if (!ok) await limits.release();
+    const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
+    const { ok, ...facts } = await deliver(form, payload, env, undefined, started);
+    if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", ok ? "delivered" : "failed", facts);
     return answer(ok ? "success" : "failed");
   } catch (error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress } from "./client-address";
+import { addressKey, clientAddress } from "./client-address";
 
 describe("clientAddress", () => {
   it("takes the right-most entry: the one our own proxy wrote", () => {
@@ -25,5 +25,30 @@ describe("clientAddress", () => {
 
   it("keeps IPv6 addresses whole", () => {
     expect(clientAddress("2001:db8::1", 1)).toBe("2001:db8::1");
+  });
+});
+
+describe("addressKey", () => {
+  it("keys IPv6 by its /64, however the address is written", () => {
+    const key = addressKey("2001:db8:1:2::1");
+    expect(key).toBe("2001:db8:1:2::/64");
+    for (const sameNetwork of ["2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:0DB8:0001:0002:0:0:0:9", "[2001:db8:1:2::abcd]", "2001:db8:1:2::1%eth0"]) {
+      expect(addressKey(sameNetwork), sameNetwork).toBe(key);
+    }
+    expect(addressKey("2001:db8:1:3::1")).not.toBe(key);
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+  });
+
+  it("keys an IPv4-mapped IPv6 address as the plain IPv4 address", () => {
+    expect(addressKey("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(addressKey("::FFFF:203.0.113.9")).toBe("203.0.113.9");
+    expect(addressKey("0:0:0:0:0:ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(addressKey("::ffff:cb00:7109")).toBe("203.0.113.9");
+    expect(addressKey("203.0.113.9")).toBe("203.0.113.9");
+  });
+
+  it("keeps anything else as it is", () => {
+    expect(addressKey("unknown")).toBe("unknown");
+    expect(addressKey("1:2:3")).toBe("1:2:3");
   });
 });

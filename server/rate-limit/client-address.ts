@@ -13,3 +13,36 @@ export function clientAddress(forwardedFor: string | null, trustedHops: number) 
     .filter(Boolean);
   return entries[entries.length - trustedHops] ?? entries[0] ?? "unknown";
 }
+
+/** An IPv6 address's eight groups, or undefined for anything that is not one. */
+function ipv6Groups(address: string) {
+  const halves = address.split("::");
+  if (halves.length > 2) return undefined;
+  const split = (half: string | undefined) => (half ? half.split(":") : []);
+  const head = split(halves[0]);
+  const tail = split(halves[1]);
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill("0"), ...tail];
+  return groups.every((group) => /^[0-9a-f]{1,4}$/.test(group)) ? groups.map((group) => parseInt(group, 16)) : undefined;
+}
+
+/**
+ * The key an address is counted under. An IPv4 address as it is. An IPv6
+ * address by its /64: one subscriber, home or server usually gets a whole /64,
+ * and picks any address in it at will. An IPv4 address written as IPv6
+ * (::ffff:203.0.113.9, what a dual-stack socket reports) as plain IPv4.
+ */
+export function addressKey(address: string) {
+  const plain = address.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(plain);
+  if (mapped?.[1]) return mapped[1];
+  const groups = ipv6Groups(plain);
+  if (!groups) return plain;
+  // ::ffff:cb00:7109 is the same IPv4-mapped address written in hex.
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    const [high = 0, low = 0] = groups.slice(6);
+    return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+  }
+  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+}

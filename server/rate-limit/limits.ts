@@ -6,10 +6,18 @@ import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/server/forms/registry";
 import { logEvent } from "@/server/log";
 
-export type LimiterName = "address" | "phone" | `${FormName}_global`;
+export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;
 
 export type LimitCheck =
-  | { ok: true; /** Gives the points back, for a submission that was never delivered. */ release(): Promise<void> }
+  | {
+      ok: true;
+      /**
+       * Gives back the address's point, the only one that may be: for a post
+       * whose receiver proved it processed nothing. The phone, email and
+       * form-wide points stay spent, whatever the receiver answered.
+       */
+      releaseAddress(): Promise<void>;
+    }
   | { ok: false; limiter: LimiterName; retryAfterSeconds: number };
 
 type LimiterSpec = { name: LimiterName; points: number; duration: number };
@@ -20,19 +28,34 @@ type LimiterSpec = { name: LimiterName; points: number; duration: number };
 // same memory.
 const shared = globalThis as typeof globalThis & {
   rateLimitRedisClients?: Map<string, Redis>;
-  rateLimiters?: Map<string, RateLimiterAbstract>;
+  rateLimiters?: Map<string, Limiter>;
+  rateLimitStoreDown?: boolean;
 };
 const redisClients = (shared.rateLimitRedisClients ??= new Map<string, Redis>());
-const limiters = (shared.rateLimiters ??= new Map<string, RateLimiterAbstract>());
+const limiters = (shared.rateLimiters ??= new Map<string, Limiter>());
 
-function redisClient(url: string) {
-  let client = redisClients.get(url);
+/** Says once that the counts moved to memory, and once that they came back; not per reconnect attempt. */
+function storeDown(reason: string) {
+  if (shared.rateLimitStoreDown) return;
+  shared.rateLimitStoreDown = true;
+  logEvent("warn", { event: "redis_unavailable", message: reason, fallback: "rate limits count in this instance's memory" });
+}
+function storeUp() {
+  if (!shared.rateLimitStoreDown) return;
+  shared.rateLimitStoreDown = false;
+  logEvent("info", { event: "redis_recovered" });
+}
+
+function redisClient(url: string, commandTimeoutMs: number) {
+  const cacheKey = `${url} ${commandTimeoutMs}`;
+  let client = redisClients.get(cacheKey);
   if (!client) {
-    // No offline queue: while Redis is away, calls fail at once and the
-    // in-memory insurance limiter answers instead of the visitor waiting.
-    client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    client.on("error", (error: Error) => logEvent("warn", { event: "redis_error", message: error.message }));
-    redisClients.set(url, client);
+    // No offline queue: while Redis is away, calls fail at once. The command
+    // timeout bounds a Redis that accepts connections but never answers (a
+    // stalled or overloaded server), so a visitor never waits on it.
+    client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs });
+    client.on("error", (error: Error) => storeDown(error.message));
+    redisClients.set(cacheKey, client);
   }
   return client;
 }
@@ -43,8 +66,8 @@ function redisClient(url: string) {
  * answer in time (the in-memory fallback serves meanwhile, and the client keeps
  * trying).
  */
-export async function connectLimitStore(redisUrl: string, timeoutMs = 5_000) {
-  const client = redisClient(redisUrl);
+export async function connectLimitStore(redisUrl: string, commandTimeoutMs: number, timeoutMs = 5_000) {
+  const client = redisClient(redisUrl, commandTimeoutMs);
   if (client.status === "ready") return true;
   try {
     await once(client, "ready", { signal: AbortSignal.timeout(timeoutMs) });
@@ -54,19 +77,50 @@ export async function connectLimitStore(redisUrl: string, timeoutMs = 5_000) {
   }
 }
 
+/** A rule's counter: in Redis when there is one, else (and whenever Redis fails or stalls) in memory. */
+type Limiter = {
+  consume(key: string): Promise<RateLimiterRes>;
+  reward(key: string): Promise<unknown>;
+};
+
+function sharedLimiter(redis: RateLimiterAbstract, memory: RateLimiterAbstract): Limiter {
+  async function withFallback(call: (store: RateLimiterAbstract) => Promise<RateLimiterRes>) {
+    try {
+      const result = await call(redis);
+      storeUp();
+      return result;
+    } catch (error) {
+      // A refusal is an answer; anything else is Redis failing.
+      if (error instanceof RateLimiterRes) {
+        storeUp();
+        throw error;
+      }
+      storeDown(error instanceof Error ? error.message : String(error));
+      return call(memory);
+    }
+  }
+  return {
+    consume: (key) => withFallback((store) => store.consume(key)),
+    reward: (key) => withFallback((store) => store.reward(key, 1)),
+  };
+}
+
 /**
  * One limiter per rule and setting, made on first use and kept. With REDIS_URL
  * the counts are shared by every instance of the app; without it, or while
  * Redis is unreachable, each instance counts in its own memory.
  */
-function limiter(spec: LimiterSpec, redisUrl: string | undefined) {
-  const cacheKey = JSON.stringify([spec, redisUrl]);
+function limiter(spec: LimiterSpec, env: ServerEnv): Limiter {
+  const cacheKey = JSON.stringify([spec, env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS]);
   let found = limiters.get(cacheKey);
   if (!found) {
     const options = { keyPrefix: `rl:${spec.name}`, points: spec.points, duration: spec.duration };
     const memory = new RateLimiterMemory(options);
-    found = redisUrl
-      ? new RateLimiterRedis({ ...options, storeClient: redisClient(redisUrl), insuranceLimiter: memory })
+    found = env.REDIS_URL
+      ? sharedLimiter(
+          new RateLimiterRedis({ ...options, storeClient: redisClient(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) }),
+          memory,
+        )
       : memory;
     limiters.set(cacheKey, found);
   }
@@ -75,31 +129,45 @@ function limiter(spec: LimiterSpec, redisUrl: string | undefined) {
 
 type Subject = {
   form: FormName;
+  /** The client's address, canonical (see client-address.ts). */
   address: string;
-  /** The number the workflow will text, if the form has one. */
+  /** The number the workflow will text (E.164), if the form has one. */
   phone?: string;
-  /** The form's ceiling for all addresses together, if it has one. */
-  ceilingPerMinute?: number;
+  /** The address the operator will write to, if the form has one. */
+  email?: string;
+  /** The form's ceilings for every client together, if it has them. */
+  ceiling?: { perMinute: number; perDay: number };
 };
 
-/** The rules a submission is counted against, in the order they are checked. */
-function rulesFor({ form, address, phone, ceilingPerMinute }: Subject, env: ServerEnv) {
-  const rules: { spec: LimiterSpec; key: string }[] = [
+type Rule = { spec: LimiterSpec; key: string };
+
+/** The rules a submission is counted against, in the order they are checked: the narrowest first. */
+function rulesFor({ form, address, phone, email, ceiling }: Subject, env: ServerEnv): Rule[] {
+  const day = 86_400;
+  return [
     {
       spec: { name: "address", points: env.RATE_LIMIT_FORM_POINTS, duration: env.RATE_LIMIT_FORM_WINDOW_SECONDS },
       key: `${form}:${address}`,
     },
+    ...(phone
+      ? [{ spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS }, key: phone } as const]
+      : []),
+    ...(email
+      ? [{ spec: { name: "email", points: env.RATE_LIMIT_EMAIL_POINTS, duration: env.RATE_LIMIT_EMAIL_WINDOW_SECONDS }, key: `${form}:${email.toLowerCase()}` } as const]
+      : []),
+    ...(ceiling
+      ? ([
+          { spec: { name: `${form}_global`, points: ceiling.perMinute, duration: 60 }, key: "all" },
+          { spec: { name: `${form}_daily`, points: ceiling.perDay, duration: day }, key: "all" },
+        ] as const)
+      : []),
   ];
-  if (phone) {
-    rules.push({
-      spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS },
-      key: phone.replace(/\D/g, ""),
-    });
-  }
-  if (ceilingPerMinute) {
-    rules.push({ spec: { name: `${form}_global`, points: ceilingPerMinute, duration: 60 }, key: "all" });
-  }
-  return rules;
+}
+
+/** Warns the operator when a day's budget is 80% used: an attack shows in the log before it shows on the SMS bill. */
+function noteBudget(form: FormName, spec: LimiterSpec, used: number) {
+  if (!spec.name.endsWith("_daily") || used !== Math.ceil(spec.points * 0.8)) return;
+  logEvent("warn", { event: "daily_budget_80", form, used, limit: spec.points });
 }
 
 /**
@@ -108,19 +176,25 @@ function rulesFor({ form, address, phone, ceilingPerMinute }: Subject, env: Serv
  * a refused submission costs the visitor nothing on the other rules.
  */
 export async function checkLimits(subject: Subject, env: ServerEnv): Promise<LimitCheck> {
-  const taken: { limiter: RateLimiterAbstract; key: string }[] = [];
-  const giveBack = () => Promise.all(taken.map(({ limiter, key }) => limiter.reward(key, 1))).then(() => undefined);
+  const taken: { limiter: Limiter; rule: Rule }[] = [];
+  const giveBack = (which: typeof taken) => Promise.all(which.map(({ limiter, rule }) => limiter.reward(rule.key)));
 
-  for (const { spec, key } of rulesFor(subject, env)) {
-    const rule = limiter(spec, env.REDIS_URL);
+  for (const rule of rulesFor(subject, env)) {
+    const counter = limiter(rule.spec, env);
     try {
-      await rule.consume(key);
-      taken.push({ limiter: rule, key });
+      const counted = await counter.consume(rule.key);
+      taken.push({ limiter: counter, rule });
+      noteBudget(subject.form, rule.spec, counted.consumedPoints);
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      await giveBack();
-      return { ok: false, limiter: spec.name, retryAfterSeconds: Math.ceil(refusal.msBeforeNext / 1000) };
+      await giveBack(taken);
+      return { ok: false, limiter: rule.spec.name, retryAfterSeconds: Math.ceil(refusal.msBeforeNext / 1000) };
     }
   }
-  return { ok: true, release: giveBack };
+  return {
+    ok: true,
+    releaseAddress: async () => {
+      await giveBack(taken.filter(({ rule }) => rule.spec.name === "address"));
+    },
+  };
 }

@@ -17,3 +17,16 @@ export function uniqueToken(prefix = "t") {
   counter += 1;
   return `${prefix}${process.pid}x${counter}x${Date.now().toString(36)}`;
 }
+
+let phoneCounter = 0;
+/**
+ * A phone number of this test's own, as typed and in E.164: the waitlist
+ * takes three sign-ups a day per number, delivered or not, and the browser
+ * tests share one server.
+ */
+export function uniquePhone() {
+  phoneCounter += 1;
+  const exchange = String(process.pid % 1000).padStart(3, "0");
+  const line = String(phoneCounter).padStart(4, "0");
+  return { typed: `(555) ${exchange}-${line}`, e164: `+1555${exchange}${line}` };
+}

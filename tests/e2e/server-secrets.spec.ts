@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
+import { uniquePhone } from "./receiver-client";
 
 // The server under test was built and started with these set; none may reach a browser.
 const secrets = [e2e.serverEnv.CONTACT_WEBHOOK_URL, e2e.serverEnv.WAITLIST_WEBHOOK_URL, e2e.receiverURL, `:${e2e.receiverPort}/`];
@@ -48,7 +49,7 @@ test("no webhook address is in what a form post sends back", async ({ page, jsEn
   });
   await page.goto("/signup");
   await page.getByLabel("Full Name", { exact: true }).fill("Ada [status=500]");
-  await page.getByLabel("Phone Number", { exact: true }).fill("(555) 123-4567");
+  await page.getByLabel("Phone Number", { exact: true }).fill(uniquePhone().typed);
   await page.getByRole("checkbox").check();
   await page.getByRole("button", { name: "Join Early Access" }).click();
   await expect(page.getByText("Something went wrong. Please try again.")).toBeVisible();

@@ -2,7 +2,7 @@ import { invalidMessage } from "@/components/forms/form-messages";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { expect, test } from "./fixtures";
 import { SignupFormPage } from "./pages/signup-form";
-import { deliveriesNamed, uniqueToken } from "./receiver-client";
+import { deliveriesNamed, uniquePhone, uniqueToken } from "./receiver-client";
 import { toasts } from "./toasts";
 
 const m = waitlistMessages.invalid;
@@ -12,7 +12,8 @@ test("a sign-up reaches the waitlist webhook without the consent flag", async ({
   const token = uniqueToken();
   const name = `Ada ${token} [delay=800]`;
   await form.open();
-  await form.fill({ name: ` ${name} `, phone: "(555) 123-4567", consent: true });
+  const phone = uniquePhone();
+  await form.fill({ name: ` ${name} `, phone: phone.typed, consent: true });
   await form.submit.click();
 
   if (jsEnabled) {
@@ -31,7 +32,8 @@ test("a sign-up reaches the waitlist webhook without the consent flag", async ({
   const deliveries = await deliveriesNamed(token);
   expect(deliveries).toHaveLength(1);
   expect(deliveries[0]?.path).toBe("/hooks/waitlist");
-  expect(deliveries[0]?.body).toBe(JSON.stringify({ phone: "(555) 123-4567", name }));
+  // The number in E.164, as SMS tools want it.
+  expect(deliveries[0]?.body).toBe(JSON.stringify({ phone: phone.e164, name }));
 });
 
 test("each rule has its message next to its field, and the first bad field gets focus", async ({ page, jsEnabled }) => {
@@ -90,7 +92,8 @@ test("when the waitlist webhook fails the visitor is told and keeps every value"
   const form = new SignupFormPage(page);
   const name = `Ada ${uniqueToken()} [status=503]`;
   await form.open();
-  await form.fill({ name, phone: "+1 555 123 4567", consent: true });
+  const phone = uniquePhone().e164.replace(/^\+1(\d{3})(\d{3})(\d{4})$/, "+1 $1 $2 $3");
+  await form.fill({ name, phone, consent: true });
   await form.submit.click();
 
   if (jsEnabled) {
@@ -103,7 +106,7 @@ test("when the waitlist webhook fails the visitor is told and keeps every value"
     await expect(form.status).toContainText(`${waitlistMessages.failure.title} ${waitlistMessages.failure.text}`);
   }
   await expect(form.name).toHaveValue(name);
-  await expect(form.phone).toHaveValue("+1 555 123 4567");
+  await expect(form.phone).toHaveValue(phone);
   await expect(form.consent).toBeChecked();
 });
 

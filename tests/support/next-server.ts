@@ -27,14 +27,15 @@ export async function postSignupWithoutScript(
   baseUrl: string,
   fields: Record<string, string>,
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ) {
-  const html = await (await fetch(`${baseUrl}/signup`)).text();
+  const html = await (await fetch(`${baseUrl}/signup`, { signal })).text();
   const form = new FormData();
   for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)"(?: value="([^"]*)")?\/>/g)) {
     form.append(name ?? "", decodeEntities(value ?? ""));
   }
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  const response = await fetch(`${baseUrl}/signup`, { method: "POST", body: form, headers });
+  const response = await fetch(`${baseUrl}/signup`, { method: "POST", body: form, headers, signal });
   return { status: response.status, html: await response.text() };
 }
 
