@@ -85,7 +85,12 @@ async function main() {
       if (!check.ok) return { check };
       const latency = await measure("sign-up latency", () => measureSignupLatency(post));
       const sustained = await measure("sign-up throughput", () => measureSignupThroughput(post));
-      return { check, latency, sustained };
+      if (!baseline) return { check, latency, sustained };
+      // The same two measurements of the baseline build, right after, on the same machine.
+      const before = await prepareSignupPost(pages.signup, baseline.url);
+      const baselineLatency = await measure("baseline sign-up latency", () => measureSignupLatency(before));
+      const baselineSustained = await measure("baseline sign-up throughput", () => measureSignupThroughput(before));
+      return { check, latency, sustained, baseline: { label: baseline.label, latency: baselineLatency, sustained: baselineSustained } };
     }),
   };
 

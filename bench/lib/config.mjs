@@ -38,6 +38,7 @@ export const serverEnv = {
   RATE_LIMIT_FORM_POINTS: "1000000",
   RATE_LIMIT_PHONE_POINTS: "1000000",
   RATE_LIMIT_WAITLIST_PER_MINUTE: "1000000",
+  WAITLIST_DAILY_LIMIT: "1000000",
 };
 
 /** Seconds, shortened by BENCH_QUICK=1 to check the bench itself rather than the app. */

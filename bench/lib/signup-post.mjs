@@ -18,10 +18,11 @@ const visitor = { name: "Bench Chef", phone: "(555) 123-4567", consent: "on" };
  * browser posts them, in document order, before the visitor's fields.
  *
  * @param {string} path
+ * @param {string} [base] the server to post to: the app, or the BENCH_BASELINE build
  * @returns {Promise<SignupPost>}
  */
-export async function prepareSignupPost(path) {
-  const url = new URL(path, nextURL).href;
+export async function prepareSignupPost(path, base = nextURL) {
+  const url = new URL(path, base).href;
   const response = await fetch(url);
   if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
   const html = await response.text();

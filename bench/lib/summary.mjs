@@ -165,7 +165,7 @@ export function throughputSection(rows, baselineLabel) {
 export function signupSection(signup) {
   const title = "No-JavaScript sign-up post (multipart server-action form to /signup)";
   if (failed(signup)) return errorSection(title, signup);
-  const { check, latency, sustained } = signup;
+  const { check, latency, sustained, baseline } = signup;
   const lines = [{ text: `Check: ${check.ok ? "HTTP 200, \"You're on the waitlist!\", one POST at the receiver" : `FAILED: ${check.problems.join("; ")}`}` }];
   if (failed(latency)) lines.push({ text: `Latency: ERROR: ${latency.message}` });
   else if (latency) {
@@ -184,6 +184,13 @@ export function signupSection(signup) {
         `(${sustained.ok} in all, p50 ${fixed(sustained.p50Ms)} ms, p99 ${fixed(sustained.p99Ms)} ms; ` +
         `${sustained.non2xx} non-2xx, ${sustained.errors} connection errors of which ${sustained.timeouts} timeouts); ` +
         `the receiver got ${sustained.deliveries} deliveries (posts still in flight when the load stopped included)`,
+    });
+  }
+  if (baseline && !failed(baseline.latency) && !failed(baseline.sustained)) {
+    lines.push({
+      text:
+        `Before (${baseline.label}, same run): added by the server p50 ${fixed(baseline.latency.addedP50Ms, 1)} ms, ` +
+        `p99 ${fixed(baseline.latency.addedP99Ms, 1)} ms; sustained ${fixed(baseline.sustained.perSecond, 1)} sign-ups/s`,
     });
   }
   return { title, lines };
