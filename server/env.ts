@@ -19,15 +19,14 @@ const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().m
 
 const count = (fallback: number, max = 1_000_000_000) => withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
-const httpUrl = optional(z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }));
+const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+const httpUrl = optional(anyHttpUrl);
 
 // fetch refuses a URL with user:pass@ in it, so every delivery would fail.
 const webhookUrl = optional(
-  z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .refine((url) => !new URL(url).username && !new URL(url).password, {
-      error: "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
-    }),
+  anyHttpUrl.refine((url) => !new URL(url).username && !new URL(url).password, {
+    error: "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
+  }),
 );
 
 const country = z
