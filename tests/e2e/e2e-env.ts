@@ -3,6 +3,11 @@ const port = Number(process.env.E2E_PORT ?? 3210);
 const receiverPort = Number(process.env.E2E_RECEIVER_PORT ?? 3211);
 const receiverURL = `http://127.0.0.1:${receiverPort}`;
 
+// Fixed, so that the config and every worker know them; they sign nothing real.
+const secret = (label: string) => `whsec_${Buffer.from(`e2e ${label} signing secret, 32 bytes`.slice(0, 32)).toString("base64")}`;
+const webhookSecrets = { contact: secret("contact"), waitlist: secret("waitlist") };
+const authHeaderValues = { contact: "e2e-contact-header-value-7f3a91", waitlist: "e2e-waitlist-header-value-c04d2e" };
+
 export const e2e = {
   port,
   baseURL: `http://127.0.0.1:${port}`,
@@ -10,9 +15,17 @@ export const e2e = {
   receiverURL,
   contactWebhookURL: `${receiverURL}/hooks/contact`,
   waitlistWebhookURL: `${receiverURL}/hooks/waitlist`,
+  /** Where the test build lives (next.config.ts). */
+  distDir: ".next-e2e",
+  /** Everything of the server's env that must never reach a browser. */
+  secrets: [...Object.values(webhookSecrets), ...Object.values(authHeaderValues)],
   serverEnv: {
     CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
     WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
+    CONTACT_WEBHOOK_SECRET: webhookSecrets.contact,
+    WAITLIST_WEBHOOK_SECRET: webhookSecrets.waitlist,
+    CONTACT_WEBHOOK_AUTH_HEADER: `X-E2E-Key: ${authHeaderValues.contact}`,
+    WAITLIST_WEBHOOK_AUTH_HEADER: `X-E2E-Key: ${authHeaderValues.waitlist}`,
     // The test build: the *.e2e.tsx fixtures too, in .next-e2e (see next.config.ts).
     E2E_TEST_BUILD: "1",
     // The browser specs share this server and sign up faster than any visitor;

@@ -11,6 +11,17 @@ export async function deliveriesNamed(token: string): Promise<ReceivedRequest[]>
   });
 }
 
+/**
+ * What the e2e webhook receiver got whose body holds the text anywhere, in any
+ * field: for "nothing was delivered" checks, which must see a wrong delivery
+ * whatever field it carries the test's token in.
+ */
+export async function deliveriesWith(text: string): Promise<ReceivedRequest[]> {
+  const response = await fetch(`${e2e.receiverURL}/__received`);
+  const all = (await response.json()) as ReceivedRequest[];
+  return all.filter((request) => request.body.includes(text));
+}
+
 let counter = 0;
 /** A token unique to this test run and worker, to find a test's own deliveries. */
 export function uniqueToken(prefix = "t") {
