@@ -139,7 +139,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
  * "waitlist" form reads WAITLIST_WEBHOOK_URL, WAITLIST_WEBHOOK_SECRET and
  * WAITLIST_WEBHOOK_AUTH_HEADER, and a new form needs no change here.
  */
-export function webhookVariables(form: string) {
+function webhookVariables(form: string) {
   const prefix = `${form.toUpperCase()}_WEBHOOK`;
   return { url: `${prefix}_URL`, secrets: `${prefix}_SECRET`, auth: `${prefix}_AUTH_HEADER` } as const;
 }

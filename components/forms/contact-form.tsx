@@ -22,6 +22,8 @@ export function ContactForm() {
     permalink: "/#contact",
   });
   const { values } = form;
+  const clientCount = form.control("clientCount");
+  const message = form.control("message");
 
   return (
     <form {...form.formProps} className="grid gap-5 sm:grid-cols-2">
@@ -29,9 +31,9 @@ export function ContactForm() {
       <TextField form={form} name="name" spec={f.name} type="text" required autoComplete="name" />
       <TextField form={form} name="email" spec={f.email} type="email" required autoComplete="email" />
       <TextField form={form} name="phone" spec={f.phone} type="tel" autoComplete="tel" />
-      <Field fieldId="contact-clientCount" label={f.clientCount.label} error={form.errorOf("clientCount")}>
+      <Field fieldId={clientCount.id} label={f.clientCount.label} error={form.errorOf("clientCount")}>
         {/* React applies a select's defaultValue only when it mounts: the key remounts it with each answer's value. */}
-        <select {...form.control("clientCount")} key={values.clientCount} required defaultValue={values.clientCount} className={controlClass}>
+        <select {...clientCount} key={values.clientCount} required defaultValue={values.clientCount} className={controlClass}>
           <option value="" disabled>
             {f.clientCount.placeholder}
           </option>
@@ -43,9 +45,9 @@ export function ContactForm() {
         </select>
       </Field>
       <TextField form={form} name="currentTools" spec={f.currentTools} type="text" className="sm:col-span-2" />
-      <Field fieldId="contact-message" label={f.message.label} error={form.errorOf("message")} className="sm:col-span-2">
+      <Field fieldId={message.id} label={f.message.label} error={form.errorOf("message")} className="sm:col-span-2">
         <textarea
-          {...form.control("message")}
+          {...message}
           rows={4}
           maxLength={f.message.maxLength}
           placeholder={f.message.placeholder}

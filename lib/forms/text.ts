@@ -14,7 +14,7 @@ export type Zod = typeof ZodMini;
 export type SchemaTools = { z: Zod; phone: { parse: PhoneParser; policy: PhonePolicy } };
 
 /** The length message of a field whose form has no word of its own for it. */
-export const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`;
+const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`;
 
 // Control and format characters (zero-width, bidi, BOM) and every line break.
 const notOneLine = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
@@ -22,7 +22,7 @@ const notOneLine = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const notMultiline = /[^\P{Cc}\n]|[\p{Zl}\p{Zp}]/gu;
 
 /** A one-line value as the server keeps it: no control or format characters, no line breaks. */
-export const oneLine = (text: string) => text.replace(notOneLine, "");
+const oneLine = (text: string) => text.replace(notOneLine, "");
 /** A multi-line value as the server keeps it: line breaks (as \n) and no other control characters. */
 export const multiline = (text: string) => text.replace(/\r\n?/g, "\n").replace(notMultiline, "");
 

@@ -56,15 +56,20 @@ function looksLikePhoneNumber(value: string) {
  * is a possible number of an accepted country.
  */
 export function waitlistSchema({ z, phone }: SchemaTools) {
-  const canonical = (text: string) => canonicalPhone(text, phone.policy, phone.parse);
   return z.object({
     name: trimmedText(z, f.name.maxLength, m.nameTooLong).check(z.minLength(2, { error: m.name })),
     phone: z.pipe(
       trimmedText(z, f.phone.maxLength, m.phone).check(
         z.minLength(10, { error: m.phone }),
-        z.refine((text) => looksLikePhoneNumber(text) && canonical(text) !== undefined, { error: m.phone }),
+        z.refine(looksLikePhoneNumber, { error: m.phone }),
       ),
-      z.transform((text) => canonical(text) ?? text),
+      // Parsed once: the same parse decides whether the number is accepted and gives its E.164 form.
+      z.transform((text, context) => {
+        const e164 = canonicalPhone(text, phone.policy, phone.parse);
+        if (e164) return e164;
+        context.issues.push({ code: "custom", message: m.phone, input: text });
+        return z.NEVER;
+      }),
     ),
     consent: z.boolean().check(z.refine((agreed) => agreed, { error: m.consent })),
   });

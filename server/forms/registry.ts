@@ -18,7 +18,7 @@ export type FormEntry<S extends Schema> = {
   emptyValues: PostedValues<S>;
   /** The fields' length caps: an invalid answer echoes no more of a field than this. */
   fields: { [K in keyof PostedValues<S>]: { readonly label: string; readonly maxLength?: number } };
-  /** Built per request with the server's settings (the accepted phone countries). */
+  /** Built with the settings in force (the accepted phone countries); submitForm keeps one per policy. */
   schema: (tools: SchemaTools) => S;
   /** The webhook body's keys, in order; every field of the schema when left out. */
   payload?: readonly LeadField<S>[];
