@@ -39,7 +39,7 @@ describe("isKnownPath", () => {
   });
 
   it("does not know anything else", () => {
-    for (const unknown of ["/signupx", "/pricing", "/admin", "/Signup", "/.env", "/_nextstatic"]) {
+    for (const unknown of ["/signupx", "/pricing", "/pricing/", "/admin", "/Signup", "/.env", "/_nextstatic"]) {
       expect(isKnownPath(unknown), unknown).toBe(false);
     }
   });

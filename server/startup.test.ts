@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { startRedisServer } from "@/tests/support/redis-server";
 import { checkEnvironmentAtStart } from "./startup";
 
 function loggedLines(spy: { mock: { calls: unknown[][] } }) {
@@ -16,7 +17,13 @@ describe("checkEnvironmentAtStart", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     await checkEnvironmentAtStart();
     expect(loggedLines(warn)).toEqual([
-      expect.objectContaining({ event: "outbox_default", form: "contact", file: "data/contact-outbox.jsonl" }),
+      expect.objectContaining({
+        level: "warn",
+        event: "outbox_default",
+        form: "contact",
+        file: "data/contact-outbox.jsonl",
+        message: "CONTACT_WEBHOOK_URL is not set: contact submissions are appended to data/contact-outbox.jsonl",
+      }),
       expect.objectContaining({ event: "outbox_default", form: "waitlist", file: "data/waitlist-outbox.jsonl" }),
     ]);
   });
@@ -28,10 +35,25 @@ describe("checkEnvironmentAtStart", () => {
     await checkEnvironmentAtStart();
     const lines = loggedLines(info);
     expect(lines).toEqual([
-      expect.objectContaining({ event: "webhook_configured", form: "contact", host: "n8n.example.com" }),
+      expect.objectContaining({ level: "info", event: "webhook_configured", form: "contact", host: "n8n.example.com" }),
       expect.objectContaining({ event: "webhook_configured", form: "waitlist", host: "hooks.zapier.com" }),
     ]);
     expect(JSON.stringify(lines)).not.toContain("secret-path");
+  });
+
+  it("connects to Redis before the first visitor, and says the limits are shared", async () => {
+    const redis = await startRedisServer();
+    try {
+      vi.stubEnv("REDIS_URL", redis.url);
+      const info = vi.spyOn(console, "info").mockImplementation(() => {});
+      vi.spyOn(console, "warn").mockImplementation(() => {});
+      await checkEnvironmentAtStart();
+      expect(loggedLines(info)).toContainEqual(
+        expect.objectContaining({ event: "rate_limits_shared", store: "redis", host: new URL(redis.url).host }),
+      );
+    } finally {
+      await redis.stop();
+    }
   });
 
   it("stops the server when a variable is malformed", async () => {

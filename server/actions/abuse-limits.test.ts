@@ -150,6 +150,27 @@ describe("per-phone limit", () => {
   });
 });
 
+describe("the address's point after a failed delivery", () => {
+  // Only a receiver that proved it processed nothing (a 4xx other than 408 and
+  // 429) gives the visitor's address its point back: the five posts below
+  // either leave the address free for a sixth, or use it up.
+  it.each([
+    ["404", "[status=404]", "success"],
+    ["422", "[status=422]", "success"],
+    ["408", "[status=408]", "rate_limited"],
+    ["429", "[status=429]", "rate_limited"],
+    ["500", "[status=500]", "rate_limited"],
+    ["a redirect", "[redirect]", "rate_limited"],
+  ])("after five answered %s, the address's sixth post is %s", async (_answer, directive, sixth) => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 5; i += 1) {
+      const { fields } = signup();
+      expect((await join({ ...fields, name: `${fields.name} ${directive}` })).status).toBe("failed");
+    }
+    expect((await join(signup().fields)).status).toBe(sixth);
+  });
+});
+
 describe("client addresses", () => {
   it("counts every address of one IPv6 /64 as one client", async () => {
     const network = `2001:db8:${counter.toString(16)}:7`;

@@ -86,9 +86,14 @@ describe("joinWaitlist validating", () => {
     expect(receiver.received.length).toBe(before);
   });
 
-  it("reports every bad field at once", async () => {
-    const state = await submit({ name: "", phone: "" });
+  it("reports every bad field at once, and logs their names, not their values", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const state = await submit({ name: "", phone: "hello" });
     expect(state.errors).toEqual({ name: m.name, phone: m.phone, consent: m.consent });
+    const line = JSON.parse(String(info.mock.calls.at(-1)?.[0]));
+    expect(line).toMatchObject({ level: "info", event: "submission", form: "waitlist", outcome: "invalid" });
+    expect(line.fields).toEqual(["name", "phone", "consent"]);
+    expect(JSON.stringify(line)).not.toContain("hello");
   });
 
   it.each([

@@ -115,7 +115,7 @@ describe("submitContact delivering", () => {
     const fields = lead();
     await submit(fields);
     const line = vi.mocked(console.info).mock.calls.at(-1)?.[0] as string;
-    expect(JSON.parse(line)).toMatchObject({ event: "submission", form: "contact", outcome: "delivered", status: 200 });
+    expect(JSON.parse(line)).toMatchObject({ event: "submission", form: "contact", outcome: "delivered", via: "webhook", status: 200 });
     for (const value of Object.values(fields)) expect(line).not.toContain(value);
   });
 });
@@ -179,6 +179,8 @@ describe("submitContact without a webhook URL", () => {
       expect(entry.id).toMatch(/^msg_/);
       expect(entry.payload).toEqual({ ...fields });
       expect(receiver.received.length).toBe(before);
+      const line = JSON.parse(vi.mocked(console.info).mock.calls.at(-1)?.[0] as string);
+      expect(line).toMatchObject({ outcome: "delivered", via: "outbox", webhookId: JSON.parse(written[1] ?? "").id });
     });
   });
 
@@ -189,6 +191,6 @@ describe("submitContact without a webhook URL", () => {
     const state = await submit(lead());
     expect(state.status).toBe("failed");
     const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
-    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "error" });
+    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "error", error: expect.stringMatching(/^Error: ENOTDIR/) });
   });
 });

@@ -47,8 +47,27 @@ describe("addressKey", () => {
     expect(addressKey("203.0.113.9")).toBe("203.0.113.9");
   });
 
+  it("reads every legal spelling of eight groups", () => {
+    expect(addressKey("1:2:3:4:5:6:7:8")).toBe("1:2:3:4::/64");
+    expect(addressKey("1:2:3:4:5:6::8")).toBe("1:2:3:4::/64");
+    // Zeros then ffff only as the first six groups make an IPv4-mapped address.
+    expect(addressKey("1::ffff:0:1")).toBe("1:0:0:0::/64");
+  });
+
   it("keeps anything else as it is", () => {
-    expect(addressKey("unknown")).toBe("unknown");
-    expect(addressKey("1:2:3")).toBe("1:2:3");
+    for (const other of [
+      "unknown",
+      "1:2:3",
+      "1:2:3:4:5:6:7",
+      "1::2::3",
+      "1:2:3:4:5:6:7::8",
+      "12345::1",
+      "zz1::1",
+      "1zz::1",
+      "x::ffff:203.0.113.9",
+      "::ffff:203.0.113.9.1",
+    ]) {
+      expect(addressKey(other), other).toBe(other);
+    }
   });
 });

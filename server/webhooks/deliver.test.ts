@@ -127,6 +127,14 @@ describe("retries", () => {
     expect(requests.map((request) => request.answered)).toEqual(["hang", "hang", "hang"]);
   });
 
+  it("counts the deadline from when the visitor's wait began, not from the first attempt", async () => {
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "1000");
+    const body = payload("[delay=600]");
+    // The limit checks took 800 ms of the visitor's 1,000: 200 are left for an answer that takes 600.
+    const delivery = await deliver("waitlist", body, readEnv(), undefined, performance.now() - 800);
+    expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 1 });
+  });
+
   it("stops retrying when the next attempt would overrun the deadline", async () => {
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "500");

@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { analyticsEnabled, EnvError, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
+import { envOf } from "@/tests/support/schema-tools";
+
+const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;
+
+/** The problems an EnvError names, or [] when the settings are read. */
+function problems(read: () => unknown) {
+  try {
+    read();
+    return [];
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+}
+
+describe("readEnv", () => {
+  it("takes a blank variable as unset, so its default applies", () => {
+    const env = readEnv(envOf({ OUTBOX_DIR: "  ", WEBHOOK_DEADLINE_MS: "", WAITLIST_PHONE_COUNTRIES: " " }));
+    expect(env.OUTBOX_DIR).toBe("data");
+    expect(env.WEBHOOK_DEADLINE_MS).toBe(9_000);
+    expect(env.WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA"]);
+  });
+
+  it("reads a list of countries with spaces and empty entries, upper-cased", () => {
+    expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA", "GB"]);
+    expect(problems(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
+  });
+
+  it("names every bad variable in one error", () => {
+    let thrown: unknown;
+    try {
+      readEnv(envOf({ WEBHOOK_DEADLINE_MS: "soon", REDIS_URL: "http://cache:6379" }));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EnvError);
+    const error = thrown as EnvError;
+    expect(error.name).toBe("EnvError");
+    expect(error.problems.map((problem) => problem.split(" ")[0])).toStrictEqual(["WEBHOOK_DEADLINE_MS", "REDIS_URL"]);
+    expect(error.message).toBe(`Invalid server environment: ${error.problems.join("; ")}`);
+  });
+});
+
+describe("readWebhook", () => {
+  it("reads a form's three variables by its name", () => {
+    const secret = secretOf(32);
+    const webhook = readWebhook("waitlist", envOf({
+      WAITLIST_WEBHOOK_URL: "https://hooks.example/w",
+      WAITLIST_WEBHOOK_SECRET: secret,
+      WAITLIST_WEBHOOK_AUTH_HEADER: "X-Api-Key:   k3y value  ",
+    }));
+    expect(webhook).toStrictEqual({
+      url: "https://hooks.example/w",
+      secrets: [secret],
+      auth: { name: "X-Api-Key", value: "k3y value" },
+      urlVariable: "WAITLIST_WEBHOOK_URL",
+    });
+  });
+
+  it("takes several secrets separated by any run of spaces: the rotation path", () => {
+    const [oldSecret, newSecret] = [secretOf(24), secretOf(64)];
+    expect(readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` })).secrets).toStrictEqual([
+      oldSecret,
+      newSecret,
+    ]);
+  });
+
+  it("refuses a secret of fewer than 24 or more than 64 random bytes", () => {
+    for (const bytes of [24, 64]) expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([]);
+    for (const bytes of [23, 65]) {
+      expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([
+        "CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes",
+      ]);
+    }
+  });
+
+  it("refuses a URL with only a user name, or only a password", () => {
+    for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
+      expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(/^CONTACT_WEBHOOK_URL must not hold/);
+    }
+  });
+});
+
+describe("siteUrl", () => {
+  it("is SITE_URL, else Vercel's production domain over https, else the local server", () => {
+    expect(siteUrl(envOf({ SITE_URL: "https://sous.example", VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href).toBe(
+      "https://sous.example/",
+    );
+    expect(siteUrl(envOf({ VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href).toBe("https://sous.vercel.app/");
+    expect(siteUrl(envOf({})).href).toBe("http://localhost:3000/");
+  });
+});
+
+describe("analyticsEnabled", () => {
+  it("is on on Vercel, or where the operator turns it on, and off elsewhere", () => {
+    expect(analyticsEnabled(envOf({ VERCEL: "1" }))).toBe(true);
+    expect(analyticsEnabled(envOf({ ENABLE_VERCEL_ANALYTICS: "true" }))).toBe(true);
+    expect(analyticsEnabled(envOf({}))).toBe(false);
+    expect(analyticsEnabled(envOf({ VERCEL: "0", ENABLE_VERCEL_ANALYTICS: "false" }))).toBe(false);
+  });
+});
+
+describe("waitlistPhonePolicy", () => {
+  it("hands the browser the default country and the accepted ones", () => {
+    expect(waitlistPhonePolicy(envOf({}))).toStrictEqual({ defaultCountry: "US", countries: ["US", "CA"] });
+    expect(waitlistPhonePolicy(envOf({ PHONE_DEFAULT_COUNTRY: "ca", WAITLIST_PHONE_COUNTRIES: "CA" }))).toStrictEqual({
+      defaultCountry: "CA",
+      countries: ["CA"],
+    });
+  });
+});

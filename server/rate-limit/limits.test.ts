@@ -1,0 +1,111 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { readEnv } from "@/server/env";
+import { startRedisServer } from "@/tests/support/redis-server";
+import { freePort, type Started } from "@/tests/support/processes";
+import { freshAddress } from "@/tests/support/request-headers";
+import { checkLimits, connectLimitStore } from "./limits";
+import { envOf } from "@/tests/support/schema-tools";
+
+let counter = 0;
+const uniquePhone = () => `+1555${String((counter += 1)).padStart(7, "0")}`;
+
+beforeEach(() => {
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+const logged = (event: string) =>
+  (["info", "warn", "error"] as const)
+    .flatMap((method) => vi.mocked(console[method]).mock.calls)
+    .map((call) => JSON.parse(String(call[0])))
+    .filter((line) => line.event === event);
+
+describe("checkLimits in memory", () => {
+  it("gives back only the address's point when asked, never the phone's", async () => {
+    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "1", RATE_LIMIT_PHONE_POINTS: "1" }));
+    const address = freshAddress();
+    const phone = uniquePhone();
+    const first = await checkLimits({ form: "waitlist", address, phone }, env);
+    if (!first.ok) throw new Error("the first sign-up is refused");
+    await first.releaseAddress();
+
+    // The address may post again; the number may not.
+    expect(await checkLimits({ form: "waitlist", address, phone }, env)).toMatchObject({ ok: false, limiter: "phone" });
+    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
+  });
+
+  it("warns when the day's budget is 80% spent", async () => {
+    const ceiling = { perMinute: 100, perDay: 5 };
+    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "100" }));
+    for (let i = 0; i < 3; i += 1) await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
+    expect(logged("daily_budget_80")).toStrictEqual([]);
+    await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
+    expect(logged("daily_budget_80")).toStrictEqual([expect.objectContaining({ form: "contact", used: 4, limit: 5 })]);
+  });
+
+  it("does not warn for the minute's burst ceiling", async () => {
+    const ceiling = { perMinute: 5, perDay: 1_000 };
+    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "100" }));
+    for (let i = 0; i < 5; i += 1) await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
+    expect(logged("daily_budget_80")).toStrictEqual([]);
+  });
+});
+
+describe("checkLimits with Redis", () => {
+  let redis: Started;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    client = new Redis(redis.url);
+  }, 30_000);
+  afterAll(async () => {
+    client.disconnect();
+    redis.child.kill("SIGCONT");
+    await redis.stop();
+  });
+
+  it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
+    const env = readEnv(envOf({ REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));
+    expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
+    const address = freshAddress();
+    const ceiling = { perMinute: 100, perDay: 1000 };
+    for (let i = 0; i < 2; i += 1) expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({ ok: true });
+
+    expect(await client.get(`rl:address:waitlist:${address}`)).toBe("2");
+    expect(Number(await client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
+    expect(Number(await client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
+    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: false, limiter: "address" });
+
+    // What another instance does to the count, this one sees.
+    await client.del(`rl:address:waitlist:${address}`);
+    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
+  });
+
+  it("counts in memory while Redis stalls, saying so once, and once when it is back", async () => {
+    const env = readEnv(envOf({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: "50", RATE_LIMIT_FORM_POINTS: "2" }));
+    expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
+    const address = freshAddress();
+    redis.child.kill("SIGSTOP");
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) answers.push(await checkLimits({ form: "contact", address }, env));
+      // Memory counts too: the third post from the address is refused.
+      expect(answers.map((answer) => answer.ok)).toStrictEqual([true, true, false]);
+      expect(logged("redis_unavailable")).toHaveLength(1);
+      expect(logged("redis_recovered")).toHaveLength(0);
+    } finally {
+      redis.child.kill("SIGCONT");
+    }
+    await vi.waitFor(async () => {
+      await checkLimits({ form: "contact", address: freshAddress() }, env);
+      expect(logged("redis_recovered")).toHaveLength(1);
+    });
+  });
+});
+
+describe("connectLimitStore", () => {
+  it("says false when no Redis answers in time", async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    expect(await connectLimitStore(url, 50, 200)).toBe(false);
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { backoffMs, isTransient } from "./retry-policy";
+
+describe("isTransient", () => {
+  it("retries what the receiver may answer differently next time", () => {
+    for (const status of [408, 429, 500, 502, 503, 504]) {
+      expect(isTransient({ ok: false, reason: "status", status }), String(status)).toBe(true);
+    }
+    expect(isTransient({ ok: false, reason: "timeout" })).toBe(true);
+    expect(isTransient({ ok: false, reason: "network" })).toBe(true);
+  });
+
+  it("does not retry a success, a refusal that will not change, or a redirect", () => {
+    expect(isTransient({ ok: true, status: 200 })).toBe(false);
+    expect(isTransient({ ok: true, status: 500 })).toBe(false);
+    for (const status of [400, 401, 403, 404, 410, 422, 499]) {
+      expect(isTransient({ ok: false, reason: "status", status }), String(status)).toBe(false);
+    }
+    expect(isTransient({ ok: false, reason: "redirect", status: 503 })).toBe(false);
+  });
+});
+
+describe("backoffMs", () => {
+  it("doubles a ceiling per retry and waits between half of it and all of it", () => {
+    expect([1, 2, 3].map((retry) => backoffMs(retry, 300, () => 0))).toStrictEqual([150, 300, 600]);
+    expect([1, 2, 3].map((retry) => backoffMs(retry, 300, () => 1))).toStrictEqual([300, 600, 1200]);
+    expect(backoffMs(2, 300, () => 0.5)).toBe(450);
+  });
+});

@@ -1,0 +1,25 @@
+// Mutation testing: `npm run test:mutation` (tests/mutation/run.sh). It changes
+// the server code and the shared form contract one small edit at a time and
+// counts the edits that no unit test notices. Slow by nature, so not part of
+// `npm test`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+const config = {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.config.mts", related: true },
+  mutate: [
+    "server/**/*.ts",
+    "lib/forms/**/*.ts",
+    "!**/*.test.ts",
+  ],
+  coverageAnalysis: "perTest",
+  concurrency: 2,
+  timeoutMS: 10000,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: "reports/mutation/index.html" },
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  tempDirName: ".stryker-tmp",
+  thresholds: { high: 90, low: 80, break: 80 },
+  ignoreStatic: true,
+};
+
+export default config;
