@@ -3,4 +3,11 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { checkEnvironmentAtStart } = await import("./server/startup");
   await checkEnvironmentAtStart();
+  // A server that stays up redelivers pending leads itself, those left from
+  // before a restart included. On Vercel no process stays up: the cron route
+  // (app/api/cron/redeliver) runs the passes instead.
+  if (!process.env.VERCEL) {
+    const { startRedelivery } = await import("./server/leads/redeliver");
+    startRedelivery();
+  }
 }

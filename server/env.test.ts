@@ -1,20 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { analyticsEnabled, EnvError, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
+import { analyticsEnabled, EnvError, problemsOf, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
 import { envOf } from "@/tests/support/schema-tools";
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;
-
-/** The problems an EnvError names, or [] when the settings are read. */
-function problems(read: () => unknown) {
-  try {
-    read();
-    return [];
-  } catch (error) {
-    if (error instanceof EnvError) return error.problems;
-    throw error;
-  }
-}
 
 describe("readEnv", () => {
   it("takes a blank variable as unset, so its default applies", () => {
@@ -26,7 +15,7 @@ describe("readEnv", () => {
 
   it("reads a list of countries with spaces and empty entries, upper-cased", () => {
     expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA", "GB"]);
-    expect(problems(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
+    expect(problemsOf(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
   });
 
   it("names every bad variable in one error", () => {
@@ -69,9 +58,9 @@ describe("readWebhook", () => {
   });
 
   it("refuses a secret of fewer than 24 or more than 64 random bytes", () => {
-    for (const bytes of [24, 64]) expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([]);
+    for (const bytes of [24, 64]) expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([]);
     for (const bytes of [23, 65]) {
-      expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([
+      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([
         "CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes",
       ]);
     }
@@ -79,7 +68,7 @@ describe("readWebhook", () => {
 
   it("refuses a URL with only a user name, or only a password", () => {
     for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
-      expect(problems(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(/^CONTACT_WEBHOOK_URL must not hold/);
+      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(/^CONTACT_WEBHOOK_URL must not hold/);
     }
   });
 });

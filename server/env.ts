@@ -39,6 +39,16 @@ const countries = z
   .transform((list) => list.split(",").map((code) => code.trim()).filter(Boolean))
   .pipe(z.array(country).min(1));
 
+// Seconds to wait after a lead's first failed delivery before each redelivery;
+// when the list is spent the lead is kept as dead. The default, like Svix's,
+// backs off from seconds to hours and spans about a day and a half (37.6 h).
+const defaultSchedule = [5, 60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000];
+const schedule = z
+  .string()
+  .transform((list) => list.split(",").map((delay) => delay.trim()).filter(Boolean))
+  .pipe(z.array(z.string().regex(/^\d+$/, { error: "must list whole seconds, e.g. 5,60,300" }).transform(Number)).min(1))
+  .pipe(z.array(z.number().min(1).max(7 * 86_400)));
+
 // Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
 // separated by spaces, sign every delivery with each: the rotation path.
 const webhookSecret = z
@@ -91,6 +101,11 @@ const envSchema = z.object({
   WEBHOOK_MAX_RETRIES: withDefault(z.coerce.number().int().min(0).max(5).default(2)),
   WEBHOOK_RETRY_BASE_MS: milliseconds(300),
 
+  REDELIVERY_SCHEDULE_SECONDS: withDefault(schedule.default(defaultSchedule)),
+  REDELIVERY_POLL_MS: withDefault(z.coerce.number().int().min(100).max(600_000).default(5_000)),
+  // Vercel Cron sends it as "Authorization: Bearer <CRON_SECRET>"; without it the cron route does not exist.
+  CRON_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
+
   RATE_LIMIT_FORM_POINTS: count(5),
   RATE_LIMIT_FORM_WINDOW_SECONDS: count(600, 86_400 * 30),
   RATE_LIMIT_PHONE_POINTS: count(3),
@@ -119,6 +134,17 @@ export class EnvError extends Error {
   override name = "EnvError";
   constructor(readonly problems: string[]) {
     super(`Invalid server environment: ${problems.join("; ")}`);
+  }
+}
+
+/** What is wrong with one group of settings, as EnvError lists it: [] when they read well. */
+export function problemsOf(read: () => unknown) {
+  try {
+    read();
+    return [];
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
   }
 }
 

@@ -1,20 +1,9 @@
 import "server-only";
-import { EnvError, readEnv, readWebhook } from "./env";
+import { EnvError, problemsOf, readEnv, readWebhook } from "./env";
 import { formNames } from "./forms/registry";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 import { outboxFile } from "./webhooks/outbox";
-
-/** What is wrong with one group of settings, as EnvError lists it. */
-function problemsOf(read: () => unknown) {
-  try {
-    read();
-    return [];
-  } catch (error) {
-    if (error instanceof EnvError) return error.problems;
-    throw error;
-  }
-}
 
 /**
  * Runs once when the server starts (see instrumentation.ts) and logs what each

@@ -34,6 +34,8 @@ export const serverEnv = {
   CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
   WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
   NEXT_TELEMETRY_DISABLED: "1",
+  // The pending-lead store (files, fsynced) out of the project's data/.
+  OUTBOX_DIR: "bench/.runs/data",
   // Read by the rate limiter once it lands; harmless before that.
   RATE_LIMIT_FORM_POINTS: "1000000",
   RATE_LIMIT_PHONE_POINTS: "1000000",

@@ -21,7 +21,7 @@ function payload(directive = "") {
 
 /** Delivers as the waitlist form would, with the environment as it is now. */
 async function send(body: { phone: string; name: string }) {
-  const delivery = await deliver("waitlist", body, readEnv());
+  const delivery = await deliver("waitlist", body, { env: readEnv() });
   return { delivery, requests: receiver.withName(body.name) };
 }
 
@@ -131,7 +131,7 @@ describe("retries", () => {
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "1000");
     const body = payload("[delay=600]");
     // The limit checks took 800 ms of the visitor's 1,000: 200 are left for an answer that takes 600.
-    const delivery = await deliver("waitlist", body, readEnv(), undefined, performance.now() - 800);
+    const delivery = await deliver("waitlist", body, { env: readEnv(), started: performance.now() - 800 });
     expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 1 });
   });
 
