@@ -19,7 +19,7 @@ const metadataFiles: Record<string, string> = {
 function pathsDefinedByApp(dir = "app", prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.isDirectory()) return pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${entry.name}`);
-    if (entry.name === "page.tsx") return [prefix || "/"];
+    if (entry.name === "page.tsx" || entry.name === "route.ts") return [prefix || "/"];
     const metadataPath = metadataFiles[entry.name];
     return metadataPath ? [`${prefix}/${metadataPath}`] : [];
   });
@@ -30,6 +30,7 @@ describe("isKnownPath", () => {
     const paths = pathsDefinedByApp();
     expect(paths).toContain("/");
     expect(paths).toContain("/signup");
+    expect(paths).toContain("/api/cron/redeliver");
     for (const known of paths) expect(isKnownPath(known), known).toBe(true);
   });
 

@@ -5,6 +5,7 @@
  */
 const pagePaths = new Set(["/", "/signup"]);
 const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
+const routePaths = new Set(["/api/cron/redeliver"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 
 export function isKnownPath(pathname: string) {
@@ -13,6 +14,7 @@ export function isKnownPath(pathname: string) {
   return (
     pagePaths.has(pathname) ||
     metadataPaths.has(pathname) ||
+    routePaths.has(pathname) ||
     frameworkPrefixes.some((prefix) => pathname.startsWith(prefix))
   );
 }
