@@ -20,5 +20,6 @@ export function setupWebhookReceiver(): Omit<WebhookReceiver, "close"> {
       return started().received;
     },
     withName: (token) => started().withName(token),
+    outage: (status) => started().outage(status),
   };
 }

@@ -11,6 +11,8 @@ import type { AddressInfo, Socket } from "node:net";
  *   [delay=800]   wait, then answer 200     [fail=2]    503 for the first two
  *                                                       attempts of a webhook-id
  * GET /__received returns the recorded requests as JSON (for other processes).
+ * `outage(503)` makes it answer every request with that status, as a workflow
+ * that is down does, until `outage(undefined)`.
  */
 
 export type ReceivedRequest = {
@@ -28,6 +30,8 @@ export type WebhookReceiver = {
   received: ReceivedRequest[];
   /** Requests whose JSON `name` contains the given token. */
   withName(token: string): ReceivedRequest[];
+  /** Answers every request with `status` from now on; undefined ends the outage. */
+  outage(status: number | undefined): void;
   close(): Promise<void>;
 };
 
@@ -49,6 +53,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const attemptsById = new Map<string, number>();
   const sockets = new Set<Socket>();
+  let outageStatus: number | undefined;
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -82,7 +87,9 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         res.end(status < 300 ? "ok" : "nope");
       };
 
-      if (directive(json, "reset") !== undefined) {
+      if (outageStatus !== undefined) {
+        answer(outageStatus);
+      } else if (directive(json, "reset") !== undefined) {
         record.answered = "reset";
         req.socket.destroy();
       } else if (directive(json, "hang") !== undefined) {
@@ -116,6 +123,9 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         const json = request.json;
         return typeof json === "object" && json !== null && "name" in json && String(json.name).includes(token);
       }),
+    outage: (status) => {
+      outageStatus = status;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
