@@ -4,7 +4,7 @@
  * results (also written to bench/RESULTS.md). A missed budget is a result, not
  * a failure: the bench exits 0 unless it could not measure.
  *
- * BENCH_PORT moves its five ports (default 4100-4104); BENCH_QUICK=1 runs
+ * BENCH_PORT moves its six ports (default 4100-4105); BENCH_QUICK=1 runs
  * shorter loads and one Lighthouse run, to try the bench itself;
  * BENCH_BASELINE=<git ref> also builds and measures that commit (lib/baseline.mjs).
  */
@@ -12,8 +12,10 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { appServer, buildApp } from "./lib/app.mjs";
 import { baselineRef, startBaseline } from "./lib/baseline.mjs";
-import { host, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
-import { auditPage } from "./lib/lighthouse.mjs";
+import { host, nextURL, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
+import { startFloor } from "./lib/floor.mjs";
+import { auditInterleaved } from "./lib/lighthouse.mjs";
+import { takeScreenshots } from "./lib/screenshots.mjs";
 import { describeMachine } from "./lib/machine.mjs";
 import { weighPages } from "./lib/page-weight.mjs";
 import { assertPortFree, killAllNow, start, stopAll, waitForHttp } from "./lib/processes.mjs";
@@ -48,6 +50,7 @@ async function main() {
   const app = appServer(log);
   await app.ensureRunning();
   const baseline = baselineRef ? await startBaseline(log) : undefined;
+  const floor = await startFloor(log);
 
   /**
    * Runs one measurement; its failure becomes its result, so that the others
@@ -72,11 +75,17 @@ async function main() {
   const results = {
     staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog)),
     weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound)),
-    audits: await measure("Lighthouse", async () => {
-      const audits = [];
-      for (const path of [pages.home, pages.signup]) audits.push(await auditPage(path));
-      return audits;
-    }),
+    audits: await measure("Lighthouse (the floor, / and /signup, interleaved)", () =>
+      auditInterleaved([
+        { label: "floor", url: floor.url },
+        ...[pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href })),
+        // The baseline's pages take their turns too: before and after, same run.
+        ...(baseline ? [pages.home, pages.signup].map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
+      ]),
+    ),
+    screenshots: await measure("screenshots", () =>
+      takeScreenshots([pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href }))),
+    ),
     throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url)),
     signup: await measure("no-JavaScript sign-up", async () => {
       const post = await prepareSignupPost(pages.signup);
@@ -84,13 +93,18 @@ async function main() {
       // Timing a post that does not work would measure the wrong thing.
       if (!check.ok) return { check };
       const latency = await measure("sign-up latency", () => measureSignupLatency(post));
-      const sustained = await measure("sign-up throughput", () => measureSignupThroughput(post));
-      if (!baseline) return { check, latency, sustained };
-      // The same two measurements of the baseline build, right after, on the same machine.
+      if (!baseline) return { check, latency, sustained: await measure("sign-up throughput", () => measureSignupThroughput(post)) };
+      // The same measurements of the baseline build on the same machine, the
+      // loads in the order this, before, before, this: a machine that slows
+      // down or speeds up during the run weighs on both builds alike.
       const before = await prepareSignupPost(pages.signup, baseline.url);
       const baselineLatency = await measure("baseline sign-up latency", () => measureSignupLatency(before));
-      const baselineSustained = await measure("baseline sign-up throughput", () => measureSignupThroughput(before));
-      return { check, latency, sustained, baseline: { label: baseline.label, latency: baselineLatency, sustained: baselineSustained } };
+      const loads = [];
+      for (const [label, which] of [["this", post], ["before", before], ["before", before], ["this", post]]) {
+        loads.push({ label, result: await measure(`sign-up throughput (${label})`, () => measureSignupThroughput(which)) });
+      }
+      const pair = (label) => averageLoads(loads.filter((l) => l.label === label).map((l) => l.result));
+      return { check, latency, sustained: pair("this"), baseline: { label: baseline.label, latency: baselineLatency, sustained: pair("before") } };
     }),
   };
 
@@ -99,7 +113,8 @@ async function main() {
     summary.machineSection(machine, app.unexpectedExits),
     summary.staticSection(results.staticChecks),
     summary.weightSection(results.weights),
-    ...summary.lighthouseSections(results.audits),
+    ...summary.lighthouseSections(results.audits, baseline?.label),
+    summary.screenshotSection(results.screenshots),
     summary.throughputSection(results.throughput, baseline?.label),
     summary.signupSection(results.signup),
     summary.budgetSection(budgets),
@@ -113,6 +128,23 @@ async function main() {
     log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
     process.exitCode = 1;
   }
+}
+
+/** Two loads of one build as one: their mean rate, and the runs' own rates for the record. */
+function averageLoads(results) {
+  const broken = results.find((result) => result instanceof Error);
+  if (broken) return broken;
+  const [first, second] = results;
+  return {
+    ...first,
+    perSecond: (first.perSecond + second.perSecond) / 2,
+    ok: first.ok + second.ok,
+    deliveries: first.deliveries + second.deliveries,
+    non2xx: first.non2xx + second.non2xx,
+    errors: first.errors + second.errors,
+    timeouts: first.timeouts + second.timeouts,
+    runs: results.map((result) => result.perSecond),
+  };
 }
 
 let stopping = false;

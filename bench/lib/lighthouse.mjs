@@ -35,40 +35,44 @@ export const categories = ["performance", "accessibility", "best-practices", "se
 /**
  * Lighthouse's default mobile run (simulated throttling), through its CLI: each
  * run gets a fresh Chromium and profile, and a crash stays in its process.
+ * The targets take turns, run after run (floor, /, /signup, floor, /, ...), so
+ * a slow minute of the machine weighs on all of them alike.
  *
- * @param {string} path
- * @returns {Promise<LighthouseResult>}
+ * @param {{ label: string, url: string }[]} targets
+ * @returns {Promise<LighthouseResult[]>}
  */
-export async function auditPage(path, runs = durations.lighthouseRuns) {
-  const reports = [];
-  const retries = [];
+export async function auditInterleaved(targets, runs = durations.lighthouseRuns) {
+  const reports = new Map(targets.map((target) => [target.label, []]));
+  const retries = new Map(targets.map((target) => [target.label, []]));
   for (let i = 1; i <= runs; i += 1) {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        reports.push(await runOnce(path, i, attempt));
-        break;
-      } catch (error) {
-        if (attempt === 3) throw error;
-        retries.push(`run ${i}: ${error.message}`);
+    for (const target of targets) {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          reports.get(target.label).push(await runOnce(target, i, attempt));
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+          retries.get(target.label).push(`run ${i}: ${error.message}`);
+        }
       }
     }
   }
-  return { ...summarize(path, reports), retries };
+  return targets.map((target) => ({ ...summarize(target.label, reports.get(target.label)), retries: retries.get(target.label) }));
 }
 
-async function runOnce(path, index, attempt) {
+async function runOnce(target, index, attempt) {
   // Chrome's launcher reuses a browser it finds on its port, and the previous
   // run's browser may still be shutting down there.
   await waitForPortFree(ports.chrome, "127.0.0.1");
-  const page = path.replace(/\W+/g, "-").replace(/-$/, "") || "-home";
+  const page = target.label.replace(/\W+/g, "-").replace(/-$/, "") || "-home";
   // A failed attempt keeps its log under its own name, for whoever looks into it.
-  const name = `lighthouse${page}-${index}${attempt > 1 ? `-attempt${attempt}` : ""}`;
+  const name = `lighthouse${page.startsWith("-") ? page : `-${page}`}-${index}${attempt > 1 ? `-attempt${attempt}` : ""}`;
   const base = `${paths.runs}${name}`;
   const failure = await run(
     process.execPath,
     [
       cli,
-      new URL(path, nextURL).href,
+      target.url,
       "--output=json",
       "--output=html",
       `--output-path=${base}`,
@@ -107,10 +111,15 @@ function summarize(path, reports) {
       // Lighthouse's own measure of the machine's speed: simulated throttling scales from it.
       benchmarkIndex: median(lhrs.map((lhr) => lhr.environment?.benchmarkIndex ?? Number.NaN)),
     },
-    lcpElement: describeDetails(medianRun(lhrs, "largest-contentful-paint").audits["largest-contentful-paint-element"]?.details),
+    // Lighthouse 13 names the element, and splits its time, in the LCP breakdown insight.
+    lcpElement: describeDetails(lcpAudit(medianRun(lhrs, "largest-contentful-paint"))?.details, 8),
     failing: failingAudits(lhrs),
     reports: reports.map((report) => report.html),
   };
+}
+
+function lcpAudit(lhr) {
+  return lhr.audits["largest-contentful-paint-element"] ?? lhr.audits["lcp-breakdown-insight"];
 }
 
 function medianRun(lhrs, auditId) {
@@ -194,6 +203,7 @@ function describeItem(item) {
   const parts = [];
   if (item.node) parts.push(describeNode(item.node));
   if (typeof item.groupLabel === "string") parts.push(item.groupLabel);
+  if (typeof item.label === "string" && typeof item.duration === "number") parts.push(item.label);
   const url = item.url ?? item.source?.url;
   if (typeof url === "string") parts.push(url.replace(nextURL, ""));
   if (item.source?.line !== undefined) parts.push(`line ${item.source.line + 1}`);

@@ -1,0 +1,4 @@
+/** The floor builds with Next's defaults. */
+const nextConfig = {};
+
+export default nextConfig;
