@@ -11,27 +11,31 @@ import type { LeadStore } from "./store";
 const shared = globalThis as typeof globalThis & { leadRedisClients?: Map<string, Redis> };
 const clients = (shared.leadRedisClients ??= new Map<string, Redis>());
 
-function client(url: string) {
-  let found = clients.get(url);
+function client(url: string, commandTimeoutMs: number) {
+  const cacheKey = `${url} ${commandTimeoutMs}`;
+  let found = clients.get(cacheKey);
   if (!found) {
     // Unlike the limits' client, this one queues commands while it connects:
-    // a lead waits a moment for Redis rather than failing at once. The timeout
-    // still bounds a Redis that never answers.
-    found = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+    // a lead waits a moment for Redis rather than failing at once. The
+    // timeout (REDIS_COMMAND_TIMEOUT_MS) bounds a Redis that stalls: the lead
+    // is then sent without its safety net, and the visitor is not kept waiting.
+    found = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs });
     let down = false;
     found.on("error", (error: Error) => {
       if (!down) logEvent("warn", { event: "lead_store_unavailable", store: "redis", message: error.message });
       down = true;
     });
     found.on("ready", () => (down = false));
-    clients.set(url, found);
+    clients.set(cacheKey, found);
   }
   return found;
 }
 
 /** The pending-lead store for these settings: Redis when REDIS_URL is set, else files under OUTBOX_DIR/pending. */
-export function leadStoreFor(env: Pick<ServerEnv, "REDIS_URL" | "OUTBOX_DIR">): LeadStore {
-  return env.REDIS_URL ? redisLeadStore(client(env.REDIS_URL)) : fileLeadStore(pendingDir(env.OUTBOX_DIR));
+export function leadStoreFor(env: Pick<ServerEnv, "REDIS_URL" | "REDIS_COMMAND_TIMEOUT_MS" | "OUTBOX_DIR">): LeadStore {
+  return env.REDIS_URL
+    ? redisLeadStore(client(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))
+    : fileLeadStore(pendingDir(env.OUTBOX_DIR));
 }
 
 export const pendingDir = (outboxDir: string) => path.join(outboxDir, "pending");
