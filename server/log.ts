@@ -12,3 +12,6 @@ export function logEvent(level: Level, fields: Record<string, unknown>) {
   else if (level === "warn") console.warn(line);
   else console.info(line);
 }
+
+/** What a caught value says, for a log line's `message`. */
+export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

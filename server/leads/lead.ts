@@ -65,3 +65,8 @@ export function leadFacts(lead: Lead, now = Date.now()) {
     ageSeconds: Math.round((now - lead.createdAt) / 1000),
   };
 }
+
+/** The `lead_pending` log line's facts: where the lead stands and when it is tried next. */
+export function pendingFacts(lead: Lead) {
+  return { event: "lead_pending", ...leadFacts(lead), reason: lead.lastFailure, nextAttemptAt: new Date(lead.nextAttemptAt).toISOString() };
+}

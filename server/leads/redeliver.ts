@@ -1,10 +1,10 @@
 import "server-only";
 import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
-import { logEvent } from "@/server/log";
+import { logEvent, messageOf } from "@/server/log";
 import { appendToOutbox } from "@/server/webhooks/outbox";
 import { attemptOnce } from "@/server/webhooks/deliver";
 import { failureOf } from "./failure";
-import { leadFacts, type Lead } from "./lead";
+import { leadFacts, pendingFacts, type Lead } from "./lead";
 import type { LeadStore } from "./store";
 import { leadStoreFor } from "./stores";
 
@@ -54,7 +54,7 @@ export async function redeliver(store: LeadStore, lead: Lead, env: ServerEnv): P
       logEvent("error", { event: "lead_dead", ...leadFacts(failed), reason: failed.lastFailure });
       return "dead";
     }
-    logEvent("warn", { event: "lead_pending", ...leadFacts(failed), reason: failed.lastFailure, nextAttemptAt: new Date(next).toISOString() });
+    logEvent("warn", pendingFacts(failed));
     return "pending";
   } finally {
     await store.release(lead.key);
@@ -91,7 +91,7 @@ export function startRedelivery(env: ServerEnv = readEnv()) {
     running = true;
     redeliveryPass()
       .catch((error: unknown) =>
-        logEvent("error", { event: "redelivery_failed", message: error instanceof Error ? error.message : String(error) }),
+        logEvent("error", { event: "redelivery_failed", message: messageOf(error) }),
       )
       .finally(() => (running = false));
   }, env.REDELIVERY_POLL_MS);

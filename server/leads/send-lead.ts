@@ -2,10 +2,10 @@ import "server-only";
 import type { ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/env";
 import type { FormName } from "@/server/forms/registry";
-import { logEvent } from "@/server/log";
+import { logEvent, messageOf } from "@/server/log";
 import { deliver, newWebhookId, type Delivery } from "@/server/webhooks/deliver";
 import { failureOf } from "./failure";
-import { leadFacts, leadKey, type Lead } from "./lead";
+import { leadKey, pendingFacts, type Lead } from "./lead";
 import { leadStoreFor } from "./stores";
 
 /**
@@ -39,7 +39,7 @@ export async function sendLead(form: FormName, payload: Record<string, unknown>,
     kept = await store.add(fresh);
   } catch (error) {
     // The lead still goes out; only its safety net is missing, and the operator hears of it.
-    logEvent("error", { event: "lead_store_failed", form, message: error instanceof Error ? error.message : String(error) });
+    logEvent("error", { event: "lead_store_failed", form, message: messageOf(error) });
   }
 
   const lead = kept ?? fresh;
@@ -62,9 +62,9 @@ export async function sendLead(form: FormName, payload: Record<string, unknown>,
         again && lead.state === "pending" ? lead.nextAttemptAt : Date.now() + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
     };
     await store.update(failed);
-    logEvent("warn", { event: "lead_pending", ...leadFacts(failed), reason: failed.lastFailure, nextAttemptAt: new Date(failed.nextAttemptAt).toISOString() });
+    logEvent("warn", pendingFacts(failed));
   } catch (error) {
-    logEvent("error", { event: "lead_store_failed", form, webhookId: lead.id, message: error instanceof Error ? error.message : String(error) });
+    logEvent("error", { event: "lead_store_failed", form, webhookId: lead.id, message: messageOf(error) });
   }
   return delivery;
 }

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/server/forms/registry";
-import { logEvent } from "@/server/log";
+import { logEvent, messageOf } from "@/server/log";
 
 export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;
 
@@ -95,7 +95,7 @@ function sharedLimiter(redis: RateLimiterAbstract, memory: RateLimiterAbstract):
         storeUp();
         throw error;
       }
-      storeDown(error instanceof Error ? error.message : String(error));
+      storeDown(messageOf(error));
       return call(memory);
     }
   }
