@@ -12,6 +12,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { appServer, buildApp } from "./lib/app.mjs";
 import { baselineRef, startBaseline } from "./lib/baseline.mjs";
+import { pinApart } from "./lib/cpu-pinning.mjs";
 import { host, nextURL, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
 import { startFloor } from "./lib/floor.mjs";
 import { auditInterleaved } from "./lib/lighthouse.mjs";
@@ -20,7 +21,7 @@ import { describeMachine } from "./lib/machine.mjs";
 import { weighPages } from "./lib/page-weight.mjs";
 import { assertPortFree, killAllNow, start, stopAll, waitForHttp } from "./lib/processes.mjs";
 import { renderMarkdown, renderText } from "./lib/report.mjs";
-import { checkSignupPost, measureSignupLatency, measureSignupThroughput, prepareSignupPost } from "./lib/signup-post.mjs";
+import { checkSignupPost, measureSignups, prepareSignupPost } from "./lib/signup-post.mjs";
 import { checkStatic } from "./lib/static.mjs";
 import * as summary from "./lib/summary.mjs";
 import { measureThroughput } from "./lib/throughput.mjs";
@@ -92,19 +93,14 @@ async function main() {
       const check = await checkSignupPost(post);
       // Timing a post that does not work would measure the wrong thing.
       if (!check.ok) return { check };
-      const latency = await measure("sign-up latency", () => measureSignupLatency(post));
-      if (!baseline) return { check, latency, sustained: await measure("sign-up throughput", () => measureSignupThroughput(post)) };
-      // The same measurements of the baseline build on the same machine, the
-      // loads in the order this, before, before, this: a machine that slows
-      // down or speeds up during the run weighs on both builds alike.
-      const before = await prepareSignupPost(pages.signup, baseline.url);
-      const baselineLatency = await measure("baseline sign-up latency", () => measureSignupLatency(before));
-      const loads = [];
-      for (const [label, which] of [["this", post], ["before", before], ["before", before], ["this", post]]) {
-        loads.push({ label, result: await measure(`sign-up throughput (${label})`, () => measureSignupThroughput(which)) });
+      const before = baseline ? await prepareSignupPost(pages.signup, baseline.url) : undefined;
+      const pinning = pinApart({ servers: [app.pgid(), baseline?.pgid], helpers: [receiver.child.pid] });
+      try {
+        const measured = await measureSignups(post, before, log);
+        return { check, pinned: pinning.pinned, ...measured, ...(baseline ? { baseline: { label: baseline.label, ...measured.baseline } } : {}) };
+      } finally {
+        pinning.restore();
       }
-      const pair = (label) => averageLoads(loads.filter((l) => l.label === label).map((l) => l.result));
-      return { check, latency, sustained: pair("this"), baseline: { label: baseline.label, latency: baselineLatency, sustained: pair("before") } };
     }),
   };
 
@@ -128,23 +124,6 @@ async function main() {
     log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
     process.exitCode = 1;
   }
-}
-
-/** Two loads of one build as one: their mean rate, and the runs' own rates for the record. */
-function averageLoads(results) {
-  const broken = results.find((result) => result instanceof Error);
-  if (broken) return broken;
-  const [first, second] = results;
-  return {
-    ...first,
-    perSecond: (first.perSecond + second.perSecond) / 2,
-    ok: first.ok + second.ok,
-    deliveries: first.deliveries + second.deliveries,
-    non2xx: first.non2xx + second.non2xx,
-    errors: first.errors + second.errors,
-    timeouts: first.timeouts + second.timeouts,
-    runs: results.map((result) => result.perSecond),
-  };
 }
 
 let stopping = false;

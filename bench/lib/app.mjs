@@ -43,6 +43,8 @@ export function appServer(log = () => {}) {
   return {
     ensureRunning,
     unexpectedExits,
+    /** The server's process group, while it runs. */
+    pgid: () => (alive ? handle?.child.pid : undefined),
     stop: () => (handle ? stop(handle) : undefined),
   };
 }

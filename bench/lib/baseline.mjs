@@ -38,6 +38,7 @@ export async function startBaseline(log) {
   return {
     label: `${ref} (${commit})`,
     url: baselineURL,
+    pgid: server.child.pid,
     stop: () => stop(server),
   };
 }

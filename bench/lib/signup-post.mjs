@@ -1,6 +1,6 @@
 import { durations, nextURL, receiverURL } from "./config.mjs";
 import { benchAddress, distinctClientAddresses, load } from "./load.mjs";
-import { percentile } from "./stats.mjs";
+import { median, percentile } from "./stats.mjs";
 
 /** What a visitor without JavaScript types into the sign-up form. */
 const visitor = { name: "Bench Chef", phone: "(555) 123-4567", consent: "on" };
@@ -89,6 +89,8 @@ export async function checkSignupPost(post) {
 export async function measureSignupLatency(post, count = durations.sequentialPosts) {
   // The first posts load the action's modules and open the connection to the receiver.
   for (let i = 0; i < 10; i += 1) await (await send(post, i)).arrayBuffer();
+  // Deliveries of an earlier load may still be arriving: they would pair with the wrong posts.
+  await settledDeliveries();
   const before = await receiverStats();
   const totals = [];
   for (let i = 1; i <= count; i += 1) {
@@ -117,18 +119,83 @@ export async function measureSignupLatency(post, count = durations.sequentialPos
  *
  * @param {SignupPost} post
  */
-export async function measureSignupThroughput(post) {
+export async function measureSignupThroughput(post, duration = durations.signupLoad) {
   const before = await receiverStats();
   const result = await load({
     url: post.url,
     method: "POST",
-    duration: durations.load,
+    duration,
     headers: headersFor(post),
     body: post.body,
     requests: [{ setupRequest: distinctClientAddresses() }],
   });
   const deliveries = (await settledDeliveries()) - before.deliveries;
   return { ...result, deliveries };
+}
+
+/**
+ * @typedef {object} SignupLoads
+ * @property {number} perSecond   the median of the loads' 2xx rates
+ * @property {number[]} runs      each load's rate, in the order run
+ * @property {number} ok
+ * @property {number} non2xx
+ * @property {number} errors
+ * @property {number} timeouts
+ * @property {number} deliveries
+ * @property {number} p50Ms       the median of the loads' p50 latencies
+ * @property {number} p99Ms       the highest of the loads' p99 latencies
+ */
+
+/**
+ * The no-JavaScript sign-up of this build, and of the BENCH_BASELINE build
+ * when there is one, each measured warm: a sustained warm-up load first (not
+ * counted), then the sequential latency, then blocks of short loads in the
+ * order this, before, before, this, so that a machine that speeds up or slows
+ * down weighs on both builds alike. Each build's rate is the median of its
+ * loads.
+ *
+ * @param {SignupPost} post
+ * @param {SignupPost} [before] the baseline build's post
+ * @param {(message: string) => void} [log]
+ */
+export async function measureSignups(post, before, log = () => {}) {
+  const builds = before ? [post, before] : [post];
+  for (const build of builds) {
+    log(`warming ${new URL(build.url).host} with ${durations.signupWarmup} s of sign-ups…`);
+    await measureSignupThroughput(build, durations.signupWarmup);
+  }
+  const latencies = [];
+  for (const build of builds) latencies.push(await measureSignupLatency(build));
+
+  const order = before ? [post, before, before, post] : [post];
+  /** @type {Map<SignupPost, Awaited<ReturnType<typeof measureSignupThroughput>>[]>} */
+  const loads = new Map(builds.map((build) => [build, []]));
+  for (let block = 1; block <= durations.signupBlocks; block += 1) {
+    for (const build of order) loads.get(build).push(await measureSignupThroughput(build));
+    log(`sign-up block ${block}/${durations.signupBlocks}: ${builds.map((build) => loads.get(build).map((l) => l.perSecond.toFixed(0)).join(" ")).join(" | ")}`);
+  }
+  const [latency, baselineLatency] = latencies;
+  return {
+    latency,
+    sustained: combine(loads.get(post)),
+    ...(before ? { baseline: { latency: baselineLatency, sustained: combine(loads.get(before)) } } : {}),
+  };
+}
+
+/** @returns {SignupLoads} */
+function combine(results) {
+  const sum = (key) => results.reduce((total, result) => total + result[key], 0);
+  return {
+    perSecond: median(results.map((result) => result.perSecond)),
+    runs: results.map((result) => result.perSecond),
+    ok: sum("ok"),
+    non2xx: sum("non2xx"),
+    errors: sum("errors"),
+    timeouts: sum("timeouts"),
+    deliveries: sum("deliveries"),
+    p50Ms: median(results.map((result) => result.p50Ms)),
+    p99Ms: Math.max(...results.map((result) => result.p99Ms)),
+  };
 }
 
 /** The receiver's count once the posts still in flight when the load stopped have arrived. */

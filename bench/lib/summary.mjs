@@ -211,22 +211,24 @@ export function signupSection(signup) {
         `(receiver's own handling p99 ${fixed(latency.receiverP99Ms, 2)} ms)`,
     });
   }
+  const loads = (result) =>
+    `${fixed(result.perSecond, 1)} sign-ups/s answered 2xx, the median of ${result.runs.length} loads (${result.runs.map((r) => fixed(r)).join(", ")}); ` +
+    `${result.ok} in all, p50 ${fixed(result.p50Ms)} ms, worst p99 ${fixed(result.p99Ms)} ms; ` +
+    `${result.non2xx} non-2xx, ${result.errors} connection errors of which ${result.timeouts} timeouts`;
   if (failed(sustained)) lines.push({ text: `Sustained: ERROR: ${sustained.message}` });
   else if (sustained) {
     lines.push({
       text:
-        `Sustained (${connections} connections, ${durations.load} s${sustained.runs ? ` each, mean of ${sustained.runs.map((r) => fixed(r, 1)).join(" and ")}` : ""}): ${fixed(sustained.perSecond, 1)} sign-ups/s answered 2xx ` +
-        `(${sustained.ok} in all, p50 ${fixed(sustained.p50Ms)} ms, p99 ${fixed(sustained.p99Ms)} ms; ` +
-        `${sustained.non2xx} non-2xx, ${sustained.errors} connection errors of which ${sustained.timeouts} timeouts); ` +
-        `the receiver got ${sustained.deliveries} deliveries (posts still in flight when the load stopped included)`,
+        `Sustained (${connections} connections, loads of ${durations.signupLoad} s after ${durations.signupWarmup} s of warm-up` +
+        `${signup.pinned ? "; servers on their own cores, load generator and receiver on the last one" : ""}): ${loads(sustained)}; ` +
+        `the receiver got ${sustained.deliveries} deliveries (posts still in flight when a load stopped included)`,
     });
   }
   if (baseline && !failed(baseline.latency) && !failed(baseline.sustained)) {
     lines.push({
       text:
-        `Before (${baseline.label}, same run): added by the server p50 ${fixed(baseline.latency.addedP50Ms, 1)} ms, ` +
-        `p99 ${fixed(baseline.latency.addedP99Ms, 1)} ms; sustained ${fixed(baseline.sustained.perSecond, 1)} sign-ups/s` +
-        `${baseline.sustained.runs ? ` (mean of ${baseline.sustained.runs.map((r) => fixed(r, 1)).join(" and ")}; loads run this, before, before, this)` : ""}`,
+        `Before (${baseline.label}, same run, warmed alike, loads in blocks of this, before, before, this): added by the server p50 ${fixed(baseline.latency.addedP50Ms, 1)} ms, ` +
+        `p99 ${fixed(baseline.latency.addedP99Ms, 1)} ms; sustained ${loads(baseline.sustained)}`,
     });
   }
   return { title, lines };
@@ -286,6 +288,21 @@ export function judgeBudgets({ staticChecks, weights, audits, signup }) {
     else {
       const check = staticChecks.find((c) => c.path === path);
       add(name, `prerendered ${check.prerendered ? "yes" : "no"}, build mark ${check.buildMark}`, check.prerendered);
+    }
+  }
+  if (!failed(signup) && signup.baseline) {
+    const { latency, sustained, baseline } = signup;
+    const latencyName = "No-JS sign-up: server time added p50 <= before + 5 ms";
+    const rateName = "No-JS sign-ups per second >= 90% of before";
+    if ([latency, baseline.latency].some(failed)) unmeasured(latencyName, [latency, baseline.latency].find(failed));
+    else {
+      const added = latency.addedP50Ms - baseline.latency.addedP50Ms;
+      add(latencyName, `${fixed(latency.addedP50Ms, 1)} vs ${fixed(baseline.latency.addedP50Ms, 1)} ms (${signed(added, 1)})`, added <= 5);
+    }
+    if ([sustained, baseline.sustained].some(failed)) unmeasured(rateName, [sustained, baseline.sustained].find(failed));
+    else {
+      const ratio = sustained.perSecond / baseline.sustained.perSecond;
+      add(rateName, `${fixed(sustained.perSecond, 1)} vs ${fixed(baseline.sustained.perSecond, 1)} (${fixed(ratio * 100)}%)`, ratio >= 0.9);
     }
   }
   const name = "No-JavaScript sign-up post works (check, not a budget)";
