@@ -2,14 +2,38 @@ import { durations, nextURL, receiverURL } from "./config.mjs";
 import { benchAddress, distinctClientAddresses, load } from "./load.mjs";
 import { median, percentile } from "./stats.mjs";
 
-/** What a visitor without JavaScript types into the sign-up form. */
-const visitor = { name: "Bench Chef", phone: "(555) 123-4567", consent: "on" };
+/**
+ * What a visitor without JavaScript types into the sign-up form. Every post
+ * gets its own phone number (see `withVisitor`): real visitors are different
+ * people, and one number posted over and over would measure the lead store's
+ * "same visitor again" path instead of a new lead.
+ */
+const visitor = { name: "Bench Chef", phone: "(555) 000-0000", consent: "on" };
+
+/** Posts numbered across the whole run, so that no two posts share a phone number. */
+let visitors = 0;
+
+/**
+ * The post's body with the next visitor's phone number, (555) 000-0001,
+ * (555) 000-0002…, spelt at the same length so the body's size does not change.
+ *
+ * @param {SignupPost} post
+ * @returns {Buffer}
+ */
+function withVisitor(post) {
+  visitors += 1;
+  const digits = String(visitors % 10_000_000).padStart(7, "0");
+  const body = Buffer.from(post.body);
+  body.write(`(555) ${digits.slice(0, 3)}-${digits.slice(3)}`, post.phoneAt, "latin1");
+  return body;
+}
 
 /**
  * @typedef {object} SignupPost
  * @property {string} url
  * @property {Buffer} body          the multipart body a browser without JavaScript sends
  * @property {string} contentType   with the body's boundary
+ * @property {number} phoneAt       where the phone number starts in the body
  */
 
 /**
@@ -39,10 +63,13 @@ export async function prepareSignupPost(path, base = nextURL) {
 
   // Request serialises FormData exactly as fetch would send it, boundary included.
   const request = new Request(url, { method: "POST", body: data });
+  const body = Buffer.from(await request.arrayBuffer());
+  if (body.indexOf(visitor.phone, 0, "latin1") < 0) throw new Error("the phone number is not in the post's body as typed");
   return {
     url,
-    body: Buffer.from(await request.arrayBuffer()),
+    body,
     contentType: request.headers.get("content-type") ?? "",
+    phoneAt: body.indexOf(visitor.phone, 0, "latin1"),
   };
 }
 
@@ -127,7 +154,7 @@ export async function measureSignupThroughput(post, duration = durations.signupL
     duration,
     headers: headersFor(post),
     body: post.body,
-    requests: [{ setupRequest: distinctClientAddresses() }],
+    requests: [{ setupRequest: distinctVisitors(post) }],
   });
   const deliveries = (await settledDeliveries()) - before.deliveries;
   return { ...result, deliveries };
@@ -214,8 +241,14 @@ function send(post, n) {
   return fetch(post.url, {
     method: "POST",
     headers: { ...headersFor(post), "x-forwarded-for": benchAddress(n) },
-    body: post.body,
+    body: withVisitor(post),
   });
+}
+
+/** An autocannon setupRequest: each request from its own address, with its own phone number. */
+function distinctVisitors(post) {
+  const fromDistinctAddresses = distinctClientAddresses();
+  return (request) => ({ ...fromDistinctAddresses(request), body: withVisitor(post) });
 }
 
 /** What a browser sends along; Next compares Origin with Host before running an action. */
