@@ -21,6 +21,7 @@ const exists = (error: unknown) => (error as NodeJS.ErrnoException).code === "EE
  */
 async function writeWhole(file: string, text: string, replace: boolean) {
   const temporary = `${file}.${randomUUID()}.tmp`;
+  let renamed = false;
   try {
     const handle = await open(temporary, "wx", 0o600);
     try {
@@ -29,12 +30,14 @@ async function writeWhole(file: string, text: string, replace: boolean) {
     } finally {
       await handle.close();
     }
-    if (replace) await rename(temporary, file);
-    else await link(temporary, file);
+    if (replace) {
+      await rename(temporary, file);
+      renamed = true;
+    } else await link(temporary, file);
   } finally {
     // After a link, and after any failure, the temporary name goes too: a
     // visitor's details must not outlive the lead under a name no one reads.
-    await unlink(temporary).catch(() => {});
+    if (!renamed) await unlink(temporary).catch(() => {});
   }
 }
 
