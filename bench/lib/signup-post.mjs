@@ -64,13 +64,9 @@ export async function prepareSignupPost(path, base = nextURL) {
   // Request serialises FormData exactly as fetch would send it, boundary included.
   const request = new Request(url, { method: "POST", body: data });
   const body = Buffer.from(await request.arrayBuffer());
-  if (body.indexOf(visitor.phone, 0, "latin1") < 0) throw new Error("the phone number is not in the post's body as typed");
-  return {
-    url,
-    body,
-    contentType: request.headers.get("content-type") ?? "",
-    phoneAt: body.indexOf(visitor.phone, 0, "latin1"),
-  };
+  const phoneAt = body.indexOf(visitor.phone, 0, "latin1");
+  if (phoneAt < 0) throw new Error("the phone number is not in the post's body as typed");
+  return { url, body, contentType: request.headers.get("content-type") ?? "", phoneAt };
 }
 
 /**
