@@ -10,6 +10,16 @@ type VnuMessage = { type: string; message: string; url: string; extract?: string
 const vnuJar = path.join(process.cwd(), "node_modules", "vnu-jar", "build", "dist", "vnu.jar");
 const pages = { "home.html": "/", "signup.html": "/signup", "not-found.html": "/no-such-page" };
 
+// The stylesheet is inlined, so the checker reads Tailwind's CSS too. Its CSS
+// module predates three things Tailwind 4 writes and browsers support: the
+// @property rule, margin-trim (inside an @supports test), and a custom
+// property named in transition-property. Every other CSS message still fails.
+const cssTheCheckerDoesNotKnow = [
+  /^CSS: Unrecognized at-rule “@property”/,
+  /^CSS: “margin-trim”: Property “margin-trim” doesn't exist/,
+  /^CSS: “transition-property”: “--tw-[\w-]+” is not a “transition-property” value/,
+];
+
 // The W3C Nu HTML Checker (the engine of validator.w3.org), run from the npm
 // package's jar with the system's Java, over the HTML the server sends.
 test("the three pages are valid HTML", async ({ request }) => {
@@ -27,7 +37,8 @@ test("the three pages are valid HTML", async ({ request }) => {
       maxBuffer: 16 * 1024 * 1024,
     });
     const { messages } = JSON.parse(stderr) as { messages: VnuMessage[] };
-    expect(messages.map(({ url, message, extract }) => `${path.basename(url)}: ${message} ${extract ?? ""}`)).toEqual([]);
+    const errors = messages.filter(({ message }) => !cssTheCheckerDoesNotKnow.some((known) => known.test(message)));
+    expect(errors.map(({ url, message, extract }) => `${path.basename(url)}: ${message} ${extract ?? ""}`)).toEqual([]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
