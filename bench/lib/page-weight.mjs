@@ -5,6 +5,7 @@ import { chromiumPath, nextURL, quietChromeFlags } from "./config.mjs";
 /**
  * @typedef {object} PageWeight
  * @property {string} path
+ * @property {number} htmlGzip   bytes of the document, gzipped at level 9 (an inlined stylesheet is in it)
  * @property {number} jsGzip     bytes of JavaScript, each file gzipped at level 9
  * @property {number} cssGzip
  * @property {number} jsFiles
@@ -67,10 +68,13 @@ async function weighPage(browser, path, expectNotFound) {
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const expected = expectNotFound ? 404 : 200;
     if (response?.status() !== expected) failedRequests.push(`document answered ${response?.status()}, expected ${expected}`);
+    // With the stylesheet inlined, the document carries it: its bytes count too.
+    const html = await response.body().catch(() => null);
     const scripts = (await Promise.all(bodies.script)).filter(Boolean);
     const styles = (await Promise.all(bodies.stylesheet)).filter(Boolean);
     return {
       path,
+      htmlGzip: html ? gzippedSize([html]) : Number.NaN,
       jsGzip: gzippedSize(scripts),
       cssGzip: gzippedSize(styles),
       jsFiles: scripts.length,
