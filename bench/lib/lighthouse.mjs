@@ -40,7 +40,7 @@ export const categories = ["performance", "accessibility", "best-practices", "se
  *   and a model (Lantern) replays the requests and tasks it saw before the
  *   paint at phone speed. Every script that arrived and ran before that paint
  *   counts, and over loopback the scripts often arrive before a page that takes
- *   longer than an empty one to lay out has painted (bench/README.md, "Measured since").
+ *   longer than an empty one to lay out has painted (bench/README.md, "Applied throttling").
  * The budgets are judged on the applied runs: they time the paint a phone would see.
  */
 export const throttling = {

@@ -131,7 +131,7 @@ export function lighthouseSections(audits, baselineLabel, method) {
         "Scores 0-100, the runs' own scores in brackets. The floor is an empty App Router page on the same next, react and react-dom (bench/floor), measured in turn with the site's pages; the difference to it is the figure, since the absolute times drift with the machine. Benchmark index: Lighthouse's measure of the machine's speed, which its simulated throttling scales from (lower is slower). " +
         (method === "applied"
           ? "Chrome throttles network and CPU while the page loads; the budgets are judged on these runs."
-          : "Reported beside the applied runs, not judged: see bench/README.md, \"Measured since\", for why the model misreads these pages over loopback."),
+          : "Reported beside the applied runs, not judged: see bench/README.md, \"Applied throttling\", for why the model misreads these pages over loopback."),
       table,
     },
   ];
