@@ -7,17 +7,17 @@ import { analyticsEnabled, siteUrl } from "@/server/env";
 import "./globals.css";
 
 // Self-hosted from npm: the build never reaches a font CDN. One Latin subset,
-// neither preloaded nor swapped in: the first paint never waits for it, and
-// "optional" uses it only if it is there within the first ~100 ms (from the
-// cache, or a fast link), so the text never shifts. Otherwise the page stays in
-// the fallback (Arial, metric-matched, where the device has it) and the next
-// page gets Inter from the cache.
+// preloaded but never swapped in: with "optional" the text uses Inter only if
+// it is there when the text is first laid out (on a fast link, or from the
+// cache), so the text never shifts. On a slow first visit the page stays in the
+// fallback (Arial, metric-matched, where the device has it) and the next page
+// gets Inter from the cache.
 const inter = localFont({
   src: "../node_modules/@fontsource-variable/inter/files/inter-latin-wght-normal.woff2",
   variable: "--font-inter",
   weight: "100 900",
   display: "optional",
-  preload: false,
+  preload: true,
   adjustFontFallback: "Arial",
 });
 
