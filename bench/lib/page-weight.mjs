@@ -69,7 +69,7 @@ async function weighPage(browser, path, expectNotFound) {
     const expected = expectNotFound ? 404 : 200;
     if (response?.status() !== expected) failedRequests.push(`document answered ${response?.status()}, expected ${expected}`);
     // With the stylesheet inlined, the document carries it: its bytes count too.
-    const html = await response.body().catch(() => null);
+    const html = (await response?.body().catch(() => null)) ?? null;
     const scripts = (await Promise.all(bodies.script)).filter(Boolean);
     const styles = (await Promise.all(bodies.stylesheet)).filter(Boolean);
     return {
