@@ -73,15 +73,16 @@ async function main() {
     }
   }
 
+  const audited = lighthouseTargets(floor, baseline);
   const results = {
     staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog)),
     weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound)),
     // Judged: Chrome throttles the load itself. Reported beside it: Lighthouse's model.
     audits: await measure("Lighthouse, applied throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(lighthouseTargets(floor, baseline), "applied"),
+      auditInterleaved(audited, "applied"),
     ),
     simulatedAudits: await measure("Lighthouse, simulated throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(lighthouseTargets(floor, baseline), "simulated"),
+      auditInterleaved(audited, "simulated"),
     ),
     screenshots: await measure("screenshots", () =>
       takeScreenshots([pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href }))),

@@ -255,11 +255,13 @@ export function judgeBudgets({ staticChecks, weights, audits, signup }) {
   const unmeasured = (name, error) => add(name, `not measured: ${error.message}`, false);
 
   const floor = failed(audits) ? undefined : audits.find((a) => a.path === "floor");
+  // The Lighthouse budgets are judged on the applied runs only.
+  const judged = `(${throttling.applied.title})`;
   for (const path of [pages.home, pages.signup]) {
     const checks = [
-      [`${path}: performance >= the floor's (applied throttling)`, (a) => `${a.scores.performance} vs ${floor.scores.performance}`, (a) => a.scores.performance >= floor.scores.performance],
-      [`${path}: LCP <= the floor's + 300 ms (applied throttling)`, (a) => `${fixed(a.metrics.lcpMs)} vs ${fixed(floor.metrics.lcpMs)} ms (${signed(a.metrics.lcpMs - floor.metrics.lcpMs)})`, (a) => a.metrics.lcpMs <= floor.metrics.lcpMs + 300],
-      [`${path}: TBT <= the floor's + 50 ms (applied throttling)`, (a) => `${fixed(a.metrics.tbtMs)} vs ${fixed(floor.metrics.tbtMs)} ms (${signed(a.metrics.tbtMs - floor.metrics.tbtMs)})`, (a) => a.metrics.tbtMs <= floor.metrics.tbtMs + 50],
+      [`${path}: performance >= the floor's ${judged}`, (a) => `${a.scores.performance} vs ${floor.scores.performance}`, (a) => a.scores.performance >= floor.scores.performance],
+      [`${path}: LCP <= the floor's + 300 ms ${judged}`, (a) => `${fixed(a.metrics.lcpMs)} vs ${fixed(floor.metrics.lcpMs)} ms (${signed(a.metrics.lcpMs - floor.metrics.lcpMs)})`, (a) => a.metrics.lcpMs <= floor.metrics.lcpMs + 300],
+      [`${path}: TBT <= the floor's + 50 ms ${judged}`, (a) => `${fixed(a.metrics.tbtMs)} vs ${fixed(floor.metrics.tbtMs)} ms (${signed(a.metrics.tbtMs - floor.metrics.tbtMs)})`, (a) => a.metrics.tbtMs <= floor.metrics.tbtMs + 50],
       [`${path}: accessibility, best practices and SEO 100`, (a) => categories.slice(1).map((id) => `${id} ${a.scores[id]}`).join(", "), (a) => categories.slice(1).every((id) => a.scores[id] === 100)],
     ];
     for (const [name, value, pass] of checks) {
@@ -279,10 +281,10 @@ export function judgeBudgets({ staticChecks, weights, audits, signup }) {
       add(name, `${kb(bytes)} KB`, bytes <= limit);
     }
   }
-  if (failed(audits)) unmeasured("CLS 0 (applied throttling)", audits);
+  if (failed(audits)) unmeasured(`CLS 0 ${judged}`, audits);
   else {
     const pagesOnly = audits.filter((a) => a.path === pages.home || a.path === pages.signup);
-    add("CLS 0 (applied throttling)", pagesOnly.map((a) => `${a.path} ${fixed(a.metrics.cls, 3)}`).join(", "), pagesOnly.every((a) => a.metrics.cls === 0));
+    add(`CLS 0 ${judged}`, pagesOnly.map((a) => `${a.path} ${fixed(a.metrics.cls, 3)}`).join(", "), pagesOnly.every((a) => a.metrics.cls === 0));
   }
   if (failed(weights)) {
     unmeasured("No console errors", weights);
