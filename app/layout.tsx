@@ -7,18 +7,22 @@ import { analyticsEnabled, siteUrl } from "@/server/env";
 import "./globals.css";
 
 // Self-hosted from npm: the build never reaches a font CDN. One Latin subset,
-// preloaded but never swapped in: with "optional" the text uses Inter only if
-// it is there when the text is first laid out (on a fast link, or from the
-// cache), so the text never shifts. On a slow first visit the page stays in the
-// fallback (Arial, metric-matched, where the device has it) and the next page
-// gets Inter from the cache.
+// never swapped in and not preloaded. With "optional" the text uses Inter only
+// if it is there when the text is first painted, so the text never shifts; a
+// first visit mostly paints in the device's own UI font (San Francisco, Segoe UI,
+// Roboto: the stack in globals.css), caches Inter, and every later page uses it.
+// A preload would hold the first paint for the font (Chrome blocks rendering on
+// a font preload for up to 100 ms after <body>), which on a phone's 4G link
+// cannot arrive in that time anyway: it delayed /'s first paint by 38-165 ms
+// in four interleaved rounds (bench/README.md, "The font's preload").
+// No metric-matched fallback either: it only matters when a font swaps in.
 const inter = localFont({
   src: "../node_modules/@fontsource-variable/inter/files/inter-latin-wght-normal.woff2",
   variable: "--font-inter",
   weight: "100 900",
   display: "optional",
-  preload: true,
-  adjustFontFallback: "Arial",
+  preload: false,
+  adjustFontFallback: false,
 });
 
 export function generateMetadata(): Metadata {

@@ -166,7 +166,7 @@ export function lighthouseSections(audits, baselineLabel, method) {
 
 /** @returns {Section} */
 export function screenshotSection(files) {
-  const title = "Screenshots (375 and 1280 px wide, first screen and whole page, empty cache)";
+  const title = "Screenshots (375 and 1280 px wide, first screen and whole page; first visit with an empty cache, then the same page from the cache)";
   if (failed(files)) return errorSection(title, files);
   return { title, lines: files.map((file) => ({ text: file.replace(/^.*\/bench\//, "bench/") })) };
 }
