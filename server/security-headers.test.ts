@@ -45,7 +45,7 @@ describe("the production policy", () => {
     });
   });
 
-  it("comes with HSTS, no sniffing, a strict referrer, no framing, an isolated opener and no powerful features", () => {
+  it("comes with HSTS, no sniffing, a strict referrer, no framing and no powerful features", () => {
     const headers = Object.fromEntries(securityHeaders({ development: false }));
     expect(headers).toStrictEqual({
       "Content-Security-Policy": contentSecurityPolicy({ development: false }),
@@ -55,7 +55,6 @@ describe("the production policy", () => {
       "Permissions-Policy":
         "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=(), browsing-topics=()",
       "X-Frame-Options": "DENY",
-      "Cross-Origin-Opener-Policy": "same-origin",
     });
   });
 });
