@@ -33,7 +33,9 @@ export const revalidate = 3600;
 export default function SignupPage() {
   return (
     <>
-      <main id="main" className="flex min-h-[calc(100vh-7rem)] items-center justify-center px-4 py-12 sm:py-20">
+      {/* The card hangs from the top, not centred: while a slow link delivers the
+          HTML in pieces, a centred card that is still growing would move up. */}
+      <main id="main" className="flex min-h-[calc(100vh-7rem)] items-start justify-center px-4 py-12 sm:py-20">
         <div className="w-full max-w-lg rounded-3xl border border-stone-200 bg-white p-6 shadow-lg sm:p-10">
           <a
             href={signupPage.back.href}
