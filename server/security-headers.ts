@@ -9,7 +9,7 @@
  *
  * No Cross-Origin-Opener-Policy: `same-origin` makes Chrome move every arriving
  * visitor into a new browsing context group, and so a new renderer process,
- * once the response is in (measured: +30 to +55 ms to the first paint on this
+ * once the response is in (measured: +32 and +56 ms to the first paint on this
  * machine's desktop CPU, +160 to +230 ms of LCP on Lighthouse's throttled
  * phone). What it would isolate is a public page that holds no session and
  * nothing per visitor; framing is already refused (frame-ancestors, X-Frame-Options).
