@@ -10,5 +10,5 @@ npm run test:unit
 # The production build, checked for test routes; the browser tests then make
 # their own build, with the test fixtures, in .next-e2e.
 npm run build
-node tests/support/check-production-build.mjs
+node --import tsx tests/support/check-production-build.ts
 npm run test:e2e
