@@ -7,8 +7,9 @@ bash tests/support/ensure-system-deps.sh
 npm run lint
 npm run typecheck
 npm run test:unit
-# The production build, checked for test routes; the browser tests then make
-# their own build, with the test fixtures, in .next-e2e.
+# The production build, checked for test routes and for the compile hint on
+# its start-up chunks; the browser tests then make their own build, with the
+# test fixtures, in .next-e2e.
 npm run build
 node --import tsx tests/support/check-production-build.ts
 npm run test:e2e
