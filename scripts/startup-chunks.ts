@@ -58,16 +58,22 @@ export async function startupChunks(distDir: string): Promise<string[]> {
   return [...chunks].filter((chunk) => chunk.endsWith(".js")).sort();
 }
 
-/** Puts the hint at the top of every start-up chunk that lacks it; returns the chunks, hinted or not before. */
-export async function addCompileHints(distDir: string) {
+/** The start-up chunks, and those among them whose first line is not the hint yet. */
+export async function startupChunksWithoutHint(distDir: string) {
   const chunks = await startupChunks(distDir);
-  const added: string[] = [];
+  const withoutHint: string[] = [];
   for (const chunk of chunks) {
-    const file = path.join(distDir, chunk);
-    const code = await readFile(file, "utf8");
-    if (code.startsWith(COMPILE_HINT)) continue;
-    await writeFile(file, COMPILE_HINT + code);
-    added.push(chunk);
+    if (!(await readFile(path.join(distDir, chunk), "utf8")).startsWith(COMPILE_HINT)) withoutHint.push(chunk);
   }
-  return { chunks, added };
+  return { chunks, withoutHint };
+}
+
+/** Puts the hint at the top of every start-up chunk that lacks it; returns the chunks, and those it marked. */
+export async function addCompileHints(distDir: string) {
+  const { chunks, withoutHint } = await startupChunksWithoutHint(distDir);
+  for (const chunk of withoutHint) {
+    const file = path.join(distDir, chunk);
+    await writeFile(file, COMPILE_HINT + (await readFile(file, "utf8")));
+  }
+  return { chunks, added: withoutHint };
 }
