@@ -7,7 +7,7 @@ export async function register() {
   // before a restart included. On Vercel no process stays up: the cron route
   // (app/api/cron/redeliver) runs the passes instead.
   if (!process.env.VERCEL) {
-    const { startRedelivery } = await import("./server/leads/redeliver");
+    const { startRedelivery } = await import("./server/delivery/pass");
     startRedelivery();
   }
 }

@@ -7,10 +7,22 @@ const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64
 
 describe("readEnv", () => {
   it("takes a blank variable as unset, so its default applies", () => {
-    const env = readEnv(envOf({ OUTBOX_DIR: "  ", WEBHOOK_DEADLINE_MS: "", WAITLIST_PHONE_COUNTRIES: " " }));
-    expect(env.OUTBOX_DIR).toBe("data");
+    const env = readEnv(envOf({ DATA_DIR: "  ", WEBHOOK_DEADLINE_MS: "", WAITLIST_PHONE_COUNTRIES: " " }));
+    expect(env.DATA_DIR).toBe("data");
     expect(env.WEBHOOK_DEADLINE_MS).toBe(9_000);
     expect(env.WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA"]);
+  });
+
+  it("reads DATA_DIR, or OUTBOX_DIR (its name before the database) when it is unset", () => {
+    expect(readEnv(envOf({ DATA_DIR: "/srv/sous", OUTBOX_DIR: "/old" })).DATA_DIR).toBe("/srv/sous");
+    expect(readEnv(envOf({ DATA_DIR: "", OUTBOX_DIR: "/old" })).DATA_DIR).toBe("/old");
+  });
+
+  it("takes only a Postgres URL as DATABASE_URL", () => {
+    expect(readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@db.example.com:5432/sous" })).DATABASE_URL).toBe("postgresql://sous:pw@db.example.com:5432/sous");
+    expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "mysql://db.example.com/sous" })))).toStrictEqual([
+      "DATABASE_URL must be a postgres:// or postgresql:// URL",
+    ]);
   });
 
   it("reads a list of countries with spaces and empty entries, upper-cased", () => {

@@ -94,7 +94,10 @@ const authHeader = optional(
 );
 
 const envSchema = z.object({
-  OUTBOX_DIR: withDefault(z.string().default("data")),
+  // SQLite's folder; OUTBOX_DIR, its name before the database, is read when it is unset.
+  DATA_DIR: withDefault(z.string().default("data")),
+  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })),
+  LEAD_RETENTION_DAYS: count(30, 3_650),
 
   WEBHOOK_DEADLINE_MS: milliseconds(9_000),
   WEBHOOK_ATTEMPT_TIMEOUT_MS: milliseconds(4_000),
@@ -103,6 +106,8 @@ const envSchema = z.object({
 
   REDELIVERY_SCHEDULE_SECONDS: withDefault(schedule.default(defaultSchedule)),
   REDELIVERY_POLL_MS: withDefault(z.coerce.number().int().min(100).max(600_000).default(5_000)),
+  REDELIVERY_CONCURRENCY: count(4, 64),
+  REDELIVERY_PASS_BUDGET_MS: withDefault(z.coerce.number().int().min(100).max(3_600_000).default(30_000)),
   // Vercel Cron sends it as "Authorization: Bearer <CRON_SECRET>"; without it the cron route does not exist.
   CRON_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
 
@@ -157,7 +162,7 @@ function parseOrThrow<T extends z.ZodType>(schema: T, input: object, variable = 
 
 /** Parses the settings every form shares; throws an EnvError naming every bad variable. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
-  return parseOrThrow(envSchema, source);
+  return parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
 }
 
 /**

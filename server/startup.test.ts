@@ -1,3 +1,4 @@
+import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { checkEnvironmentAtStart } from "./startup";
@@ -10,7 +11,7 @@ describe("checkEnvironmentAtStart", () => {
   beforeEach(() => {
     vi.stubEnv("CONTACT_WEBHOOK_URL", "");
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
-    vi.stubEnv("OUTBOX_DIR", "");
+    vi.spyOn(console, "info").mockImplementation(() => {});
   });
 
   it("says where submissions go when a form has no webhook", async () => {
@@ -19,13 +20,22 @@ describe("checkEnvironmentAtStart", () => {
     expect(loggedLines(warn)).toEqual([
       expect.objectContaining({
         level: "warn",
-        event: "outbox_default",
+        event: "webhook_unset",
         form: "contact",
-        file: "data/contact-outbox.jsonl",
-        message: "CONTACT_WEBHOOK_URL is not set: contact submissions are appended to data/contact-outbox.jsonl",
+        message:
+          "CONTACT_WEBHOOK_URL is not set: contact submissions are kept as held leads (npm run leads -- export --form contact) and delivered once it is set",
       }),
-      expect.objectContaining({ event: "outbox_default", form: "waitlist", file: "data/waitlist-outbox.jsonl" }),
+      expect.objectContaining({ event: "webhook_unset", form: "waitlist" }),
     ]);
+  });
+
+  it("opens and migrates the database before the first visitor, and says which", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(info)).toContainEqual(
+      expect.objectContaining({ event: "database_ready", engine: "sqlite", at: path.join(String(process.env.DATA_DIR), "sous.db") }),
+    );
   });
 
   it("names only the webhook's host, never its secret-bearing path", async () => {
@@ -33,7 +43,7 @@ describe("checkEnvironmentAtStart", () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "https://hooks.zapier.com/hooks/catch/123/abc/");
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
     await checkEnvironmentAtStart();
-    const lines = loggedLines(info);
+    const lines = loggedLines(info).filter((line) => line.event === "webhook_configured");
     expect(lines).toEqual([
       expect.objectContaining({ level: "info", event: "webhook_configured", form: "contact", host: "n8n.example.com" }),
       expect.objectContaining({ event: "webhook_configured", form: "waitlist", host: "hooks.zapier.com" }),
@@ -93,6 +103,23 @@ describe("checkEnvironmentAtStart refusing settings that can never deliver", () 
     const line = await startupFailure("WAITLIST_WEBHOOK_AUTH_HEADER", "X-Sous-Key: clé-€-secrète");
     expect(line.message).toContain("WAITLIST_WEBHOOK_AUTH_HEADER must be printable ASCII");
     expect(line.message).not.toContain("secrète");
+  });
+
+  it("refuses a DATA_DIR where the database cannot live, naming the setting", async () => {
+    const line = await startupFailure("DATA_DIR", path.join(import.meta.filename, "data"));
+    expect(line.event).toBe("startup_failed");
+    expect(line.message).toMatch(/DATA_DIR: .* cannot hold the database: ENOTDIR/);
+  });
+
+  it("refuses an unreachable Postgres, naming DATABASE_URL and never its password", async () => {
+    const line = await startupFailure("DATABASE_URL", "postgres://sous:pg-s3cret@127.0.0.1:1/sous");
+    expect(line.message).toContain("DATABASE_URL: Postgres at 127.0.0.1:1/sous cannot be used");
+    expect(line.message).not.toContain("pg-s3cret");
+  });
+
+  it("refuses to run on Vercel without DATABASE_URL: its functions have no disk to keep leads on", async () => {
+    const line = await startupFailure("VERCEL", "1");
+    expect(line.message).toContain("DATABASE_URL must be set on Vercel");
   });
 
   it("refuses a country the phone library does not know", async () => {

@@ -1,34 +1,58 @@
 import "server-only";
-import { EnvError, problemsOf, readEnv, readWebhook } from "./env";
+import { database, postgresTarget, sqliteFile } from "./db/connect";
+import { importLegacyLeads } from "./delivery/legacy-import";
+import { EnvError, problemsOf, readEnv, readWebhook, type ServerEnv } from "./env";
 import { formNames } from "./forms/registry";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
-import { outboxFile } from "./webhooks/outbox";
+
+function refuse(problems: string[]): never {
+  logEvent("error", { event: "startup_failed", message: new EnvError(problems).message });
+  process.exit(1);
+}
+
+/** The database, migrated and writable, or the reason the server cannot start, naming the setting. */
+async function openDatabase(env: ServerEnv) {
+  // Vercel's functions have no disk that outlives them: a lead kept in SQLite there would be lost.
+  if (env.VERCEL && !env.DATABASE_URL) refuse(["DATABASE_URL must be set on Vercel: its functions have no writable disk for SQLite"]);
+  try {
+    const store = await database(env);
+    logEvent("info", {
+      event: "database_ready",
+      engine: store.engine,
+      at: env.DATABASE_URL ? postgresTarget(env.DATABASE_URL) : sqliteFile(env.DATA_DIR),
+    });
+    return store;
+  } catch (error) {
+    if (error instanceof EnvError) refuse(error.problems);
+    throw error;
+  }
+}
 
 /**
- * Runs once when the server starts (see instrumentation.ts) and logs what each
- * form delivers to. A bad environment stops the process here, loudly, rather
- * than letting the site run until the first lead fails.
+ * Runs once when the server starts (see instrumentation.ts): checks the
+ * environment, opens and migrates the database, imports what the stores
+ * before it kept, and logs what each form delivers to. A bad setting stops
+ * the process here, loudly, rather than letting the site run until the first
+ * lead fails.
  */
 export async function checkEnvironmentAtStart() {
   const problems = [readEnv, ...formNames.map((form) => () => readWebhook(form))].flatMap(problemsOf);
-  if (problems.length) {
-    logEvent("error", { event: "startup_failed", message: new EnvError(problems).message });
-    process.exit(1);
-  }
+  if (problems.length) refuse(problems);
   const env = readEnv();
+  const store = await openDatabase(env);
+  await importLegacyLeads(store, env);
+
   for (const form of formNames) {
     const webhook = readWebhook(form);
     if (webhook.url) {
       // The host only: automation URLs often carry a secret in their path.
       logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host });
     } else {
-      const file = outboxFile(env.OUTBOX_DIR, form);
       logEvent("warn", {
-        event: "outbox_default",
+        event: "webhook_unset",
         form,
-        file,
-        message: `${webhook.urlVariable} is not set: ${form} submissions are appended to ${file}`,
+        message: `${webhook.urlVariable} is not set: ${form} submissions are kept as held leads (npm run leads -- export --form ${form}) and delivered once it is set`,
       });
     }
   }

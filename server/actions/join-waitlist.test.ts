@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { idleState } from "@/lib/forms/form-state";
 import { emptyWaitlistValues, waitlistMessages } from "@/lib/forms/waitlist";
-import { stubActionEnv, withoutDelivery, withTempOutbox } from "@/tests/support/action-env";
+import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { joinWaitlist } from "./join-waitlist";
@@ -124,12 +124,11 @@ describe("joinWaitlist validating", () => {
 });
 
 describe("joinWaitlist without a webhook URL", () => {
-  it("appends the sign-up, without consent, to the waitlist outbox file", async () => {
-    await withTempOutbox("waitlist", async (lines) => {
-      const fields = signup();
-      expect((await submit(fields)).status).toBe("success");
-      const [line] = await lines();
-      expect(JSON.parse(line ?? "").payload).toEqual({ phone: "+15551234567", name: fields.name });
-    });
+  it("keeps the sign-up, without consent, as a held lead in the database", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    const fields = signup();
+    expect((await submit(fields)).status).toBe("success");
+    const held = (await heldLeads("waitlist")).filter((lead) => lead.payload?.includes(fields.name));
+    expect(held.map((lead) => JSON.parse(lead.payload ?? ""))).toEqual([{ phone: "+15551234567", name: fields.name }]);
   });
 });

@@ -1,8 +1,7 @@
-import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { contactFields, emptyContactValues } from "@/lib/forms/contact";
 import { idleState } from "@/lib/forms/form-state";
-import { stubActionEnv, withoutDelivery, withTempOutbox } from "@/tests/support/action-env";
+import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { submitContact } from "./submit-contact";
@@ -166,31 +165,23 @@ describe("submitContact validating", () => {
 });
 
 describe("submitContact without a webhook URL", () => {
-  it("appends the request to the contact outbox file", async () => {
-    await withTempOutbox("contact", async (lines) => {
-      const fields = lead();
-      const before = receiver.received.length;
-      expect((await submit(fields)).status).toBe("success");
-      expect((await submit(lead())).status).toBe("success");
-
-      const written = await lines();
-      expect(written).toHaveLength(2);
-      const entry = JSON.parse(written[0] ?? "");
-      expect(entry.id).toMatch(/^msg_/);
-      expect(entry.payload).toEqual({ ...fields });
-      expect(receiver.received.length).toBe(before);
-      const line = JSON.parse(vi.mocked(console.info).mock.calls.at(-1)?.[0] as string);
-      expect(line).toMatchObject({ outcome: "delivered", via: "outbox", webhookId: JSON.parse(written[1] ?? "").id });
-    });
-  });
-
-  it("fails, and says why in the log, when the outbox cannot be written", async () => {
+  it("keeps each request as a held lead in the database, and sends nothing", async () => {
     vi.stubEnv("CONTACT_WEBHOOK_URL", "");
-    // A directory that cannot exist: its parent is a file.
-    vi.stubEnv("OUTBOX_DIR", path.join(import.meta.filename, "outbox"));
-    const state = await submit(lead());
-    expect(state.status).toBe("failed");
-    const line = JSON.parse(vi.mocked(console.error).mock.calls.at(-1)?.[0] as string);
-    expect(line).toMatchObject({ event: "submission", form: "contact", outcome: "error", error: expect.stringMatching(/^Error: ENOTDIR/) });
+    const [first, second] = [lead(), lead()];
+    const before = receiver.received.length;
+    expect((await submit(first)).status).toBe("success");
+    expect((await submit(second)).status).toBe("success");
+
+    const held = (await heldLeads("contact")).filter((row) => [first.name, second.name].some((name) => row.payload?.includes(name)));
+    expect(held.map((row) => JSON.parse(row.payload ?? ""))).toEqual([{ ...first }, { ...second }]);
+    expect(held[0]?.id).toMatch(/^msg_/);
+    expect(receiver.received.length).toBe(before);
+    const line = JSON.parse(vi.mocked(console.info).mock.calls.at(-1)?.[0] as string);
+    expect(line).toMatchObject({ outcome: "held", via: "held", webhookId: held[1]?.id });
+    // Positive control: with the URL back, the same receiver gets the next request.
+    vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
+    const third = lead();
+    expect((await submit(third)).status).toBe("success");
+    expect(receiver.received.length).toBe(before + 1);
   });
 });

@@ -10,7 +10,7 @@ import { phonePolicyOf, readEnv, type ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
-import { sendLead } from "@/server/leads/send-lead";
+import { submitLead } from "@/server/delivery/submit-lead";
 import { formRegistry, type FormEntry, type FormName, type FormValues } from "./registry";
 
 type Values = Record<string, string | boolean>;
@@ -128,9 +128,9 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     }
 
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
-    const { ok, ...facts } = await sendLead(form, payload, env, started);
+    const { ok, ...facts } = await submitLead(form, payload, env, started);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
-    log(ok ? "info" : "error", ok ? "delivered" : "failed", facts);
+    log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
     return answer(ok ? "success" : "failed");
   } catch (error) {
     log("error", "error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });

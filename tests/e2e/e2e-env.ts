@@ -31,11 +31,11 @@ export const e2e = {
     // The browser specs share this server and sign up faster than any visitor;
     // the form-wide ceilings have tests of their own.
     RATE_LIMIT_WAITLIST_PER_MINUTE: "1000",
-    // Pending leads of this run, inside the test build (wiped by the next one).
+    // The database of this run, inside the test build (wiped by the next one).
     // A lead the receiver failed on purpose is not redelivered during the run,
     // so the specs count exactly the attempts they caused; the redelivery
     // specs start servers of their own with a short schedule.
-    OUTBOX_DIR: ".next-e2e/data",
+    DATA_DIR: ".next-e2e/data",
     REDELIVERY_SCHEDULE_SECONDS: "86400",
     NEXT_TELEMETRY_DISABLED: "1",
   },

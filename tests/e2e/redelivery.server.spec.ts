@@ -5,21 +5,21 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { waitlistMessages } from "@/lib/forms/waitlist";
+import { leadsTable } from "../support/lead-rows";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import type { Started } from "../support/processes";
-import { startRedisServer } from "../support/redis-server";
+import { startPostgresServer } from "../support/postgres-server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { expect, test } from "./fixtures";
 
 // Leads that outlive a workflow outage: each test starts its own `next start`
-// processes on the e2e build (and Redis where it needs one), and stops them.
+// processes on the e2e build, on a database of its own, and stops them.
 test.describe.configure({ mode: "serial" });
 
 let receiver: WebhookReceiver;
 let secret: string;
 let dataDir: string;
-const started: Started[] = [];
+const started: { stop(): Promise<void> }[] = [];
 
 test.beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -30,16 +30,17 @@ test.beforeEach(async () => {
 });
 test.afterEach(async () => {
   receiver.outage(undefined);
+  receiver.slow(undefined);
   await Promise.all(started.splice(0).map((process) => process.stop()));
   await rm(dataDir, { recursive: true, force: true });
 });
 test.afterAll(() => receiver.close());
 
-/** The settings every server here shares: signed, a store of its own, quick redelivery. */
+/** The settings every server here shares: signed, a database of its own, quick redelivery. */
 const settings = () => ({
   WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
   WAITLIST_WEBHOOK_SECRET: secret,
-  OUTBOX_DIR: dataDir,
+  DATA_DIR: dataDir,
   WEBHOOK_RETRY_BASE_MS: "20",
   REDELIVERY_SCHEDULE_SECONDS: "1,1,1,1,1,1,1,1,1,1",
   REDELIVERY_POLL_MS: "200",
@@ -48,6 +49,8 @@ const settings = () => ({
 async function start(env: Record<string, string> = {}) {
   const server = await startNextServer({ ...settings(), ...env });
   started.push(server);
+  // Ready to take requests, and the database migrated.
+  await expect.poll(() => server.output()).toContain('"event":"database_ready"');
   return server;
 }
 
@@ -61,10 +64,16 @@ const failureText = waitlistMessages.failure.text;
 const successText = waitlistMessages.success.text.replaceAll("'", "&#x27;");
 const idsOf = (name: string) => new Set(receiver.withName(name).map((request) => request.headers["webhook-id"]));
 const acknowledged = (name: string) => receiver.withName(name).filter((request) => request.answered === 200);
-/** Lets several redelivery passes go by. */
-const afterSomePasses = () => new Promise((resolve) => setTimeout(resolve, 1_500));
+/** Every 2xx the receiver gave, counted per webhook-id. */
+function twoHundredsPerId(prefix: string) {
+  const counts = new Map<string, number>();
+  for (const request of receiver.withName(prefix)) {
+    if (request.answered === 200) counts.set(String(request.headers["webhook-id"]), (counts.get(String(request.headers["webhook-id"])) ?? 0) + 1);
+  }
+  return counts;
+}
 
-/** Runs the operator's command with the servers' store settings. */
+/** Runs the operator's command with the servers' settings. */
 async function leads(...args: string[]) {
   const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "leads", "--", ...args], {
     env: { ...process.env, ...settings() },
@@ -78,40 +87,87 @@ test("a lead from an outage survives a crash and arrives once, signed, under its
   const fields = signup();
   const { html } = await postSignupWithoutScript(first.url, fields);
   expect(html).toContain(failureText);
-  expect(receiver.withName(fields.name).length).toBeGreaterThan(0);
+  expect(receiver.withName(fields.name)).toHaveLength(3);
 
   first.child.kill("SIGKILL");
   receiver.outage(undefined);
   await start();
 
   await expect.poll(() => acknowledged(fields.name).length, { timeout: 20_000 }).toBe(1);
-  await afterSomePasses();
   const requests = receiver.withName(fields.name);
-  expect(acknowledged(fields.name)).toHaveLength(1);
-  expect(requests.at(-1)?.answered).toBe(200);
+  expect(requests.map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
   expect(idsOf(fields.name).size).toBe(1);
   const delivered = requests.at(-1)!;
   expect(new Webhook(secret).verify(delivered.body, delivered.headers as Record<string, string>)).toEqual({
     phone: fields.phone.replace(/[^\d+]/g, ""),
     name: fields.name,
   });
-  // Nothing personal is kept once the lead is delivered.
-  expect(await readdir(path.join(dataDir, "pending"))).toEqual([]);
+  expect(JSON.parse(await leads("list", "--json", "--state", "delivered"))).toStrictEqual([
+    expect.objectContaining({ id: delivered.headers["webhook-id"], state: "delivered", attempts: 4 }),
+  ]);
 });
 
-test("two instances sharing Redis deliver a pending lead exactly once", async () => {
-  const redis = await startRedisServer();
-  started.push(redis);
-  receiver.outage(503);
-  const [a] = await Promise.all([start({ REDIS_URL: redis.url }), start({ REDIS_URL: redis.url })]);
-  const fields = signup();
-  expect((await postSignupWithoutScript(a.url, fields)).html).toContain(failureText);
-
+test("a SIGKILL in the middle of a pass loses nothing, and the lead is sent again only once its claim expires", async () => {
+  const server = await start({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "1000" });
+  const table = leadsTable({ dataDir });
+  const prefix = `Killed ${process.pid}`;
+  const ids = await table.addDue(3, prefix);
+  receiver.outage("hang");
+  // The pass has claimed and sent all three, and waits for answers that never come.
+  await expect.poll(() => receiver.withName(prefix).length).toBe(3);
+  server.child.kill("SIGKILL");
   receiver.outage(undefined);
-  await expect.poll(() => acknowledged(fields.name).length, { timeout: 20_000 }).toBe(1);
-  await afterSomePasses();
+
+  const restarted = await start();
+  await expect.poll(() => table.states(ids), { timeout: 20_000 }).toStrictEqual(["delivered", "delivered", "delivered"]);
+  await table.close();
+  expect([...twoHundredsPerId(prefix).values()]).toStrictEqual([1, 1, 1]);
+  expect(receiver.withName(prefix).filter((request) => request.answered === "hang")).toHaveLength(3);
+  // The restarted server waited for the claims to expire (attempt timeout + 5 s) before sending again.
+  const [hung, retried] = [receiver.withName(prefix)[0]!, receiver.withName(prefix).find((request) => request.answered === 200)!];
+  expect(retried.at - hung.at).toBeGreaterThanOrEqual(6_000 - 50);
+  expect(restarted.output()).toContain('"event":"lead_redelivered"');
+});
+
+for (const engine of ["sqlite", "postgres"] as const) {
+  test(`two instances on one ${engine} database deliver 200 leads with exactly one 2xx per webhook-id`, async () => {
+    test.setTimeout(120_000);
+    const postgres = engine === "postgres" ? await startPostgresServer() : undefined;
+    if (postgres) started.push(postgres);
+    const database: Record<string, string> = postgres ? { DATABASE_URL: postgres.url } : {};
+    // Slow answers keep every worker of both instances busy at once.
+    receiver.slow(30);
+    const [a, b] = await Promise.all([start(database), start(database)]);
+    const table = leadsTable(postgres ? { databaseUrl: postgres.url } : { dataDir });
+    const prefix = `Pair ${engine} ${process.pid}`;
+    const ids = await table.addDue(200, prefix);
+
+    await expect.poll(async () => (await table.states(ids)).filter((state) => state === "delivered").length, { timeout: 60_000 }).toBe(200);
+    await table.close();
+    const perId = twoHundredsPerId(prefix);
+    expect(perId.size).toBe(200);
+    expect([...perId.values()].every((count) => count === 1)).toBe(true);
+    expect(receiver.withName(prefix)).toHaveLength(200);
+    // Both instances did part of the work: the test proves exclusion, not one idle server.
+    for (const server of [a, b]) expect(server.output().match(/"event":"lead_redelivered"/g)?.length ?? 0).toBeGreaterThan(0);
+  });
+}
+
+test("a visitor who tries again while a pass is sending the lead waits for it: one POST, and success", async () => {
+  receiver.outage(503);
+  const server = await start({ REDELIVERY_SCHEDULE_SECONDS: "1" });
+  const fields = signup();
+  expect((await postSignupWithoutScript(server.url, fields)).html).toContain(failureText);
+  expect(receiver.withName(fields.name)).toHaveLength(3);
+
+  // The workflow is back, slowly: the pass's attempt is in flight when the visitor tries again.
+  receiver.outage(undefined);
+  receiver.slow(2_000);
+  await expect.poll(() => receiver.withName(fields.name).length, { timeout: 10_000 }).toBe(4);
+  expect((await postSignupWithoutScript(server.url, fields)).html).toContain(successText);
+
+  expect(receiver.withName(fields.name)).toHaveLength(4);
   expect(acknowledged(fields.name)).toHaveLength(1);
-  expect(receiver.withName(fields.name).at(-1)?.answered).toBe(200);
   expect(idsOf(fields.name).size).toBe(1);
 });
 
@@ -125,9 +181,23 @@ test("a visitor who tries again after the error makes one lead for the workflow"
   receiver.outage(undefined);
   expect((await postSignupWithoutScript(server.url, fields)).html).toContain(successText);
 
+  expect(receiver.withName(fields.name)).toHaveLength(7);
   expect(acknowledged(fields.name)).toHaveLength(1);
   expect(idsOf(fields.name).size).toBe(1);
-  expect(await readdir(path.join(dataDir, "pending"))).toEqual([]);
+});
+
+test("a hanging receiver does not hold a pass past its budget: the pass stops starting attempts", async () => {
+  const server = await start({ REDELIVERY_PASS_BUDGET_MS: "2000", WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", REDELIVERY_CONCURRENCY: "2" });
+  const table = leadsTable({ dataDir });
+  const prefix = `Hang ${process.pid}`;
+  receiver.outage("hang");
+  await table.addDue(10, prefix);
+  await table.close();
+
+  // The first pass claims two, waits 4 s for answers that never come, and then, its 2 s spent, starts nothing more.
+  await expect.poll(() => server.output(), { timeout: 20_000 }).toContain('"event":"redelivery_pass"');
+  const [pass] = server.output().split("\n").filter((line) => line.includes('"event":"redelivery_pass"')).map((line) => JSON.parse(line));
+  expect(pass).toMatchObject({ pending: 2, delivered: 0, budgetSpent: true });
 });
 
 test("a lead whose schedule is spent is listed as dead, and the operator's retry delivers it", async () => {
@@ -145,35 +215,66 @@ test("a lead whose schedule is spent is listed as dead, and the operator's retry
   // No personal data unless asked.
   expect(listed).not.toContain(fields.name);
   expect(await leads("--show")).toContain(fields.name);
+  const shown = JSON.parse(await leads("show", String(webhookId)));
+  expect(shown).toMatchObject({ id: webhookId, state: "dead", attempts: 4, payload: { name: fields.name } });
+  expect(shown.deliveryLog.map((attempt: { sender: string; status: number }) => [attempt.sender, attempt.status])).toStrictEqual([
+    ["visitor", 503],
+    ["visitor", 503],
+    ["visitor", 503],
+    ["pass", 503],
+  ]);
 
   receiver.outage(undefined);
   expect(await leads("retry", "--dead")).toContain("delivered 1");
   expect(acknowledged(fields.name)).toHaveLength(1);
   expect(idsOf(fields.name)).toEqual(new Set([webhookId]));
-  expect(await leads()).toContain("No pending or dead leads.");
+  expect(await leads()).toContain("No pending, held or dead leads.");
 });
 
-test("a stray temporary or truncated file in the store is never sent", async () => {
+test("without a webhook URL a sign-up is held in the database, listed and exported, and delivered once the URL is set", async () => {
+  const server = await start({ WAITLIST_WEBHOOK_URL: "" });
+  const fields = signup();
+  expect((await postSignupWithoutScript(server.url, fields)).html).toContain(successText);
+  expect(receiver.withName(fields.name)).toStrictEqual([]);
+
+  const [held] = JSON.parse(await leads("list", "--json", "--state", "held"));
+  expect(held).toMatchObject({ form: "waitlist", state: "held", attempts: 0 });
+  const csv = (await leads("export", "--form", "waitlist", "--format", "csv", "--state", "held")).trim().split("\r\n");
+  expect(csv[0]).toBe("id,state,createdAt,phone,name");
+  expect(csv[1]).toBe(`${held.id},held,${held.createdAt},${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`);
+
+  await server.stop();
+  await start();
+  await expect.poll(() => acknowledged(fields.name).length, { timeout: 20_000 }).toBe(1);
+  expect(idsOf(fields.name)).toEqual(new Set([held.id]));
+});
+
+test("an upgrade imports the file store's pending leads, renames the folder, and delivers them under their webhook-ids", async () => {
   const store = path.join(dataDir, "pending");
   await mkdir(store, { recursive: true });
-  const token = `Stray ${process.pid}`;
-  const lead = {
-    id: "msg_stray",
+  const token = `Upgrade ${process.pid}`;
+  const lead = (n: number) => ({
+    id: `msg_upgrade-${process.pid}-${n}`,
     form: "waitlist",
-    key: "a".repeat(64),
-    payload: { phone: "+15550201999", name: token },
-    createdAt: Date.now(),
-    attempts: 1,
-    rounds: 0,
+    key: String(n).repeat(64),
+    payload: { phone: "+15550201999", name: `${token} ${n}` },
+    createdAt: Date.now() - 60_000,
+    attempts: 3,
+    rounds: 1,
     nextAttemptAt: 0,
     state: "pending",
-  };
-  await writeFile(path.join(store, `${"a".repeat(64)}.json.1.tmp`), JSON.stringify(lead));
-  await writeFile(path.join(store, `${"b".repeat(64)}.json`), JSON.stringify({ ...lead, key: "b".repeat(64) }).slice(0, 60));
+  });
+  await writeFile(path.join(store, `${"1".repeat(64)}.json`), JSON.stringify(lead(1)));
+  await writeFile(path.join(store, `${"2".repeat(64)}.json`), JSON.stringify(lead(2)));
+  // A truncated file is never sent.
+  await writeFile(path.join(store, `${"3".repeat(64)}.json`), JSON.stringify(lead(3)).slice(0, 60));
 
   const server = await start();
-  await expect.poll(() => server.output()).toContain("Ready in");
-  await afterSomePasses();
-  expect(receiver.withName(token)).toEqual([]);
-  expect(await leads()).toContain("No pending or dead leads.");
+  await expect.poll(() => receiver.withName(token).length, { timeout: 20_000 }).toBe(2);
+  expect(new Set(receiver.withName(token).map((request) => request.headers["webhook-id"]))).toEqual(new Set([lead(1).id, lead(2).id]));
+  expect(server.output()).toContain('"event":"legacy_leads_imported"');
+  const names = await readdir(dataDir);
+  expect(names).not.toContain("pending");
+  expect(names.some((name) => name.startsWith("pending.imported-"))).toBe(true);
 });
+

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { listLeads } from "@/server/delivery/lead-store";
+import { readEnv } from "@/server/env";
 
 /**
  * The environment of a form action's unit test: the form's webhook pointed at
@@ -18,19 +18,9 @@ export function stubActionEnv(webhookVariable: string, webhookUrl: string) {
   vi.spyOn(console, "error").mockImplementation(() => {});
 }
 
-/**
- * Runs `test` with the form's webhook unset and the outbox in a fresh
- * temporary folder, removed afterwards; `lines` reads the outbox file's lines.
- */
-export async function withTempOutbox(form: string, test: (lines: () => Promise<string[]>) => Promise<void>) {
-  const dir = await mkdtemp(path.join(tmpdir(), "outbox-"));
-  vi.stubEnv(`${form.toUpperCase()}_WEBHOOK_URL`, "");
-  vi.stubEnv("OUTBOX_DIR", dir);
-  try {
-    await test(async () => (await readFile(path.join(dir, `${form}-outbox.jsonl`), "utf8")).trim().split("\n"));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+/** The leads of a form the database holds as held (its webhook URL was unset), oldest first. */
+export async function heldLeads(form: string) {
+  return listLeads(await database(readEnv()), { states: ["held"], form });
 }
 
 /** Runs `send` and checks that the receiver got nothing meanwhile; resolves to `send`'s answer. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system programs the tests need when they are missing: Chromium
 # for the browser tests (Playwright's own download is not used),
-# redis-server, which the shared rate-limit test starts and stops itself, and
+# redis-server and Postgres, which the tests start and stop themselves, and
 # Java for the HTML checker (the vnu-jar npm package ships only its jar).
 # Debian/Ubuntu only, as root or through sudo; elsewhere it says what to install.
 set -euo pipefail
@@ -10,6 +10,7 @@ chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
 missing=()
 [ -x "$chromium_path" ] || missing+=(chromium)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
@@ -23,4 +24,6 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "Installing ${missing[*]} with apt-get..."
 $sudo apt-get update -qq
+# Debian's postgresql package starts a cluster of its own on port 5432; the
+# tests never use it (each starts its own on a free port).
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

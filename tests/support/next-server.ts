@@ -12,7 +12,7 @@ export async function startNextServer(env: Record<string, string>) {
     path.join(process.cwd(), "node_modules", ".bin", "next"),
     ["start", "--hostname", "127.0.0.1", "--port", String(port)],
     {
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, OUTBOX_DIR: e2e.serverEnv.OUTBOX_DIR, ...env },
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: e2e.serverEnv.DATA_DIR, ...env },
       url: `http://127.0.0.1:${port}`,
       ready: (output) => output.includes("Ready in"),
     },

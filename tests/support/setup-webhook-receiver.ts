@@ -21,5 +21,6 @@ export function setupWebhookReceiver(): Omit<WebhookReceiver, "close"> {
     },
     withName: (token) => started().withName(token),
     outage: (status) => started().outage(status),
+    slow: (ms) => started().slow(ms),
   };
 }

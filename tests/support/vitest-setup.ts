@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
+import { closeDatabases } from "@/server/db/connect";
 import { pinRequestHeaders } from "./request-headers";
 
 // "server-only" throws outside React's server bundle; the unit tests are server code.
@@ -11,7 +12,11 @@ vi.mock("next/headers", () => import("./request-headers"));
 
 afterEach(() => pinRequestHeaders(undefined));
 
-// Pending leads and outbox files of a test file go to a folder of its own, not ./data.
+// The SQLite database of a test file goes to a folder of its own, not ./data.
 const dataDir = mkdtempSync(path.join(tmpdir(), "sous-unit-"));
-process.env.OUTBOX_DIR = dataDir;
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+process.env.DATA_DIR = dataDir;
+delete process.env.DATABASE_URL;
+afterAll(async () => {
+  await closeDatabases();
+  rmSync(dataDir, { recursive: true, force: true });
+});

@@ -12,7 +12,8 @@ import type { AddressInfo, Socket } from "node:net";
  *                                                       attempts of a webhook-id
  * GET /__received returns the recorded requests as JSON (for other processes).
  * `outage(503)` makes it answer every request with that status, as a workflow
- * that is down does, until `outage(undefined)`.
+ * that is down does, until `outage(undefined)`; `outage("hang")` answers none.
+ * `slow(ms)` answers every request 200 after that long, until `slow(undefined)`.
  */
 
 export type ReceivedRequest = {
@@ -30,8 +31,10 @@ export type WebhookReceiver = {
   received: ReceivedRequest[];
   /** Requests whose JSON `name` contains the given token. */
   withName(token: string): ReceivedRequest[];
-  /** Answers every request with `status` from now on; undefined ends the outage. */
-  outage(status: number | undefined): void;
+  /** Answers every request with `status` (or never, "hang") from now on; undefined ends the outage. */
+  outage(status: number | "hang" | undefined): void;
+  /** Answers every request 200 after `ms`; undefined ends it. */
+  slow(ms: number | undefined): void;
   close(): Promise<void>;
 };
 
@@ -53,7 +56,8 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const attemptsById = new Map<string, number>();
   const sockets = new Set<Socket>();
-  let outageStatus: number | undefined;
+  let outageStatus: number | "hang" | undefined;
+  let slowMs: number | undefined;
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -87,8 +91,12 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         res.end(status < 300 ? "ok" : "nope");
       };
 
-      if (outageStatus !== undefined) {
+      if (outageStatus === "hang") {
+        record.answered = "hang";
+      } else if (outageStatus !== undefined) {
         answer(outageStatus);
+      } else if (slowMs !== undefined) {
+        setTimeout(() => answer(200), slowMs);
       } else if (directive(json, "reset") !== undefined) {
         record.answered = "reset";
         req.socket.destroy();
@@ -125,6 +133,9 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
       }),
     outage: (status) => {
       outageStatus = status;
+    },
+    slow: (ms) => {
+      slowMs = ms;
     },
     close: () =>
       new Promise<void>((resolve) => {

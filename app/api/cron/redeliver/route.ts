@@ -1,10 +1,13 @@
 import { timingSafeEqual } from "node:crypto";
+import { redeliveryPass } from "@/server/delivery/pass";
 import { readEnv } from "@/server/env";
-import { redeliveryPass } from "@/server/leads/redeliver";
 import { logEvent } from "@/server/log";
 
-// Read per request: the secret and the store come from the server's env.
+// Read per request: the secret and the database come from the server's env.
 export const dynamic = "force-dynamic";
+// Vercel stops a function after this many seconds; the pass stops starting attempts well before.
+export const maxDuration = 60;
+const SAFETY_MS = 5_000;
 
 function authorized(header: string | null, secret: string) {
   const [given, expected] = [Buffer.from(header ?? ""), Buffer.from(`Bearer ${secret}`)];
@@ -22,7 +25,9 @@ export async function GET(request: Request) {
   if (!authorized(request.headers.get("authorization"), env.CRON_SECRET)) {
     return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } });
   }
-  const summary = await redeliveryPass(env);
+  // The last attempt started may still take WEBHOOK_ATTEMPT_TIMEOUT_MS.
+  const budgetMs = Math.max(0, Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS));
+  const summary = await redeliveryPass(env, { budgetMs });
   logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });
   return Response.json(summary, { headers: { "cache-control": "no-store" } });
 }

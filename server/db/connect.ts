@@ -1,0 +1,160 @@
+import "server-only";
+import { chmodSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import SQLite from "better-sqlite3";
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type SqliteDialectConfig,
+} from "kysely";
+import pg from "pg";
+import { EnvError, type ServerEnv } from "@/server/env";
+import { logEvent, messageOf } from "@/server/log";
+import { migrations } from "./migrations";
+import type { Database } from "./schema";
+
+export type Engine = "sqlite" | "postgres";
+export type Store = { db: Kysely<Database>; engine: Engine };
+type Settings = Pick<ServerEnv, "DATA_DIR" | "DATABASE_URL">;
+
+/** The SQLite file under DATA_DIR. */
+export const sqliteFile = (dataDir: string) => path.join(dataDir, "sous.db");
+
+/** Where a Postgres URL points, for messages: never its user or password. */
+export const postgresTarget = (url: string) => {
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
+};
+
+/**
+ * SQLite as Kysely speaks it, with two changes: a transaction takes the write
+ * lock when it begins (BEGIN IMMEDIATE), so two processes queue for it
+ * through the busy timeout instead of one failing when it first writes; and
+ * migrations run inside one, which SQLite allows, so the second of two
+ * servers starting at once finds the first one's work done.
+ */
+class SqliteWriterDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+  override createDriver() {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection) {
+        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+      }
+    })(this.settings);
+  }
+  override createAdapter() {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl() {
+        return true;
+      }
+    })();
+  }
+}
+
+function openSqlite(dataDir: string): Store {
+  const file = sqliteFile(dataDir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const database = new SQLite(file);
+  // The file holds visitors' details: the server's user only. SQLite gives
+  // its -wal and -shm files the same mode.
+  chmodSync(file, 0o600);
+  // WAL lets readers and one writer work at once; FULL syncs every commit, so
+  // a lead is on disk before the visitor is answered. A second process waits
+  // for the write lock instead of failing at once.
+  database.pragma("journal_mode = WAL");
+  database.pragma("synchronous = FULL");
+  database.pragma("busy_timeout = 5000");
+  database.pragma("foreign_keys = ON");
+  return { db: new Kysely<Database>({ dialect: new SqliteWriterDialect({ database }) }), engine: "sqlite" };
+}
+
+function openPostgres(url: string): Store {
+  const int8 = pg.types.builtins.INT8;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    // BIGINT columns hold milliseconds, well inside a double's exact range.
+    types: { getTypeParser: ((oid: number, format?: "text") => (oid === int8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  // An idle connection that breaks must not crash the server; the next query reconnects.
+  pool.on("error", (error) => logEvent("warn", { event: "database_connection_lost", message: error.message }));
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: "postgres" };
+}
+
+const busy = (error: unknown) => /SQLITE_BUSY|database is locked/.test(`${(error as { code?: string })?.code} ${messageOf(error)}`);
+
+/**
+ * Runs the committed migrations, in a transaction: Postgres serialises two
+ * servers starting at once with an advisory lock, SQLite with its write lock.
+ * One that waited longer than the busy timeout tries again.
+ */
+async function migrate({ db }: Store) {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  for (let attempt = 1; ; attempt += 1) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    if (!busy(error) || attempt >= 20) throw error;
+    await sleep(50 + Math.random() * 100);
+  }
+}
+
+/** A write that commits nothing new: proves the database takes writes now (not read-only, reachable). */
+async function probeWrite({ db }: Store) {
+  await db.transaction().execute((trx) => sql`update kysely_migration_lock set is_locked = is_locked`.execute(trx));
+}
+
+/** Opens, migrates and checks a database of its own: `database()` keeps one per process. */
+export async function connect(env: Settings): Promise<Store> {
+  const postgres = Boolean(env.DATABASE_URL);
+  let store: Store | undefined;
+  try {
+    store = env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.DATA_DIR);
+    await migrate(store);
+    await probeWrite(store);
+    return store;
+  } catch (error) {
+    await store?.db.destroy().catch(() => {});
+    const problem = postgres
+      ? `DATABASE_URL: Postgres at ${postgresTarget(env.DATABASE_URL!)} cannot be used: ${messageOf(error)}`
+      : `DATA_DIR: ${path.resolve(env.DATA_DIR)} cannot hold the database: ${messageOf(error)}`;
+    throw new EnvError([problem]);
+  }
+}
+
+// On globalThis: instrumentation.ts and the routes are bundled apart, and must share one pool.
+const shared = globalThis as typeof globalThis & { sousDatabases?: Map<string, Promise<Store>> };
+const opened = (shared.sousDatabases ??= new Map<string, Promise<Store>>());
+
+/**
+ * The database for these settings, opened and migrated once per process:
+ * Postgres when DATABASE_URL is set, else SQLite at DATA_DIR/sous.db. Throws
+ * an EnvError naming the setting when it cannot be used; a later call tries again.
+ */
+export function database(env: Settings): Promise<Store> {
+  const key = env.DATABASE_URL ?? path.resolve(sqliteFile(env.DATA_DIR));
+  let found = opened.get(key);
+  if (!found) {
+    found = connect(env);
+    found.catch(() => opened.delete(key));
+    opened.set(key, found);
+  }
+  return found;
+}
+
+/** Closes every database this process opened (the operator's commands and the tests end with it). */
+export async function closeDatabases() {
+  const stores = [...opened.values()];
+  opened.clear();
+  await Promise.all(stores.map((store) => store.then(({ db }) => db.destroy(), () => {})));
+}

@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import * as leads from "./0001-leads";
+
+/** Every migration, in order: imported, not read from disk, so a bundled server has them too. */
+export const migrations: Record<string, Migration> = {
+  "0001-leads": leads,
+};

@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Store } from "@/server/db/connect";
+import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
+import { leadKey, newWebhookId, type LeadRow } from "./lead";
+import {
+  attemptsOf,
+  claimById,
+  claimNext,
+  dropLead,
+  forgetDeliveredPayloads,
+  insertClaimed,
+  leadById,
+  listLeads,
+  newClaim,
+  openLeadByKey,
+  settle,
+} from "./lead-store";
+
+let counter = 0;
+function newRow(overrides: Partial<LeadRow> = {}): LeadRow {
+  counter += 1;
+  const payload = { phone: "+15551234567", name: `Ada ${counter}` };
+  return {
+    id: newWebhookId(),
+    form: "waitlist",
+    dedupe_key: leadKey("waitlist", payload),
+    payload: JSON.stringify(payload),
+    state: "pending",
+    attempts: 0,
+    rounds: 0,
+    created_at: 1_000,
+    next_attempt_at: 2_000,
+    last_failure: null,
+    delivered_at: null,
+    claimed_by: null,
+    claimed_until: null,
+    ...overrides,
+  };
+}
+
+let dir: string;
+let postgres: PostgresServer;
+const opened: Store[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "sous-store-"));
+  postgres = await startPostgresServer();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(opened.map((store) => store.db.destroy()));
+  await postgres?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A connection of its own: two of them on one database are two servers. */
+async function open(engine: "sqlite" | "postgres") {
+  const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
+  opened.push(store);
+  return store;
+}
+
+/** Keeps a lead as if its sender had let it go: inserted with a claim that already ran out. */
+async function kept(store: Store, overrides: Partial<LeadRow> = {}) {
+  const row = newRow(overrides);
+  const inserted = await insertClaimed(store, row, { token: "expired", until: 0 });
+  if (!inserted) throw new Error("not inserted");
+  return inserted;
+}
+
+describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await open(engine);
+    await store.db.deleteFrom("leads").execute();
+  });
+
+  it("runs its migrations once: a second server finds them applied", async () => {
+    const again = await open(engine);
+    const names = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(again.db);
+    expect(names.rows.map((row) => row.name)).toStrictEqual(["0001-leads"]);
+  });
+
+  it("keeps one open lead per set of values: a second insert returns nothing, and the first is found by its key", async () => {
+    const first = await kept(store);
+    expect(await insertClaimed(store, newRow({ dedupe_key: first.dedupe_key }), newClaim(1_000))).toBeUndefined();
+    expect(await openLeadByKey(store, first.dedupe_key!)).toMatchObject({ id: first.id, payload: first.payload });
+  });
+
+  it("gives a claimed lead to no one else until the claim expires", async () => {
+    const lead = await kept(store);
+    const mine = newClaim(60_000, 10_000);
+    expect(await claimById(store, lead.id, mine, 10_000)).toMatchObject({ id: lead.id, claimed_by: mine.token });
+    expect(await claimById(store, lead.id, newClaim(60_000, 20_000), 20_000)).toBeUndefined();
+    // A claim left by a process that died runs out, and is taken over.
+    const later = newClaim(60_000, 80_000);
+    expect(await claimById(store, lead.id, later, 80_000)).toMatchObject({ claimed_by: later.token });
+  });
+
+  it("claims the lead due first, and only what the selection asks for", async () => {
+    await store.db.deleteFrom("leads").execute();
+    const late = await kept(store, { next_attempt_at: 5_000 });
+    const early = await kept(store, { next_attempt_at: 3_000 });
+    const notDue = await kept(store, { next_attempt_at: 9_000 });
+    const held = await kept(store, { state: "held", next_attempt_at: 1_000, form: "contact" });
+    const dead = await kept(store, { state: "dead", next_attempt_at: 0 });
+    const claim = () => newClaim(60_000, 6_000);
+
+    expect((await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(early.id);
+    expect((await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(late.id);
+    expect(await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000)).toBeUndefined();
+    expect(await claimNext(store, claim(), { heldForms: ["waitlist"] }, 6_000)).toBeUndefined();
+    expect(await claimNext(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] }, 6_000)).toBeUndefined();
+    expect((await claimNext(store, claim(), { heldForms: ["contact"] }, 6_000))?.id).toBe(held.id);
+    expect((await claimNext(store, claim(), { dead: true }, 6_000))?.id).toBe(dead.id);
+    expect((await claimNext(store, claim(), { pendingDueBy: 10_000 }, 6_000))?.id).toBe(notDue.id);
+  });
+
+  it("two servers claiming at once never take the same lead", async () => {
+    await store.db.deleteFrom("leads").execute();
+    const other = await open(engine);
+    const ids = [];
+    for (let i = 0; i < 20; i += 1) ids.push((await kept(store, { next_attempt_at: i })).id);
+    const claimAll = async (from: Store) => {
+      const taken: string[] = [];
+      for (;;) {
+        const row = await claimNext(from, newClaim(60_000), { pendingDueBy: Date.now() });
+        if (!row) return taken;
+        taken.push(row.id);
+      }
+    };
+    const [a, b, c] = await Promise.all([claimAll(store), claimAll(other), claimAll(other)]);
+    expect([...a, ...b, ...c].sort()).toStrictEqual([...ids].sort());
+  });
+
+  it("records a delivery and its attempts, frees the values for a new lead, and never changes it back", async () => {
+    const lead = await kept(store);
+    const claim = newClaim(60_000);
+    await claimById(store, lead.id, claim);
+    const attempt = { at: 5_000, status: 200, failure: null, duration_ms: 12, sender: "pass" };
+    await settle(store, lead, claim, { state: "delivered", delivered_at: 5_000, dedupe_key: null }, [attempt]);
+
+    expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", attempts: 1, dedupe_key: null, claimed_by: null, payload: lead.payload });
+    expect(await attemptsOf(store, lead.id)).toStrictEqual([{ lead_id: lead.id, number: 1, ...attempt }]);
+    expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
+    // The same values again are a new lead.
+    expect(await insertClaimed(store, newRow({ dedupe_key: lead.dedupe_key }), newClaim(1_000))).toBeDefined();
+    // A stale failure from a sender whose claim ran out changes nothing.
+    await settle(store, lead, newClaim(1), { state: "pending", last_failure: "status 503" }, []);
+    expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", last_failure: null });
+  });
+
+  it("lets only the claim's holder record a failure", async () => {
+    const lead = await kept(store);
+    const holder = newClaim(60_000);
+    await claimById(store, lead.id, holder);
+    const failed = { at: 1, status: 503, failure: "status", duration_ms: 3, sender: "pass" };
+    await settle(store, lead, newClaim(60_000), { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, []);
+    expect(await leadById(store, lead.id)).toMatchObject({ claimed_by: holder.token, last_failure: null });
+    await settle(store, lead, holder, { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, [failed, failed]);
+    expect(await leadById(store, lead.id)).toMatchObject({ claimed_by: null, last_failure: "status 503", next_attempt_at: 99, attempts: 2 });
+    expect((await attemptsOf(store, lead.id)).map((row) => row.number)).toStrictEqual([1, 2]);
+  });
+
+  it("forgets the values of leads delivered before the retention cut-off, and keeps their delivery log", async () => {
+    const old = await kept(store);
+    const recent = await kept(store);
+    const open = await kept(store);
+    await settle(store, old, newClaim(1), { state: "delivered", delivered_at: 1_000, dedupe_key: null }, [{ at: 1_000, status: 200, failure: null, duration_ms: 1, sender: "visitor" }]);
+    await settle(store, recent, newClaim(1), { state: "delivered", delivered_at: 9_000, dedupe_key: null }, []);
+
+    expect(await forgetDeliveredPayloads(store, 5_000)).toBe(1);
+    expect((await leadById(store, old.id))?.payload).toBeNull();
+    expect((await leadById(store, recent.id))?.payload).toBe(recent.payload);
+    expect((await leadById(store, open.id))?.payload).toBe(open.payload);
+    expect(await attemptsOf(store, old.id)).toHaveLength(1);
+    expect(await forgetDeliveredPayloads(store, 5_000)).toBe(0);
+  });
+
+  it("lists by state and form, and drops a lead with its delivery log", async () => {
+    await store.db.deleteFrom("leads").execute();
+    const a = await kept(store);
+    const b = await kept(store, { state: "dead", form: "contact" });
+    await settle(store, a, newClaim(1), { state: "delivered", delivered_at: 1, dedupe_key: null }, [{ at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" }]);
+    expect((await listLeads(store, { states: ["dead"] })).map((row) => row.id)).toStrictEqual([b.id]);
+    expect((await listLeads(store, { form: "waitlist" })).map((row) => row.id)).toStrictEqual([a.id]);
+    expect(await dropLead(store, a.id)).toBe(true);
+    expect(await dropLead(store, a.id)).toBe(false);
+    expect(await attemptsOf(store, a.id)).toStrictEqual([]);
+  });
+});

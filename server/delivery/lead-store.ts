@@ -1,0 +1,176 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Insertable, Updateable } from "kysely";
+import type { Store } from "@/server/db/connect";
+import type { LeadAttemptsTable, LeadState, LeadsTable } from "@/server/db/schema";
+import { logEvent, messageOf } from "@/server/log";
+import type { LeadRow } from "./lead";
+
+/** Who holds a lead, and until when: a claim left by a dead process expires and is taken over. */
+export type Claim = { token: string; until: number };
+// A claim outlives its sender's longest wait by this much.
+export const CLAIM_MARGIN_MS = 5_000;
+export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: randomUUID(), until: now + ms });
+
+const openStates: LeadState[] = ["pending", "held", "dead"];
+
+/** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
+export async function insertClaimed({ db }: Store, lead: Insertable<LeadsTable>, claim: Claim): Promise<LeadRow | undefined> {
+  return db
+    .insertInto("leads")
+    .values({ ...lead, claimed_by: claim.token, claimed_until: claim.until })
+    .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function openLeadByKey({ db }: Store, key: string) {
+  return db.selectFrom("leads").selectAll().where("dedupe_key", "=", key).executeTakeFirst();
+}
+
+export function leadById({ db }: Store, id: string) {
+  return db.selectFrom("leads").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** Claims one open lead by its webhook-id: undefined while someone else holds it, or when it is not open. */
+export function claimById({ db }: Store, id: string, claim: Claim, now = Date.now()) {
+  return db
+    .updateTable("leads")
+    .set({ claimed_by: claim.token, claimed_until: claim.until })
+    .where("id", "=", id)
+    .where("state", "in", openStates)
+    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Which leads a pass takes. Pending ones due by `pendingDueBy`, held ones of forms that have a URL again, dead ones when asked. */
+export type Selection = {
+  pendingDueBy?: number;
+  heldForms?: readonly string[];
+  dead?: boolean;
+  skipForms?: readonly string[];
+  /** Leads this pass sent already: a pass sends each lead once at most. */
+  skipIds?: readonly string[];
+};
+
+/**
+ * Claims the open lead that is due first, in one statement: SQLite lets one
+ * writer at a time run it, Postgres skips rows another transaction is claiming.
+ */
+export function claimNext(store: Store, claim: Claim, selection: Selection, now = Date.now()) {
+  const { db, engine } = store;
+  const due = db
+    .selectFrom("leads")
+    .select("id")
+    .where((eb) => {
+      const wanted = [];
+      if (selection.pendingDueBy !== undefined) {
+        wanted.push(eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", selection.pendingDueBy)]));
+      }
+      if (selection.heldForms?.length) wanted.push(eb.and([eb("state", "=", "held"), eb("form", "in", selection.heldForms)]));
+      if (selection.dead) wanted.push(eb("state", "=", "dead"));
+      return eb.and([
+        eb.or(wanted),
+        eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]),
+        ...(selection.skipForms?.length ? [eb("form", "not in", selection.skipForms)] : []),
+        ...(selection.skipIds?.length ? [eb("id", "not in", selection.skipIds)] : []),
+      ]);
+    })
+    .orderBy("next_attempt_at")
+    .limit(1)
+    .$if(engine === "postgres", (query) => query.forUpdate().skipLocked());
+  return db
+    .updateTable("leads")
+    .set({ claimed_by: claim.token, claimed_until: claim.until })
+    .where("id", "in", due)
+    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export type AttemptRecord = Omit<LeadAttemptsTable, "lead_id" | "number">;
+
+/**
+ * Records a sender's attempts and where the lead stands now, in one
+ * transaction, and lets the claim go. Only the claim's holder may change the
+ * lead, except to record a delivery: an acknowledged lead is delivered,
+ * whoever held it.
+ */
+export async function settle(
+  { db }: Store,
+  lead: { id: string; attempts: number },
+  claim: Claim,
+  change: Updateable<LeadsTable>,
+  attempts: AttemptRecord[],
+) {
+  await db.transaction().execute(async (trx) => {
+    if (attempts.length) {
+      await trx
+        .insertInto("lead_attempts")
+        .values(attempts.map((attempt, index) => ({ ...attempt, lead_id: lead.id, number: lead.attempts + index + 1 })))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+    await trx
+      .updateTable("leads")
+      .set((eb) => ({ ...change, attempts: eb("attempts", "+", attempts.length), claimed_by: null, claimed_until: null }))
+      .where("id", "=", lead.id)
+      .where((eb) => (change.state === "delivered" ? eb("state", "<>", "delivered") : eb("claimed_by", "=", claim.token)))
+      .execute();
+  });
+}
+
+export type LeadFilter = { states?: readonly LeadState[]; form?: string };
+
+export function listLeads({ db }: Store, filter: LeadFilter = {}) {
+  return db
+    .selectFrom("leads")
+    .selectAll()
+    .$if(Boolean(filter.states?.length), (query) => query.where("state", "in", filter.states!))
+    .$if(Boolean(filter.form), (query) => query.where("form", "=", filter.form!))
+    .orderBy("created_at")
+    .execute();
+}
+
+export function attemptsOf({ db }: Store, id: string) {
+  return db.selectFrom("lead_attempts").selectAll().where("lead_id", "=", id).orderBy("number").execute();
+}
+
+/** Deletes one lead and its delivery log; false when there is none. */
+export async function dropLead({ db }: Store, id: string) {
+  const { numDeletedRows } = await db.deleteFrom("leads").where("id", "=", id).executeTakeFirst();
+  return numDeletedRows > 0n;
+}
+
+/** Retention: delivered leads older than `cutoff` lose their payload; their row and delivery log stay. */
+export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
+  const { numUpdatedRows } = await db
+    .updateTable("leads")
+    .set({ payload: null })
+    .where("state", "=", "delivered")
+    .where("delivered_at", "<", cutoff)
+    .where("payload", "is not", null)
+    .executeTakeFirst();
+  return Number(numUpdatedRows);
+}
+
+const shared = globalThis as typeof globalThis & { leadStoreDown?: boolean };
+
+/**
+ * The store failed (unreachable Postgres, a full disk, a read-only file):
+ * the lead still goes out, and the operator hears of it once per outage, not
+ * once per post.
+ */
+export function storeFailed(error: unknown, facts: object = {}) {
+  if (shared.leadStoreDown) return;
+  shared.leadStoreDown = true;
+  logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
+}
+
+/** The store answered: the next failure is a new outage. */
+export function storeAnswered() {
+  if (!shared.leadStoreDown) return;
+  shared.leadStoreDown = false;
+  logEvent("info", { event: "lead_store_recovered" });
+}

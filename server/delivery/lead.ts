@@ -1,0 +1,71 @@
+import "server-only";
+import { createHash, randomUUID } from "node:crypto";
+import type { Selectable } from "kysely";
+import type { LeadState, LeadsTable } from "@/server/db/schema";
+import { formNames, type FormName } from "@/server/forms/registry";
+
+export type LeadRow = Selectable<LeadsTable>;
+
+/** A lead as the delivery code reads it: a row whose form is ours and whose payload is an object. */
+export type Lead = {
+  /** The webhook-id every attempt carries, so the receiver drops duplicates. */
+  id: string;
+  form: FormName;
+  /** The webhook body, exactly as the first attempt sent it. */
+  payload: Record<string, unknown>;
+  state: LeadState;
+  /** HTTP attempts made so far, by the visitor, the passes and the operator. */
+  attempts: number;
+  /** Redelivery rounds done after the first failure: the position in the schedule. */
+  rounds: number;
+  createdAt: number;
+  nextAttemptAt: number;
+  lastFailure?: string;
+};
+
+/** A fresh webhook-id: one per lead, kept by every attempt and every redelivery. */
+export const newWebhookId = () => `msg_${randomUUID()}`;
+
+const isFormName = (form: string): form is FormName => (formNames as string[]).includes(form);
+
+function objectOf(json: string | null) {
+  if (!json) return undefined;
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lead a row holds, or undefined for a row nobody should send: a foreign form, a bad id, a payload that is not a JSON object. */
+export function leadOf(row: LeadRow): Lead | undefined {
+  const payload = objectOf(row.payload);
+  if (!payload || !isFormName(row.form) || !/^msg_[\w-]+$/.test(row.id)) return undefined;
+  return {
+    id: row.id,
+    form: row.form,
+    payload,
+    state: row.state,
+    attempts: row.attempts,
+    rounds: row.rounds,
+    createdAt: row.created_at,
+    nextAttemptAt: row.next_attempt_at,
+    ...(row.last_failure ? { lastFailure: row.last_failure } : {}),
+  };
+}
+
+/** The same form with the same values (already normalised by the schema) has the same key. */
+export function leadKey(form: string, payload: Record<string, unknown>) {
+  return createHash("sha256").update(`${form}\n${JSON.stringify(payload)}`).digest("hex");
+}
+
+/** Where a lead stands, for the operator's log: no values. */
+export function leadFacts(lead: Pick<Lead, "form" | "id" | "attempts" | "createdAt">, now = Date.now()) {
+  return {
+    form: lead.form,
+    webhookId: lead.id,
+    attempts: lead.attempts,
+    ageSeconds: Math.round((now - lead.createdAt) / 1000),
+  };
+}

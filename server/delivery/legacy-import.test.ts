@@ -1,0 +1,94 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import type { Started } from "@/tests/support/processes";
+import { startRedisServer } from "@/tests/support/redis-server";
+import { importLegacyLeads } from "./legacy-import";
+import { leadById, listLeads } from "./lead-store";
+
+let redisServer: Started;
+let redis: Redis;
+let dataDir: string;
+beforeAll(async () => {
+  redisServer = await startRedisServer();
+  redis = new Redis(redisServer.url);
+}, 30_000);
+afterAll(async () => {
+  redis.disconnect();
+  await redisServer.stop();
+});
+beforeEach(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "sous-upgrade-"));
+  vi.stubEnv("DATA_DIR", dataDir);
+  for (const method of ["info", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+  return () => rm(dataDir, { recursive: true, force: true });
+});
+
+/** A lead as the file and Redis stores wrote it. */
+const legacy = (n: number, overrides: object = {}) => ({
+  id: `msg_legacy-${n}`,
+  form: "waitlist",
+  key: String(n).repeat(64).slice(0, 64),
+  payload: { phone: "+15551234567", name: `Old ${n}` },
+  createdAt: 1_700_000_000_000 + n,
+  attempts: 3,
+  rounds: 2,
+  nextAttemptAt: 1_700_000_900_000 + n,
+  lastFailure: "status 503",
+  state: "pending",
+  ...overrides,
+});
+
+describe("the upgrade import", () => {
+  it("brings the file store's pending and dead leads in with their webhook-ids and schedule, then renames the folder", async () => {
+    const pending = path.join(dataDir, "pending");
+    await mkdir(pending);
+    await writeFile(path.join(pending, `${"1".repeat(64)}.json`), JSON.stringify(legacy(1)));
+    await writeFile(path.join(pending, `${"2".repeat(64)}.json`), JSON.stringify(legacy(2, { state: "dead" })));
+    // A half-written temporary file and a lease are not leads.
+    await writeFile(path.join(pending, `${"3".repeat(64)}.json.x.tmp`), JSON.stringify(legacy(3)));
+    await writeFile(path.join(pending, `${"1".repeat(64)}.lease`), "0");
+    const store = await database(readEnv());
+
+    await importLegacyLeads(store, readEnv());
+    expect(await leadById(store, "msg_legacy-1")).toMatchObject({
+      form: "waitlist",
+      state: "pending",
+      attempts: 3,
+      rounds: 2,
+      created_at: 1_700_000_000_001,
+      next_attempt_at: 1_700_000_900_001,
+      last_failure: "status 503",
+      dedupe_key: "1".repeat(64),
+      payload: JSON.stringify({ phone: "+15551234567", name: "Old 1" }),
+    });
+    expect(await leadById(store, "msg_legacy-2")).toMatchObject({ state: "dead" });
+    expect(await leadById(store, "msg_legacy-3")).toBeUndefined();
+    const names = await readdir(dataDir);
+    expect(names).not.toContain("pending");
+    const renamed = names.find((name) => name.startsWith("pending.imported-"));
+    expect(await readdir(path.join(dataDir, renamed!))).toHaveLength(4);
+
+    // A second start finds nothing to import, and changes nothing.
+    await importLegacyLeads(store, readEnv());
+    expect((await listLeads(store, { states: ["pending", "dead"] })).filter((row) => row.id.startsWith("msg_legacy-"))).toHaveLength(2);
+  });
+
+  it("brings Redis's pending leads in when REDIS_URL is set, then renames their keys", async () => {
+    vi.stubEnv("REDIS_URL", redisServer.url);
+    const lead = legacy(4, { id: "msg_legacy-redis" });
+    await redis.set(`leads:lead:${lead.key}`, JSON.stringify(lead));
+    await redis.sadd("leads:all", lead.key);
+    const store = await database(readEnv());
+
+    await importLegacyLeads(store, readEnv());
+    expect(await leadById(store, "msg_legacy-redis")).toMatchObject({ state: "pending", attempts: 3, dedupe_key: lead.key });
+    expect(await redis.exists(`leads:lead:${lead.key}`, "leads:all")).toBe(0);
+    expect(JSON.parse((await redis.get(`leads:imported:lead:${lead.key}`)) ?? "")).toStrictEqual(lead);
+    expect(await redis.smembers("leads:imported:all")).toStrictEqual([lead.key]);
+  });
+});

@@ -1,0 +1,251 @@
+import { Webhook } from "standardwebhooks";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { leadById, newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
+import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass } from "./pass";
+import { nextAttemptAfter } from "./send";
+import { submitLead } from "./submit-lead";
+
+const receiver = setupWebhookReceiver();
+let secret: string;
+let counter = 0;
+
+beforeEach(async () => {
+  secret = newWebhookSecret();
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("WAITLIST_WEBHOOK_SECRET", secret);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,1");
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+  // Each test starts from an empty table: a pass takes everything due.
+  await (await store()).db.deleteFrom("leads").execute();
+});
+
+/** A waitlist body whose name tells the receiver how to answer, e.g. [fail=3]. */
+function payload(directive = "") {
+  counter += 1;
+  return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
+}
+
+const send = (body: Record<string, unknown>) => submitLead("waitlist", body, readEnv(), performance.now());
+const store = () => database(readEnv());
+const row = async (id: string) => leadById(await store(), id);
+const logged = (event: string) =>
+  (["info", "warn", "error"] as const)
+    .flatMap((method) => vi.mocked(console[method]).mock.calls)
+    .map((call) => JSON.parse(String(call[0])))
+    .filter((line) => line.event === event);
+/** Every pending lead is due now: what the schedule would make wait, the test does not. */
+const everythingDue = () => redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+
+describe("nextAttemptAfter", () => {
+  it("waits each delay of the schedule in turn, then gives up", () => {
+    expect(nextAttemptAfter(0, [5, 60], 1_000)).toBe(6_000);
+    expect(nextAttemptAfter(1, [5, 60], 1_000)).toBe(61_000);
+    expect(nextAttemptAfter(2, [5, 60], 1_000)).toBeUndefined();
+  });
+
+  it("spans about a day and a half by default", () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "");
+    const total = readEnv().REDELIVERY_SCHEDULE_SECONDS.reduce((sum, delay) => sum + delay, 0);
+    expect(total / 3600).toBeGreaterThan(30);
+    expect(total / 3600).toBeLessThan(42);
+  });
+});
+
+describe("a visitor's submission", () => {
+  it("is delivered once acknowledged, with its attempt in the delivery log, and is not sent again", async () => {
+    const body = payload();
+    const delivery = await send(body);
+    expect(delivery).toMatchObject({ ok: true, status: 200, via: "webhook" });
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", attempts: 1, dedupe_key: null, payload: JSON.stringify(body) });
+    expect(await attemptsOf(await store(), delivery.webhookId)).toStrictEqual([
+      expect.objectContaining({ number: 1, status: 200, failure: null, sender: "visitor" }),
+    ]);
+    expect(await everythingDue()).toMatchObject({ delivered: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(1);
+  });
+
+  it("keeps a lead the webhook failed, with its webhook-id, and logs no value", async () => {
+    const body = payload("[status=503]");
+    const delivery = await send(body);
+    expect(delivery).toMatchObject({ ok: false, status: 503, attempts: 3 });
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "pending", attempts: 3, rounds: 0, last_failure: "status 503", claimed_by: null });
+    const [line] = logged("lead_pending");
+    expect(line).toMatchObject({ form: "waitlist", webhookId: delivery.webhookId, attempts: 3, reason: "status 503" });
+    expect(JSON.stringify(line)).not.toContain(body.name);
+  });
+
+  it("sends a second try of a pending lead under its webhook-id, keeping its place, and its success settles it", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    const due = (await row(first.webhookId))?.next_attempt_at;
+    const second = await send(body);
+    expect(second).toMatchObject({ ok: true, webhookId: first.webhookId });
+    expect(new Set(receiver.withName(body.name).map((request) => request.headers["webhook-id"]))).toStrictEqual(new Set([first.webhookId]));
+    expect(await row(first.webhookId)).toMatchObject({ state: "delivered", attempts: 4, next_attempt_at: due });
+  });
+
+  it("waits for a pass that holds the lead instead of sending it a second time", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    const taken = newClaim(60_000);
+    await claimById(await store(), first.webhookId, taken);
+    const sentBefore = receiver.withName(body.name).length;
+    // The pass delivers while the visitor waits: simulated by recording the delivery under its claim.
+    setTimeout(async () => {
+      const { settle } = await import("./lead-store");
+      await settle(await store(), { id: first.webhookId, attempts: 3 }, taken, { state: "delivered", delivered_at: Date.now(), dedupe_key: null }, []);
+    }, 300);
+    expect(await send(body)).toMatchObject({ ok: true, webhookId: first.webhookId, attempts: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(sentBefore);
+    expect(sentBefore).toBe(3);
+  });
+
+  it("is held, not sent, while its form has no webhook URL, and delivered by the first pass once it has one", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    const body = payload();
+    const delivery = await send(body);
+    expect(delivery).toMatchObject({ ok: true, via: "held", attempts: 0 });
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "held" });
+    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 0, held: 0 });
+
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 1 });
+    expect(receiver.withName(body.name)).toHaveLength(1);
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered" });
+  });
+
+  it("still goes out when the database fails, and the log says so once per outage", async () => {
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    const [a, b] = [payload(), payload()];
+    expect(await send(a)).toMatchObject({ ok: true });
+    expect(await send(b)).toMatchObject({ ok: true });
+    expect(receiver.withName(a.name)).toHaveLength(1);
+    expect(receiver.withName(b.name)).toHaveLength(1);
+    expect(logged("lead_store_failed")).toHaveLength(1);
+    expect(JSON.stringify(logged("lead_store_failed"))).not.toContain(a.name);
+
+    vi.unstubAllEnvs();
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+    expect(await send(payload())).toMatchObject({ ok: true });
+    expect(logged("lead_store_recovered")).toHaveLength(1);
+  });
+});
+
+describe("redeliveryPass", () => {
+  it("redelivers a pending lead signed afresh with its webhook-id, then never again", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    const rotated = newWebhookSecret();
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", rotated);
+
+    expect(await everythingDue()).toMatchObject({ delivered: 1 });
+    const requests = receiver.withName(body.name);
+    expect(requests.map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
+    const last = requests.at(-1)!;
+    expect(last.headers["webhook-id"]).toBe(first.webhookId);
+    expect(new Webhook(rotated).verify(last.body, last.headers as Record<string, string>)).toStrictEqual(body);
+    expect(logged("lead_redelivered")).toStrictEqual([expect.objectContaining({ webhookId: first.webhookId, attempts: 4 })]);
+    expect((await attemptsOf(await store(), first.webhookId)).map((attempt) => attempt.sender)).toStrictEqual(["visitor", "visitor", "visitor", "pass"]);
+
+    expect(await everythingDue()).toMatchObject({ delivered: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(4);
+  });
+
+  it("waits for the schedule: a lead is not redelivered before it is due, and is once it is", async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
+    const body = payload("[fail=3]");
+    await send(body);
+    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    expect(await everythingDue()).toMatchObject({ delivered: 1 });
+    expect(receiver.withName(body.name)).toHaveLength(4);
+  });
+
+  it("keeps a lead as dead once the schedule is spent, and an operator's pass of the dead delivers it", async () => {
+    const body = payload("[fail=5]");
+    const first = await send(body);
+    expect(await everythingDue()).toMatchObject({ pending: 1 });
+    expect(await everythingDue()).toMatchObject({ dead: 1 });
+    expect(logged("lead_dead")).toStrictEqual([expect.objectContaining({ webhookId: first.webhookId, attempts: 5, reason: "status 503" })]);
+    // Dead leads are left alone by the timer's passes...
+    expect(await everythingDue()).toMatchObject({ delivered: 0, dead: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(5);
+    // ...and delivered when the operator asks.
+    expect(await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) })).toMatchObject({ delivered: 1 });
+    expect(receiver.withName(body.name).at(-1)).toMatchObject({ answered: 200 });
+  });
+
+  it("leaves a lead another sender holds, and takes it once that claim expires", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await claimById(await store(), first.webhookId, newClaim(60_000));
+    expect(await everythingDue()).toMatchObject({ delivered: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    // The holder died: its claim runs out.
+    await (await store()).db.updateTable("leads").set({ claimed_until: 0 }).where("id", "=", first.webhookId).execute();
+    expect(await everythingDue()).toMatchObject({ delivered: 1 });
+  });
+
+  it("starts no attempt once its budget is spent: what is left keeps its place", async () => {
+    vi.stubEnv("REDELIVERY_CONCURRENCY", "2");
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "200");
+    const leads = [];
+    for (let i = 0; i < 6; i += 1) leads.push(await send(payload("[status=503]")));
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/hang`);
+    const before = receiver.received.length;
+    // The clock reads 0 for the pass's start and each worker's first look, then the budget is gone.
+    let reads = 0;
+    const summary = await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), budgetMs: 1_000, clock: () => (reads++ < 3 ? 0 : 1_000) });
+    expect(summary).toMatchObject({ pending: 2, budgetSpent: true });
+    expect(receiver.received.length - before).toBe(2);
+    const rows = await Promise.all(leads.map((lead) => row(lead.webhookId)));
+    expect(rows.filter((lead) => lead?.attempts === 4)).toHaveLength(2);
+    expect(rows.filter((lead) => lead?.attempts === 3 && lead.rounds === 0)).toHaveLength(4);
+  });
+
+  it(`stops calling a receiver after ${PAUSE_AFTER_FAILURES} failures in a row; its other leads wait for the next pass`, async () => {
+    vi.stubEnv("REDELIVERY_CONCURRENCY", "1");
+    const leads = [];
+    for (let i = 0; i < 5; i += 1) leads.push(await send(payload("[status=503]")));
+    const before = receiver.received.length;
+    expect(await everythingDue()).toMatchObject({ pending: PAUSE_AFTER_FAILURES, paused: ["waitlist"] });
+    expect(receiver.received.length - before).toBe(PAUSE_AFTER_FAILURES);
+    const untouched = (await Promise.all(leads.map((lead) => row(lead.webhookId)))).filter((lead) => lead?.rounds === 0);
+    expect(untouched).toHaveLength(5 - PAUSE_AFTER_FAILURES);
+    expect(logged("receiver_paused")).toStrictEqual([expect.objectContaining({ form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES })]);
+  });
+
+  it("never sends a row it cannot read, and still delivers the good ones", async () => {
+    const db = await store();
+    await insertClaimed(db, { id: "msg_corrupt", form: "waitlist", dedupe_key: null, payload: '{"phone":"+1555', state: "pending", created_at: 0, next_attempt_at: 0 }, newClaim(0, 0));
+    await insertClaimed(db, { id: "msg_foreign", form: "catering", dedupe_key: null, payload: '{"name":"Foreign"}', state: "pending", created_at: 0, next_attempt_at: 0 }, newClaim(0, 0));
+    const body = payload("[fail=3]");
+    const good = await send(body);
+    const before = receiver.received.length;
+
+    expect(await everythingDue()).toMatchObject({ delivered: 1, unreadable: 2 });
+    expect(receiver.received.length - before).toBe(1);
+    expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe(good.webhookId);
+    expect(await row("msg_corrupt")).toMatchObject({ state: "dead", last_failure: "unreadable" });
+    expect(logged("lead_unreadable").map((line) => line.webhookId).sort()).toStrictEqual(["msg_corrupt", "msg_foreign"]);
+  });
+
+  it("forgets the values of leads delivered more than LEAD_RETENTION_DAYS ago, keeping their delivery log", async () => {
+    const body = payload();
+    const delivery = await send(body);
+    const db = await store();
+    await db.db.updateTable("leads").set({ delivered_at: Date.now() - 31 * 86_400_000 }).where("id", "=", delivery.webhookId).execute();
+    const recent = await send(payload());
+    (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
+    await redeliveryPass(readEnv());
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
+    expect((await row(recent.webhookId))?.payload).not.toBeNull();
+    expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
+    expect(logged("lead_payloads_forgotten")).toStrictEqual([expect.objectContaining({ leads: 1, retentionDays: 30 })]);
+  });
+});

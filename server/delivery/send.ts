@@ -1,0 +1,148 @@
+import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Updateable } from "kysely";
+import type { Store } from "@/server/db/connect";
+import type { LeadState, LeadsTable } from "@/server/db/schema";
+import { readWebhook, type ServerEnv, type WebhookSettings } from "@/server/env";
+import { logEvent } from "@/server/log";
+import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
+import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
+import { postJson, type AttemptResult } from "./post-json";
+import { backoffMs, isTransient } from "./retry-policy";
+import { signatureHeaders } from "./signing";
+
+type Failure = Exclude<AttemptResult, { ok: true }>;
+
+/** Who sends: the visitor waiting for an answer, a redelivery pass, or the operator's command. */
+export type Sender = "visitor" | "pass" | "operator";
+
+export type Delivery = {
+  /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
+  webhookId: string;
+  /** held: no webhook URL is set; the lead waits in the database. */
+  via: "webhook" | "held";
+  attempts: number;
+  durationMs: number;
+} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy"; status?: number });
+
+/** Where a lead stands after a sender is done with it. */
+export type Sent = { state: LeadState | "unreadable"; delivery: Delivery };
+
+// An attempt shorter than this is not worth starting.
+const MIN_ATTEMPT_MS = 250;
+
+/** Why an attempt failed, for the operator: a status or a kind of failure, never a body. */
+export const failureOf = (result: { ok: boolean; reason?: string; status?: number }) =>
+  result.ok ? undefined : result.status !== undefined ? `${result.reason} ${result.status}` : result.reason;
+
+/** When the lead's next redelivery is due after `rounds` failed ones, or undefined when the schedule is spent. */
+export function nextAttemptAfter(rounds: number, schedule: readonly number[], now: number) {
+  const delay = schedule[rounds];
+  return delay === undefined ? undefined : now + delay * 1000;
+}
+
+/**
+ * One signed, authenticated POST of a body, with the secrets and auth header
+ * in force now: a redelivery a day later is signed with the current secrets.
+ */
+export function attemptOnce(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, timeoutMs: number) {
+  const headers = {
+    ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
+    ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
+  };
+  return postJson(webhook.url, body, headers, timeoutMs);
+}
+
+/**
+ * Posts a body until it is acknowledged, a failure will not change by
+ * itself, or the time runs out. The visitor's sender retries transient
+ * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`;
+ * a pass or the operator makes one attempt.
+ */
+async function attemptAll(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, env: ServerEnv, sender: Sender, started: number) {
+  const elapsed = () => performance.now() - started;
+  const records: AttemptRecord[] = [];
+  for (;;) {
+    const timeoutMs = sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, env.WEBHOOK_DEADLINE_MS - elapsed()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
+    const at = Date.now();
+    const result = await attemptOnce(webhook, webhookId, body, Math.max(1, Math.round(timeoutMs)));
+    records.push({ at, status: "status" in result ? result.status : null, failure: result.ok ? null : result.reason, duration_ms: Date.now() - at, sender });
+    if (sender !== "visitor" || !isTransient(result) || records.length > env.WEBHOOK_MAX_RETRIES) return { result, records };
+
+    const delay = backoffMs(records.length, env.WEBHOOK_RETRY_BASE_MS);
+    if (env.WEBHOOK_DEADLINE_MS - elapsed() - delay < MIN_ATTEMPT_MS) return { result, records };
+    await sleep(delay);
+  }
+}
+
+/** Where a failed lead goes: the visitor's failure keeps its place in the schedule; a round of a pass moves it on. */
+function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
+  const firstDelay = now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000;
+  if (sender === "visitor") {
+    const keepsPlace = lead.state === "pending" && lead.attempts > 0;
+    return { state: "pending", ...(lead.state === "dead" ? { rounds: 0 } : {}), next_attempt_at: keepsPlace ? lead.nextAttemptAt : firstDelay };
+  }
+  const rounds = lead.rounds + 1;
+  const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
+}
+
+/** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
+async function keep(store: Store | undefined, row: LeadRow, claim: Claim, change: Updateable<LeadsTable>, records: AttemptRecord[]) {
+  if (!store) return false;
+  try {
+    await settle(store, row, claim, change, records);
+    storeAnswered();
+    return true;
+  } catch (error) {
+    storeFailed(error, { form: row.form, webhookId: row.id });
+    return false;
+  }
+}
+
+/**
+ * The one way a lead is sent, by every sender, once it holds the lead's
+ * claim: the visitor's first attempt and retry, the timer's and the cron
+ * route's passes, and the operator's retry. Without a webhook URL the lead is
+ * held; acknowledged, it is delivered and never sent again; failed, it waits
+ * for its next round, or is dead once the schedule is spent. Every attempt
+ * goes into the delivery log. `store` is undefined only when the database
+ * failed to keep the lead: it is still sent.
+ */
+export async function sendClaimed(store: Store | undefined, row: LeadRow, claim: Claim, env: ServerEnv, sender: Sender, started = performance.now()): Promise<Sent> {
+  const durationMs = () => Math.round(performance.now() - started);
+  const lead = leadOf(row);
+  if (!lead) {
+    // Never sent: a row this code did not write, or one that was damaged.
+    logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
+    await keep(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
+    return { state: "unreadable", delivery: { webhookId: row.id, via: "webhook", ok: false, reason: "network", attempts: 0, durationMs: durationMs() } };
+  }
+
+  const webhook = readWebhook(lead.form);
+  if (!webhook.url) {
+    await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
+    return { state: "held", delivery: { webhookId: lead.id, via: "held", ok: true, attempts: 0, durationMs: durationMs() } };
+  }
+
+  const { result, records } = await attemptAll({ ...webhook, url: webhook.url }, lead.id, JSON.stringify(lead.payload), env, sender, started);
+  const now = Date.now();
+  const sent = { ...lead, attempts: lead.attempts + records.length };
+  const delivery: Delivery = { webhookId: lead.id, via: "webhook", attempts: records.length, durationMs: durationMs(), ...result };
+  if (result.ok) {
+    await keep(store, row, claim, { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null }, records);
+    if (sender !== "visitor") logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
+    return { state: "delivered", delivery };
+  }
+
+  const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
+  const kept = await keep(store, row, claim, change, records);
+  if (change.state === "dead") {
+    logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
+    return { state: "dead", delivery };
+  }
+  const nextAttemptAt = new Date(change.next_attempt_at ?? lead.nextAttemptAt).toISOString();
+  // Not kept (the store failed): no redelivery will come, and lead_store_failed said so.
+  if (kept) logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
+  return { state: "pending", delivery };
+}

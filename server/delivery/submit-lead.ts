@@ -1,0 +1,80 @@
+import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import { database, type Store } from "@/server/db/connect";
+import type { ServerEnv } from "@/server/env";
+import type { FormName } from "@/server/forms/registry";
+import { leadKey, newWebhookId, type LeadRow } from "./lead";
+import { CLAIM_MARGIN_MS, claimById, insertClaimed, leadById, newClaim, openLeadByKey, storeAnswered, storeFailed, type Claim } from "./lead-store";
+import { sendClaimed, type Delivery } from "./send";
+
+// How often a visitor whose lead another sender holds looks again.
+const WAIT_POLL_MS = 100;
+
+type Taken = { row: LeadRow } | { delivered: LeadRow } | { busy: LeadRow };
+
+/**
+ * The lead these values make, claimed by this visitor: a new one, or the open
+ * lead a previous try of the same values left (so the workflow sees one lead,
+ * under one webhook-id). When a pass is sending that lead right now, the
+ * visitor waits for it instead of sending it a second time.
+ */
+async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, started: number): Promise<Taken> {
+  const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
+  for (;;) {
+    const inserted = await insertClaimed(store, fresh, claim);
+    if (inserted) return { row: inserted };
+    const open = await openLeadByKey(store, fresh.dedupe_key!);
+    if (!open) continue; // Delivered meanwhile: these values are a new lead.
+    for (;;) {
+      const claimed = await claimById(store, open.id, claim);
+      if (claimed) return { row: claimed };
+      const now = await leadById(store, open.id);
+      if (!now) break;
+      if (now.state === "delivered") return { delivered: now };
+      if (performance.now() >= waitEnds) return { busy: now };
+      await sleep(WAIT_POLL_MS);
+    }
+  }
+}
+
+/**
+ * Delivers a checked submission the way a lead must be: kept in the database
+ * before the first attempt, so a failure the visitor is told about is
+ * redelivered later. When the database fails, the lead is still sent.
+ */
+export async function submitLead(form: FormName, payload: Record<string, unknown>, env: ServerEnv, started: number): Promise<Delivery> {
+  const now = Date.now();
+  const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
+  const fresh: LeadRow = {
+    id: newWebhookId(),
+    form,
+    dedupe_key: leadKey(form, payload),
+    payload: JSON.stringify(payload),
+    state: "pending",
+    attempts: 0,
+    rounds: 0,
+    created_at: now,
+    next_attempt_at: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+    last_failure: null,
+    delivered_at: null,
+    claimed_by: null,
+    claimed_until: null,
+  };
+
+  let store: Store | undefined;
+  let taken: Taken;
+  try {
+    store = await database(env);
+    taken = await take(store, fresh, claim, env, started);
+    storeAnswered();
+  } catch (error) {
+    storeFailed(error, { form });
+    store = undefined;
+    taken = { row: fresh };
+  }
+
+  const durationMs = Math.round(performance.now() - started);
+  if ("delivered" in taken) return { webhookId: taken.delivered.id, via: "webhook", ok: true, attempts: 0, durationMs };
+  if ("busy" in taken) return { webhookId: taken.busy.id, via: "webhook", ok: false, reason: "busy", attempts: 0, durationMs };
+  return (await sendClaimed(store, taken.row, claim, env, "visitor", started)).delivery;
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "@/server/db/schema";
+
+/**
+ * Writes and reads the servers' leads table from a test, as an operator with
+ * `sqlite3` or `psql` would: the servers made the tables, the test only fills
+ * and reads them.
+ */
+export function leadsTable(target: { dataDir: string } | { databaseUrl: string }) {
+  const dialect =
+    "databaseUrl" in target
+      ? new PostgresDialect({ pool: new pg.Pool({ connectionString: target.databaseUrl, max: 2 }) })
+      : new SqliteDialect({ database: new SQLite(path.join(target.dataDir, "sous.db")) });
+  const db = new Kysely<Database>({ dialect });
+  return {
+    db,
+    /** `count` pending leads, due now, whose names start with `prefix`; resolves to their webhook-ids. */
+    async addDue(count: number, prefix: string) {
+      const now = Date.now();
+      const rows = Array.from({ length: count }, (_, i) => ({
+        id: `msg_${randomUUID()}`,
+        form: "waitlist",
+        dedupe_key: randomUUID(),
+        payload: JSON.stringify({ phone: `+1555020${String(i).padStart(4, "0")}`, name: `${prefix} ${i}` }),
+        state: "pending" as const,
+        created_at: now,
+        next_attempt_at: now - 1,
+      }));
+      await db.insertInto("leads").values(rows).execute();
+      return rows.map((row) => row.id);
+    },
+    async states(ids: string[]) {
+      const rows = await db.selectFrom("leads").select(["id", "state"]).where("id", "in", ids).execute();
+      return rows.map((row) => row.state);
+    },
+    close: () => db.destroy(),
+  };
+}
