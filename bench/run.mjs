@@ -6,17 +6,19 @@
  *
  * BENCH_PORT moves its six ports (default 4100-4105); BENCH_QUICK=1 runs
  * shorter loads and one Lighthouse run, to try the bench itself;
- * BENCH_BASELINE=<git ref> also builds and measures that commit (lib/baseline.mjs).
+ * BENCH_BASELINE=<git ref> also builds and measures that commit (lib/baseline.mjs);
+ * BENCH_ONLY=signup,leads runs only the measurements named (keys of `results`).
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { appServer, buildApp } from "./lib/app.mjs";
 import { baselineRef, startBaseline } from "./lib/baseline.mjs";
 import { pinApart } from "./lib/cpu-pinning.mjs";
-import { host, nextURL, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
+import { host, nextURL, only, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
 import { startFloor } from "./lib/floor.mjs";
 import { auditInterleaved } from "./lib/lighthouse.mjs";
 import { takeScreenshots } from "./lib/screenshots.mjs";
+import { measureLeads } from "./lib/leads.mjs";
 import { describeMachine } from "./lib/machine.mjs";
 import { weighPages } from "./lib/page-weight.mjs";
 import { assertPortFree, killAllNow, start, stopAll, waitForHttp } from "./lib/processes.mjs";
@@ -30,6 +32,9 @@ const receiverScript = fileURLToPath(new URL("./servers/receiver.mjs", import.me
 const title = `Benchmark: chef-assistant-site${quick ? " (BENCH_QUICK: shortened runs, not for comparison)" : ""}`;
 
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+/** A measurement BENCH_ONLY left out: reported as such, not as a failure of the bench. */
+class NotRun extends Error {}
 
 async function main() {
   await rm(paths.runs, { recursive: true, force: true });
@@ -58,7 +63,8 @@ async function main() {
    * still run and the report says what went wrong where. One that the server's
    * death spoiled runs again on a new server.
    */
-  async function measure(name, task) {
+  async function measure(name, task, key) {
+    if (only && !only.includes(key)) return new NotRun(`not run (BENCH_ONLY=${only.join(",")})`);
     for (let attempt = 1; ; attempt += 1) {
       log(`${name}…`);
       const exitsBefore = app.unexpectedExits.length;
@@ -75,19 +81,16 @@ async function main() {
 
   const audited = lighthouseTargets(floor, baseline);
   const results = {
-    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog)),
-    weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound)),
+    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog), "staticChecks"),
+    weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound), "weights"),
     // Judged: Chrome throttles the load itself. Reported beside it: Lighthouse's model.
     audits: await measure("Lighthouse, applied throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(audited, "applied"),
-    ),
+      auditInterleaved(audited, "applied"), "audits"),
     simulatedAudits: await measure("Lighthouse, simulated throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(audited, "simulated"),
-    ),
+      auditInterleaved(audited, "simulated"), "simulatedAudits"),
     screenshots: await measure("screenshots", () =>
-      takeScreenshots([pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href }))),
-    ),
-    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url)),
+      takeScreenshots([pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href }))), "screenshots"),
+    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url), "throughput"),
     signup: await measure("no-JavaScript sign-up", async () => {
       const post = await prepareSignupPost(pages.signup);
       const check = await checkSignupPost(post);
@@ -101,7 +104,8 @@ async function main() {
       } finally {
         pinning.restore();
       }
-    }),
+    }, "signup"),
+    leads: await measure("leads: drain and idle cost", () => measureLeads(baseline, log), "leads"),
   };
 
   const budgets = summary.judgeBudgets(results);
@@ -114,13 +118,14 @@ async function main() {
     summary.screenshotSection(results.screenshots),
     summary.throughputSection(results.throughput, baseline?.label),
     summary.signupSection(results.signup),
+    summary.leadsSection(results.leads),
     summary.budgetSection(budgets),
   ];
   process.stdout.write(`${renderText(title, sections)}\n`);
   await writeFile(paths.results, renderMarkdown(title, sections));
   log(`written to ${paths.results}`);
 
-  const broken = Object.entries(results).filter(([, value]) => value instanceof Error);
+  const broken = Object.entries(results).filter(([, value]) => value instanceof Error && !(value instanceof NotRun));
   if (broken.length) {
     log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
     process.exitCode = 1;

@@ -37,6 +37,7 @@ export async function startBaseline(log) {
   await waitForHttp(`${baselineURL}/`, server);
   return {
     label: `${ref} (${commit})`,
+    dir,
     url: baselineURL,
     pgid: server.child.pid,
     stop: () => stop(server),

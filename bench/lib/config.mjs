@@ -7,9 +7,9 @@ export const paths = {
   results: fileURLToPath(new URL("../RESULTS.md", import.meta.url)),
 };
 
-// Loopback only, in one block of six so a busy port is easy to move away from.
+// Loopback only, in one block of eight so a busy port is easy to move away from.
 const base = Number(process.env.BENCH_PORT ?? 4100);
-export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3, baseline: base + 4, floor: base + 5 };
+export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3, baseline: base + 4, floor: base + 5, slowReceiver: base + 6, leads: base + 7 };
 export const host = "127.0.0.1";
 export const nextURL = `http://${host}:${ports.next}`;
 export const receiverURL = `http://${host}:${ports.receiver}`;
@@ -34,7 +34,8 @@ export const serverEnv = {
   CONTACT_WEBHOOK_URL: `${receiverURL}/hooks/contact`,
   WAITLIST_WEBHOOK_URL: `${receiverURL}/hooks/waitlist`,
   NEXT_TELEMETRY_DISABLED: "1",
-  // The pending-lead store (files, fsynced) out of the project's data/.
+  // The database (or, in a baseline before it, the pending-lead files) out of
+  // the project's data/; OUTBOX_DIR is DATA_DIR's old name, read by both.
   OUTBOX_DIR: "bench/.runs/data",
   // Read by the rate limiter once it lands; harmless before that.
   RATE_LIMIT_FORM_POINTS: "1000000",
@@ -60,7 +61,13 @@ export const durations = {
   // still differ by up to 30% here; a median of eight per build does not.
   signupBlocks: quick ? 1 : 4,
   signupLoad: quick ? 3 : 5,
+  // Leads: how many a drain sends, how many an idle server holds, and for how long its CPU is counted.
+  drainLeads: quick ? 40 : 300,
+  idleLeads: quick ? 500 : 5_000,
+  idleSeconds: quick ? 10 : 60,
 };
+/** BENCH_ONLY=signup,leads runs only those measurements (names as in run.mjs). */
+export const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",") : undefined;
 export const connections = 50;
 
 export const KB = 1024;

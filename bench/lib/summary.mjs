@@ -248,7 +248,7 @@ export function signupSection(signup) {
  * @param {Record<string, unknown>} results
  * @returns {Budget[]}
  */
-export function judgeBudgets({ staticChecks, weights, audits, signup }) {
+export function judgeBudgets({ staticChecks, weights, audits, signup, leads }) {
   /** @type {Budget[]} */
   const list = [];
   const add = (name, value, pass) => list.push({ name, value, pass });
@@ -317,10 +317,30 @@ export function judgeBudgets({ staticChecks, weights, audits, signup }) {
       add(rateName, `${fixed(sustained.perSecond, 1)} vs ${fixed(baseline.sustained.perSecond, 1)} (${fixed(ratio * 100)}%)`, ratio >= 0.9);
     }
   }
+  if (!failed(leads)) {
+    add(`Drain of ${durations.drainLeads} leads at concurrency 4 < 30 s`, `${fixed(leads.drainConcurrent.seconds, 1)} s`, leads.drainConcurrent.seconds < 30);
+  }
   const name = "No-JavaScript sign-up post works (check, not a budget)";
   if (failed(signup)) unmeasured(name, signup);
   else add(name, signup.check.ok ? "200, success page, delivered" : signup.check.problems.join("; "), signup.check.ok);
   return list;
+}
+
+/** @returns {Section} */
+export function leadsSection(leads) {
+  const title = "Leads: redelivery drain and idle cost";
+  if (failed(leads)) return errorSection(title, leads);
+  const drain = (d) => `${fixed(d.seconds, 1)} s for ${d.delivered} leads`;
+  const idle = (i) => `${fixed(i.cpuSeconds, 2)} CPU s over ${i.seconds} s holding ${i.leads} leads, none due`;
+  const rows = [
+    ["This tree", drain(leads.drainConcurrent), drain(leads.drainSerial), idle(leads.idle)],
+    ...(leads.baseline ? [[`Before (${leads.baseline.label})`, `${drain(leads.baseline.drain)} (serial: it has no concurrency)`, "", idle(leads.baseline.idle)]] : []),
+  ];
+  return {
+    title,
+    table: { head: ["Build", "Drain, concurrency 4", "Drain, concurrency 1", "Idle"], rows },
+    lines: [{ text: `Drain: ${durations.drainLeads} due leads, a receiver answering each in 200 ms, timed from the server's first answer to the last delivery.` }],
+  };
 }
 
 /** @param {Budget[]} list @returns {Section} */

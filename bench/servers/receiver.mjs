@@ -4,12 +4,14 @@
  * does not slow it down, and it times its own handling of each delivery so that
  * the bench can tell the app's share of a sign-up's latency from the receiver's.
  *
- *   node receiver.mjs <port>
+ *   node receiver.mjs <port> [answerAfterMs]
  *   GET /__stats  ->  { "deliveries": n, "handlingMs": [..., one per delivery, in order] }
  */
 import { createServer } from "node:http";
 
 const port = Number(process.argv[2]);
+// A workflow that takes this long to answer (the lead-drain measurement).
+const answerAfterMs = Number(process.argv[3] ?? 0);
 const handlingMs = [];
 
 const server = createServer((req, res) => {
@@ -21,10 +23,10 @@ const server = createServer((req, res) => {
   }
   // The body is read to its end, as a real receiver would, before answering.
   req.resume();
-  req.on("end", () => {
+  req.on("end", () => setTimeout(() => {
     res.writeHead(req.method === "POST" ? 200 : 405, { "content-type": "text/plain" });
     res.end(req.method === "POST" ? "ok" : "");
-  });
+  }, answerAfterMs));
   res.on("finish", () => {
     if (req.method === "POST") handlingMs.push(Number(process.hrtime.bigint() - started) / 1e6);
   });
