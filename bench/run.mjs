@@ -33,9 +33,6 @@ const title = `Benchmark: chef-assistant-site${quick ? " (BENCH_QUICK: shortened
 
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
-/** A measurement BENCH_ONLY left out: reported as such, not as a failure of the bench. */
-class NotRun extends Error {}
-
 async function main() {
   await rm(paths.runs, { recursive: true, force: true });
   await mkdir(paths.runs, { recursive: true });
@@ -64,7 +61,7 @@ async function main() {
    * death spoiled runs again on a new server.
    */
   async function measure(name, task, key) {
-    if (only && !only.includes(key)) return new NotRun(`not run (BENCH_ONLY=${only.join(",")})`);
+    if (only && !only.includes(key)) return new summary.NotRun(`not run (BENCH_ONLY=${only.join(",")})`);
     for (let attempt = 1; ; attempt += 1) {
       log(`${name}…`);
       const exitsBefore = app.unexpectedExits.length;
@@ -125,7 +122,7 @@ async function main() {
   await writeFile(paths.results, renderMarkdown(title, sections));
   log(`written to ${paths.results}`);
 
-  const broken = Object.entries(results).filter(([, value]) => value instanceof Error && !(value instanceof NotRun));
+  const broken = Object.entries(results).filter(([, value]) => value instanceof Error && !(value instanceof summary.NotRun));
   if (broken.length) {
     log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
     process.exitCode = 1;
