@@ -23,7 +23,7 @@ export type Delivery = {
   via: "webhook" | "held";
   attempts: number;
   durationMs: number;
-} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy"; status?: number });
+} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy" | "unreadable"; status?: number });
 
 /** Where a lead stands after a sender is done with it. */
 export type Sent = { state: LeadState | "unreadable"; delivery: Delivery };
@@ -92,6 +92,7 @@ async function keep(store: Store | undefined, row: LeadRow, claim: Claim, change
   if (!store) return false;
   try {
     await settle(store, row, claim, change, records);
+    await store.durable();
     storeAnswered();
     return true;
   } catch (error) {
@@ -116,7 +117,7 @@ export async function sendClaimed(store: Store | undefined, row: LeadRow, claim:
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
     await keep(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
-    return { state: "unreadable", delivery: { webhookId: row.id, via: "webhook", ok: false, reason: "network", attempts: 0, durationMs: durationMs() } };
+    return { state: "unreadable", delivery: { webhookId: row.id, via: "webhook", ok: false, reason: "unreadable", attempts: 0, durationMs: durationMs() } };
   }
 
   const webhook = readWebhook(lead.form);
