@@ -86,6 +86,33 @@ function withStatementCache(database: SQLite.Database) {
   };
 }
 
+/**
+ * Runs `sync` for every caller, sharing runs: a caller that arrives while a
+ * run is under way (which may have started before the caller's commit) waits
+ * for the next run, and every caller arriving meanwhile shares that one.
+ */
+export function groupSync(sync: () => Promise<void>) {
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const run = () => (running = sync().finally(() => (running = undefined)));
+  return () => {
+    if (!running) return run();
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = undefined;
+        return run();
+      });
+    return next;
+  };
+}
+
+/** What synchronous=FULL does after each commit, in the thread pool: an fdatasync of the WAL (the same file while a connection is open). */
+function walSync(walFile: string) {
+  let handle: Promise<FileHandle> | undefined;
+  return groupSync(async () => (await (handle ??= openFile(walFile, "r"))).datasync());
+}
+
 function openSqlite(dataDir: string): Store {
   const file = sqliteFile(dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -102,17 +129,10 @@ function openSqlite(dataDir: string): Store {
   database.pragma("synchronous = NORMAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
-  let wal: Promise<FileHandle> | undefined;
   return {
     db: new Kysely<Database>({ dialect: new SqliteWriterDialect({ database: withStatementCache(database) }) }),
     engine: "sqlite",
-    // What synchronous=FULL does after each commit, in the thread pool: an
-    // fdatasync of the WAL file, which SQLite keeps (same file) while a
-    // connection is open.
-    async durable() {
-      wal ??= openFile(`${file}-wal`, "r");
-      await (await wal).datasync();
-    },
+    durable: walSync(`${file}-wal`),
   };
 }
 
