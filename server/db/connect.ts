@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { open as openFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Worker } from "node:worker_threads";
 import SQLite from "better-sqlite3";
 import {
   CompiledQuery,
@@ -70,11 +71,51 @@ class SqliteWriterDialect extends SqliteDialect {
 // Prepared statements kept per SQL text: preparing costs about as much as a small query.
 const STATEMENTS_KEPT = 200;
 
-/** better-sqlite3 as Kysely's SQLite dialect sees it, with each statement prepared once. */
-function withStatementCache(database: SQLite.Database) {
+// How often the checkpointer copies the WAL into the database file, and the
+// WAL's size (in 4 KiB pages, 16 MiB) past which it empties it.
+const CHECKPOINT_EVERY_MS = 1_000;
+const WAL_LIMIT_PAGES = 4_096;
+
+/**
+ * Checkpoints in a worker thread, on a connection of its own: copying the WAL
+ * into the database file and syncing both is the one slow write SQLite
+ * makes, and done by the connection that commits it stalls every visitor
+ * for tens of milliseconds every few hundred commits. PASSIVE never waits
+ * for a reader or a writer. If the worker fails, the server checkpoints as
+ * SQLite does by default.
+ */
+function startCheckpointer(file: string, database: SQLite.Database) {
+  // The driver is required by name inside the worker's own code, from the
+  // folder the server runs in: the bundler would rewrite a name it can see.
+  const worker = new Worker(
+    `const { workerData } = require("node:worker_threads");
+     const db = new (require("better-sqlite3"))(workerData.file);
+     db.pragma("busy_timeout = 5000");
+     setInterval(() => {
+       const [{ log }] = db.pragma("wal_checkpoint(PASSIVE)");
+       // Under a steady stream of commits the WAL is never found fully copied, and grows:
+       // past the limit, writers wait a moment while it is copied and emptied.
+       if (log > workerData.walLimitPages) db.pragma("wal_checkpoint(TRUNCATE)");
+     }, workerData.everyMs);`,
+    { eval: true, workerData: { file, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES } },
+  );
+  worker.unref();
+  database.pragma("wal_autocheckpoint = 0");
+  worker.on("error", (error) => {
+    logEvent("warn", { event: "checkpointer_failed", message: error.message });
+    if (database.open) database.pragma("wal_autocheckpoint = 1000");
+  });
+  return worker;
+}
+
+/** better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared once, and the checkpointer stopped on close. */
+function dialectDatabase(database: SQLite.Database, checkpointer: Worker) {
   const statements = new Map<string, SQLite.Statement>();
   return {
-    close: () => database.close(),
+    close() {
+      void checkpointer.terminate();
+      database.close();
+    },
     prepare(text: string) {
       let statement = statements.get(text);
       if (!statement) {
@@ -122,15 +163,15 @@ function openSqlite(dataDir: string): Store {
   chmodSync(file, 0o600);
   // WAL lets readers and one writer work at once. A commit is written to the
   // WAL at once and synced by durable() below, off the server's one
-  // JavaScript thread: synchronous=FULL would sync it on that thread, where
-  // every visitor waits for the disk (a fifth of the sign-ups per second,
-  // measured). A second process waits for the write lock instead of failing.
+  // JavaScript thread, as checkpoints are (startCheckpointer): with
+  // synchronous=FULL every visitor would wait for the disk on that thread. A
+  // second process waits for the write lock instead of failing.
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
   return {
-    db: new Kysely<Database>({ dialect: new SqliteWriterDialect({ database: withStatementCache(database) }) }),
+    db: new Kysely<Database>({ dialect: new SqliteWriterDialect({ database: dialectDatabase(database, startCheckpointer(file, database)) }) }),
     engine: "sqlite",
     durable: walSync(`${file}-wal`),
   };

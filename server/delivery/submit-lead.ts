@@ -22,11 +22,9 @@ async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, 
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
     const inserted = await insertClaimed(store, fresh, claim);
-    if (inserted) {
-      // On disk before the first attempt: a lead the visitor is told failed is never lost.
-      await store.durable();
-      return { row: inserted };
-    }
+    // Written, so a crash of this process loses nothing; on disk with the
+    // settlement that follows, before the visitor is answered.
+    if (inserted) return { row: inserted };
     const open = await openLeadByKey(store, fresh.dedupe_key!);
     if (!open) continue; // Delivered meanwhile: these values are a new lead.
     for (;;) {
