@@ -92,10 +92,14 @@ function startCheckpointer(file: string, database: SQLite.Database) {
      const db = new (require("better-sqlite3"))(workerData.file);
      db.pragma("busy_timeout = 5000");
      setInterval(() => {
-       const [{ log }] = db.pragma("wal_checkpoint(PASSIVE)");
-       // Under a steady stream of commits the WAL is never found fully copied, and grows:
-       // past the limit, writers wait a moment while it is copied and emptied.
-       if (log > workerData.walLimitPages) db.pragma("wal_checkpoint(TRUNCATE)");
+       try {
+         const [{ log }] = db.pragma("wal_checkpoint(PASSIVE)");
+         // Under a steady stream of commits the WAL is never found fully copied, and grows:
+         // past the limit, writers wait a moment while it is copied and emptied.
+         if (log > workerData.walLimitPages) db.pragma("wal_checkpoint(TRUNCATE)");
+       } catch {
+         // Busy past the timeout, or a disk error: the next round tries again.
+       }
      }, workerData.everyMs);`,
     { eval: true, workerData: { file, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES } },
   );
