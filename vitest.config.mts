@@ -28,7 +28,7 @@ export default defineConfig({
   test: {
     environment: "node",
     include: ["**/*.test.{ts,tsx}"],
-    exclude: ["node_modules/**", ".next/**", "tests/e2e/**"],
+    exclude: ["node_modules/**", ".next/**", ".stryker-tmp/**", "tests/e2e/**"],
     setupFiles: ["./tests/support/vitest-setup.ts"],
     restoreMocks: true,
     unstubEnvs: true,

@@ -1,5 +1,8 @@
+import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { groupSync, postgresTarget } from "./connect";
+import { connect, database, groupSync, postgresTarget } from "./connect";
 
 describe("groupSync", () => {
   it("runs once for a lone caller, and again for the next", async () => {
@@ -45,5 +48,39 @@ describe("groupSync", () => {
 describe("postgresTarget", () => {
   it("names the host and database, never the user or password", () => {
     expect(postgresTarget("postgres://sous:s3cret@db.example.com:5432/leads?sslmode=require")).toBe("db.example.com:5432/leads");
+  });
+});
+
+describe("the SQLite database", () => {
+  it("is readable by the server's user only, and its WAL is copied into it by the checkpointer", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+    try {
+      expect(store.engine).toBe("sqlite");
+      const file = path.join(dir, "sous.db");
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const before = (await stat(file)).size;
+      const payload = "x".repeat(2_000);
+      for (let i = 0; i < 50; i += 1) {
+        await store.db.insertInto("leads").values({ id: `msg_${i}`, form: "waitlist", dedupe_key: null, payload, state: "held", created_at: i, next_attempt_at: i }).execute();
+      }
+      await store.durable();
+      // The rows reach the database file itself within a checkpoint round or two.
+      await expect.poll(async () => (await stat(file)).size, { timeout: 5_000 }).toBeGreaterThan(before + 50 * 2_000);
+    } finally {
+      await store.db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is tried again after it could not be opened", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const blocker = path.join(dir, "data");
+    await writeFile(blocker, "a file where the folder should be");
+    const settings = { DATA_DIR: blocker, DATABASE_URL: undefined };
+    await expect(database(settings)).rejects.toThrow(/DATA_DIR: .* cannot hold the database/);
+    await unlink(blocker);
+    await expect(database(settings)).resolves.toMatchObject({ engine: "sqlite" });
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -54,7 +54,12 @@ describe("the upgrade import", () => {
     await writeFile(path.join(pending, `${"1".repeat(64)}.lease`), "0");
     const store = await database(readEnv());
 
+    await writeFile(path.join(pending, `${"4".repeat(64)}.json`), "{truncated");
     await importLegacyLeads(store, readEnv());
+    const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: "info", event: "legacy_leads_imported", from: "files", found: 3, imported: 2, renamedTo: expect.stringMatching(/pending\.imported-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/) }),
+    );
     expect(await leadById(store, "msg_legacy-1")).toMatchObject({
       form: "waitlist",
       state: "pending",
@@ -71,7 +76,7 @@ describe("the upgrade import", () => {
     const names = await readdir(dataDir);
     expect(names).not.toContain("pending");
     const renamed = names.find((name) => name.startsWith("pending.imported-"));
-    expect(await readdir(path.join(dataDir, renamed!))).toHaveLength(4);
+    expect(await readdir(path.join(dataDir, renamed!))).toHaveLength(5);
 
     // A second start finds nothing to import, and changes nothing.
     await importLegacyLeads(store, readEnv());
@@ -90,5 +95,25 @@ describe("the upgrade import", () => {
     expect(await redis.exists(`leads:lead:${lead.key}`, "leads:all")).toBe(0);
     expect(JSON.parse((await redis.get(`leads:imported:lead:${lead.key}`)) ?? "")).toStrictEqual(lead);
     expect(await redis.smembers("leads:imported:all")).toStrictEqual([lead.key]);
+    const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(logged).toContainEqual(expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }));
+  });
+
+  it("finds nothing to do on a site that never had the old stores, and logs nothing", async () => {
+    vi.stubEnv("REDIS_URL", redisServer.url);
+    await importLegacyLeads(await database(readEnv()), readEnv());
+    expect(vi.mocked(console.info).mock.calls.filter((call) => String(call[0]).includes("legacy"))).toStrictEqual([]);
+    expect(vi.mocked(console.error)).not.toHaveBeenCalled();
+  });
+
+  it("imports the files even when Redis cannot be reached, and says what failed", async () => {
+    await mkdir(path.join(dataDir, "pending"));
+    await writeFile(path.join(dataDir, "pending", `${"5".repeat(64)}.json`), JSON.stringify(legacy(5)));
+    vi.stubEnv("REDIS_URL", "redis://127.0.0.1:1");
+    const store = await database(readEnv());
+    await importLegacyLeads(store, readEnv());
+    expect(await leadById(store, "msg_legacy-5")).toMatchObject({ state: "pending" });
+    const failures = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(failures).toStrictEqual([expect.objectContaining({ level: "error", event: "legacy_import_failed", message: expect.any(String) })]);
   });
 });

@@ -1,11 +1,11 @@
 import { Webhook } from "standardwebhooks";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadById, newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
-import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass } from "./pass";
+import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass, startRedelivery, stopRedelivery } from "./pass";
 import { nextAttemptAfter } from "./send";
 import { submitLead } from "./submit-lead";
 
@@ -75,8 +75,36 @@ describe("a visitor's submission", () => {
     expect(delivery).toMatchObject({ ok: false, status: 503, attempts: 3 });
     expect(await row(delivery.webhookId)).toMatchObject({ state: "pending", attempts: 3, rounds: 0, last_failure: "status 503", claimed_by: null });
     const [line] = logged("lead_pending");
+    const kept = await row(delivery.webhookId);
     expect(line).toMatchObject({ form: "waitlist", webhookId: delivery.webhookId, attempts: 3, reason: "status 503" });
+    expect(line.nextAttemptAt).toBe(new Date(kept!.next_attempt_at).toISOString());
     expect(JSON.stringify(line)).not.toContain(body.name);
+    // The schedule starts when the visitor's last attempt ended, not when the lead was kept.
+    const [, , last] = await attemptsOf(await store(), delivery.webhookId);
+    expect(kept!.next_attempt_at).toBeGreaterThanOrEqual(last!.at + last!.duration_ms + 1_000);
+    expect(kept!.next_attempt_at).toBeLessThanOrEqual(Date.now() + 1_000);
+  });
+
+  it("starts the schedule again when a visitor retries a dead lead", async () => {
+    const body = payload("[status=503]");
+    const first = await send(body);
+    await (await store()).db.updateTable("leads").set({ state: "dead", rounds: 2, next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    const again = await send(body);
+    expect(again).toMatchObject({ ok: false, webhookId: first.webhookId, attempts: 3 });
+    const kept = await row(first.webhookId);
+    expect(kept).toMatchObject({ state: "pending", rounds: 0, attempts: 6 });
+    expect(kept!.next_attempt_at).toBeGreaterThan(Date.now());
+  });
+
+  it("tells the visitor it failed, and sends nothing, when another sender holds the lead past the visitor's wait", async () => {
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "600");
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await claimById(await store(), first.webhookId, newClaim(60_000));
+    const again = await send(body);
+    expect(again).toMatchObject({ ok: false, reason: "busy", webhookId: first.webhookId, attempts: 0 });
+    expect(again.durationMs).toBeGreaterThanOrEqual(300);
+    expect(receiver.withName(body.name)).toHaveLength(3);
   });
 
   it("sends a second try of a pending lead under its webhook-id, keeping its place, and its success settles it", async () => {
@@ -110,6 +138,7 @@ describe("a visitor's submission", () => {
     const body = payload();
     const delivery = await send(body);
     expect(delivery).toMatchObject({ ok: true, via: "held", attempts: 0 });
+    expect(delivery.durationMs).toEqual(expect.any(Number));
     expect(await row(delivery.webhookId)).toMatchObject({ state: "held" });
     expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 0, held: 0 });
 
@@ -126,8 +155,12 @@ describe("a visitor's submission", () => {
     expect(await send(b)).toMatchObject({ ok: true });
     expect(receiver.withName(a.name)).toHaveLength(1);
     expect(receiver.withName(b.name)).toHaveLength(1);
-    expect(logged("lead_store_failed")).toHaveLength(1);
+    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ level: "error", form: "waitlist", message: expect.stringContaining("DATA_DIR") })]);
     expect(JSON.stringify(logged("lead_store_failed"))).not.toContain(a.name);
+    // A lead that fails now cannot be kept: no lead_pending promises a redelivery that will not come.
+    expect(await send(payload("[status=503]"))).toMatchObject({ ok: false, status: 503 });
+    expect(logged("lead_pending")).toStrictEqual([]);
+    expect(logged("lead_store_failed")).toHaveLength(1);
 
     vi.unstubAllEnvs();
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
@@ -149,7 +182,7 @@ describe("redeliveryPass", () => {
     const last = requests.at(-1)!;
     expect(last.headers["webhook-id"]).toBe(first.webhookId);
     expect(new Webhook(rotated).verify(last.body, last.headers as Record<string, string>)).toStrictEqual(body);
-    expect(logged("lead_redelivered")).toStrictEqual([expect.objectContaining({ webhookId: first.webhookId, attempts: 4 })]);
+    expect(logged("lead_redelivered")).toStrictEqual([expect.objectContaining({ level: "info", form: "waitlist", webhookId: first.webhookId, attempts: 4, status: 200 })]);
     expect((await attemptsOf(await store(), first.webhookId)).map((attempt) => attempt.sender)).toStrictEqual(["visitor", "visitor", "visitor", "pass"]);
 
     expect(await everythingDue()).toMatchObject({ delivered: 0 });
@@ -171,7 +204,7 @@ describe("redeliveryPass", () => {
     const first = await send(body);
     expect(await everythingDue()).toMatchObject({ pending: 1 });
     expect(await everythingDue()).toMatchObject({ dead: 1 });
-    expect(logged("lead_dead")).toStrictEqual([expect.objectContaining({ webhookId: first.webhookId, attempts: 5, reason: "status 503" })]);
+    expect(logged("lead_dead")).toStrictEqual([expect.objectContaining({ level: "error", webhookId: first.webhookId, attempts: 5, reason: "status 503" })]);
     // Dead leads are left alone by the timer's passes...
     expect(await everythingDue()).toMatchObject({ delivered: 0, dead: 0 });
     expect(receiver.withName(body.name)).toHaveLength(5);
@@ -229,6 +262,7 @@ describe("redeliveryPass", () => {
     const before = receiver.received.length;
 
     expect(await everythingDue()).toMatchObject({ delivered: 1, unreadable: 2 });
+    expect(logged("lead_unreadable")).toContainEqual(expect.objectContaining({ level: "error", webhookId: "msg_foreign", form: "catering" }));
     expect(receiver.received.length - before).toBe(1);
     expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe(good.webhookId);
     expect(await row("msg_corrupt")).toMatchObject({ state: "dead", last_failure: "unreadable" });
@@ -247,5 +281,53 @@ describe("redeliveryPass", () => {
     expect((await row(recent.webhookId))?.payload).not.toBeNull();
     expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
     expect(logged("lead_payloads_forgotten")).toStrictEqual([expect.objectContaining({ leads: 1, retentionDays: 30 })]);
+  });
+});
+
+describe("the operator's retry of one lead", () => {
+  it("sends that lead, whatever its schedule says, and no other", async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
+    const [one, other] = [payload("[fail=3]"), payload("[fail=3]")];
+    const first = await send(one);
+    await send(other);
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 1, pending: 0 });
+    expect(receiver.withName(one.name).at(-1)).toMatchObject({ answered: 200 });
+    expect(receiver.withName(other.name)).toHaveLength(3);
+    expect((await attemptsOf(await store(), first.webhookId)).at(-1)).toMatchObject({ sender: "operator", status: 200 });
+    // Delivered: asked again, there is nothing to send.
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 0, pending: 0 });
+    expect(receiver.withName(one.name)).toHaveLength(4);
+  });
+});
+
+describe("startRedelivery", () => {
+  afterEach(() => stopRedelivery());
+
+  it("sends due leads on its timer, and logs a pass only when it did something", async () => {
+    vi.stubEnv("REDELIVERY_POLL_MS", "100");
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await (await store()).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    startRedelivery();
+    startRedelivery();
+    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), { timeout: 5_000 });
+    expect(receiver.withName(body.name)).toHaveLength(4);
+    await vi.waitFor(() => expect(logged("redelivery_pass")).toHaveLength(1));
+    expect(logged("redelivery_pass")[0]).toMatchObject({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) });
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(logged("redelivery_pass")).toHaveLength(1);
+  });
+
+  it("logs a database that fails its passes once, not once a pass", async () => {
+    vi.stubEnv("REDELIVERY_POLL_MS", "100");
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    startRedelivery();
+    await vi.waitFor(() => expect(logged("lead_store_failed")).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ during: "redelivery_pass" })]);
+    stopRedelivery();
+    vi.unstubAllEnvs();
+    // Answered again: the next outage is logged anew.
+    expect(await send(payload())).toMatchObject({ ok: true });
   });
 });

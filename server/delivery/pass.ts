@@ -122,3 +122,9 @@ export function startRedelivery(env: ServerEnv = readEnv()) {
   }, env.REDELIVERY_POLL_MS);
   timer.redeliveryTimer.unref();
 }
+
+/** Stops the timer startRedelivery started (a server shutting down, a test). */
+export function stopRedelivery() {
+  clearInterval(timer.redeliveryTimer);
+  timer.redeliveryTimer = undefined;
+}
