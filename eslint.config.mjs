@@ -26,5 +26,8 @@ export default defineConfig([
     "test-results/**",
     "playwright-report/**",
     "bench/.runs/**",
+    // Stryker's sandbox (a copy of the project) and its reports.
+    ".stryker-tmp/**",
+    "reports/**",
   ]),
 ]);
