@@ -66,7 +66,12 @@ describe("the SQLite database", () => {
       const rows = Array.from({ length: 1_200 }, (_, i) => ({ id: `msg_${i}`, form: "waitlist", dedupe_key: null, payload, state: "held" as const, created_at: i, next_attempt_at: i }));
       for (let i = 0; i < rows.length; i += 100) await store.db.insertInto("leads").values(rows.slice(i, i + 100)).execute();
       await store.durable();
-      await expect.poll(async () => (await stat(file)).size, { timeout: 10_000 }).toBeGreaterThan(before + 1_200 * 4_000);
+      // Each look commits a little more: where SQLite checkpoints itself, it does so after a commit.
+      const grown = async () => {
+        await store.db.updateTable("leads").set({ attempts: 0 }).where("id", "=", "msg_0").execute();
+        return (await stat(file)).size;
+      };
+      await expect.poll(grown, { timeout: 10_000 }).toBeGreaterThan(before + 1_200 * 4_000);
     } finally {
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });
