@@ -20,9 +20,9 @@ export function middleware(request: NextRequest) {
 export const config = {
   // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  // Everything but "/", "/signup" (with or without its trailing slash), Next's
+  // Everything but "/", "/signup", "/terms", "/privacy" (with or without a trailing slash), Next's
   // own files and the metadata routes; server/known-paths.test.ts keeps the
   // two lists in step.
   matcher:
-    "/((?!_next/|_vercel/|signup/?$|api/cron/redeliver$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

@@ -93,11 +93,44 @@ const authHeader = optional(
     .refine(fetchAccepts, { error: "is a header fetch refuses" }),
 );
 
+/**
+ * Who runs the SMS program, as the terms and the privacy policy name it. The
+ * address and the email are placeholders until an operator sets them, and
+ * start-up says so (see defaultedIdentity).
+ */
+export const businessDefaults = {
+  BUSINESS_LEGAL_NAME: "Sous",
+  BUSINESS_POSTAL_ADDRESS: "",
+  BUSINESS_SUPPORT_EMAIL: "support@example.com",
+  LEGAL_EFFECTIVE_DATE: "2026-11-24",
+} as const;
+
 const envSchema = z.object({
   // SQLite's folder; OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
   DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })),
   LEAD_RETENTION_DAYS: count(30, 3_650),
+  // Four years: the federal limit for TCPA suits, so the proof outlives any claim.
+  CONSENT_RETENTION_DAYS: count(1_461, 36_500),
+  // Signs the workflow's calls to /api/consent/revoke; without it the route does not exist.
+  CONSENT_WEBHOOK_SECRET: webhookSecrets,
+
+  BUSINESS_LEGAL_NAME: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.BUSINESS_LEGAL_NAME)),
+  BUSINESS_POSTAL_ADDRESS: withDefault(z.string().trim().max(300).default(businessDefaults.BUSINESS_POSTAL_ADDRESS)),
+  BUSINESS_SUPPORT_EMAIL: withDefault(z.email({ error: "must be an email address" }).default(businessDefaults.BUSINESS_SUPPORT_EMAIL)),
+  LEGAL_EFFECTIVE_DATE: withDefault(
+    z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date, YYYY-MM-DD" })
+      .refine(
+        (date) => {
+          const day = new Date(`${date}T00:00:00Z`);
+          return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(date);
+        },
+        { error: "must be a real date" },
+      )
+      .default(businessDefaults.LEGAL_EFFECTIVE_DATE),
+  ),
 
   WEBHOOK_DEADLINE_MS: milliseconds(9_000),
   WEBHOOK_ATTEMPT_TIMEOUT_MS: milliseconds(4_000),
@@ -226,4 +259,45 @@ export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WA
 /** The same for the browser's check, read when /signup renders. */
 export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
   return phonePolicyOf(phoneSchema.parse(source));
+}
+
+const businessSchema = envSchema.pick({
+  BUSINESS_LEGAL_NAME: true,
+  BUSINESS_POSTAL_ADDRESS: true,
+  BUSINESS_SUPPORT_EMAIL: true,
+  LEGAL_EFFECTIVE_DATE: true,
+  LEAD_RETENTION_DAYS: true,
+  CONSENT_RETENTION_DAYS: true,
+});
+
+export type BusinessIdentity = {
+  legalName: string;
+  /** Empty until set: the pages then offer it on request. */
+  postalAddress: string;
+  supportEmail: string;
+  /** YYYY-MM-DD. */
+  effectiveDate: string;
+  leadRetentionDays: number;
+  consentRetentionDays: number;
+};
+
+/**
+ * What the legal pages say of the business and of how long it keeps records,
+ * read when they render: at build, and at each hourly revalidation.
+ */
+export function businessIdentity(source: NodeJS.ProcessEnv = process.env): BusinessIdentity {
+  const env = parseOrThrow(businessSchema, source);
+  return {
+    legalName: env.BUSINESS_LEGAL_NAME,
+    postalAddress: env.BUSINESS_POSTAL_ADDRESS,
+    supportEmail: env.BUSINESS_SUPPORT_EMAIL,
+    effectiveDate: env.LEGAL_EFFECTIVE_DATE,
+    leadRetentionDays: env.LEAD_RETENTION_DAYS,
+    consentRetentionDays: env.CONSENT_RETENTION_DAYS,
+  };
+}
+
+/** The identity settings still at their placeholder, which carriers and CASL ask to be real. */
+export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS" | "BUSINESS_SUPPORT_EMAIL">) {
+  return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter((name) => env[name] === businessDefaults[name]);
 }

@@ -3,9 +3,9 @@
  * straight from Next's cache, so no page code runs for them; middleware uses
  * this list to log them instead. A unit test keeps it in step with app/.
  */
-const pagePaths = new Set(["/", "/signup"]);
+const pagePaths = new Set(["/", "/signup", "/terms", "/privacy"]);
 const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
-const routePaths = new Set(["/api/cron/redeliver"]);
+const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 
 export function isKnownPath(pathname: string) {

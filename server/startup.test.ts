@@ -17,7 +17,7 @@ describe("checkEnvironmentAtStart", () => {
   it("says where submissions go when a form has no webhook", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     await checkEnvironmentAtStart();
-    expect(loggedLines(warn)).toEqual([
+    expect(loggedLines(warn).filter((line) => line.event === "webhook_unset")).toEqual([
       expect.objectContaining({
         level: "warn",
         event: "webhook_unset",
@@ -27,6 +27,31 @@ describe("checkEnvironmentAtStart", () => {
       }),
       expect.objectContaining({ event: "webhook_unset", form: "waitlist" }),
     ]);
+  });
+
+  it("warns, and starts, while the business's address or support email is the placeholder the legal pages would show", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const identityWarnings = () => loggedLines(warn).filter((line) => line.event === "business_identity_default");
+    await checkEnvironmentAtStart();
+    expect(identityWarnings()).toStrictEqual([
+      expect.objectContaining({ level: "warn", variables: ["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"], message: expect.stringContaining("postal address or support email") }),
+    ]);
+
+    warn.mockClear();
+    vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "12 Rue Saint-Paul, Montréal QC H2Y 1G9, Canada");
+    await checkEnvironmentAtStart();
+    expect(identityWarnings()).toStrictEqual([expect.objectContaining({ variables: ["BUSINESS_SUPPORT_EMAIL"], message: expect.stringContaining("no real support email") })]);
+
+    warn.mockClear();
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", "help@sous.chef");
+    await checkEnvironmentAtStart();
+    expect(identityWarnings()).toStrictEqual([]);
+  });
+
+  it("says the revoke route is off while CONSENT_WEBHOOK_SECRET is unset", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn)).toContainEqual(expect.objectContaining({ event: "consent_revoke_unset", message: expect.stringContaining("npm run consent -- revoke") }));
   });
 
   it("opens and migrates the database before the first visitor, and says which", async () => {
@@ -125,5 +150,16 @@ describe("checkEnvironmentAtStart refusing settings that can never deliver", () 
   it("refuses a country the phone library does not know", async () => {
     const line = await startupFailure("WAITLIST_PHONE_COUNTRIES", "US,XX");
     expect(line.message).toContain("WAITLIST_PHONE_COUNTRIES");
+  });
+
+  it.each([
+    ["BUSINESS_SUPPORT_EMAIL", "support at sous", "BUSINESS_SUPPORT_EMAIL must be an email address"],
+    ["LEGAL_EFFECTIVE_DATE", "24/11/2026", "LEGAL_EFFECTIVE_DATE must be a date, YYYY-MM-DD"],
+    ["LEGAL_EFFECTIVE_DATE", "2026-02-30", "LEGAL_EFFECTIVE_DATE must be a real date"],
+    ["CONSENT_WEBHOOK_SECRET", "not-a-secret", "CONSENT_WEBHOOK_SECRET"],
+    ["CONSENT_RETENTION_DAYS", "0", "CONSENT_RETENTION_DAYS"],
+  ])("refuses %s=%s, naming it", async (variable, value, expected) => {
+    const line = await startupFailure(variable, value);
+    expect(line.message).toContain(expected);
   });
 });

@@ -1,7 +1,7 @@
 import "server-only";
 import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { importLegacyLeads } from "./delivery/legacy-import";
-import { EnvError, problemsOf, readEnv, readWebhook, type ServerEnv } from "./env";
+import { defaultedIdentity, EnvError, problemsOf, readEnv, readWebhook, type ServerEnv } from "./env";
 import { formNames } from "./forms/registry";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
@@ -55,6 +55,20 @@ export async function checkEnvironmentAtStart() {
         message: `${webhook.urlVariable} is not set: ${form} submissions are kept as held leads (npm run leads -- export --form ${form}) and delivered once it is set`,
       });
     }
+  }
+  const defaulted = defaultedIdentity(env);
+  if (defaulted.length) {
+    logEvent("warn", {
+      event: "business_identity_default",
+      variables: defaulted,
+      message: `${defaulted.join(" and ")} left at the default: /terms and /privacy show no real ${defaulted.length > 1 ? "postal address or support email" : defaulted[0] === "BUSINESS_POSTAL_ADDRESS" ? "postal address" : "support email"}, which carriers' SMS registration and CASL expect`,
+    });
+  }
+  if (!env.CONSENT_WEBHOOK_SECRET) {
+    logEvent("warn", {
+      event: "consent_revoke_unset",
+      message: "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke answers 404, so STOP replies must be recorded with npm run consent -- revoke",
+    });
   }
   if (env.REDIS_URL) {
     const host = new URL(env.REDIS_URL).host;

@@ -29,3 +29,13 @@ export function canonicalPhone(text: string, policy: PhonePolicy, parse: PhonePa
     : number.countryCallingCode === "1" && nanpHomes.some((home) => policy.countries.includes(home));
   return accepted ? number.number : undefined;
 }
+
+/**
+ * Any possible number, in E.164, whatever its country: how the operator's
+ * command and the workflow name a number whose consent ends, typed in any
+ * spelling ("(555) 123-4567", "+1 555.123.4567").
+ */
+export function phoneOfAnySpelling(text: string, defaultCountry: CountryCode, parse: PhoneParser): string | undefined {
+  const number = parse(text, defaultCountry);
+  return number?.isPossible() ? number.number : undefined;
+}

@@ -6,8 +6,12 @@ import type { Generated } from "kysely";
  * compared and indexed as plain integers.
  */
 
-/** pending: waiting for its next attempt; held: no webhook URL was set; dead: the schedule is spent; delivered: acknowledged. */
-export const leadStates = ["pending", "held", "dead", "delivered"] as const;
+/**
+ * pending: waiting for its next attempt; held: no webhook URL was set; dead:
+ * the schedule is spent; delivered: acknowledged; revoked: its number withdrew
+ * consent before it was delivered, so it is never sent.
+ */
+export const leadStates = ["pending", "held", "dead", "delivered", "revoked"] as const;
 export type LeadState = (typeof leadStates)[number];
 
 export type LeadsTable = {
@@ -46,7 +50,47 @@ export type LeadAttemptsTable = {
   sender: string;
 };
 
+/** Each consent text a page has shown, once: a record names its version, so the wording outlives a copy change. */
+export type DisclosuresTable = {
+  /** sha256 of the text, in hex. */
+  version: string;
+  text: string;
+  first_recorded_at: number;
+};
+
+/** The evidence of one accepted sign-up's consent, kept CONSENT_RETENTION_DAYS whatever becomes of its lead. */
+export type ConsentsTable = {
+  id: string;
+  /** E.164. */
+  phone: string;
+  consented_at: number;
+  /** The client address as the rate limiter sees it. */
+  ip: string | null;
+  user_agent: string | null;
+  page_url: string | null;
+  /** 1 when the form was sent by the page's JavaScript, 0 by the browser's own post. */
+  javascript: number;
+  /** The lead's webhook-id. */
+  lead_id: string;
+  disclosure_version: string;
+};
+
+/** When consent ended for a number, and how: an operator's command or the workflow's call after a STOP. */
+export type ConsentRevocationsTable = {
+  id: string;
+  phone: string;
+  revoked_at: number;
+  /** How the person asked: sms (a STOP reply), email or other. */
+  channel: string;
+  /** Who recorded it: operator or workflow. */
+  source: string;
+  message_id: string | null;
+};
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
+  disclosures: DisclosuresTable;
+  consents: ConsentsTable;
+  consent_revocations: ConsentRevocationsTable;
 };

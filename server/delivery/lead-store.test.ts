@@ -4,6 +4,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Store } from "@/server/db/connect";
+import { migrations } from "@/server/db/migrations";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { leadKey, newWebhookId, type LeadRow } from "./lead";
 import {
@@ -80,7 +81,8 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   it("runs its migrations once: a second server finds them applied", async () => {
     const again = await open(engine);
     const names = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(again.db);
-    expect(names.rows.map((row) => row.name)).toStrictEqual(["0001-leads"]);
+    expect(names.rows.map((row) => row.name)).toStrictEqual(["0001-leads", "0002-consent"]);
+    expect(Object.keys(migrations)).toStrictEqual(["0001-leads", "0002-consent"]);
   });
 
   it("keeps one open lead per set of values: a second insert returns nothing, and the first is found by its key", async () => {

@@ -1,4 +1,5 @@
 import "server-only";
+import { forgetOldConsents } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
 import { formNames } from "@/server/forms/registry";
@@ -35,12 +36,18 @@ export const dueNow = (now: number): Selection => ({ pendingDueBy: now, heldForm
 
 const shared = globalThis as typeof globalThis & { lastRetentionRun?: number };
 
-/** Retention, at most every ten minutes per process: delivered leads lose their payload after LEAD_RETENTION_DAYS. */
+/**
+ * Retention, at most every ten minutes per process: delivered leads lose
+ * their payload after LEAD_RETENTION_DAYS, consent records and revocations go
+ * after CONSENT_RETENTION_DAYS.
+ */
 async function applyRetention(store: Store, env: ServerEnv, now: number) {
   if (now - (shared.lastRetentionRun ?? 0) < RETENTION_EVERY_MS) return;
   shared.lastRetentionRun = now;
   const forgotten = await forgetDeliveredPayloads(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);
   if (forgotten) logEvent("info", { event: "lead_payloads_forgotten", leads: forgotten, retentionDays: env.LEAD_RETENTION_DAYS });
+  const consents = await forgetOldConsents(store, now - env.CONSENT_RETENTION_DAYS * 86_400_000);
+  if (consents.consents || consents.revocations) logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });
 }
 
 /**

@@ -23,10 +23,10 @@ export type Delivery = {
   via: "webhook" | "held";
   attempts: number;
   durationMs: number;
-} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy" | "unreadable"; status?: number });
+} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number });
 
 /** Where a lead stands after a sender is done with it. */
-export type Sent = { state: LeadState | "unreadable"; delivery: Delivery };
+export type Sent = { state: Exclude<LeadState, "revoked"> | "unreadable"; delivery: Delivery };
 
 // An attempt shorter than this is not worth starting.
 const MIN_ATTEMPT_MS = 250;

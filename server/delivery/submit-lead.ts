@@ -1,5 +1,6 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
+import { recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/server/forms/registry";
@@ -13,19 +14,33 @@ const WAIT_POLL_MS = 100;
 type Taken = { row: LeadRow } | { delivered: LeadRow } | { busy: LeadRow };
 
 /**
+ * Keeps a new lead, claimed by this visitor, or finds the open lead the same
+ * values left; with its consent record, when the form asks for one, in the
+ * same transaction: no lead without its consent, no consent without its lead.
+ */
+function keepLead(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+  return store.db.transaction().execute(async (db) => {
+    const inserted = await insertClaimed({ ...store, db }, fresh, claim);
+    const open = inserted ? undefined : await openLeadByKey({ ...store, db }, fresh.dedupe_key!);
+    const lead = inserted ?? open;
+    if (lead && consent) await recordConsent(db, consent, lead.id, fresh.created_at);
+    return { inserted, open };
+  });
+}
+
+/**
  * The lead these values make, claimed by this visitor: a new one, or the open
  * lead a previous try of the same values left (so the workflow sees one lead,
  * under one webhook-id). When a pass is sending that lead right now, the
  * visitor waits for it instead of sending it a second time.
  */
-async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, started: number): Promise<Taken> {
+async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, started: number, consent?: ConsentEvidence): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
-    const inserted = await insertClaimed(store, fresh, claim);
+    const { inserted, open } = await keepLead(store, fresh, claim, consent);
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
     if (inserted) return { row: inserted };
-    const open = await openLeadByKey(store, fresh.dedupe_key!);
     if (!open) continue; // Delivered meanwhile: these values are a new lead.
     for (;;) {
       const claimed = await claimById(store, open.id, claim);
@@ -42,9 +57,17 @@ async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, 
 /**
  * Delivers a checked submission the way a lead must be: kept in the database
  * before the first attempt, so a failure the visitor is told about is
- * redelivered later. When the database fails, the lead is still sent.
+ * redelivered later. When the database fails, the lead is still sent, unless
+ * it comes with consent: a number is not texted without the record that
+ * proves it agreed, so the visitor is told to try again.
  */
-export async function submitLead(form: FormName, payload: Record<string, unknown>, env: ServerEnv, started: number): Promise<Delivery> {
+export async function submitLead(
+  form: FormName,
+  payload: Record<string, unknown>,
+  env: ServerEnv,
+  started: number,
+  consent?: ConsentEvidence,
+): Promise<Delivery> {
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
   const fresh: LeadRow = {
@@ -67,10 +90,11 @@ export async function submitLead(form: FormName, payload: Record<string, unknown
   let taken: Taken;
   try {
     store = await database(env);
-    taken = await take(store, fresh, claim, env, started);
+    taken = await take(store, fresh, claim, env, started, consent);
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });
+    if (consent) return { webhookId: fresh.id, via: "webhook", ok: false, reason: "unrecorded", attempts: 0, durationMs: Math.round(performance.now() - started) };
     store = undefined;
     taken = { row: fresh };
   }

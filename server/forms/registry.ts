@@ -3,6 +3,7 @@ import type * as z from "zod/mini";
 import { contactFields, contactSchema, emptyContactValues } from "@/lib/forms/contact";
 import type { SchemaTools } from "@/lib/forms/text";
 import { emptyWaitlistValues, waitlistFields, waitlistSchema } from "@/lib/forms/waitlist";
+import type { ConsentSpec } from "@/server/consent/evidence";
 import type { ServerEnv } from "@/server/env";
 
 type Schema = z.ZodMiniObject;
@@ -22,6 +23,11 @@ export type FormEntry<S extends Schema> = {
   schema: (tools: SchemaTools) => S;
   /** The webhook body's keys, in order; every field of the schema when left out. */
   payload?: readonly LeadField<S>[];
+  /**
+   * A form whose box asks for consent to be texted: every accepted post keeps
+   * a consent record for the number in `phone`, with the lead, or is not sent.
+   */
+  consent?: ConsentSpec & { phone: LeadField<S> };
   limits: {
     /** The field holding a phone number the workflow will text (canonical E.164): limited per number. */
     phone?: LeadField<S>;
@@ -52,6 +58,7 @@ export const formRegistry = {
     schema: waitlistSchema,
     // The consent box is checked by the schema and never leaves the server.
     payload: ["phone", "name"],
+    consent: { phone: "phone", text: waitlistFields.consent.label, page: "/signup" },
     // Every sign-up makes the workflow text a number: the target of SMS pumping.
     limits: {
       phone: "phone",
@@ -63,3 +70,8 @@ export const formRegistry = {
 export type FormName = keyof typeof formRegistry;
 export type FormValues<Name extends FormName> = PostedValues<ReturnType<(typeof formRegistry)[Name]["schema"]>>;
 export const formNames = Object.keys(formRegistry) as FormName[];
+
+/** The forms that keep consent, and the payload key that holds the number each texts. */
+export const consentForms = Object.entries(formRegistry).flatMap(([form, entry]: [string, FormEntry<Schema>]) =>
+  entry.consent ? [{ form, phoneKey: entry.consent.phone }] : [],
+);

@@ -11,6 +11,7 @@ import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/delivery/submit-lead";
+import { consentEvidence } from "@/server/consent/evidence";
 import { formRegistry, type FormEntry, type FormName, type FormValues } from "./registry";
 
 type Values = Record<string, string | boolean>;
@@ -63,13 +64,15 @@ function schemaOf(form: FormName, entry: FormEntry<z.ZodMiniObject>, env: Server
 }
 
 /**
- * A receiver's answer that proves it processed nothing: a 4xx other than 408
- * and 429 (a bad request, a wrong auth header). Only then does the visitor's
- * address point come back; after a timeout, a 5xx or a late answer the
- * workflow may have texted already.
+ * A failure that proves nothing was processed: a consent the database could
+ * not record (nothing was sent), or a receiver's 4xx other than 408 and 429
+ * (a bad request, a wrong auth header). Only then does the visitor's address
+ * point come back; after a timeout, a 5xx or a late answer the workflow may
+ * have texted already.
  */
 function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
   const { reason, status = 0 } = delivery;
+  if (reason === "unrecorded") return true;
   return reason === "status" && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
@@ -112,10 +115,12 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     // The visitor's deadline covers what may wait on others: the limits' store and the webhook.
     const started = performance.now();
     const { phone, email, ceiling } = entry.limits;
+    const request = await headers();
+    const address = clientAddress(request.get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS);
     const limits = await checkLimits(
       {
         form,
-        address: addressKey(clientAddress((await headers()).get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS)),
+        address: addressKey(address),
         phone: phone ? String(lead[phone]) : undefined,
         email: email ? String(lead[email]) : undefined,
         ceiling: ceiling ? { perMinute: env[ceiling.perMinute], perDay: env[ceiling.perDay] } : undefined,
@@ -128,7 +133,8 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     }
 
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
-    const { ok, ...facts } = await submitLead(form, payload, env, started);
+    const consent = entry.consent && consentEvidence(entry.consent, String(lead[entry.consent.phone]), address, formData, request);
+    const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
     return answer(ok ? "success" : "failed");

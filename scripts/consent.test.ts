@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { parse } from "csv-parse/sync";
+import { beforeAll, describe, expect, it } from "vitest";
+import { recordConsent } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { consentForms } from "@/server/forms/registry";
+import { database } from "@/server/db/connect";
+import { insertClaimed, leadById, newClaim } from "@/server/delivery/lead-store";
+import { leadKey, newWebhookId } from "@/server/delivery/lead";
+import { readEnv } from "@/server/env";
+
+const run = promisify(execFile);
+/** The operator's command, as `npm run consent --` runs it, on this test file's database. */
+const consent = (...args: string[]) =>
+  run(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/consent.ts", ...args], { env: { ...process.env }, timeout: 60_000 });
+
+const text = disclosureOf('I agree to texts, "with quotes", commas,\nand a line break. Reply STOP to cancel.');
+const phone = "+15554000001";
+let leadId: string;
+
+beforeAll(async () => {
+  const store = await database(readEnv());
+  const payload = { phone, name: "Ada CLI" };
+  leadId = newWebhookId();
+  await store.db.transaction().execute(async (db) => {
+    await insertClaimed({ ...store, db }, {
+      id: leadId, form: "waitlist", dedupe_key: leadKey("waitlist", payload), payload: JSON.stringify(payload), state: "pending",
+      attempts: 0, rounds: 0, created_at: Date.now(), next_attempt_at: Date.now() + 60_000, last_failure: null, delivered_at: null,
+    }, newClaim(0, 0));
+    const evidence = { phone, ip: "203.0.113.40", userAgent: "Mozilla/5.0 (X11; Linux), like Gecko", pageUrl: "https://sous.example/signup", javascript: true, disclosure: text, shownVersion: null };
+    await recordConsent(db, evidence, leadId, Date.parse("2026-01-15T10:00:00Z"));
+    await recordConsent(db, { ...evidence, phone: "+15554000002", javascript: false }, leadId, Date.parse("2026-03-01T10:00:00Z"));
+  });
+  expect(consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
+}, 60_000);
+
+describe("npm run consent", () => {
+  it.each(["(555) 400-0001", "555.400.0001", "+1 555 400 0001", "15554000001"])("show finds the number typed as %s, with the text shown", async (typed) => {
+    const { stdout } = await consent("show", typed);
+    expect(stdout).toContain(`${phone}: 1 consent record, 0 revocations`);
+    expect(stdout).toContain("2026-01-15T10:00:00.000Z");
+    expect(stdout).toContain("203.0.113.40");
+    expect(stdout).toContain("the page's JavaScript");
+    expect(stdout).toContain(text.text);
+    expect(stdout).toContain("Consent in force: yes");
+  }, 60_000);
+
+  it("export writes CSV a parser reads back, one row per record, --since leaving older ones out", async () => {
+    const { stdout } = await consent("export");
+    const rows = parse(stdout, { columns: true, relax_quotes: false, relax_column_count: false }) as Record<string, string>[];
+    expect(rows.map((row) => [row.record, row.phone, row.at])).toStrictEqual([
+      ["consent", phone, "2026-01-15T10:00:00.000Z"],
+      ["consent", "+15554000002", "2026-03-01T10:00:00.000Z"],
+    ]);
+    expect(rows[0]).toMatchObject({ ip: "203.0.113.40", user_agent: "Mozilla/5.0 (X11; Linux), like Gecko", javascript: "on", lead_id: leadId, disclosure_text: text.text });
+
+    const later = parse((await consent("export", "--since", "2026-02-01")).stdout, { columns: true }) as Record<string, string>[];
+    expect(later.map((row) => row.phone)).toStrictEqual(["+15554000002"]);
+  }, 60_000);
+
+  it("revoke records the end of consent, stops the number's lead, and shows in the history and the export", async () => {
+    const { stdout } = await consent("revoke", "(555) 400-0001", "--channel", "email");
+    expect(stdout).toContain(`consent of ${phone} ended`);
+    expect(stdout).toContain("1 undelivered lead will not be sent");
+    expect(await leadById(await database(readEnv()), leadId)).toMatchObject({ state: "revoked" });
+
+    const shown = (await consent("show", phone)).stdout;
+    expect(shown).toContain("channel     email, recorded by the operator");
+    expect(shown).toContain("Consent in force: no");
+    const rows = parse((await consent("export")).stdout, { columns: true }) as Record<string, string>[];
+    expect(rows.at(-1)).toMatchObject({ record: "revocation", phone, channel: "email", source: "operator" });
+  }, 60_000);
+
+  it("refuses what it cannot read, and says how to call it", async () => {
+    await expect(consent("show", "12")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("needs a phone number") });
+    await expect(consent("revoke", phone, "--channel", "fax")).rejects.toMatchObject({ stderr: expect.stringContaining("--channel is one of sms, email, other") });
+    await expect(consent("export", "--since", "yesterday")).rejects.toMatchObject({ stderr: expect.stringContaining("YYYY-MM-DD") });
+    expect((await consent("--help")).stdout).toContain("npm run consent -- show PHONE");
+  }, 60_000);
+});

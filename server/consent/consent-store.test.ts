@@ -1,0 +1,171 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Store } from "@/server/db/connect";
+import { leadKey, newWebhookId, type LeadRow } from "@/server/delivery/lead";
+import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
+import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
+import { consentHistory, consentsSince, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
+import { disclosureOf } from "./disclosure";
+
+const forms = [{ form: "waitlist", phoneKey: "phone" }];
+const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
+let counter = 0;
+
+function lead(phone: string, overrides: Partial<LeadRow> = {}): LeadRow {
+  counter += 1;
+  const payload = { phone, name: `Ada ${counter}` };
+  return {
+    id: newWebhookId(),
+    form: "waitlist",
+    dedupe_key: leadKey("waitlist", payload),
+    payload: JSON.stringify(payload),
+    state: "pending",
+    attempts: 0,
+    rounds: 0,
+    created_at: 1_000,
+    next_attempt_at: 2_000,
+    last_failure: null,
+    delivered_at: null,
+    claimed_by: null,
+    claimed_until: null,
+    ...overrides,
+  };
+}
+
+const evidence = (phone: string, extra: Partial<ConsentEvidence> = {}): ConsentEvidence => ({
+  phone,
+  ip: "203.0.113.5",
+  userAgent: "Mozilla/5.0",
+  pageUrl: "https://sous.example/signup",
+  javascript: false,
+  disclosure: text,
+  shownVersion: text.version,
+  ...extra,
+});
+
+let dir: string;
+let postgres: PostgresServer;
+const opened: Store[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "sous-consent-"));
+  postgres = await startPostgresServer();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(opened.map((store) => store.db.destroy()));
+  await postgres?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function open(engine: "sqlite" | "postgres") {
+  const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
+  opened.push(store);
+  return store;
+}
+
+/** A lead kept with its consent, as a visitor's sign-up keeps them. */
+async function signUp(store: Store, phone: string, at = Date.now(), overrides: Partial<LeadRow> = {}) {
+  const row = lead(phone, overrides);
+  await store.db.transaction().execute(async (db) => {
+    await insertClaimed({ ...store, db }, row, newClaim(0, 0));
+    await recordConsent(db, evidence(phone), row.id, at);
+  });
+  return row;
+}
+
+describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine) => {
+  it("store each text once, and show a number's records and revocations oldest first with the text shown", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000001`;
+    await signUp(store, phone, 5_000);
+    await signUp(store, phone, 6_000);
+    await revokeConsent(store, { phone, channel: "email", source: "operator", at: 7_000 }, forms);
+
+    const history = await consentHistory(store, phone);
+    expect(history.consents.map((record) => [record.consented_at, record.disclosure_text])).toStrictEqual([
+      [5_000, text.text],
+      [6_000, text.text],
+    ]);
+    expect(history.revocations).toStrictEqual([expect.objectContaining({ phone, revoked_at: 7_000, channel: "email", source: "operator", message_id: null })]);
+    expect(await store.db.selectFrom("disclosures").selectAll().where("version", "=", text.version).execute()).toHaveLength(1);
+    expect((await consentHistory(store, "+15559999999")).consents).toStrictEqual([]);
+  });
+
+  it("stop a revoked number's open leads, and only those: a pass never sends them", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000002`;
+    const other = `+1555${engine === "sqlite" ? 1 : 2}000003`;
+    const pending = await signUp(store, phone);
+    const held = await signUp(store, phone, Date.now(), { state: "held" });
+    const delivered = await signUp(store, phone, Date.now(), { state: "delivered", dedupe_key: null, delivered_at: 3_000 });
+    const someoneElse = await signUp(store, other);
+    // Released, as after the visitor's failed attempt.
+    for (const row of [pending, held, someoneElse]) await store.db.updateTable("leads").set({ claimed_by: null, claimed_until: null }).where("id", "=", row.id).execute();
+
+    const result = await revokeConsent(store, { phone, channel: "sms", source: "workflow", messageId: `msg_${engine}_2` }, forms);
+    expect(result).toMatchObject({ recorded: true, leadsStopped: 2 });
+    for (const row of [pending, held]) {
+      expect(await leadById(store, row.id)).toMatchObject({ state: "revoked", payload: null, dedupe_key: null, last_failure: "consent revoked" });
+    }
+    expect(await leadById(store, delivered.id)).toMatchObject({ state: "delivered" });
+    expect(await leadById(store, someoneElse.id)).toMatchObject({ state: "pending" });
+
+    const everything = { pendingDueBy: Number.MAX_SAFE_INTEGER, heldForms: ["waitlist"], dead: true };
+    const claimed = await claimNext(store, newClaim(60_000), everything);
+    expect(claimed?.id).toBe(someoneElse.id);
+    expect(await claimNext(store, newClaim(60_000), everything)).toBeUndefined();
+
+    // A new sign-up from the number is a new lead with a new consent.
+    const again = await signUp(store, phone);
+    expect(await leadById(store, again.id)).toMatchObject({ state: "pending" });
+  });
+
+  it("let a sender that held a lead when it was revoked settle nothing but a delivery", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000004`;
+    const row = await signUp(store, phone);
+    const claim = newClaim(60_000);
+    await store.db.updateTable("leads").set({ claimed_by: claim.token, claimed_until: claim.until }).where("id", "=", row.id).execute();
+    await revokeConsent(store, { phone, channel: "sms", source: "workflow" }, forms);
+    await settle(store, row, claim, { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" }, []);
+    expect(await leadById(store, row.id)).toMatchObject({ state: "revoked" });
+  });
+
+  it("record a replayed revocation once", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000005`;
+    const call = { phone, channel: "sms" as const, source: "workflow" as const, messageId: `msg_replayed_${engine}` };
+    expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: true });
+    expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: false, leadsStopped: 0 });
+    expect((await consentHistory(store, phone)).revocations).toHaveLength(1);
+  });
+
+  it("are exported since a day, and forgotten after their retention, leaving the texts", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000006`;
+    const day = 86_400_000;
+    await signUp(store, phone, 10 * day);
+    await signUp(store, phone, 20 * day);
+    await revokeConsent(store, { phone, channel: "other", source: "operator", at: 30 * day }, forms);
+
+    const since = await consentsSince(store, 15 * day);
+    expect(since.consents.filter((record) => record.phone === phone).map((record) => record.consented_at)).toStrictEqual([20 * day]);
+    expect(since.revocations.filter((revocation) => revocation.phone === phone)).toHaveLength(1);
+
+    const forgotten = await forgetOldConsents(store, 25 * day);
+    expect(forgotten.consents).toBeGreaterThanOrEqual(2);
+    const left = await consentHistory(store, phone);
+    expect(left.consents).toStrictEqual([]);
+    expect(left.revocations).toHaveLength(1);
+    expect(await store.db.selectFrom("disclosures").select("version").where("version", "=", text.version).execute()).toHaveLength(1);
+  });
+
+  it("outlive their lead: dropping or delivering it leaves the record", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000007`;
+    const row = await signUp(store, phone);
+    await store.db.deleteFrom("leads").where("id", "=", row.id).execute();
+    expect((await consentHistory(store, phone)).consents).toStrictEqual([expect.objectContaining({ lead_id: row.id })]);
+  });
+});

@@ -1,0 +1,150 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Kysely, Selectable } from "kysely";
+import type { Store } from "@/server/db/connect";
+import type { ConsentRevocationsTable, ConsentsTable, Database } from "@/server/db/schema";
+import type { Disclosure } from "./disclosure";
+
+
+/** What a sign-up's request says of the consent it gives, read by the form's action. */
+export type ConsentEvidence = {
+  /** E.164, as the schema gave it. */
+  phone: string;
+  ip: string | null;
+  userAgent: string | null;
+  pageUrl: string | null;
+  javascript: boolean;
+  /** The consent text the server renders now. */
+  disclosure: Disclosure;
+  /** The version the page posted: the text it showed, when that is one the database holds. */
+  shownVersion: string | null;
+};
+
+/**
+ * Keeps one sign-up's consent, inside its lead's transaction: the text in
+ * force is stored once, and the record names the version the page showed
+ * when the database knows it (a page rendered before a copy change), else the
+ * one in force.
+ */
+export async function recordConsent(db: Kysely<Database>, evidence: ConsentEvidence, leadId: string, now: number) {
+  const { disclosure, shownVersion } = evidence;
+  await db
+    .insertInto("disclosures")
+    .values({ ...disclosure, first_recorded_at: now })
+    .onConflict((conflict) => conflict.column("version").doNothing())
+    .execute();
+  const shown =
+    shownVersion && shownVersion !== disclosure.version
+      ? await db.selectFrom("disclosures").select("version").where("version", "=", shownVersion).executeTakeFirst()
+      : undefined;
+  const id = `con_${randomUUID()}`;
+  await db
+    .insertInto("consents")
+    .values({
+      id,
+      phone: evidence.phone,
+      consented_at: now,
+      ip: evidence.ip,
+      user_agent: evidence.userAgent,
+      page_url: evidence.pageUrl,
+      javascript: evidence.javascript ? 1 : 0,
+      lead_id: leadId,
+      disclosure_version: shown?.version ?? disclosure.version,
+    })
+    .execute();
+  return id;
+}
+
+export const revocationChannels = ["sms", "email", "other"] as const;
+export type RevocationChannel = (typeof revocationChannels)[number];
+
+export type Revocation = {
+  phone: string;
+  channel: RevocationChannel;
+  source: "operator" | "workflow";
+  /** The workflow's webhook-id; a second call with it records nothing. */
+  messageId?: string;
+  at?: number;
+};
+
+/** Where a form's leads carry the number they text: the waitlist's payload key "phone". */
+export type ConsentForm = { form: string; phoneKey: string };
+
+/**
+ * Records that a number's consent ended and stops its open leads, in one
+ * transaction: a lead not yet delivered is never sent, loses its values, and
+ * leaves its dedupe key free, so a new sign-up from the number is a new lead
+ * with a new consent. A claim in flight is let go: its sender's settlement no
+ * longer matches, unless the lead was acknowledged meanwhile.
+ */
+export async function revokeConsent({ db }: Store, revocation: Revocation, forms: readonly ConsentForm[]) {
+  const at = revocation.at ?? Date.now();
+  return db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto("consent_revocations")
+      .values({
+        id: `rev_${randomUUID()}`,
+        phone: revocation.phone,
+        revoked_at: at,
+        channel: revocation.channel,
+        source: revocation.source,
+        message_id: revocation.messageId ?? null,
+      })
+      .onConflict((conflict) => conflict.column("message_id").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    if (!inserted) return { recorded: false, leadsStopped: 0 };
+
+    let leadsStopped = 0;
+    for (const { form, phoneKey } of forms) {
+      // The payload is the JSON the webhook gets: the key and the number sit side by side, quotes unescaped.
+      const pattern = `%${JSON.stringify({ [phoneKey]: revocation.phone }).slice(1, -1)}%`;
+      const { numUpdatedRows } = await trx
+        .updateTable("leads")
+        .set({ state: "revoked", payload: null, dedupe_key: null, claimed_by: null, claimed_until: null, last_failure: "consent revoked" })
+        .where("form", "=", form)
+        .where("state", "in", ["pending", "held", "dead"])
+        .where("payload", "like", pattern)
+        .executeTakeFirst();
+      leadsStopped += Number(numUpdatedRows);
+    }
+    return { recorded: true, id: inserted.id, leadsStopped };
+  });
+}
+
+export type ConsentRecord = Selectable<ConsentsTable> & { disclosure_text: string };
+export type RevocationRecord = Selectable<ConsentRevocationsTable>;
+
+const consentsWithText = (db: Kysely<Database>) =>
+  db
+    .selectFrom("consents")
+    .innerJoin("disclosures", "disclosures.version", "consents.disclosure_version")
+    .selectAll("consents")
+    .select("disclosures.text as disclosure_text");
+
+/** Every record and revocation of one number, oldest first. */
+export async function consentHistory({ db }: Store, phone: string) {
+  const [consents, revocations] = await Promise.all([
+    consentsWithText(db).where("consents.phone", "=", phone).orderBy("consented_at").execute(),
+    db.selectFrom("consent_revocations").selectAll().where("phone", "=", phone).orderBy("revoked_at").execute(),
+  ]);
+  return { consents: consents as ConsentRecord[], revocations };
+}
+
+/** Every record and revocation since a time (ms), oldest first within each. */
+export async function consentsSince({ db }: Store, since = 0) {
+  const [consents, revocations] = await Promise.all([
+    consentsWithText(db).where("consents.consented_at", ">=", since).orderBy("consented_at").execute(),
+    db.selectFrom("consent_revocations").selectAll().where("revoked_at", ">=", since).orderBy("revoked_at").execute(),
+  ]);
+  return { consents: consents as ConsentRecord[], revocations };
+}
+
+/** Retention: records and revocations older than `cutoff` go; the disclosure texts, which name no one, stay. */
+export async function forgetOldConsents({ db }: Store, cutoff: number) {
+  return db.transaction().execute(async (trx) => {
+    const consents = await trx.deleteFrom("consents").where("consented_at", "<", cutoff).executeTakeFirst();
+    const revocations = await trx.deleteFrom("consent_revocations").where("revoked_at", "<", cutoff).executeTakeFirst();
+    return { consents: Number(consents.numDeletedRows), revocations: Number(revocations.numDeletedRows) };
+  });
+}

@@ -1,0 +1,44 @@
+import "server-only";
+import { consentFieldNames } from "@/lib/forms/consent";
+import type { ConsentEvidence } from "./consent-store";
+import { disclosureOf } from "./disclosure";
+
+/** What a form that asks for consent tells the server about it (see FormEntry). */
+export type ConsentSpec = { text: string; page: string };
+
+const cap = (value: string | null, length: number) => (value ? value.slice(0, length) : null);
+
+/** The page the form was on: the browser's Referer, else the form's page on the site the browser named. */
+function pageUrlOf(headers: Headers, page: string) {
+  for (const [value, path] of [[headers.get("referer"), ""], [headers.get("origin"), page]] as const) {
+    try {
+      const url = new URL(path, value ?? undefined);
+      if (url.protocol === "https:" || url.protocol === "http:") return cap(url.href, 2_048);
+    } catch {
+      // Absent or not a URL: the next source, or none.
+    }
+  }
+  return null;
+}
+
+/**
+ * The evidence of one accepted sign-up's consent: the number, the address the
+ * rate limiter counted, the browser, the page and how the form was sent, and
+ * the consent text the page showed.
+ */
+export function consentEvidence(spec: ConsentSpec, phone: string, ip: string, formData: FormData, headers: Headers): ConsentEvidence {
+  const posted = (name: string) => {
+    const value = formData.get(name);
+    return typeof value === "string" ? value : null;
+  };
+  const shown = posted(consentFieldNames.disclosure);
+  return {
+    phone,
+    ip: ip === "unknown" ? null : ip,
+    userAgent: cap(headers.get("user-agent"), 1_000),
+    pageUrl: pageUrlOf(headers, spec.page),
+    javascript: posted(consentFieldNames.javascript) === "1",
+    disclosure: disclosureOf(spec.text),
+    shownVersion: shown && /^[0-9a-f]{64}$/.test(shown) ? shown : null,
+  };
+}

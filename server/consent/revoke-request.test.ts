@@ -1,0 +1,148 @@
+import { Webhook } from "standardwebhooks";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { POST } from "@/app/api/consent/revoke/route";
+import { database } from "@/server/db/connect";
+import { leadById } from "@/server/delivery/lead-store";
+import { dueNow, redeliveryPass } from "@/server/delivery/pass";
+import { submitLead } from "@/server/delivery/submit-lead";
+import { readEnv } from "@/server/env";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { consentHistory } from "./consent-store";
+
+const receiver = setupWebhookReceiver();
+let secret: string;
+let counter = 0;
+
+beforeEach(() => {
+  secret = newWebhookSecret();
+  vi.stubEnv("CONSENT_WEBHOOK_SECRET", secret);
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+/** A number of its own for each test, in E.164. */
+function number() {
+  counter += 1;
+  return `+1555300${String(counter).padStart(4, "0")}`;
+}
+
+/** The workflow's call, signed as Standard Webhooks asks: id, timestamp, signature over both and the body. */
+function call(body: unknown, { key = secret, id = `msg_${crypto.randomUUID()}`, at = new Date() } = {}) {
+  const text = JSON.stringify(body);
+  return POST(
+    new Request("http://localhost/api/consent/revoke", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+        "webhook-signature": new Webhook(key).sign(id, at, text),
+      },
+      body: text,
+    }),
+  );
+}
+
+const revocationsOf = async (phone: string) => (await consentHistory(await database(readEnv()), phone)).revocations;
+
+describe("POST /api/consent/revoke", () => {
+  it("does not exist while CONSENT_WEBHOOK_SECRET is unset", async () => {
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", "");
+    const phone = number();
+    expect((await call({ phone, channel: "sms" })).status).toBe(404);
+    expect(await revocationsOf(phone)).toStrictEqual([]);
+  });
+
+  it("records a signed STOP: when, by which channel, by the workflow, under its webhook-id", async () => {
+    const phone = number();
+    const response = await call({ phone, channel: "sms" }, { id: "msg_stop_1" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toStrictEqual({ recorded: true, leadsStopped: 0 });
+    expect(await revocationsOf(phone)).toStrictEqual([
+      expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "msg_stop_1", revoked_at: expect.any(Number) }),
+    ]);
+  });
+
+  it("takes the number in any spelling, and sms when no channel is named", async () => {
+    const phone = number();
+    const spelled = `(${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
+    expect((await call({ phone: spelled })).status).toBe(200);
+    expect(await revocationsOf(phone)).toStrictEqual([expect.objectContaining({ channel: "sms" })]);
+  });
+
+  it("accepts a call signed with any secret in force, for rotation", async () => {
+    const next = newWebhookSecret();
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", `${secret} ${next}`);
+    const phone = number();
+    expect((await call({ phone, channel: "email" }, { key: next })).status).toBe(200);
+    expect(await revocationsOf(phone)).toHaveLength(1);
+  });
+
+  it.each([
+    ["signed with another secret", () => ({ key: newWebhookSecret() })],
+    ["with a timestamp ten minutes old", () => ({ at: new Date(Date.now() - 10 * 60_000) })],
+    ["with a timestamp ten minutes ahead", () => ({ at: new Date(Date.now() + 10 * 60_000) })],
+  ])("answers 401 to a call %s and records nothing", async (_label, options) => {
+    const phone = number();
+    const response = await call({ phone, channel: "sms" }, options());
+    expect(response.status).toBe(401);
+    expect(await revocationsOf(phone)).toStrictEqual([]);
+  });
+
+  it("answers 401 to an unsigned call, and to a signed body changed on the way", async () => {
+    const phone = number();
+    const unsigned = await POST(new Request("http://localhost/api/consent/revoke", { method: "POST", body: JSON.stringify({ phone }) }));
+    expect(unsigned.status).toBe(401);
+
+    const id = "msg_tampered";
+    const at = new Date();
+    const signedFor = JSON.stringify({ phone: number(), channel: "sms" });
+    const tampered = await POST(
+      new Request("http://localhost/api/consent/revoke", {
+        method: "POST",
+        headers: { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign(id, at, signedFor) },
+        body: JSON.stringify({ phone, channel: "sms" }),
+      }),
+    );
+    expect(tampered.status).toBe(401);
+    expect(await revocationsOf(phone)).toStrictEqual([]);
+  });
+
+  it("records a replayed call once", async () => {
+    const phone = number();
+    const first = await call({ phone, channel: "sms" }, { id: "msg_replay" });
+    const replay = await call({ phone, channel: "sms" }, { id: "msg_replay" });
+    expect([first.status, replay.status]).toStrictEqual([200, 200]);
+    expect(await replay.json()).toStrictEqual({ recorded: false, leadsStopped: 0 });
+    expect(await revocationsOf(phone)).toHaveLength(1);
+  });
+
+  it.each([
+    ["a body that is not JSON", "STOP"],
+    ["a channel it does not know", { channel: "fax" }],
+    ["a phone that is no number", { phone: "12" }],
+  ])("answers 400 to %s", async (_label, body) => {
+    const phone = number();
+    const response = await call(typeof body === "string" ? body : { phone, channel: "sms", ...body });
+    expect(response.status).toBe(400);
+    expect(await revocationsOf(phone)).toStrictEqual([]);
+  });
+
+  it("keeps a revoked number's pending lead from ever being sent", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+    vi.stubEnv("WEBHOOK_MAX_RETRIES", "0");
+    const phone = number();
+    const body = { phone, name: `Revoked ${Date.now()} [fail=1]` };
+    const first = await submitLead("waitlist", body, readEnv(), performance.now());
+    expect(first.ok).toBe(false);
+    expect(receiver.withName(body.name)).toHaveLength(1);
+
+    const response = await call({ phone, channel: "sms" });
+    expect(await response.json()).toMatchObject({ recorded: true, leadsStopped: 1 });
+    const summary = await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    expect(summary.delivered).toBe(0);
+    // The receiver would have acknowledged this time: only the visitor's failed attempt ever reached it.
+    expect(receiver.withName(body.name)).toHaveLength(1);
+    expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({ state: "revoked", payload: null });
+  });
+});
