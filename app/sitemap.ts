@@ -6,5 +6,7 @@ export default function sitemap(): MetadataRoute.Sitemap {
   return [
     { url: new URL("/", base).href, changeFrequency: "monthly", priority: 1 },
     { url: new URL("/signup", base).href, changeFrequency: "monthly", priority: 0.8 },
+    { url: new URL("/terms", base).href, changeFrequency: "yearly", priority: 0.3 },
+    { url: new URL("/privacy", base).href, changeFrequency: "yearly", priority: 0.3 },
   ];
 }

@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes } from "react";
+import type { InputHTMLAttributes, ReactNode } from "react";
 import type { FieldValues, Path } from "react-hook-form";
 import { buttonClass } from "@/components/ui/button-styles";
 import { controlClass, Field, FieldError } from "@/components/ui/form-controls";
@@ -30,16 +30,24 @@ export function TextField<Values extends FieldValues>({ form, name, spec, classN
   );
 }
 
-/** A checkbox with its label beside it and its error below. */
-export function CheckboxField<Values extends FieldValues>({ form, name, spec }: Omit<TextFieldProps<Values>, "type">) {
+/** A checkbox with its label beside it, what `children` adds beneath the label, and its error below. */
+export function CheckboxField<Values extends FieldValues>({
+  form,
+  name,
+  spec,
+  children,
+}: Omit<TextFieldProps<Values>, "type"> & { children?: ReactNode }) {
   const control = form.control(name);
   return (
     <div>
       <div className="flex gap-3">
         <input {...control} type="checkbox" defaultChecked={form.values[name] === true} className="mt-1 size-5 shrink-0 accent-brand-600" />
-        <label htmlFor={control.id} className="text-sm text-stone-700">
-          {spec.label}
-        </label>
+        <div>
+          <label htmlFor={control.id} className="text-sm text-stone-700">
+            {spec.label}
+          </label>
+          {children}
+        </div>
       </div>
       <FieldError fieldId={control.id} message={form.errorOf(name)} />
     </div>

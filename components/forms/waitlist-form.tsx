@@ -2,10 +2,13 @@
 
 import { useCallback } from "react";
 import { useForm, type Resolver } from "react-hook-form";
+import { consentFieldNames } from "@/lib/forms/consent";
 import type { PhonePolicy } from "@/lib/forms/phone";
 import { emptyWaitlistValues, waitlistFields as f, waitlistMessages, type WaitlistLead, type WaitlistValues } from "@/lib/forms/waitlist";
 import { joinWaitlist } from "@/server/actions/join-waitlist";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { CheckboxField, SubmitButton, TextField } from "./form-fields";
+import { ConsentLinks } from "./consent-links";
 import { FormOutcome } from "./form-outcome";
 import { HoneypotField } from "./honeypot-field";
 import { useServerForm } from "./use-server-form";
@@ -18,9 +21,11 @@ const loadResolver = () => import("./waitlist-resolver");
  * The waitlist form. react-hook-form checks it with the shared schema on
  * submit and again on every change, and focuses the first bad field, as the
  * spec asks; the server action runs the same schema. `phonePolicy` is the
- * server's (which countries' numbers it accepts), read when the page renders.
+ * server's (which countries' numbers it accepts), read when the page renders;
+ * `disclosureVersion` names the consent text shown, for the consent record.
  */
-export function WaitlistForm({ phonePolicy }: { phonePolicy: PhonePolicy }) {
+export function WaitlistForm({ phonePolicy, disclosureVersion }: { phonePolicy: PhonePolicy; disclosureVersion: string }) {
+  const hydrated = useHydrated();
   const resolver = useCallback<Resolver<WaitlistValues, unknown, WaitlistLead>>(
     async (values, context, options) => (await loadResolver()).waitlistResolver(phonePolicy)(values, context, options),
     [phonePolicy],
@@ -47,7 +52,12 @@ export function WaitlistForm({ phonePolicy }: { phonePolicy: PhonePolicy }) {
       <FormOutcome {...form.outcome} />
       <TextField form={form} name="name" spec={f.name} type="text" autoComplete="name" />
       <TextField form={form} name="phone" spec={f.phone} type="tel" autoComplete="tel" />
-      <CheckboxField form={form} name="consent" spec={f.consent} />
+      <CheckboxField form={form} name="consent" spec={f.consent}>
+        <ConsentLinks />
+      </CheckboxField>
+      <input type="hidden" name={consentFieldNames.disclosure} value={disclosureVersion} />
+      {/* "1" once React runs: the consent record says whether JavaScript sent the form. */}
+      <input type="hidden" name={consentFieldNames.javascript} value={hydrated ? "1" : "0"} />
       <HoneypotField idPrefix="waitlist" />
       <SubmitButton pending={form.pending} words={waitlistMessages} />
     </form>

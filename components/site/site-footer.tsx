@@ -1,4 +1,5 @@
 import { ChefHat } from "lucide";
+import { legalLinks } from "@/components/legal/legal-links";
 import { Icon } from "@/components/ui/icon";
 import { CurrentYear } from "./current-year";
 import { brand, footer } from "./site-content";
@@ -12,6 +13,17 @@ export function SiteFooter() {
           {brand.name}
           <span className="font-normal text-stone-600">· {brand.tagline}</span>
         </p>
+        <nav aria-label="Legal">
+          <ul className="flex gap-5">
+            {[legalLinks.terms, legalLinks.privacy].map((link) => (
+              <li key={link.href}>
+                <a href={link.href} className="font-medium text-stone-700 underline-offset-2 hover:text-ink hover:underline">
+                  {link.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
         <p>
           © <CurrentYear serverYear={new Date().getFullYear()} /> {brand.name}. {footer.credit}
         </p>

@@ -8,7 +8,7 @@ import { expect, test } from "./fixtures";
 type VnuMessage = { type: string; message: string; url: string; extract?: string };
 
 const vnuJar = path.join(process.cwd(), "node_modules", "vnu-jar", "build", "dist", "vnu.jar");
-const pages = { "home.html": "/", "signup.html": "/signup", "not-found.html": "/no-such-page" };
+const pages = { "home.html": "/", "signup.html": "/signup", "terms.html": "/terms", "privacy.html": "/privacy", "not-found.html": "/no-such-page" };
 
 // The stylesheet is inlined, so the checker reads Tailwind's CSS too. Its CSS
 // module predates three things Tailwind 4 writes and browsers support: the

@@ -3,14 +3,16 @@ import { expect, test } from "./fixtures";
 // The e2e server runs without SITE_URL, so addresses fall back to the local default.
 const site = "http://localhost:3000";
 
-test("sitemap.xml lists the two pages", async ({ request }) => {
+test("sitemap.xml lists the four pages", async ({ request }) => {
   const response = await request.get("/sitemap.xml");
   expect(response.status()).toBe(200);
   expect(response.headers()["content-type"]).toContain("xml");
   const xml = await response.text();
   expect(xml).toContain(`<loc>${site}/</loc>`);
   expect(xml).toContain(`<loc>${site}/signup</loc>`);
-  expect(xml.match(/<url>/g)).toHaveLength(2);
+  expect(xml).toContain(`<loc>${site}/terms</loc>`);
+  expect(xml).toContain(`<loc>${site}/privacy</loc>`);
+  expect(xml.match(/<url>/g)).toHaveLength(4);
 });
 
 test("robots.txt allows the whole site, names no test route and names the sitemap", async ({ request }) => {
@@ -39,6 +41,8 @@ for (const image of ["/opengraph-image", "/twitter-image"]) {
 for (const { path, title, canonical } of [
   { path: "/", title: /^Sous: /, canonical: site },
   { path: "/signup", title: /^Early Access Sign Up \| Sous$/, canonical: `${site}/signup` },
+  { path: "/terms", title: /^SMS Terms \| Sous$/, canonical: `${site}/terms` },
+  { path: "/privacy", title: /^Privacy Policy \| Sous$/, canonical: `${site}/privacy` },
 ]) {
   test(`${path} has its title, description, canonical URL and social cards`, async ({ request }) => {
     const html = await (await request.get(path)).text();

@@ -3,6 +3,8 @@ import { expect, test } from "./fixtures";
 const pages = [
   { path: "/", status: 200 },
   { path: "/signup", status: 200 },
+  { path: "/terms", status: 200 },
+  { path: "/privacy", status: 200 },
   { path: "/missing-page", status: 404 },
 ];
 

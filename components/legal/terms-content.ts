@@ -1,0 +1,85 @@
+import type { BusinessIdentity } from "@/server/env";
+import { addressLine, reviewNote, type LegalDocument } from "./legal-document";
+
+/** The opt-out words carriers honour, besides STOP. */
+export const optOutWords = ["QUIT", "END", "REVOKE", "OPT OUT", "CANCEL", "UNSUBSCRIBE"] as const;
+
+/** The /terms page: the SMS program's terms, as carriers' reviewers expect to find them linked from the opt-in. */
+export function termsContent(identity: BusinessIdentity): LegalDocument {
+  const { legalName, supportEmail } = identity;
+  return {
+    metaTitle: "SMS Terms",
+    metaDescription: "The terms of Sous early access text messages: what we send, how often, what it costs, and how to stop with STOP or get help with HELP.",
+    title: "SMS Terms",
+    intro: `These terms cover the Sous early access text message program, run by ${legalName}. They apply when you join the waitlist and agree to receive texts.`,
+    sections: [
+      {
+        id: "program",
+        heading: "The program",
+        blocks: [
+          "Sous early access sends recurring automated customer-care and task-reminder text messages to the mobile number you give when you join the waitlist on our sign-up page.",
+          "You will hear when your early-access spot opens, get help setting up the assistant, and receive reminders about the tasks you hand it, such as invoices and client follow-ups.",
+        ],
+      },
+      {
+        id: "frequency-and-cost",
+        heading: "How often, and what it costs",
+        blocks: [
+          "Message frequency varies with what is happening with your account.",
+          "Message and data rates may apply. Your mobile carrier's plan decides what you pay; we charge nothing for the texts.",
+        ],
+      },
+      {
+        id: "opt-out",
+        heading: "How to stop",
+        blocks: [
+          `Reply STOP to any message to cancel. We also honour ${optOutWords.slice(0, -1).join(", ")} and ${optOutWords.at(-1)}.`,
+          "After you opt out you get one text confirming it, and no more messages after that. To join again, sign up again.",
+          `You can also ask us to stop by writing to ${supportEmail}.`,
+        ],
+      },
+      {
+        id: "help",
+        heading: "Help",
+        blocks: [`Reply HELP to any message for help, or write to ${supportEmail}.`],
+      },
+      {
+        id: "carriers",
+        heading: "Carriers",
+        blocks: ["Carriers are not liable for delayed or undelivered messages."],
+      },
+      {
+        id: "not-a-condition",
+        heading: "Consent is not a condition of purchase",
+        blocks: ["You do not have to agree to receive texts to buy anything from us, now or later."],
+      },
+      {
+        id: "eligibility",
+        heading: "Who can join",
+        blocks: [
+          "The program is open to mobile numbers in the United States and Canada.",
+          "You must be the holder of the number you give, or have the holder's permission to enrol it.",
+        ],
+      },
+      {
+        id: "privacy",
+        heading: "Your information",
+        blocks: [
+          "Our Privacy Policy explains what we keep about you, including the record of your consent, and for how long. We do not share your mobile number or your opt-in data with third parties or affiliates for their marketing.",
+        ],
+      },
+      {
+        id: "changes",
+        heading: "Changes to these terms",
+        blocks: [
+          "If we change these terms, the effective date above changes with them. We keep the exact wording you agreed to with the record of your consent.",
+        ],
+      },
+      {
+        id: "contact",
+        heading: "Contact",
+        blocks: [{ list: [legalName, addressLine(identity), supportEmail] }, reviewNote(identity)],
+      },
+    ],
+  };
+}
