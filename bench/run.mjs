@@ -78,7 +78,7 @@ async function main() {
 
   const audited = lighthouseTargets(floor, baseline);
   const results = {
-    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup], buildLog), "staticChecks"),
+    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup, pages.terms, pages.privacy], buildLog), "staticChecks"),
     weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound), "weights"),
     // Judged: Chrome throttles the load itself. Reported beside it: Lighthouse's model.
     audits: await measure("Lighthouse, applied throttling (the floor, / and /signup, interleaved)", () =>
@@ -86,7 +86,7 @@ async function main() {
     simulatedAudits: await measure("Lighthouse, simulated throttling (the floor, / and /signup, interleaved)", () =>
       auditInterleaved(audited, "simulated"), "simulatedAudits"),
     screenshots: await measure("screenshots", () =>
-      takeScreenshots([pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href }))), "screenshots"),
+      takeScreenshots([pages.home, pages.signup, pages.terms, pages.privacy].map((path) => ({ label: path, url: new URL(path, nextURL).href }))), "screenshots"),
     throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url), "throughput"),
     signup: await measure("no-JavaScript sign-up", async () => {
       const post = await prepareSignupPost(pages.signup);

@@ -26,6 +26,8 @@ export const quietChromeFlags = [
 export const pages = {
   home: "/",
   signup: "/signup",
+  terms: "/terms",
+  privacy: "/privacy",
   notFound: "/no-such-page",
 };
 
