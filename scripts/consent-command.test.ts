@@ -9,11 +9,18 @@ import { database } from "@/server/db/connect";
 import { insertClaimed, leadById, newClaim } from "@/server/delivery/lead-store";
 import { leadKey, newWebhookId } from "@/server/delivery/lead";
 import { readEnv } from "@/server/env";
+import { consentCommand } from "./consent-command";
 
-const run = promisify(execFile);
-/** The operator's command, as `npm run consent --` runs it, on this test file's database. */
-const consent = (...args: string[]) =>
-  run(process.execPath, ["--conditions=react-server", "--import", "tsx", "scripts/consent.ts", ...args], { env: { ...process.env }, timeout: 60_000 });
+/** The operator's command on this test file's database: what it printed, or its error as the command would exit with it. */
+async function consent(...args: string[]) {
+  let stdout = "";
+  try {
+    await consentCommand(args, (line) => (stdout += `${line}\n`), (text) => (stdout += text));
+  } catch (error) {
+    throw { code: 1, stderr: error instanceof Error ? error.message : String(error) };
+  }
+  return { stdout };
+}
 
 const text = disclosureOf('I agree to texts, "with quotes", commas,\nand a line break. Reply STOP to cancel.');
 const phone = "+15554000001";
@@ -33,7 +40,7 @@ beforeAll(async () => {
     await recordConsent(db, { ...evidence, phone: "+15554000002", javascript: false }, leadId, Date.parse("2026-03-01T10:00:00Z"));
   });
   expect(consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
-}, 60_000);
+});
 
 describe("npm run consent", () => {
   it.each(["(555) 400-0001", "555.400.0001", "+1 555 400 0001", "15554000001"])("show finds the number typed as %s, with the text shown", async (typed) => {
@@ -44,7 +51,7 @@ describe("npm run consent", () => {
     expect(stdout).toContain("the page's JavaScript");
     expect(stdout).toContain(text.text);
     expect(stdout).toContain("Consent in force: yes");
-  }, 60_000);
+  });
 
   it("export writes CSV a parser reads back, one row per record, --since leaving older ones out", async () => {
     const { stdout } = await consent("export");
@@ -57,7 +64,7 @@ describe("npm run consent", () => {
 
     const later = parse((await consent("export", "--since", "2026-02-01")).stdout, { columns: true }) as Record<string, string>[];
     expect(later.map((row) => row.phone)).toStrictEqual(["+15554000002"]);
-  }, 60_000);
+  });
 
   it("revoke records the end of consent, stops the number's lead, and shows in the history and the export", async () => {
     const { stdout } = await consent("revoke", "(555) 400-0001", "--channel", "email");
@@ -70,12 +77,26 @@ describe("npm run consent", () => {
     expect(shown).toContain("Consent in force: no");
     const rows = parse((await consent("export")).stdout, { columns: true }) as Record<string, string>[];
     expect(rows.at(-1)).toMatchObject({ record: "revocation", phone, channel: "email", source: "operator" });
-  }, 60_000);
+  });
 
   it("refuses what it cannot read, and says how to call it", async () => {
     await expect(consent("show", "12")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("needs a phone number") });
     await expect(consent("revoke", phone, "--channel", "fax")).rejects.toMatchObject({ stderr: expect.stringContaining("--channel is one of sms, email, other") });
     await expect(consent("export", "--since", "yesterday")).rejects.toMatchObject({ stderr: expect.stringContaining("YYYY-MM-DD") });
     expect((await consent("--help")).stdout).toContain("npm run consent -- show PHONE");
-  }, 60_000);
+    expect((await consent()).stdout).toContain("npm run consent -- export");
+    await expect(consent("forget", phone)).rejects.toMatchObject({ stderr: expect.stringContaining("unknown command forget") });
+  });
+
+  it("prints a number's history as JSON for scripts", async () => {
+    const { stdout } = await consent("show", "5554000002", "--json");
+    expect(JSON.parse(stdout)).toMatchObject({ phone: "+15554000002", records: [{ record: "consent", javascript: "off", ip: "203.0.113.40" }] });
+  });
 });
+
+it("npm run consent runs the command and exits 1 with its message when a call is wrong", async () => {
+  const run = promisify(execFile);
+  const { stdout } = await run("npm", ["run", "--silent", "consent", "--", "--help"], { timeout: 60_000 });
+  expect(stdout).toContain("npm run consent -- revoke PHONE");
+  await expect(run("npm", ["run", "--silent", "consent", "--", "show"], { timeout: 60_000 })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("show needs a phone number") });
+}, 60_000);

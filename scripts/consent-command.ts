@@ -1,0 +1,144 @@
+/**
+ * `npm run consent` (scripts/consent.ts): the operator's view of the SMS
+ * consent records: show a number's history, export every record for an
+ * audit, record a revocation. Reads the same env as the server (DATABASE_URL
+ * or DATA_DIR); see README "SMS consent".
+ */
+import { parseArgs } from "node:util";
+import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { phoneOfAnySpelling } from "@/lib/forms/phone";
+import { consentHistory, consentsSince, revocationChannels, revokeConsent, type ConsentRecord, type RevocationChannel, type RevocationRecord } from "@/server/consent/consent-store";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { consentForms } from "@/server/forms/registry";
+import { toCsv } from "./csv";
+
+const usage = `Usage:
+  npm run consent -- show PHONE [--json]        every consent record and revocation of a number (any spelling), with the text shown
+  npm run consent -- export [--since YYYY-MM-DD]
+                                                every record and revocation as CSV, to stdout
+  npm run consent -- revoke PHONE [--channel sms|email|other]
+                                                record that the number's consent ended (default channel: other); its undelivered leads are not sent`;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const consentRow = (record: ConsentRecord) => ({
+  record: "consent" as const,
+  id: record.id,
+  at: iso(record.consented_at),
+  phone: record.phone,
+  ip: record.ip,
+  user_agent: record.user_agent,
+  page_url: record.page_url,
+  javascript: record.javascript ? "on" : "off",
+  lead_id: record.lead_id,
+  disclosure_version: record.disclosure_version,
+  disclosure_text: record.disclosure_text,
+});
+
+const revocationRow = (revocation: RevocationRecord) => ({
+  record: "revocation" as const,
+  id: revocation.id,
+  at: iso(revocation.revoked_at),
+  phone: revocation.phone,
+  channel: revocation.channel,
+  source: revocation.source,
+  message_id: revocation.message_id,
+});
+
+const exportColumns = [
+  "record",
+  "id",
+  "at",
+  "phone",
+  "ip",
+  "user_agent",
+  "page_url",
+  "javascript",
+  "lead_id",
+  "disclosure_version",
+  "disclosure_text",
+  "channel",
+  "source",
+  "message_id",
+] as const;
+
+/** Consents and revocations as one list, oldest first: the order a reader of the evidence needs. */
+function timeline(history: { consents: ConsentRecord[]; revocations: RevocationRecord[] }) {
+  return [...history.consents.map(consentRow), ...history.revocations.map(revocationRow)].sort((a, b) => a.at.localeCompare(b.at));
+}
+
+type Print = (line: string) => void;
+
+function printHistory(print: Print, phone: string, history: { consents: ConsentRecord[]; revocations: RevocationRecord[] }) {
+  const { consents, revocations } = history;
+  print(`${phone}: ${consents.length} consent record${consents.length === 1 ? "" : "s"}, ${revocations.length} revocation${revocations.length === 1 ? "" : "s"}`);
+  for (const row of timeline(history)) {
+    if (row.record === "consent") {
+      print(`\nconsent ${row.id}  ${row.at}`);
+      print(`  ip          ${row.ip ?? "unknown"}`);
+      print(`  browser     ${row.user_agent ?? "unknown"}`);
+      print(`  page        ${row.page_url ?? "unknown"}`);
+      print(`  sent by     ${row.javascript === "on" ? "the page's JavaScript" : "the browser's own form post (JavaScript off)"}`);
+      print(`  lead        ${row.lead_id}`);
+      print(`  disclosure  ${row.disclosure_version}\n    "${row.disclosure_text}"`);
+    } else {
+      print(`\nrevocation ${row.id}  ${row.at}`);
+      print(`  channel     ${row.channel}, recorded by the ${row.source}${row.message_id ? ` (webhook-id ${row.message_id})` : ""}`);
+    }
+  }
+  const lastConsent = consents.at(-1)?.consented_at ?? -1;
+  const lastRevocation = revocations.at(-1)?.revoked_at ?? -1;
+  print(`\nConsent in force: ${lastConsent > lastRevocation ? "yes" : "no"}`);
+}
+
+function dayOf(text: string) {
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms)) throw new Error(`--since takes a date, YYYY-MM-DD, not ${text}`);
+  return ms;
+}
+
+/** Runs one command; lines go to `print`, the export's CSV to `write`. Throws with the usage for a bad call. */
+export async function consentCommand(args: string[], print: Print, write: (text: string) => void) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      since: { type: "string" },
+      channel: { type: "string", default: "other" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, typed] = positionals;
+  if (values.help || !command) return print(usage);
+
+  const env = readEnv();
+  const phoneOf = (text: string | undefined) => {
+    const phone = text && phoneOfAnySpelling(text, env.PHONE_DEFAULT_COUNTRY, parsePhoneNumberFromString);
+    if (!phone) throw new Error(`${command} needs a phone number, e.g. "(555) 123-4567" or +15551234567\n${usage}`);
+    return phone;
+  };
+
+  if (command === "show") {
+    const phone = phoneOf(typed);
+    const history = await consentHistory(await database(env), phone);
+    return values.json ? print(JSON.stringify({ phone, records: timeline(history) }, null, 2)) : printHistory(print, phone, history);
+  }
+
+  if (command === "export") {
+    const history = await consentsSince(await database(env), values.since ? dayOf(values.since) : 0);
+    write(toCsv(exportColumns, timeline(history)));
+    return;
+  }
+
+  if (command === "revoke") {
+    const phone = phoneOf(typed);
+    if (!(revocationChannels as readonly string[]).includes(values.channel)) throw new Error(`--channel is one of ${revocationChannels.join(", ")}`);
+    const store = await database(env);
+    const result = await revokeConsent(store, { phone, channel: values.channel as RevocationChannel, source: "operator" }, consentForms);
+    await store.durable();
+    return print(`Recorded: consent of ${phone} ended now (${values.channel}); ${result.leadsStopped} undelivered lead${result.leadsStopped === 1 ? "" : "s"} will not be sent.`);
+  }
+  throw new Error(`unknown command ${command}\n${usage}`);
+}
