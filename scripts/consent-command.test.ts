@@ -88,6 +88,31 @@ describe("npm run consent", () => {
     await expect(consent("forget", phone)).rejects.toMatchObject({ stderr: expect.stringContaining("unknown command forget") });
   });
 
+  it("counts in the singular and the plural, and says unknown for what the browser did not send", async () => {
+    const store = await database(readEnv());
+    const evidence = { phone: "+15554000003", ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure: text, shownVersion: null };
+    await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-01T10:00:00Z"));
+    await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-02T10:00:00Z"));
+    const { stdout } = await consent("show", "+15554000003");
+    expect(stdout).toContain("+15554000003: 2 consent records, 0 revocations");
+    expect(stdout).toContain("  ip          unknown\n  browser     unknown\n  page        unknown\n  sent by     the browser's own form post (JavaScript off)");
+    expect(stdout).toContain(`  lead        ${leadId}`);
+    await consent("revoke", "+15554000003");
+    await consent("revoke", "+15554000003", "--channel", "sms");
+    const after = (await consent("show", "+15554000003")).stdout;
+    expect(after).toContain("2 consent records, 2 revocations");
+    expect(after).toMatch(/\nrevocation rev_[\w-]+  \d{4}-\d\d-\d\dT[\d:.]+Z\n  channel     other, recorded by the operator\n/);
+    expect(after).toContain("Consent in force: no");
+    expect((await consent("show", "+15554000099")).stdout).toContain("+15554000099: 0 consent records, 0 revocations\n\nConsent in force: no");
+    expect((await consent("revoke", "+15554000099")).stdout).toContain("0 undelivered leads will not be sent");
+  });
+
+  it("refuses a --since that is not a real day", async () => {
+    for (const since of ["2026-13-45", "2026-1-5", "x2026-01-05", "2026-01-05x"]) {
+      await expect(consent("export", "--since", since), since).rejects.toMatchObject({ stderr: expect.stringContaining("YYYY-MM-DD") });
+    }
+  });
+
   it("prints a number's history as JSON for scripts", async () => {
     const { stdout } = await consent("show", "5554000002", "--json");
     expect(JSON.parse(stdout)).toMatchObject({ phone: "+15554000002", records: [{ record: "consent", javascript: "off", ip: "203.0.113.40" }] });

@@ -43,6 +43,15 @@ describe("checkEnvironmentAtStart", () => {
     expect(identityWarnings()).toStrictEqual([expect.objectContaining({ variables: ["BUSINESS_SUPPORT_EMAIL"], message: expect.stringContaining("no real support email") })]);
 
     warn.mockClear();
+    vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "");
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", "help@sous.chef");
+    await checkEnvironmentAtStart();
+    expect(identityWarnings()).toStrictEqual([
+      expect.objectContaining({ variables: ["BUSINESS_POSTAL_ADDRESS"], message: "BUSINESS_POSTAL_ADDRESS left at the default: /terms and /privacy show no real postal address, which carriers' SMS registration and CASL expect" }),
+    ]);
+    vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "12 Rue Saint-Paul, Montréal QC H2Y 1G9, Canada");
+
+    warn.mockClear();
     vi.stubEnv("BUSINESS_SUPPORT_EMAIL", "help@sous.chef");
     await checkEnvironmentAtStart();
     expect(identityWarnings()).toStrictEqual([]);
@@ -52,6 +61,10 @@ describe("checkEnvironmentAtStart", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     await checkEnvironmentAtStart();
     expect(loggedLines(warn)).toContainEqual(expect.objectContaining({ event: "consent_revoke_unset", message: expect.stringContaining("npm run consent -- revoke") }));
+    warn.mockClear();
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", `whsec_${Buffer.alloc(32, 7).toString("base64")}`);
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).map((line) => line.event)).not.toContain("consent_revoke_unset");
   });
 
   it("opens and migrates the database before the first visitor, and says which", async () => {

@@ -156,6 +156,14 @@ describe("a consent record", () => {
     expect(await store.db.selectFrom("disclosures").select("version").where("version", "=", shown.version).execute()).toHaveLength(1);
   });
 
+  it("that cannot be written gives the visitor's address its point back: nothing was sent", async () => {
+    vi.stubEnv("RATE_LIMIT_FORM_POINTS", "1");
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    from("203.0.113.16");
+    expect((await submit(signup().fields)).status).toBe("failed");
+    expect((await submit(signup().fields)).status).toBe("failed");
+  });
+
   it("cannot be written when the database fails, so the number is not texted and the visitor is told to try again", async () => {
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     const { fields } = signup();
@@ -164,5 +172,9 @@ describe("a consent record", () => {
     expect(state.status).toBe("failed");
     expect(state.values).toMatchObject({ name: fields.name, consent: true });
     expect(receiver.withName(fields.name)).toStrictEqual([]);
+    const failed = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0]))).filter((line) => line.event === "submission");
+    expect(failed).toStrictEqual([expect.objectContaining({ outcome: "failed", via: "webhook", reason: "unrecorded", attempts: 0, durationMs: expect.any(Number) })]);
+    expect(failed[0].durationMs).toBeGreaterThanOrEqual(0);
+    expect(failed[0].durationMs).toBeLessThan(5_000);
   });
 });

@@ -98,14 +98,15 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const other = `+1555${engine === "sqlite" ? 1 : 2}000003`;
     const pending = await signUp(store, phone);
     const held = await signUp(store, phone, Date.now(), { state: "held" });
+    const dead = await signUp(store, phone, Date.now(), { state: "dead" });
     const delivered = await signUp(store, phone, Date.now(), { state: "delivered", dedupe_key: null, delivered_at: 3_000 });
     const someoneElse = await signUp(store, other);
     // Released, as after the visitor's failed attempt.
-    for (const row of [pending, held, someoneElse]) await store.db.updateTable("leads").set({ claimed_by: null, claimed_until: null }).where("id", "=", row.id).execute();
+    for (const row of [pending, held, dead, someoneElse]) await store.db.updateTable("leads").set({ claimed_by: null, claimed_until: null }).where("id", "=", row.id).execute();
 
     const result = await revokeConsent(store, { phone, channel: "sms", source: "workflow", messageId: `msg_${engine}_2` }, forms);
-    expect(result).toMatchObject({ recorded: true, leadsStopped: 2 });
-    for (const row of [pending, held]) {
+    expect(result).toMatchObject({ recorded: true, leadsStopped: 3 });
+    for (const row of [pending, held, dead]) {
       expect(await leadById(store, row.id)).toMatchObject({ state: "revoked", payload: null, dedupe_key: null, last_failure: "consent revoked" });
     }
     expect(await leadById(store, delivered.id)).toMatchObject({ state: "delivered" });

@@ -43,13 +43,21 @@ function call(body: unknown, { key = secret, id = `msg_${crypto.randomUUID()}`, 
   );
 }
 
+const logged = (event: string) =>
+  (["info", "warn", "error"] as const)
+    .flatMap((method) => vi.mocked(console[method]).mock.calls)
+    .map((call) => JSON.parse(String(call[0])))
+    .filter((line) => line.event === event);
+
 const revocationsOf = async (phone: string) => (await consentHistory(await database(readEnv()), phone)).revocations;
 
 describe("POST /api/consent/revoke", () => {
   it("does not exist while CONSENT_WEBHOOK_SECRET is unset", async () => {
     vi.stubEnv("CONSENT_WEBHOOK_SECRET", "");
     const phone = number();
-    expect((await call({ phone, channel: "sms" })).status).toBe(404);
+    const response = await call({ phone, channel: "sms" });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toBe("Not Found");
     expect(await revocationsOf(phone)).toStrictEqual([]);
   });
 
@@ -57,7 +65,11 @@ describe("POST /api/consent/revoke", () => {
     const phone = number();
     const response = await call({ phone, channel: "sms" }, { id: "msg_stop_1" });
     expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await response.json()).toStrictEqual({ recorded: true, leadsStopped: 0 });
+    // The operator's log says what happened, never to which number.
+    expect(logged("consent_revoked")).toStrictEqual([expect.objectContaining({ level: "info", via: "workflow", channel: "sms", recorded: true, leadsStopped: 0 })]);
+    expect(JSON.stringify(logged("consent_revoked"))).not.toContain(phone.slice(2));
     expect(await revocationsOf(phone)).toStrictEqual([
       expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "msg_stop_1", revoked_at: expect.any(Number) }),
     ]);
@@ -86,6 +98,9 @@ describe("POST /api/consent/revoke", () => {
     const phone = number();
     const response = await call({ phone, channel: "sms" }, options());
     expect(response.status).toBe(401);
+    expect(await response.text()).toBe("Unauthorized");
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(logged("consent_revoke_refused")).toStrictEqual([expect.objectContaining({ level: "warn", reason: "signature" })]);
     expect(await revocationsOf(phone)).toStrictEqual([]);
   });
 
@@ -118,14 +133,42 @@ describe("POST /api/consent/revoke", () => {
   });
 
   it.each([
-    ["a body that is not JSON", "STOP"],
-    ["a channel it does not know", { channel: "fax" }],
-    ["a phone that is no number", { phone: "12" }],
-  ])("answers 400 to %s", async (_label, body) => {
+    ["a body that is not JSON", "STOP", "body", "The body must be JSON"],
+    ["a channel it does not know", { channel: "fax" }, "body", "The body must be JSON"],
+    ["a phone that is no number", { phone: "12" }, "phone", "The phone is not a possible number"],
+  ])("answers 400 to %s", async (_label, body, reason, text) => {
     const phone = number();
     const response = await call(typeof body === "string" ? body : { phone, channel: "sms", ...body });
     expect(response.status).toBe(400);
+    expect(await response.text()).toContain(text);
+    expect(logged("consent_revoke_refused")).toStrictEqual([expect.objectContaining({ reason })]);
     expect(await revocationsOf(phone)).toStrictEqual([]);
+  });
+
+  it("answers 413 to a body over 4 KiB, whatever its length header says", async () => {
+    const phone = number();
+    const padded = { phone, channel: "sms", padding: "x".repeat(4_096) };
+    expect((await call(padded)).status).toBe(413);
+    const text = JSON.stringify({ phone, channel: "sms" });
+    const claimed = await POST(new Request("http://localhost/api/consent/revoke", { method: "POST", headers: { "content-length": "5000" }, body: text }));
+    expect(claimed.status).toBe(413);
+    // Exactly at the limit is read.
+    const exact = { phone, channel: "sms", padding: "" };
+    exact.padding = "x".repeat(4_096 - JSON.stringify(exact).length);
+    expect((await call(exact)).status).toBe(200);
+  });
+
+  it("answers 503 when the database does not answer, so the workflow retries, and records it once it does", async () => {
+    const phone = number();
+    const id = "msg_after_outage";
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    const down = await call({ phone, channel: "sms" }, { id });
+    expect(down.status).toBe(503);
+    expect(logged("consent_revoke_failed")).toStrictEqual([expect.objectContaining({ level: "error", message: expect.stringContaining("DATA_DIR") })]);
+    vi.unstubAllEnvs();
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", secret);
+    expect((await call({ phone, channel: "sms" }, { id })).status).toBe(200);
+    expect(await revocationsOf(phone)).toHaveLength(1);
   });
 
   it("keeps a revoked number's pending lead from ever being sent", async () => {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { consentFieldNames } from "@/lib/forms/consent";
+import { formData } from "@/tests/support/form-data";
+import { disclosureOf } from "./disclosure";
+import { consentEvidence } from "./evidence";
+
+const spec = { text: "I agree to texts. Reply STOP to cancel.", page: "/signup" };
+const version = disclosureOf(spec.text).version;
+const posted = (fields: Record<string, string> = {}) => formData({ name: "Ada", ...fields });
+
+describe("consentEvidence", () => {
+  it("takes the number, the counted address, the browser, the Referer, the posted version and the script flag", () => {
+    const evidence = consentEvidence(
+      spec,
+      "+15551234567",
+      "203.0.113.5",
+      posted({ [consentFieldNames.disclosure]: version, [consentFieldNames.javascript]: "1" }),
+      new Headers({ "user-agent": "Mozilla/5.0", referer: "https://sous.example/signup?utm_source=ig#form" }),
+    );
+    expect(evidence).toStrictEqual({
+      phone: "+15551234567",
+      ip: "203.0.113.5",
+      userAgent: "Mozilla/5.0",
+      pageUrl: "https://sous.example/signup?utm_source=ig",
+      javascript: true,
+      disclosure: { version, text: spec.text },
+      shownVersion: version,
+    });
+  });
+
+  it("falls back to the form's page on the browser's Origin, then to nothing, and never keeps a non-web URL", () => {
+    const page = (headers: Record<string, string>) => consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
+    expect(page({ origin: "https://sous.example" })).toBe("https://sous.example/signup");
+    expect(page({ referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe("http://127.0.0.1:3000/signup");
+    expect(page({ referer: "not a url" })).toBeNull();
+    expect(page({ origin: "null" })).toBeNull();
+    expect(page({})).toBeNull();
+    expect(page({ referer: `https://sous.example/signup?q=${"x".repeat(3_000)}` })).toHaveLength(2_048);
+  });
+
+  it("keeps no made-up address, caps the browser's name, and reads JavaScript as off unless the page said so", () => {
+    const evidence = consentEvidence(spec, "+15551234567", "unknown", posted({ [consentFieldNames.javascript]: "true" }), new Headers({ "user-agent": "U".repeat(1_500) }));
+    expect(evidence.ip).toBeNull();
+    expect(evidence.userAgent).toHaveLength(1_000);
+    expect(evidence.javascript).toBe(false);
+    expect(consentEvidence(spec, "+1", "::1", posted(), new Headers()).userAgent).toBeNull();
+  });
+
+  it("takes a posted version only when it looks like one (64 hex digits)", () => {
+    const shown = (value: string) => consentEvidence(spec, "+1", "::1", posted({ [consentFieldNames.disclosure]: value }), new Headers()).shownVersion;
+    expect(shown("a".repeat(64))).toBe("a".repeat(64));
+    for (const bad of ["", "a".repeat(63), "a".repeat(65), `x${"a".repeat(64)}`, `${"a".repeat(64)}x`, "A".repeat(64)]) expect(shown(bad), bad).toBeNull();
+    const file = formData({});
+    file.set(consentFieldNames.disclosure, new Blob(["a".repeat(64)]));
+    expect(consentEvidence(spec, "+1", "::1", file, new Headers()).shownVersion).toBeNull();
+  });
+});
