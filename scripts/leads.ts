@@ -10,6 +10,7 @@ import { leadOf, type LeadRow } from "@/server/delivery/lead";
 import { attemptsOf, dropLead, leadById, listLeads } from "@/server/delivery/lead-store";
 import { dueNow, redeliveryPass } from "@/server/delivery/pass";
 import { readEnv } from "@/server/env";
+import { alertsSettled } from "@/server/alerts/alerts";
 import { toCsv } from "./csv";
 
 const usage = `Usage:
@@ -151,4 +152,8 @@ main()
     console.error(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   })
-  .finally(closeDatabases);
+  // A retry's recovery alert goes out before the command ends.
+  .finally(async () => {
+    await alertsSettled();
+    await closeDatabases();
+  });

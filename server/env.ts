@@ -159,6 +159,15 @@ const envSchema = z.object({
   WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),
   TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
 
+  // GET /api/health turns 503 while a pending lead is older than this.
+  HEALTH_MAX_PENDING_AGE_SECONDS: count(3_600, 30 * 86_400),
+  // "Authorization: Bearer <HEALTH_TOKEN>" adds per-form figures to /api/health.
+  HEALTH_TOKEN: optional(z.string().min(16, { error: "must be at least 16 characters" })),
+  // Slack, Discord (its /slack address) or n8n: a JSON message with a text field.
+  ALERT_WEBHOOK_URL: webhookUrl,
+  ALERT_WEBHOOK_SECRET: webhookSecrets,
+  ALERT_MIN_INTERVAL_MINUTES: count(60, 7 * 24 * 60),
+
   SITE_URL: httpUrl,
   // Set by Vercel: the production domain, without a scheme.
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),

@@ -64,6 +64,7 @@ export async function checkEnvironmentAtStart() {
       message: `${defaulted.join(" and ")} left at the default: /terms and /privacy show no real ${defaulted.length > 1 ? "postal address or support email" : defaulted[0] === "BUSINESS_POSTAL_ADDRESS" ? "postal address" : "support email"}, which carriers' SMS registration and CASL expect`,
     });
   }
+  if (env.ALERT_WEBHOOK_URL) logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",

@@ -87,10 +87,18 @@ export type ConsentRevocationsTable = {
   message_id: string | null;
 };
 
+/** When an alert of a kind was last sent for a form. */
+export type AlertsTable = { kind: string; form: string; last_sent_at: number };
+
+/** A form's receiver: failing since when, or null while it delivers. */
+export type ReceiversTable = { form: string; failing_since: number | null };
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;
+  alerts: AlertsTable;
+  receivers: ReceiversTable;
 };

@@ -5,6 +5,7 @@ import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { readWebhook, type ServerEnv, type WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
+import { noteOutcome, type Outcome } from "@/server/alerts/alerts";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
 import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
 import { postJson, type AttemptResult } from "./post-json";
@@ -120,9 +121,12 @@ export async function sendClaimed(store: Store | undefined, row: LeadRow, claim:
     return { state: "unreadable", delivery: { webhookId: row.id, via: "webhook", ok: false, reason: "unreadable", attempts: 0, durationMs: durationMs() } };
   }
 
+  // The operator hears of what the lead's fate says about its receiver (see alertOn).
+  const tell = (outcome: Outcome) => store && noteOutcome(store, lead.form, outcome, env);
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
     await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
+    tell("held");
     return { state: "held", delivery: { webhookId: lead.id, via: "held", ok: true, attempts: 0, durationMs: durationMs() } };
   }
 
@@ -132,12 +136,14 @@ export async function sendClaimed(store: Store | undefined, row: LeadRow, claim:
   const delivery: Delivery = { webhookId: lead.id, via: "webhook", attempts: records.length, durationMs: durationMs(), ...result };
   if (result.ok) {
     await keep(store, row, claim, { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null }, records);
+    tell("delivered");
     if (sender !== "visitor") logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
     return { state: "delivered", delivery };
   }
 
   const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
   const kept = await keep(store, row, claim, change, records);
+  if (kept) tell(change.state === "dead" ? "dead" : "pending");
   if (change.state === "dead") {
     logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
     return { state: "dead", delivery };

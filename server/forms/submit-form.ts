@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { headers } from "next/headers";
+import { after } from "next/server";
 import * as z from "zod/mini";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
@@ -11,6 +12,7 @@ import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/delivery/submit-lead";
+import { alertsSettled } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 import { formRegistry, type FormEntry, type FormName, type FormValues } from "./registry";
 
@@ -46,6 +48,19 @@ function firstErrors(error: z.core.$ZodError): FieldErrors<Values> {
 
 function pick(lead: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((key) => [key, lead[key]]));
+}
+
+/**
+ * Work the visitor does not wait for (an alert) finishes after the answer:
+ * where a host freezes a function once it answers (Vercel), Next's after()
+ * keeps it running. Outside a request (a unit test) there is nothing to keep.
+ */
+function keepAliveFor(work: () => Promise<unknown>) {
+  try {
+    after(work);
+  } catch {
+    void work();
+  }
 }
 
 const schemas = new Map<string, z.ZodMiniObject>();
@@ -135,6 +150,7 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
     const consent = entry.consent && consentEvidence(entry.consent, String(lead[entry.consent.phone]), address, formData, request);
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
+    keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
     return answer(ok ? "success" : "failed");

@@ -1,4 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
+import { alertsSettled } from "@/server/alerts/alerts";
+import { bearerMatches } from "@/server/bearer";
 import { redeliveryPass } from "@/server/delivery/pass";
 import { readEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
@@ -9,11 +10,6 @@ export const dynamic = "force-dynamic";
 export const maxDuration = 60;
 const SAFETY_MS = 5_000;
 
-function authorized(header: string | null, secret: string) {
-  const [given, expected] = [Buffer.from(header ?? ""), Buffer.from(`Bearer ${secret}`)];
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 /**
  * One redelivery pass, for hosts where no server process stays up (Vercel):
  * vercel.json's cron calls it with "Authorization: Bearer <CRON_SECRET>".
@@ -22,12 +18,14 @@ function authorized(header: string | null, secret: string) {
 export async function GET(request: Request) {
   const env = readEnv();
   if (!env.CRON_SECRET) return new Response("Not Found", { status: 404 });
-  if (!authorized(request.headers.get("authorization"), env.CRON_SECRET)) {
+  if (!bearerMatches(request.headers.get("authorization"), env.CRON_SECRET)) {
     return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } });
   }
   // The last attempt started may still take WEBHOOK_ATTEMPT_TIMEOUT_MS.
   const budgetMs = Math.max(0, Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS));
   const summary = await redeliveryPass(env, { budgetMs });
+  // Vercel may freeze the function once it answers: the pass's alerts go out first.
+  await alertsSettled();
   logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });
   return Response.json(summary, { headers: { "cache-control": "no-store" } });
 }
