@@ -24,5 +24,5 @@ export const config = {
   // own files and the metadata routes; server/known-paths.test.ts keeps the
   // two lists in step.
   matcher:
-    "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

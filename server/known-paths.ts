@@ -5,7 +5,7 @@
  */
 const pagePaths = new Set(["/", "/signup", "/terms", "/privacy"]);
 const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
-const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke"]);
+const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/health"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 
 export function isKnownPath(pathname: string) {

@@ -77,6 +77,15 @@ export async function connectLimitStore(redisUrl: string, commandTimeoutMs: numb
   }
 }
 
+/** Whether Redis answers a PING within its command timeout: for the health check. */
+export async function pingLimitStore(redisUrl: string, commandTimeoutMs: number) {
+  try {
+    return (await redisClient(redisUrl, commandTimeoutMs).ping()) === "PONG";
+  } catch {
+    return false;
+  }
+}
+
 /** A rule's counter: in Redis when there is one, else (and whenever Redis fails or stalls) in memory. */
 type Limiter = {
   consume(key: string): Promise<RateLimiterRes>;

@@ -1,0 +1,195 @@
+import { Webhook } from "standardwebhooks";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { GET } from "@/app/api/health/route";
+import { alertsSettled } from "@/server/alerts/alerts";
+import { closeDatabases, database } from "@/server/db/connect";
+import { redeliveryPass, dueNow } from "@/server/delivery/pass";
+import { submitLead } from "@/server/delivery/submit-lead";
+import { readEnv } from "@/server/env";
+import { startRedisServer } from "@/tests/support/redis-server";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+
+const workflow = setupWebhookReceiver();
+const chat = setupWebhookReceiver();
+const token = "health-token-of-32-characters-ab";
+let counter = 0;
+// The chat receiver keeps every request of the file: a test reads those after its start.
+let seen = 0;
+
+beforeEach(async () => {
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${workflow.url}/hooks/waitlist`);
+  vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
+  vi.stubEnv("WEBHOOK_MAX_RETRIES", "0");
+  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1");
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+  workflow.outage(undefined);
+  chat.outage(undefined);
+  // An alert the last test started arrives before this one looks.
+  await alertsSettled();
+  seen = chat.received.length;
+  // Each test starts from an empty database: health looks at every lead.
+  const { db } = await database(readEnv());
+  for (const table of ["leads", "alerts", "receivers"] as const) await db.deleteFrom(table).execute();
+});
+
+const health = async (authorization?: string) => {
+  const response = await GET(new Request("http://localhost/api/health", { headers: authorization ? { authorization } : {} }));
+  return { status: response.status, cache: response.headers.get("cache-control"), body: (await response.json()) as Record<string, unknown> };
+};
+const alerts = () => chat.received.slice(seen).filter((request) => request.path === "/hooks/alerts").map((request) => request.json as { kind: string; [key: string]: unknown });
+const lead = () => {
+  counter += 1;
+  return { phone: `+1555600${String(counter).padStart(4, "0")}`, name: `Grace Health ${counter}x${Date.now()}` };
+};
+
+/** A sign-up the workflow refuses, then the one redelivery its one-step schedule allows: the lead is dead. */
+async function leadThatDies() {
+  workflow.outage(503);
+  const body = lead();
+  const first = await submitLead("waitlist", body, readEnv(), performance.now());
+  expect(first.ok).toBe(false);
+  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+  await alertsSettled();
+  return body;
+}
+
+describe("GET /api/health", () => {
+  it("is 200 {status: ok} on a fresh server, never cached, with no figures", async () => {
+    expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
+  });
+
+  it("turns 503 with dead_leads when a lead dies, and one alert without personal data reaches the chat", async () => {
+    const body = await leadThatDies();
+    expect(await health()).toMatchObject({ status: 503, body: { status: "degraded", problems: ["dead_leads"] } });
+
+    const dead = alerts().filter((alert) => alert.kind === "dead");
+    expect(dead).toStrictEqual([
+      expect.objectContaining({ form: "waitlist", leads: 1, command: "npm run leads -- retry --dead", text: expect.stringContaining("1 dead waitlist lead") }),
+    ]);
+    // The first failure after a success said the receiver started failing.
+    expect(alerts().filter((alert) => alert.kind === "failing")).toHaveLength(1);
+    for (const alert of alerts()) {
+      const words = JSON.stringify(alert);
+      expect(words).not.toContain(body.name);
+      expect(words).not.toContain(body.phone);
+      expect(words).not.toContain(body.phone.slice(2));
+    }
+  });
+
+  it("sends no second alert for a second death within ALERT_MIN_INTERVAL_MINUTES, then one recovery alert when retry --dead delivers", async () => {
+    await leadThatDies();
+    await leadThatDies();
+    expect(alerts().filter((alert) => alert.kind === "dead")).toHaveLength(1);
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["dead_leads"] } });
+
+    workflow.outage(undefined);
+    // What `npm run leads -- retry --dead` runs.
+    const summary = await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) });
+    expect(summary.delivered).toBe(2);
+    await alertsSettled();
+    expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect(alerts().filter((alert) => alert.kind === "recovered")).toStrictEqual([
+      expect.objectContaining({ form: "waitlist", text: expect.stringContaining("waitlist deliveries work again") }),
+    ]);
+  });
+
+  it("turns 503 with overdue_leads while a pending lead is older than HEALTH_MAX_PENDING_AGE_SECONDS", async () => {
+    workflow.outage(503);
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
+    const first = await submitLead("waitlist", lead(), readEnv(), performance.now());
+    expect(await health()).toMatchObject({ status: 200 });
+    const { db } = await database(readEnv());
+    await db.updateTable("leads").set({ created_at: Date.now() - 2 * 3_600_000 }).where("id", "=", first.webhookId).execute();
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["overdue_leads"] } });
+    vi.stubEnv("HEALTH_MAX_PENDING_AGE_SECONDS", String(3 * 3_600));
+    expect(await health()).toMatchObject({ status: 200 });
+  });
+
+  it("turns 503 with database_unreachable when the database cannot be opened", async () => {
+    await closeDatabases();
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["database_unreachable"] } });
+  });
+
+  it("turns 503 with redis_unreachable when the configured Redis stops, and 200 while it answers", async () => {
+    const redis = await startRedisServer();
+    vi.stubEnv("REDIS_URL", redis.url);
+    vi.stubEnv("REDIS_COMMAND_TIMEOUT_MS", "200");
+    try {
+      await vi.waitFor(async () => expect(await health()).toMatchObject({ status: 200 }), { timeout: 5_000 });
+    } finally {
+      await redis.stop();
+    }
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["redis_unreachable"] } });
+  });
+
+  it("shows figures per form only to the bearer of HEALTH_TOKEN", async () => {
+    workflow.outage(503);
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    expect(Object.keys((await health(`Bearer ${token}`)).body)).toStrictEqual(["status"]);
+
+    vi.stubEnv("HEALTH_TOKEN", token);
+    for (const wrong of [undefined, `Bearer ${token}x`, token, `Bearer ${token.slice(1)}`]) {
+      expect((await health(wrong)).body, String(wrong)).toStrictEqual({ status: "ok" });
+    }
+    const { body } = await health(`Bearer ${token}`);
+    expect(body).toStrictEqual({
+      status: "ok",
+      forms: {
+        contact: { pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null },
+        waitlist: { pending: 1, held: 0, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null },
+      },
+    });
+
+    workflow.outage(undefined);
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    const after = await health(`Bearer ${token}`);
+    expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+});
+
+describe("alerts", () => {
+  it("are signed with Standard Webhooks when ALERT_WEBHOOK_SECRET is set", async () => {
+    const secret = newWebhookSecret();
+    vi.stubEnv("ALERT_WEBHOOK_SECRET", secret);
+    await leadThatDies();
+    const [request] = chat.received.slice(seen).filter((received) => received.path === "/hooks/alerts");
+    expect(() => new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it("say when leads are held for want of a webhook URL, naming the variable", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await alertsSettled();
+    expect(alerts().filter((alert) => alert.kind === "held")).toStrictEqual([
+      expect.objectContaining({ form: "waitlist", leads: 1, text: expect.stringContaining("WAITLIST_WEBHOOK_URL is not set") }),
+    ]);
+  });
+
+  it("that fail are logged and keep no visitor waiting", async () => {
+    chat.outage("hang");
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
+    workflow.outage(503);
+    const started = performance.now();
+    await submitLead("waitlist", lead(), readEnv(), started);
+    expect(performance.now() - started).toBeLessThan(250);
+    await alertsSettled();
+    const logged = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(logged).toContainEqual(expect.objectContaining({ event: "alert_failed", kind: "failing", form: "waitlist", reason: "timeout" }));
+
+    // The failed alert did not use up the interval: the next failure sends it.
+    chat.outage(undefined);
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await alertsSettled();
+    // The one that hung, and the one sent now.
+    expect(alerts().filter((alert) => alert.kind === "failing")).toHaveLength(2);
+  });
+
+  it("are not sent without ALERT_WEBHOOK_URL", async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", "");
+    await leadThatDies();
+    expect(alerts()).toStrictEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+import "server-only";
+import { database } from "@/server/db/connect";
+import type { ServerEnv } from "@/server/env";
+import { formNames } from "@/server/forms/registry";
+import { pingLimitStore } from "@/server/rate-limit/limits";
+
+export type Problem = "database_unreachable" | "redis_unreachable" | "dead_leads" | "overdue_leads";
+
+export type FormFigures = {
+  pending: number;
+  held: number;
+  dead: number;
+  /** Seconds since the oldest pending lead came in; null when none is pending. */
+  oldestPendingAgeSeconds: number | null;
+  /** ISO time of the form's last delivered lead; null when none was. */
+  lastDeliveredAt: string | null;
+};
+
+export type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
+
+const emptyFigures = (): FormFigures => ({ pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null });
+
+/**
+ * What an uptime monitor asks: does the database answer, does Redis (when
+ * set), is any lead dead, is any pending lead older than
+ * HEALTH_MAX_PENDING_AGE_SECONDS. Answered from the database, so every
+ * instance gives the same answer; one query over the open leads (by the
+ * state index), and with `figures` one more per form for its last delivery.
+ */
+export async function checkHealth(env: ServerEnv, { figures = false, now = Date.now() } = {}): Promise<Health> {
+  const problems: Problem[] = [];
+  const redis = env.REDIS_URL ? pingLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) : Promise.resolve(true);
+  const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));
+  try {
+    const { db } = await database(env);
+    const rows = await db
+      .selectFrom("leads")
+      .select((eb) => ["form", "state", eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
+      .where("state", "in", ["pending", "held", "dead"])
+      .groupBy(["form", "state"])
+      .execute();
+    for (const row of rows) {
+      const form = (forms[row.form] ??= emptyFigures());
+      const count = Number(row.count);
+      if (row.state === "pending") form.pending = count;
+      if (row.state === "held") form.held = count;
+      if (row.state === "dead") form.dead = count;
+      if (row.state === "pending" && row.oldest !== null) form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - Number(row.oldest)) / 1000));
+    }
+    if (figures) {
+      await Promise.all(
+        Object.entries(forms).map(async ([form, figure]) => {
+          const last = await db.selectFrom("leads").select((eb) => eb.fn.max("delivered_at").as("at")).where("form", "=", form).where("state", "=", "delivered").executeTakeFirst();
+          figure.lastDeliveredAt = last?.at === null || last?.at === undefined ? null : new Date(Number(last.at)).toISOString();
+        }),
+      );
+    }
+    const all = Object.values(forms);
+    if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
+    if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS)) problems.push("overdue_leads");
+  } catch {
+    problems.unshift("database_unreachable");
+  }
+  if (!(await redis)) problems.push("redis_unreachable");
+  return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms } : {}) };
+}
