@@ -75,17 +75,39 @@ async function drain(target, concurrency, log) {
   }
 }
 
-async function idle(target, log) {
+const healthToken = "bench-health-token-0123456789";
+
+/** GET /api/health `times` times with the token (the heavier answer, with figures): each answer's milliseconds, sorted. */
+async function timeHealth(times) {
+  const took = [];
+  for (let i = 0; i < times; i += 1) {
+    const began = performance.now();
+    const response = await fetch(`http://${host}:${ports.leads}/api/health`, { headers: { authorization: `Bearer ${healthToken}` } });
+    await response.text();
+    took.push(performance.now() - began);
+  }
+  return took.sort((a, b) => a - b);
+}
+
+async function idle(target, log, { health = false } = {}) {
   const dir = await mkdtemp(path.join(paths.runs, "idle-"));
   await writeLegacyLeads(dir, durations.idleLeads, Date.now() + 86_400_000, `Idle ${randomUUID()}`);
   log(`leads: ${durations.idleLeads} leads, none due, ${durations.idleSeconds} s on ${target.label}…`);
-  const server = await serve(target, { OUTBOX_DIR: dir, REDELIVERY_POLL_MS: "5000" }, `${target.label} idle`.replace(/\W+/g, "-"));
+  const server = await serve(target, { OUTBOX_DIR: dir, REDELIVERY_POLL_MS: "5000", HEALTH_TOKEN: healthToken }, `${target.label} idle`.replace(/\W+/g, "-"));
   try {
     // Start-up (and the database build's one-time import) is not idle time.
     await sleep(5_000);
     const first = await groupCpuSeconds(server.child.pid);
     await sleep(durations.idleSeconds * 1000);
-    return { cpuSeconds: (await groupCpuSeconds(server.child.pid)) - first, seconds: durations.idleSeconds, leads: durations.idleLeads };
+    const cpuSeconds = (await groupCpuSeconds(server.child.pid)) - first;
+    // The health check on the same idle server: its one query over the open leads, and the last delivery per form.
+    const took = health ? await timeHealth(50) : undefined;
+    return {
+      cpuSeconds,
+      seconds: durations.idleSeconds,
+      leads: durations.idleLeads,
+      ...(took ? { healthMs: { median: took[Math.floor(took.length / 2)], max: took.at(-1), runs: took.length } } : {}),
+    };
   } finally {
     await stop(server);
   }
@@ -102,7 +124,7 @@ export async function measureLeads(baseline, log) {
     const result = {
       drainConcurrent: await drain(here, 4, log),
       drainSerial: await drain(here, 1, log),
-      idle: await idle(here, log),
+      idle: await idle(here, log, { health: true }),
     };
     if (baseline) {
       const before = { label: baseline.label, dir: baseline.dir };

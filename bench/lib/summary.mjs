@@ -325,6 +325,8 @@ export function judgeBudgets({ staticChecks, weights, audits, signup, leads }) {
   if (failed(leads)) unmeasured(`Drain of ${durations.drainLeads} leads at concurrency 4 < 30 s`, leads);
   else {
     add(`Drain of ${durations.drainLeads} leads at concurrency 4 < 30 s`, `${fixed(leads.drainConcurrent.seconds, 1)} s`, leads.drainConcurrent.seconds < 30);
+    const health = leads.idle.healthMs;
+    if (health) add(`GET /api/health with ${leads.idle.leads} open leads, median < 50 ms`, `${fixed(health.median, 1)} ms (max ${fixed(health.max, 1)} ms, ${health.runs} calls)`, health.median < 50);
   }
   const name = "No-JavaScript sign-up post works (check, not a budget)";
   if (failed(signup)) unmeasured(name, signup);
@@ -337,7 +339,8 @@ export function leadsSection(leads) {
   const title = "Leads: redelivery drain and idle cost";
   if (failed(leads)) return errorSection(title, leads);
   const drain = (d) => `${fixed(d.seconds, 1)} s for ${d.delivered} leads`;
-  const idle = (i) => `${fixed(i.cpuSeconds, 2)} CPU s over ${i.seconds} s holding ${i.leads} leads, none due`;
+  const idle = (i) =>
+    `${fixed(i.cpuSeconds, 2)} CPU s over ${i.seconds} s holding ${i.leads} leads, none due${i.healthMs ? `; /api/health ${fixed(i.healthMs.median, 1)} ms median` : ""}`;
   const rows = [
     ["This tree", drain(leads.drainConcurrent), drain(leads.drainSerial), idle(leads.idle)],
     ...(leads.baseline ? [[`Before (${leads.baseline.label})`, `${drain(leads.baseline.drain)} (serial: it has no concurrency)`, "", idle(leads.baseline.idle)]] : []),
