@@ -67,6 +67,18 @@ describe("checkEnvironmentAtStart", () => {
     expect(loggedLines(warn).map((line) => line.event)).not.toContain("consent_revoke_unset");
   });
 
+  it("says where alerts go, by host only, when ALERT_WEBHOOK_URL is set", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(info).map((line) => line.event)).not.toContain("alerts_configured");
+    vi.stubEnv("ALERT_WEBHOOK_URL", "https://hooks.slack.com/services/T000/B000/secret-path");
+    await checkEnvironmentAtStart();
+    expect(loggedLines(info).filter((line) => line.event === "alerts_configured")).toStrictEqual([
+      expect.objectContaining({ level: "info", event: "alerts_configured", host: "hooks.slack.com" }),
+    ]);
+  });
+
   it("opens and migrates the database before the first visitor, and says which", async () => {
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
     vi.spyOn(console, "warn").mockImplementation(() => {});

@@ -1,10 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Store } from "@/server/db/connect";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { connect, database, type Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
-import { claimAlert } from "./alerts";
+import { alertsSettled, claimAlert, noteOutcome, type Outcome } from "./alerts";
 
 let dir: string;
 let postgres: PostgresServer;
@@ -38,5 +40,128 @@ describe.each(["sqlite", "postgres"] as const)("claimAlert on %s", (engine) => {
     expect(await claimAlert(a, "dead", "waitlist", 10 * hour + hour - 1, hour)).toBe(false);
     expect(await claimAlert(a, "dead", "waitlist", 11 * hour, hour)).toBe(true);
     expect(await claimAlert(b, "dead", "waitlist", 11 * hour + 1, hour)).toBe(false);
+  });
+});
+
+describe("what each alert says", () => {
+  const chat = setupWebhookReceiver();
+  const at = Date.parse("2026-11-24T16:00:00Z");
+  const minute = 60_000;
+  let seen = 0;
+
+  beforeEach(async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+    await alertsSettled();
+    seen = chat.received.length;
+    const { db } = await database(readEnv());
+    for (const table of ["leads", "alerts", "receivers"] as const) await db.deleteFrom(table).execute();
+  });
+
+  /** Leads of the waitlist in a state, created at the given times. */
+  async function leads(state: "pending" | "dead" | "held", ...createdAt: number[]) {
+    const { db } = await database(readEnv());
+    for (const created of createdAt) {
+      await db
+        .insertInto("leads")
+        .values({ id: `msg_${crypto.randomUUID()}`, form: "waitlist", dedupe_key: null, payload: "{}", state, created_at: created, next_attempt_at: created })
+        .execute();
+    }
+  }
+
+  async function told(outcome: Outcome, now: number) {
+    noteOutcome(await database(readEnv()), "waitlist", outcome, readEnv(), now);
+    await alertsSettled();
+    return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
+  }
+
+  it("a receiver that starts failing, then goes on failing, then works again", async () => {
+    await leads("pending", at);
+    expect(await told("pending", at)).toStrictEqual([
+      {
+        kind: "failing",
+        form: "waitlist",
+        since: "2026-11-24T16:00:00.000Z",
+        leads: 1,
+        command: "npm run leads",
+        text: "Sous: waitlist deliveries are failing since 2026-11-24 16:00 UTC (1 min). 1 lead waiting for redelivery on schedule. Check the workflow; see them with `npm run leads`.",
+      },
+    ]);
+    await leads("pending", at + minute);
+    // Within the interval: nothing more.
+    expect(await told("pending", at + 59 * minute)).toHaveLength(1);
+    // After it: a reminder, still counted from the first failure.
+    const [, reminder] = await told("pending", at + 150 * minute);
+    expect(reminder).toMatchObject({ since: "2026-11-24T16:00:00.000Z", leads: 2, text: expect.stringContaining("since 2026-11-24 16:00 UTC (3 h). 2 leads waiting") });
+
+    await leads("dead", at);
+    const [, , recovered] = await told("delivered", at + 200 * minute);
+    expect(recovered).toStrictEqual({
+      kind: "recovered",
+      form: "waitlist",
+      since: "2026-11-24T16:00:00.000Z",
+      leads: 2,
+      command: "npm run leads -- retry --dead",
+      text: "Sous: waitlist deliveries work again, after failing for 3 h since 2026-11-24 16:00 UTC. 2 leads still waiting will be redelivered on schedule. 1 dead lead needs `npm run leads -- retry --dead`.",
+    });
+    // Working already: a delivery says nothing.
+    expect(await told("delivered", at + 400 * minute)).toHaveLength(3);
+  });
+
+  it("a recovery with nothing dead points at the list", async () => {
+    await told("pending", at);
+    const [, recovered] = await told("delivered", at + 30 * minute);
+    expect(recovered).toMatchObject({ leads: 0, command: "npm run leads", text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting will be redelivered on schedule." });
+  });
+
+  it("dead leads, counted, from the oldest", async () => {
+    await leads("dead", at - 120 * minute, at - 5 * minute);
+    const sent = await told("dead", at);
+    expect(sent.map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+    expect(sent[1]).toStrictEqual({
+      kind: "dead",
+      form: "waitlist",
+      since: "2026-11-24T14:00:00.000Z",
+      leads: 2,
+      command: "npm run leads -- retry --dead",
+      text: "Sous: 2 dead waitlist leads, the oldest from 2026-11-24 14:00 UTC: their redelivery schedule ran out. Fix the workflow, then run `npm run leads -- retry --dead`.",
+    });
+  });
+
+  it("held leads, naming the variable to set", async () => {
+    await leads("held", at - 10 * minute, at);
+    expect(await told("held", at)).toStrictEqual([
+      {
+        kind: "held",
+        form: "waitlist",
+        since: "2026-11-24T15:50:00.000Z",
+        leads: 2,
+        command: "npm run leads",
+        text: "Sous: 2 waitlist leads held since 2026-11-24 15:50 UTC: WAITLIST_WEBHOOK_URL is not set. Set it and restart; the next pass sends them. See them with `npm run leads`.",
+      },
+    ]);
+  });
+
+  it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state", async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", "");
+    expect(await told("dead", at)).toStrictEqual([]);
+    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([]);
+  });
+
+  it("an alert whose words cannot be read from the database is logged, not thrown", async () => {
+    const store = await database(readEnv());
+    const failing = {
+      ...store,
+      db: {
+        insertInto: () => {
+          throw new Error("disk I/O error");
+        },
+      },
+    } as unknown as typeof store;
+    noteOutcome(failing, "waitlist", "held", readEnv(), at);
+    await alertsSettled();
+    const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(errors).toStrictEqual([expect.objectContaining({ event: "alert_failed", kind: "held", form: "waitlist", message: "disk I/O error" })]);
   });
 });

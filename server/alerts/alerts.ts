@@ -88,7 +88,7 @@ async function alertMessage(store: Store, kind: AlertKind, form: string, since: 
   }
   const [pending, dead] = await Promise.all([leadsIn(store, form, "pending"), leadsIn(store, form, "dead")]);
   const command = dead.count ? "npm run leads -- retry --dead" : "npm run leads";
-  const left = dead.count ? ` ${plural(dead.count, "dead lead")} need \`${command}\`.` : "";
+  const left = dead.count ? ` ${plural(dead.count, "dead lead")} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.` : "";
   return { since, leads: pending.count, command, text: `Sous: ${form} deliveries work again, after failing for ${duration(now - since)} since ${utc(since)}. ${plural(pending.count, "lead")} still waiting will be redelivered on schedule.${left}` };
 }
 

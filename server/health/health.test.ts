@@ -149,7 +149,55 @@ describe("GET /api/health", () => {
   });
 });
 
+describe("GET /api/health's figures", () => {
+  it("count each state, age the oldest pending lead, date the last delivery, and take in a form the site no longer has", async () => {
+    vi.stubEnv("HEALTH_TOKEN", token);
+    const { db } = await database(readEnv());
+    const now = Date.now();
+    const row = (form: string, state: "pending" | "held" | "dead" | "delivered", createdAt: number, deliveredAt: number | null = null) => ({
+      id: `msg_${crypto.randomUUID()}`,
+      form,
+      dedupe_key: null,
+      payload: "{}",
+      state,
+      created_at: createdAt,
+      next_attempt_at: now + 3_600_000,
+      delivered_at: deliveredAt,
+    });
+    await db
+      .insertInto("leads")
+      .values([
+        row("waitlist", "pending", now - 600_000),
+        row("waitlist", "pending", now - 120_000),
+        row("waitlist", "held", now),
+        row("contact", "dead", now),
+        row("contact", "delivered", now, Date.parse("2026-11-24T10:00:00Z")),
+        row("contact", "delivered", now, Date.parse("2026-11-24T12:00:00Z")),
+        row("retired", "dead", now),
+      ])
+      .execute();
+    const { status, body } = await health(`Bearer ${token}`);
+    expect(status).toBe(503);
+    expect(body.problems).toStrictEqual(["dead_leads"]);
+    const forms = body.forms as Record<string, { oldestPendingAgeSeconds: number }>;
+    expect(forms).toStrictEqual({
+      waitlist: { pending: 2, held: 1, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null },
+      contact: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: "2026-11-24T12:00:00.000Z" },
+      retired: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: null },
+    });
+    expect(forms.waitlist!.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(600);
+    expect(forms.waitlist!.oldestPendingAgeSeconds).toBeLessThan(660);
+  });
+});
+
 describe("alerts", () => {
+  it("after a visitor's failed attempt say the receiver is failing, and nothing is dead yet", async () => {
+    workflow.outage(503);
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await alertsSettled();
+    expect(alerts().map((alert) => alert.kind)).toStrictEqual(["failing"]);
+  });
+
   it("are signed with Standard Webhooks when ALERT_WEBHOOK_SECRET is set", async () => {
     const secret = newWebhookSecret();
     vi.stubEnv("ALERT_WEBHOOK_SECRET", secret);
