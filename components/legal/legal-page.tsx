@@ -1,5 +1,7 @@
 import { ArrowLeft } from "lucide";
+import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { socialImage } from "@/components/site/site-content";
 import { Icon } from "@/components/ui/icon";
 import { SiteFooter } from "@/components/site/site-footer";
 import type { BusinessIdentity } from "@/server/env";
@@ -32,6 +34,17 @@ function Block({ block, links }: { block: LegalBlock; links: ReadonlyMap<string,
       ))}
     </ul>
   );
+}
+
+/** A legal page's title, description, canonical URL and social cards (a page's openGraph replaces the layout's whole). */
+export function legalMetadata({ metaTitle: title, metaDescription: description }: LegalDocument, url: string): Metadata {
+  return {
+    title,
+    description,
+    alternates: { canonical: url },
+    openGraph: { title, description, url, images: [{ url: "/opengraph-image", ...socialImage }] },
+    twitter: { card: "summary_large_image", title, description, images: [{ url: "/twitter-image", ...socialImage }] },
+  };
 }
 
 /** A legal page in the site's design: a card with a way back, the effective date, one heading per section, the footer. */

@@ -1,32 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { connect, database, type Store } from "@/server/db/connect";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
+import { setupBothEngines } from "@/tests/support/both-engines";
 import { alertsSettled, claimAlert, noteOutcome, type Outcome } from "./alerts";
 
-let dir: string;
-let postgres: PostgresServer;
-const opened: Store[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "sous-alerts-"));
-  postgres = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(opened.map((store) => store.db.destroy()));
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** A connection of its own: two of them on one database are two instances. */
-async function open(engine: "sqlite" | "postgres") {
-  const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
-  opened.push(store);
-  return store;
-}
+const open = setupBothEngines();
 
 describe.each(["sqlite", "postgres"] as const)("claimAlert on %s", (engine) => {
   it("lets one instance of many send an alert of a kind for a form per interval", async () => {

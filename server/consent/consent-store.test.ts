@@ -1,38 +1,16 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Store } from "@/server/db/connect";
-import { leadKey, newWebhookId, type LeadRow } from "@/server/delivery/lead";
+import { describe, expect, it } from "vitest";
+import type { Store } from "@/server/db/connect";
+import type { LeadRow } from "@/server/delivery/lead";
 import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
-import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { consentHistory, consentsSince, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 const forms = [{ form: "waitlist", phoneKey: "phone" }];
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
-let counter = 0;
 
-function lead(phone: string, overrides: Partial<LeadRow> = {}): LeadRow {
-  counter += 1;
-  const payload = { phone, name: `Ada ${counter}` };
-  return {
-    id: newWebhookId(),
-    form: "waitlist",
-    dedupe_key: leadKey("waitlist", payload),
-    payload: JSON.stringify(payload),
-    state: "pending",
-    attempts: 0,
-    rounds: 0,
-    created_at: 1_000,
-    next_attempt_at: 2_000,
-    last_failure: null,
-    delivered_at: null,
-    claimed_by: null,
-    claimed_until: null,
-    ...overrides,
-  };
-}
+const lead = (phone: string, overrides: Partial<LeadRow> = {}) => waitlistLead(phone, overrides);
 
 const evidence = (phone: string, extra: Partial<ConsentEvidence> = {}): ConsentEvidence => ({
   phone,
@@ -45,24 +23,7 @@ const evidence = (phone: string, extra: Partial<ConsentEvidence> = {}): ConsentE
   ...extra,
 });
 
-let dir: string;
-let postgres: PostgresServer;
-const opened: Store[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "sous-consent-"));
-  postgres = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(opened.map((store) => store.db.destroy()));
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function open(engine: "sqlite" | "postgres") {
-  const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
-  opened.push(store);
-  return store;
-}
+const open = setupBothEngines();
 
 /** A lead kept with its consent, as a visitor's sign-up keeps them. */
 async function signUp(store: Store, phone: string, at = Date.now(), overrides: Partial<LeadRow> = {}) {

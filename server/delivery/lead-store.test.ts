@@ -1,12 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type Store } from "@/server/db/connect";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "@/server/db/connect";
 import { migrations } from "@/server/db/migrations";
-import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
-import { leadKey, newWebhookId, type LeadRow } from "./lead";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
+import type { LeadRow } from "./lead";
 import {
   attemptsOf,
   claimById,
@@ -21,47 +19,9 @@ import {
   settle,
 } from "./lead-store";
 
-let counter = 0;
-function newRow(overrides: Partial<LeadRow> = {}): LeadRow {
-  counter += 1;
-  const payload = { phone: "+15551234567", name: `Ada ${counter}` };
-  return {
-    id: newWebhookId(),
-    form: "waitlist",
-    dedupe_key: leadKey("waitlist", payload),
-    payload: JSON.stringify(payload),
-    state: "pending",
-    attempts: 0,
-    rounds: 0,
-    created_at: 1_000,
-    next_attempt_at: 2_000,
-    last_failure: null,
-    delivered_at: null,
-    claimed_by: null,
-    claimed_until: null,
-    ...overrides,
-  };
-}
+const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);
 
-let dir: string;
-let postgres: PostgresServer;
-const opened: Store[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "sous-store-"));
-  postgres = await startPostgresServer();
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(opened.map((store) => store.db.destroy()));
-  await postgres?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** A connection of its own: two of them on one database are two servers. */
-async function open(engine: "sqlite" | "postgres") {
-  const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
-  opened.push(store);
-  return store;
-}
+const open = setupBothEngines();
 
 /** Keeps a lead as if its sender had let it go: inserted with a claim that already ran out. */
 async function kept(store: Store, overrides: Partial<LeadRow> = {}) {
