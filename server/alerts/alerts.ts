@@ -113,7 +113,6 @@ async function send(store: Store, kind: AlertKind, form: string, since: number, 
  * The caller does not wait: an alert that fails is logged and delays no one.
  */
 async function alertOn(store: Store, form: string, outcome: Outcome, env: ServerEnv, now: number) {
-  if (!env.ALERT_WEBHOOK_URL) return;
   try {
     if (outcome === "delivered") {
       const since = await stopFailing(store, form);
