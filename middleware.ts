@@ -9,7 +9,7 @@ import { logEvent } from "@/server/log";
  *
  * Next 16 calls this file convention "proxy.ts"; the design keeps the name
  * middleware.ts, which Next 16 still runs (with a deprecation notice at build).
- * See the README. Both files at once would fail the build.
+ * See docs/security.md. Both files at once would fail the build.
  */
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;

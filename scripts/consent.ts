@@ -1,4 +1,4 @@
-/** `npm run consent`: see scripts/consent-command.ts, and README "SMS consent". */
+/** `npm run consent`: see scripts/consent-command.ts, and docs/operating.md, "SMS consent". */
 import { closeDatabases } from "@/server/db/connect";
 import { consentCommand } from "./consent-command";
 

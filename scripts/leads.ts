@@ -1,7 +1,7 @@
 /**
  * The operator's view of the leads in the database: list, show, export,
  * retry and drop. Reads the same env as the server (DATABASE_URL or
- * DATA_DIR, the webhook variables); see README "Where leads live".
+ * DATA_DIR, the webhook variables); see docs/operating.md, "Where leads live".
  */
 import { parseArgs } from "node:util";
 import { closeDatabases, database } from "@/server/db/connect";
