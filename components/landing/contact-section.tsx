@@ -1,46 +1,43 @@
 import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { ContactForm } from "@/components/forms/contact-form";
-import { SectionHeading } from "@/components/ui/section-heading";
+import { Section } from "@/components/ui/section";
 import { contact } from "./landing-content";
 
 const stepIcons: IconNode[] = [MessageCircleReply, CalendarCheck, Rocket];
 
 export function ContactSection() {
   return (
-    <section id={contact.id} aria-labelledby={`${contact.id}-title`} className="py-20 sm:py-28">
-      <div className="mx-auto max-w-6xl px-4 sm:px-6">
-        <SectionHeading id={contact.id} eyebrow={contact.eyebrow} title={contact.title} lead={contact.lead} />
-        <div className="mt-14 grid gap-8 lg:grid-cols-5">
-          <div className="rounded-3xl border border-stone-200 bg-white p-6 shadow-sm sm:p-8 lg:col-span-3">
-            <h3 className="text-xl font-semibold">{contact.cardTitle}</h3>
-            <p className="mt-2 text-stone-600">{contact.cardText}</p>
-            <div className="mt-8">
-              <ContactForm />
-            </div>
+    <Section copy={contact}>
+      <div className="mt-14 grid gap-8 lg:grid-cols-5">
+        <div className="rounded-3xl border border-stone-200 bg-white p-6 shadow-sm sm:p-8 lg:col-span-3">
+          <h3 className="text-xl font-semibold">{contact.cardTitle}</h3>
+          <p className="mt-2 text-stone-600">{contact.cardText}</p>
+          <div className="mt-8">
+            <ContactForm />
           </div>
-          <aside aria-labelledby="next-steps-title" className="rounded-3xl bg-ink p-6 text-white sm:p-8 lg:col-span-2">
-            <h3 id="next-steps-title" className="text-xl font-semibold">
-              {contact.nextTitle}
-            </h3>
-            <ol className="mt-8 space-y-8">
-              {contact.nextSteps.map((step, index) => {
-                return (
-                  <li key={step.title} className="flex gap-4">
-                    <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-600">
-                      <Icon icon={stepIcons[index] ?? Rocket} className="size-6" />
-                    </span>
-                    <div>
-                      <h4 className="font-semibold">{step.title}</h4>
-                      <p className="mt-1 text-stone-300">{step.body}</p>
-                    </div>
-                  </li>
-                );
-              })}
-            </ol>
-          </aside>
         </div>
+        <aside aria-labelledby="next-steps-title" className="rounded-3xl bg-ink p-6 text-white sm:p-8 lg:col-span-2">
+          <h3 id="next-steps-title" className="text-xl font-semibold">
+            {contact.nextTitle}
+          </h3>
+          <ol className="mt-8 space-y-8">
+            {contact.nextSteps.map((step, index) => {
+              return (
+                <li key={step.title} className="flex gap-4">
+                  <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-600">
+                    <Icon icon={stepIcons[index] ?? Rocket} className="size-6" />
+                  </span>
+                  <div>
+                    <h4 className="font-semibold">{step.title}</h4>
+                    <p className="mt-1 text-stone-300">{step.body}</p>
+                  </div>
+                </li>
+              );
+            })}
+          </ol>
+        </aside>
       </div>
-    </section>
+    </Section>
   );
 }

@@ -1,7 +1,7 @@
 import { BellRing, BookOpenText, HeartHandshake, LayoutDashboard, MessageSquareText, ReceiptText, ShieldAlert, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
-import { IconCard } from "@/components/ui/icon-card";
-import { SectionHeading } from "@/components/ui/section-heading";
+import { IconCardGrid } from "@/components/ui/icon-card";
+import { Section } from "@/components/ui/section";
 import { StatList } from "@/components/ui/stat-list";
 import { features, type FeatureIcon } from "./landing-content";
 
@@ -17,29 +17,22 @@ const icons: Record<FeatureIcon, IconNode> = {
 export function FeaturesSection() {
   const { panel } = features;
   return (
-    <section id={features.id} aria-labelledby={`${features.id}-title`} className="py-20 sm:py-28">
-      <div className="mx-auto max-w-6xl px-4 sm:px-6">
-        <SectionHeading id={features.id} eyebrow={features.eyebrow} title={features.title} lead={features.lead} />
-        <ul className="mt-14 grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
-          {features.cards.map((card) => (
-            <IconCard key={card.title} icon={icons[card.icon]} title={card.title} body={card.body} tone="bold" />
-          ))}
-        </ul>
-        <div className="mt-12 grid gap-8 rounded-3xl bg-ink p-8 text-white sm:p-12 lg:grid-cols-2 lg:items-center">
-          <div>
-            <Icon icon={MessageSquareText} className="size-10 text-brand-200" />
-            <h3 className="mt-4 text-2xl font-bold sm:text-3xl">{panel.title}</h3>
-            <p className="mt-4 text-lg text-stone-300">{panel.body}</p>
-          </div>
-          <StatList
-            stats={panel.stats}
-            className="grid grid-cols-3 gap-4 text-center"
-            itemClassName="rounded-2xl bg-white/5 px-2 py-6"
-            valueClassName="text-3xl font-extrabold text-brand-200 sm:text-4xl"
-            labelClassName="mt-1 text-sm text-stone-300"
-          />
+    <Section copy={features}>
+      <IconCardGrid cards={features.cards} icons={icons} tone="bold" wide="lg:grid-cols-3" />
+      <div className="mt-12 grid gap-8 rounded-3xl bg-ink p-8 text-white sm:p-12 lg:grid-cols-2 lg:items-center">
+        <div>
+          <Icon icon={MessageSquareText} className="size-10 text-brand-200" />
+          <h3 className="mt-4 text-2xl font-bold sm:text-3xl">{panel.title}</h3>
+          <p className="mt-4 text-lg text-stone-300">{panel.body}</p>
         </div>
+        <StatList
+          stats={panel.stats}
+          className="grid grid-cols-3 gap-4 text-center"
+          itemClassName="rounded-2xl bg-white/5 px-2 py-6"
+          valueClassName="text-3xl font-extrabold text-brand-200 sm:text-4xl"
+          labelClassName="mt-1 text-sm text-stone-300"
+        />
       </div>
-    </section>
+    </Section>
   );
 }

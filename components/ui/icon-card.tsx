@@ -15,7 +15,7 @@ const tones = {
 } as const;
 
 /** An icon, a title and a sentence: the cards of the problem and feature grids. */
-export function IconCard({ icon, title, body, tone }: IconCardProps) {
+function IconCard({ icon, title, body, tone }: IconCardProps) {
   return (
     <li className={`rounded-2xl border border-stone-200 p-6 ${tones[tone].card}`}>
       <span className={`inline-flex size-11 items-center justify-center rounded-xl ${tones[tone].icon}`}>
@@ -24,5 +24,24 @@ export function IconCard({ icon, title, body, tone }: IconCardProps) {
       <h3 className="mt-5 text-lg font-semibold">{title}</h3>
       <p className="mt-2 text-stone-600">{body}</p>
     </li>
+  );
+}
+
+type IconCardGridProps<Key extends string> = {
+  cards: readonly { icon: Key; title: string; body: string }[];
+  icons: Record<Key, IconNode>;
+  tone: IconCardProps["tone"];
+  /** The widest screen's column count, as a class Tailwind can find: "lg:grid-cols-3". */
+  wide: "lg:grid-cols-3" | "lg:grid-cols-4";
+};
+
+/** A grid of icon cards, one column on a phone, two on a tablet, `wide` beyond. */
+export function IconCardGrid<Key extends string>({ cards, icons, tone, wide }: IconCardGridProps<Key>) {
+  return (
+    <ul className={`mt-14 grid gap-6 sm:grid-cols-2 ${wide}`}>
+      {cards.map((card) => (
+        <IconCard key={card.title} icon={icons[card.icon]} title={card.title} body={card.body} tone={tone} />
+      ))}
+    </ul>
   );
 }
