@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
-import { consentHistory, consentsSince, revocationChannels, revokeConsent, type ConsentRecord, type RevocationChannel, type RevocationRecord } from "@/server/consent/consent-store";
+import { consentRecords, revocationChannels, revokeConsent, type ConsentRecord, type RevocationChannel, type RevocationRecord } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { consentForms } from "@/server/forms/registry";
@@ -122,12 +122,12 @@ export async function consentCommand(args: string[], print: Print, write: (text:
 
   if (command === "show") {
     const phone = phoneOf(typed);
-    const history = await consentHistory(await database(env), phone);
+    const history = await consentRecords(await database(env), { phone });
     return values.json ? print(JSON.stringify({ phone, records: timeline(history) }, null, 2)) : printHistory(print, phone, history);
   }
 
   if (command === "export") {
-    const history = await consentsSince(await database(env), values.since ? dayOf(values.since) : 0);
+    const history = await consentRecords(await database(env), { since: values.since ? dayOf(values.since) : undefined });
     write(toCsv(exportColumns, timeline(history)));
     return;
   }

@@ -12,7 +12,7 @@ import { formData } from "@/tests/support/form-data";
 import { pinRequestHeaders } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { consentHistory } from "./consent-store";
+import { consentRecords } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 const receiver = setupWebhookReceiver();
@@ -46,7 +46,7 @@ function from(address: string, extra: Record<string, string> = {}) {
 }
 
 const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
-const historyOf = async (phone: string) => consentHistory(await database(readEnv()), phone);
+const historyOf = async (phone: string) => consentRecords(await database(readEnv()), { phone });
 
 describe("a consent record", () => {
   it("is kept for a sign-up sent by the page's JavaScript, with the request's address, browser and page, and the text shown", async () => {

@@ -4,7 +4,7 @@ import type { LeadRow } from "@/server/delivery/lead";
 import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { consentHistory, consentsSince, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
+import { consentRecords, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 const forms = [{ form: "waitlist", phoneKey: "phone" }];
@@ -43,14 +43,14 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     await signUp(store, phone, 6_000);
     await revokeConsent(store, { phone, channel: "email", source: "operator", at: 7_000 }, forms);
 
-    const history = await consentHistory(store, phone);
+    const history = await consentRecords(store, { phone });
     expect(history.consents.map((record) => [record.consented_at, record.disclosure_text])).toStrictEqual([
       [5_000, text.text],
       [6_000, text.text],
     ]);
     expect(history.revocations).toStrictEqual([expect.objectContaining({ phone, revoked_at: 7_000, channel: "email", source: "operator", message_id: null })]);
     expect(await store.db.selectFrom("disclosures").selectAll().where("version", "=", text.version).execute()).toHaveLength(1);
-    expect((await consentHistory(store, "+15559999999")).consents).toStrictEqual([]);
+    expect((await consentRecords(store, { phone: "+15559999999" })).consents).toStrictEqual([]);
   });
 
   it("stop a revoked number's open leads, and only those: a pass never sends them", async () => {
@@ -100,7 +100,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const call = { phone, channel: "sms" as const, source: "workflow" as const, messageId: `msg_replayed_${engine}` };
     expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: true });
     expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: false, leadsStopped: 0 });
-    expect((await consentHistory(store, phone)).revocations).toHaveLength(1);
+    expect((await consentRecords(store, { phone })).revocations).toHaveLength(1);
   });
 
   it("are exported since a day, and forgotten after their retention, leaving the texts", async () => {
@@ -111,13 +111,13 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     await signUp(store, phone, 20 * day);
     await revokeConsent(store, { phone, channel: "other", source: "operator", at: 30 * day }, forms);
 
-    const since = await consentsSince(store, 15 * day);
+    const since = await consentRecords(store, { since: 15 * day });
     expect(since.consents.filter((record) => record.phone === phone).map((record) => record.consented_at)).toStrictEqual([20 * day]);
     expect(since.revocations.filter((revocation) => revocation.phone === phone)).toHaveLength(1);
 
     const forgotten = await forgetOldConsents(store, 25 * day);
     expect(forgotten.consents).toBeGreaterThanOrEqual(2);
-    const left = await consentHistory(store, phone);
+    const left = await consentRecords(store, { phone });
     expect(left.consents).toStrictEqual([]);
     expect(left.revocations).toHaveLength(1);
     expect(await store.db.selectFrom("disclosures").select("version").where("version", "=", text.version).execute()).toHaveLength(1);
@@ -128,6 +128,6 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000007`;
     const row = await signUp(store, phone);
     await store.db.deleteFrom("leads").where("id", "=", row.id).execute();
-    expect((await consentHistory(store, phone)).consents).toStrictEqual([expect.objectContaining({ lead_id: row.id })]);
+    expect((await consentRecords(store, { phone })).consents).toStrictEqual([expect.objectContaining({ lead_id: row.id })]);
   });
 });

@@ -122,20 +122,22 @@ const consentsWithText = (db: Kysely<Database>) =>
     .selectAll("consents")
     .select("disclosures.text as disclosure_text");
 
-/** Every record and revocation of one number, oldest first. */
-export async function consentHistory({ db }: Store, phone: string) {
+/** The records and revocations of one number, or since a time (ms), or all of them: oldest first within each. */
+export async function consentRecords({ db }: Store, filter: { phone?: string; since?: number } = {}) {
+  const { phone, since = 0 } = filter;
   const [consents, revocations] = await Promise.all([
-    consentsWithText(db).where("consents.phone", "=", phone).orderBy("consented_at").execute(),
-    db.selectFrom("consent_revocations").selectAll().where("phone", "=", phone).orderBy("revoked_at").execute(),
-  ]);
-  return { consents: consents as ConsentRecord[], revocations };
-}
-
-/** Every record and revocation since a time (ms), oldest first within each. */
-export async function consentsSince({ db }: Store, since = 0) {
-  const [consents, revocations] = await Promise.all([
-    consentsWithText(db).where("consents.consented_at", ">=", since).orderBy("consented_at").execute(),
-    db.selectFrom("consent_revocations").selectAll().where("revoked_at", ">=", since).orderBy("revoked_at").execute(),
+    consentsWithText(db)
+      .where("consents.consented_at", ">=", since)
+      .$if(phone !== undefined, (query) => query.where("consents.phone", "=", phone!))
+      .orderBy("consented_at")
+      .execute(),
+    db
+      .selectFrom("consent_revocations")
+      .selectAll()
+      .where("revoked_at", ">=", since)
+      .$if(phone !== undefined, (query) => query.where("phone", "=", phone!))
+      .orderBy("revoked_at")
+      .execute(),
   ]);
   return { consents: consents as ConsentRecord[], revocations };
 }

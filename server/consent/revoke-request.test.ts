@@ -8,7 +8,7 @@ import { submitLead } from "@/server/delivery/submit-lead";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { consentHistory } from "./consent-store";
+import { consentRecords } from "./consent-store";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -49,7 +49,7 @@ const logged = (event: string) =>
     .map((call) => JSON.parse(String(call[0])))
     .filter((line) => line.event === event);
 
-const revocationsOf = async (phone: string) => (await consentHistory(await database(readEnv()), phone)).revocations;
+const revocationsOf = async (phone: string) => (await consentRecords(await database(readEnv()), { phone })).revocations;
 
 describe("POST /api/consent/revoke", () => {
   it("does not exist while CONSENT_WEBHOOK_SECRET is unset", async () => {
