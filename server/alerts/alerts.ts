@@ -4,6 +4,7 @@ import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
+import { openLeadCounts } from "@/server/delivery/lead-store";
 import { postJson } from "@/server/delivery/post-json";
 import { signatureHeaders } from "@/server/delivery/signing";
 
@@ -50,23 +51,19 @@ async function stopFailing({ db }: Store, form: string) {
   return numUpdatedRows > 0n ? since : undefined;
 }
 
-/** How many of a form's leads are in a state, and the oldest one's time. */
-async function leadsIn({ db }: Store, form: string, state: "pending" | "dead" | "held") {
-  const row = await db
-    .selectFrom("leads")
-    .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
-    .where("form", "=", form)
-    .where("state", "=", state)
-    .executeTakeFirst();
-  return { count: Number(row?.count ?? 0), oldest: row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest) };
+/** How many of a form's leads are in each open state, and the oldest one's time. */
+async function leadsOf(store: Store, form: string) {
+  const counts = await openLeadCounts(store, form);
+  return (state: "pending" | "dead" | "held") => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
 }
 
 type Message = { text: string; since: number; leads: number; command: string };
 
 /** The words of each alert: what happened, for which form, since when, how many leads, what to run. Never a lead's values. */
 async function alertMessage(store: Store, kind: AlertKind, form: string, since: number, now: number): Promise<Message> {
+  const leadsIn = await leadsOf(store, form);
   if (kind === "failing") {
-    const { count } = await leadsIn(store, form, "pending");
+    const { count } = leadsIn("pending");
     const command = "npm run leads";
     return {
       since,
@@ -76,17 +73,17 @@ async function alertMessage(store: Store, kind: AlertKind, form: string, since: 
     };
   }
   if (kind === "dead") {
-    const { count, oldest } = await leadsIn(store, form, "dead");
+    const { count, oldest } = leadsIn("dead");
     const command = "npm run leads -- retry --dead";
     return { since: oldest ?? since, leads: count, command, text: `Sous: ${plural(count, `dead ${form} lead`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. Fix the workflow, then run \`${command}\`.` };
   }
   if (kind === "held") {
-    const { count, oldest } = await leadsIn(store, form, "held");
+    const { count, oldest } = leadsIn("held");
     const variable = readWebhook(form).urlVariable;
     const command = "npm run leads";
     return { since: oldest ?? since, leads: count, command, text: `Sous: ${plural(count, `${form} lead`)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.` };
   }
-  const [pending, dead] = await Promise.all([leadsIn(store, form, "pending"), leadsIn(store, form, "dead")]);
+  const [pending, dead] = [leadsIn("pending"), leadsIn("dead")];
   const command = dead.count ? "npm run leads -- retry --dead" : "npm run leads";
   const left = dead.count ? ` ${plural(dead.count, "dead lead")} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.` : "";
   return { since, leads: pending.count, command, text: `Sous: ${form} deliveries work again, after failing for ${duration(now - since)} since ${utc(since)}. ${plural(pending.count, "lead")} still waiting will be redelivered on schedule.${left}` };

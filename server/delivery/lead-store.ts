@@ -121,6 +121,22 @@ export async function settle(
   });
 }
 
+/**
+ * How many open leads each form has in each state, and when the oldest came
+ * in: one grouped query over the open leads (the state index), for the
+ * health check and the alerts. Of one form when `form` is given.
+ */
+export async function openLeadCounts({ db }: Store, form?: string) {
+  const rows = await db
+    .selectFrom("leads")
+    .select((eb) => ["form", "state", eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
+    .where("state", "in", openStates)
+    .$if(form !== undefined, (query) => query.where("form", "=", form!))
+    .groupBy(["form", "state"])
+    .execute();
+  return rows.map((row) => ({ form: row.form, state: row.state, count: Number(row.count), oldest: Number(row.oldest) }));
+}
+
 export type LeadFilter = { states?: readonly LeadState[]; form?: string };
 
 export function listLeads({ db }: Store, filter: LeadFilter = {}) {

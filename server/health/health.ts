@@ -1,5 +1,6 @@
 import "server-only";
 import { database } from "@/server/db/connect";
+import { openLeadCounts } from "@/server/delivery/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/server/forms/registry";
 import { pingLimitStore } from "@/server/rate-limit/limits";
@@ -32,20 +33,15 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
   const redis = env.REDIS_URL ? pingLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) : Promise.resolve(true);
   const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));
   try {
-    const { db } = await database(env);
-    const rows = await db
-      .selectFrom("leads")
-      .select((eb) => ["form", "state", eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
-      .where("state", "in", ["pending", "held", "dead"])
-      .groupBy(["form", "state"])
-      .execute();
-    for (const row of rows) {
+    const store = await database(env);
+    const { db } = store;
+    for (const row of await openLeadCounts(store)) {
       const form = (forms[row.form] ??= emptyFigures());
-      const count = Number(row.count);
-      if (row.state === "pending") form.pending = count;
-      if (row.state === "held") form.held = count;
-      if (row.state === "dead") form.dead = count;
-      if (row.state === "pending" && row.oldest !== null) form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - Number(row.oldest)) / 1000));
+      if (row.state === "held" || row.state === "dead") form[row.state] = row.count;
+      if (row.state === "pending") {
+        form.pending = row.count;
+        form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - row.oldest) / 1000));
+      }
     }
     if (figures) {
       await Promise.all(
