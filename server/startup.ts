@@ -6,6 +6,9 @@ import { formNames } from "./forms/registry";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 
+// What the legal pages lack while a business setting is its placeholder.
+const placeholders = { BUSINESS_POSTAL_ADDRESS: "postal address", BUSINESS_SUPPORT_EMAIL: "support email" } as const;
+
 function refuse(problems: string[]): never {
   logEvent("error", { event: "startup_failed", message: new EnvError(problems).message });
   process.exit(1);
@@ -61,7 +64,7 @@ export async function checkEnvironmentAtStart() {
     logEvent("warn", {
       event: "business_identity_default",
       variables: defaulted,
-      message: `${defaulted.join(" and ")} left at the default: /terms and /privacy show no real ${defaulted.length > 1 ? "postal address or support email" : defaulted[0] === "BUSINESS_POSTAL_ADDRESS" ? "postal address" : "support email"}, which carriers' SMS registration and CASL expect`,
+      message: `${defaulted.join(" and ")} left at the default: /terms and /privacy show no real ${defaulted.map((name) => placeholders[name]).join(" or ")}, which carriers' SMS registration and CASL expect`,
     });
   }
   if (env.ALERT_WEBHOOK_URL) logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });

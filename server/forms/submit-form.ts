@@ -150,7 +150,7 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
     const consent = entry.consent && consentEvidence(entry.consent, String(lead[entry.consent.phone]), address, formData, request);
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
-    keepAliveFor(alertsSettled);
+    if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
     return answer(ok ? "success" : "failed");
