@@ -1,12 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-/** The Markdown files the repository holds (generated reports aside). */
-const documents = execFileSync("git", ["ls-files", "*.md"], { encoding: "utf8" })
-  .split("\n")
-  .filter((file) => file && !file.startsWith("bench/RESULTS") && existsSync(file));
+// Installed packages, builds, test and bench output, and the generated results: not the project's documents.
+const notDocuments = /(^|\/)(node_modules|\.[^/]+|reports|test-results|playwright-report)\/|^bench\/RESULTS/;
+
+/**
+ * The project's Markdown files, found on disk rather than through git: a
+ * mutation run's copy of the project has no repository.
+ */
+const documents = readdirSync(".", { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".md") && !notDocuments.test(file))
+  .sort();
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 const slug = (heading: string) =>
