@@ -4,7 +4,7 @@ import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { consentForms } from "@/server/forms/registry";
+import { consentForms } from "@/lib/forms";
 import { database } from "@/server/db/connect";
 import { insertClaimed, leadById, newClaim } from "@/server/delivery/lead-store";
 import { leadKey, newWebhookId } from "@/server/delivery/lead";

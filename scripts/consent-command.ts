@@ -5,12 +5,11 @@
  * or DATA_DIR); see docs/operating.md, "SMS consent".
  */
 import { parseArgs } from "node:util";
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { consentRecords, revocationChannels, revokeConsent, type ConsentRecord, type RevocationChannel, type RevocationRecord } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { consentForms } from "@/server/forms/registry";
+import { consentForms } from "@/lib/forms";
 import { toCsv } from "./csv";
 
 const usage = `Usage:
@@ -115,7 +114,7 @@ export async function consentCommand(args: string[], print: Print, write: (text:
 
   const env = readEnv();
   const phoneOf = (text: string | undefined) => {
-    const phone = text && phoneOfAnySpelling(text, env.PHONE_DEFAULT_COUNTRY, parsePhoneNumberFromString);
+    const phone = text && phoneOfAnySpelling(text, env.PHONE_DEFAULT_COUNTRY);
     if (!phone) throw new Error(`${command} needs a phone number, e.g. "(555) 123-4567" or +15551234567\n${usage}`);
     return phone;
   };

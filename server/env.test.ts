@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { analyticsEnabled, EnvError, problemsOf, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
-import { envOf } from "@/tests/support/schema-tools";
+import { waitlist } from "@/lib/forms/waitlist";
+import { analyticsEnabled, EnvError, problemsOf, readCeiling, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
+import { envOf } from "@/tests/support/check-schema";
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;
 
@@ -82,6 +83,24 @@ describe("readWebhook", () => {
     for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
       expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(/^CONTACT_WEBHOOK_URL must not hold/);
     }
+  });
+});
+
+describe("readCeiling", () => {
+  const { ceiling } = waitlist.limits;
+  if (!ceiling) throw new Error("the waitlist's definition names its ceiling");
+
+  it("reads the variables a form's definition names, each its fallback when unset or blank", () => {
+    expect(readCeiling(ceiling, envOf({}))).toStrictEqual({ perMinute: 30, perDay: 500 });
+    expect(readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " }))).toStrictEqual({ perMinute: 4, perDay: 500 });
+    expect(readCeiling(ceiling, envOf({ WAITLIST_DAILY_LIMIT: "7" }))).toStrictEqual({ perMinute: 30, perDay: 7 });
+  });
+
+  it("names each bad variable", () => {
+    expect(problemsOf(() => readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" })))).toStrictEqual([
+      "RATE_LIMIT_WAITLIST_PER_MINUTE Too small: expected number to be >=1",
+      "WAITLIST_DAILY_LIMIT Invalid input: expected number, received NaN",
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { z } from "zod";
+import type { CountSetting } from "@/lib/forms/define";
 import type { PhonePolicy } from "@/lib/forms/phone";
 
 /**
@@ -150,8 +151,6 @@ const envSchema = z.object({
   RATE_LIMIT_PHONE_WINDOW_SECONDS: count(86_400, 86_400 * 30),
   RATE_LIMIT_EMAIL_POINTS: count(3),
   RATE_LIMIT_EMAIL_WINDOW_SECONDS: count(86_400, 86_400 * 30),
-  RATE_LIMIT_WAITLIST_PER_MINUTE: count(30),
-  WAITLIST_DAILY_LIMIT: count(500),
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   REDIS_COMMAND_TIMEOUT_MS: withDefault(z.coerce.number().int().min(10).max(5_000).default(300)),
 
@@ -230,6 +229,17 @@ export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.en
   const values = { url: source[names.url], secrets: source[names.secrets], auth: source[names.auth] };
   const settings = parseOrThrow(webhookSchema, values, (key) => names[key as keyof typeof names]);
   return { ...settings, urlVariable: names.url };
+}
+
+/**
+ * The numbers a form's definition names for its ceiling (its own variables,
+ * e.g. WAITLIST_DAILY_LIMIT), each its fallback when unset; a new form's
+ * ceiling needs no change here.
+ */
+export function readCeiling(ceiling: { perMinute: CountSetting; perDay: CountSetting }, source: NodeJS.ProcessEnv = process.env) {
+  const schema = z.object({ perMinute: count(ceiling.perMinute.fallback), perDay: count(ceiling.perDay.fallback) });
+  const values = { perMinute: source[ceiling.perMinute.variable], perDay: source[ceiling.perDay.variable] };
+  return parseOrThrow(schema, values, (key) => ceiling[key as keyof typeof ceiling].variable);
 }
 
 const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });

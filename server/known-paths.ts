@@ -1,9 +1,12 @@
+import { formPages } from "@/lib/forms";
+
 /**
  * The paths this site answers. Unmatched URLs get the prerendered not-found page
  * straight from Next's cache, so no page code runs for them; middleware uses
- * this list to log them instead. A unit test keeps it in step with app/.
+ * this list to log them instead. A form's page comes from its definition; a
+ * unit test keeps the rest in step with app/.
  */
-const pagePaths = new Set(["/", "/signup", "/terms", "/privacy"]);
+const pagePaths = new Set(["/", "/terms", "/privacy", ...formPages]);
 const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
 const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/health"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];

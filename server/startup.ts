@@ -1,8 +1,8 @@
 import "server-only";
 import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { importLegacyLeads } from "./delivery/legacy-import";
-import { defaultedIdentity, EnvError, problemsOf, readEnv, readWebhook, type ServerEnv } from "./env";
-import { formNames } from "./forms/registry";
+import { forms, formNames } from "@/lib/forms";
+import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 
@@ -40,7 +40,11 @@ async function openDatabase(env: ServerEnv) {
  * lead fails.
  */
 export async function checkEnvironmentAtStart() {
-  const problems = [readEnv, ...formNames.map((form) => () => readWebhook(form))].flatMap(problemsOf);
+  const perForm = Object.values(forms).flatMap(({ name, limits }) => [
+    () => readWebhook(name),
+    ...(limits.ceiling ? [readCeiling.bind(null, limits.ceiling)] : []),
+  ]);
+  const problems = [readEnv, ...perForm].flatMap(problemsOf);
   if (problems.length) refuse(problems);
   const env = readEnv();
   const store = await openDatabase(env);

@@ -5,8 +5,9 @@ import type { Metadata } from "next";
 import { socialImage } from "@/components/site/site-content";
 import { SiteFooter } from "@/components/site/site-footer";
 import { signupPage } from "@/components/signup/signup-content";
+import { formAction } from "@/components/forms/form-action";
 import { WaitlistForm } from "@/components/forms/waitlist-form";
-import { waitlistFields } from "@/lib/forms/waitlist";
+import { waitlist } from "@/lib/forms/waitlist";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { waitlistPhonePolicy } from "@/server/env";
 
@@ -49,7 +50,9 @@ export default function SignupPage() {
           <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>
           <p className="mt-3 text-stone-600">{signupPage.description}</p>
           <div className="mt-8">
-            <WaitlistForm phonePolicy={waitlistPhonePolicy()} disclosureVersion={disclosureOf(waitlistFields.consent.label).version} />
+            <WaitlistForm
+              action={formAction(waitlist)}
+              phonePolicy={waitlistPhonePolicy()} disclosureVersion={disclosureOf(waitlist.fields.consent.label).version} />
           </div>
         </div>
       </main>

@@ -1,26 +1,18 @@
 "use client";
 
 import { controlClass, Field } from "@/components/ui/form-controls";
-import { clientCountOptions, contactFields as f, contactMessages, emptyContactValues } from "@/lib/forms/contact";
-import { submitContact } from "@/server/actions/submit-contact";
+import { clientCountOptions, contact, contactFields as f, contactMessages, type ContactValues } from "@/lib/forms/contact";
 import { SubmitButton, TextField } from "./form-fields";
 import { FormOutcome } from "./form-outcome";
 import { HoneypotField } from "./honeypot-field";
-import { useServerForm } from "./use-server-form";
+import { useServerForm, type FormAction } from "./use-server-form";
 
 /**
  * The contact form. The browser checks it natively (required, type="email"),
  * as the spec asks; the server action checks it again and forwards it.
  */
-export function ContactForm() {
-  const form = useServerForm({
-    name: "contact",
-    action: submitContact,
-    emptyValues: emptyContactValues,
-    messages: contactMessages,
-    event: "Contact Request",
-    permalink: "/#contact",
-  });
+export function ContactForm({ action }: { action: FormAction<ContactValues> }) {
+  const form = useServerForm({ form: contact, action });
   const { values } = form;
   const clientCount = form.control("clientCount");
   const message = form.control("message");

@@ -1,6 +1,5 @@
+import type { Message } from "@/lib/forms/define";
 import type { FormState } from "@/lib/forms/form-state";
-
-export type Message = { title: string; text: string };
 
 /** A form's words for its outcomes: the spec's success and failure texts. */
 export type FormMessages = { success: Message; failure: Message };

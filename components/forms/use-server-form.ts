@@ -4,25 +4,23 @@ import { track } from "@vercel/analytics";
 import { startTransition, useActionState, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { describedByError } from "@/components/ui/form-controls";
+import type { FormName } from "@/lib/forms";
 import { idleState, type FormState } from "@/lib/forms/form-state";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import { showToast } from "./toasts";
 
-type Action<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
+/** A form's server action, bound to its name by the page that renders it (see formAction). */
+export type FormAction<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
 
 type Options<Values extends FieldValues, Checked> = {
-  /** The form's name: the prefix of its field ids. */
-  name: string;
-  action: Action<Values>;
-  emptyValues: Values;
-  messages: FormMessages;
-  /** Web Analytics event counted on success, with none of the visitor's data. */
-  event: string;
   /**
-   * The page and anchor a post made without JavaScript comes back to. It is also
-   * the form's action attribute, which must not be empty in valid HTML.
+   * The form's definition: its name (the prefix of its field ids, and what its
+   * action is bound to), its words, its analytics event, and its permalink,
+   * the page and anchor a post made without JavaScript comes back to (also the
+   * form's action attribute, which must not be empty in valid HTML).
    */
-  permalink: string;
+  form: { name: FormName; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
+  action: FormAction<Values>;
   /** react-hook-form, for a form whose fields the browser checks with its schema. */
   browserCheck?: UseFormReturn<Values, unknown, Checked>;
 };
@@ -36,7 +34,8 @@ type Options<Values extends FieldValues, Checked> = {
  * check when there is one, else from the server.
  */
 export function useServerForm<Values extends FieldValues, Checked = Values>(options: Options<Values, Checked>) {
-  const { name, action, emptyValues, messages, event, permalink, browserCheck: check } = options;
+  const { form, action, browserCheck: check } = options;
+  const { name, emptyValues, messages, event, permalink } = form;
   const [state, formAction, pending] = useActionState(action, idleState(emptyValues), permalink);
   const formRef = useRef<HTMLFormElement>(null);
   const [sentWithScript, setSentWithScript] = useState(false);

@@ -4,9 +4,10 @@ import { useCallback } from "react";
 import { useForm, type Resolver } from "react-hook-form";
 import { consentFieldNames } from "@/lib/forms/consent";
 import type { PhonePolicy } from "@/lib/forms/phone";
-import { emptyWaitlistValues, waitlistFields as f, waitlistMessages, type WaitlistLead, type WaitlistValues } from "@/lib/forms/waitlist";
-import { joinWaitlist } from "@/server/actions/join-waitlist";
+import { waitlist, waitlistFields as f, waitlistMessages, type WaitlistValues } from "@/lib/forms/waitlist";
+import type { WaitlistLead } from "@/lib/forms/waitlist/schema";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import type { FormAction } from "./use-server-form";
 import { CheckboxField, SubmitButton, TextField } from "./form-fields";
 import { ConsentLinks } from "./consent-links";
 import { FormOutcome } from "./form-outcome";
@@ -15,7 +16,7 @@ import { useServerForm } from "./use-server-form";
 
 // The schema and its resolver load when the visitor first focuses the form (or
 // submits it): the page's first load carries no zod.
-const loadResolver = () => import("./waitlist-resolver");
+const loadResolver = () => import("./form-resolver");
 
 /**
  * The waitlist form. react-hook-form checks it with the shared schema on
@@ -24,28 +25,31 @@ const loadResolver = () => import("./waitlist-resolver");
  * server's (which countries' numbers it accepts), read when the page renders;
  * `disclosureVersion` names the consent text shown, for the consent record.
  */
-export function WaitlistForm({ phonePolicy, disclosureVersion }: { phonePolicy: PhonePolicy; disclosureVersion: string }) {
+export function WaitlistForm({
+  action,
+  phonePolicy,
+  disclosureVersion,
+}: {
+  action: FormAction<WaitlistValues>;
+  phonePolicy: PhonePolicy;
+  disclosureVersion: string;
+}) {
   const hydrated = useHydrated();
   const resolver = useCallback<Resolver<WaitlistValues, unknown, WaitlistLead>>(
-    async (values, context, options) => (await loadResolver()).waitlistResolver(phonePolicy)(values, context, options),
+    async (values, context, options) => {
+      const resolve = await (await loadResolver()).formResolver(waitlist, phonePolicy);
+      return resolve(values, context, options);
+    },
     [phonePolicy],
   );
   const browserCheck = useForm<WaitlistValues, unknown, WaitlistLead>({
     resolver,
-    defaultValues: emptyWaitlistValues,
+    defaultValues: waitlist.emptyValues,
     mode: "onSubmit",
     reValidateMode: "onChange",
     shouldFocusError: true,
   });
-  const form = useServerForm({
-    name: "waitlist",
-    action: joinWaitlist,
-    emptyValues: emptyWaitlistValues,
-    messages: waitlistMessages,
-    event: "Waitlist Signup",
-    permalink: "/signup",
-    browserCheck,
-  });
+  const form = useServerForm({ form: waitlist, action, browserCheck });
 
   return (
     <form {...form.formProps} onFocus={() => void loadResolver()} className="relative space-y-5">

@@ -1,6 +1,8 @@
 import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { ContactForm } from "@/components/forms/contact-form";
+import { formAction } from "@/components/forms/form-action";
+import { contact as contactForm } from "@/lib/forms/contact";
 import { Section } from "@/components/ui/section";
 import { contact } from "./landing-content";
 
@@ -14,7 +16,7 @@ export function ContactSection() {
           <h3 className="text-xl font-semibold">{contact.cardTitle}</h3>
           <p className="mt-2 text-stone-600">{contact.cardText}</p>
           <div className="mt-8">
-            <ContactForm />
+            <ContactForm action={formAction(contactForm)} />
           </div>
         </div>
         <aside aria-labelledby="next-steps-title" className="rounded-3xl bg-ink p-6 text-white sm:p-8 lg:col-span-2">

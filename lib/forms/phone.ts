@@ -1,4 +1,4 @@
-import type { CountryCode, parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { parsePhoneNumberFromString as parse, type CountryCode } from "libphonenumber-js/min";
 
 /**
  * Which phone numbers a form accepts: parsed as if dialled in `defaultCountry`,
@@ -7,9 +7,6 @@ import type { CountryCode, parsePhoneNumberFromString } from "libphonenumber-js/
  * them to the browser.
  */
 export type PhonePolicy = { defaultCountry: CountryCode; countries: readonly CountryCode[] };
-
-/** libphonenumber-js/min's parser, handed in like zod (see lib/forms/text.ts): it stays out of a page's first load. */
-export type PhoneParser = typeof parsePhoneNumberFromString;
 
 // The North American Numbering Plan shares calling code 1. A number with no
 // assigned area code (the spec's own placeholder, (555) 123-4567) is possible
@@ -21,7 +18,7 @@ const nanpHomes: readonly CountryCode[] = ["US", "CA"];
  * the limits count by, or undefined when it is not a possible number of an
  * accepted country. Every spelling of one number gives the same result.
  */
-export function canonicalPhone(text: string, policy: PhonePolicy, parse: PhoneParser): string | undefined {
+export function canonicalPhone(text: string, policy: PhonePolicy): string | undefined {
   const number = parse(text, policy.defaultCountry);
   if (!number?.isPossible()) return undefined;
   const accepted = number.country
@@ -35,7 +32,7 @@ export function canonicalPhone(text: string, policy: PhonePolicy, parse: PhonePa
  * command and the workflow name a number whose consent ends, typed in any
  * spelling ("(555) 123-4567", "+1 555.123.4567").
  */
-export function phoneOfAnySpelling(text: string, defaultCountry: CountryCode, parse: PhoneParser): string | undefined {
+export function phoneOfAnySpelling(text: string, defaultCountry: CountryCode): string | undefined {
   const number = parse(text, defaultCountry);
   return number?.isPossible() ? number.number : undefined;
 }

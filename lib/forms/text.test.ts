@@ -1,9 +1,8 @@
-import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { multiline, trimmedText } from "./text";
 
 describe("trimmedText", () => {
-  const field = trimmedText(z, 5);
+  const field = trimmedText(5);
 
   it("trims, and drops control, format and line-break characters before counting", () => {
     expect(field.parse("  Ada \u200b\u0007 ")).toBe("Ada");
@@ -14,10 +13,10 @@ describe("trimmedText", () => {
 
   it("refuses a longer value with the default message, or the form's own", () => {
     expect(field.safeParse("abcdef").error?.issues[0]?.message).toBe("Please use at most 5 characters.");
-    expect(trimmedText(z, 1200).safeParse("a".repeat(1201)).error?.issues[0]?.message).toBe(
+    expect(trimmedText(1200).safeParse("a".repeat(1201)).error?.issues[0]?.message).toBe(
       "Please use at most 1,200 characters.",
     );
-    expect(trimmedText(z, 2, "Too long").safeParse("abc").error?.issues[0]?.message).toBe("Too long");
+    expect(trimmedText(2, "Too long").safeParse("abc").error?.issues[0]?.message).toBe("Too long");
     expect(field.parse("abcde")).toBe("abcde");
   });
 });
@@ -30,6 +29,6 @@ describe("multiline", () => {
   });
 
   it("is what a multi-line field cleans with", () => {
-    expect(trimmedText(z, 50, undefined, multiline).parse(" Dear chef,\r\n\r\nthanks \u0007")).toBe("Dear chef,\n\nthanks");
+    expect(trimmedText(50, undefined, multiline).parse(" Dear chef,\r\n\r\nthanks \u0007")).toBe("Dear chef,\n\nthanks");
   });
 });

@@ -1,17 +1,4 @@
-import type * as ZodMini from "zod/mini";
-import type { PhoneParser, PhonePolicy } from "./phone";
-
-/**
- * zod/mini, handed in by whoever builds a form's schema: the server's registry,
- * or the module the browser loads on first focus. A form's contract module is
- * imported by its page for the words, so it imports zod only as a type; a
- * runtime import would put zod in the page's first load (+15 KB gzipped on
- * /signup, measured).
- */
-export type Zod = typeof ZodMini;
-
-/** What a form's schema is built with: zod/mini, and the phone parser with the accepted countries. */
-export type SchemaTools = { z: Zod; phone: { parse: PhoneParser; policy: PhonePolicy } };
+import * as z from "zod/mini";
 
 /** The length message of a field whose form has no word of its own for it. */
 const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`;
@@ -31,6 +18,6 @@ export const multiline = (text: string) => text.replace(/\r\n?/g, "\n").replace(
  * limits count what is kept, and capped at the field's length. Add the field's
  * own rules with `.check(...)`.
  */
-export function trimmedText(z: Zod, maxLength: number, tooLongMessage = tooLong(maxLength), clean = oneLine) {
+export function trimmedText(maxLength: number, tooLongMessage = tooLong(maxLength), clean = oneLine) {
   return z.string().check(z.overwrite(clean), z.trim(), z.maxLength(maxLength, { error: tooLongMessage }));
 }

@@ -4,7 +4,9 @@ import { idleState } from "@/lib/forms/form-state";
 import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { submitContact } from "./submit-contact";
+import { sendForm } from "@/server/actions/send-form";
+// What the forms' components bind the action to (see useServerForm).
+const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
 
 const receiver = setupWebhookReceiver();
 let token = 0;

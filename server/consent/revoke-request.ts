@@ -1,11 +1,10 @@
 import "server-only";
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { Webhook } from "standardwebhooks";
 import { z } from "zod";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { consentForms } from "@/server/forms/registry";
+import { consentForms } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
 import { revocationChannels, revokeConsent } from "./consent-store";
 
@@ -63,7 +62,7 @@ export async function revokeRequest(request: Request): Promise<Response> {
     logEvent("warn", { event: "consent_revoke_refused", reason: "body" });
     return plain(400, 'The body must be JSON: {"phone": "+15551234567", "channel": "sms" | "email" | "other"}');
   }
-  const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY, parsePhoneNumberFromString);
+  const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY);
   if (!phone) {
     logEvent("warn", { event: "consent_revoke_refused", reason: "phone" });
     return plain(400, "The phone is not a possible number");

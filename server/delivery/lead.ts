@@ -2,7 +2,7 @@ import "server-only";
 import { createHash, randomUUID } from "node:crypto";
 import type { Selectable } from "kysely";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
-import { formNames, type FormName } from "@/server/forms/registry";
+import { isFormName, type FormName } from "@/lib/forms";
 
 export type LeadRow = Selectable<LeadsTable>;
 
@@ -25,8 +25,6 @@ export type Lead = {
 
 /** A fresh webhook-id: one per lead, kept by every attempt and every redelivery. */
 export const newWebhookId = () => `msg_${randomUUID()}`;
-
-const isFormName = (form: string): form is FormName => (formNames as string[]).includes(form);
 
 function objectOf(json: string | null) {
   if (!json) return undefined;

@@ -2,7 +2,7 @@ import "server-only";
 import { forgetOldConsents } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
-import { formNames } from "@/server/forms/registry";
+import { formNames } from "@/lib/forms";
 import { logEvent } from "@/server/log";
 import { CLAIM_MARGIN_MS, claimById, claimNext, forgetDeliveredPayloads, newClaim, storeAnswered, storeFailed, type Selection } from "./lead-store";
 import { sendClaimed, type Sender, type Sent } from "./send";

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
-import type { FormName } from "@/server/forms/registry";
+import type { FormName } from "@/lib/forms";
 import { leadKey, newWebhookId, type LeadRow } from "./lead";
 import { CLAIM_MARGIN_MS, claimById, insertClaimed, leadById, newClaim, openLeadByKey, storeAnswered, storeFailed, type Claim } from "./lead-store";
 import { sendClaimed, type Delivery } from "./send";

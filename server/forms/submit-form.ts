@@ -1,20 +1,19 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { headers } from "next/headers";
 import { after } from "next/server";
-import * as z from "zod/mini";
+import { z } from "zod";
+import { forms, isFormName, type FormName, type FormValues } from "@/lib/forms";
+import { pageOf, type FormDefinition } from "@/lib/forms/define";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
-import type { SchemaTools } from "@/lib/forms/text";
-import { phonePolicyOf, readEnv, type ServerEnv } from "@/server/env";
+import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/delivery/submit-lead";
 import { alertsSettled } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
-import { formRegistry, type FormEntry, type FormName, type FormValues } from "./registry";
 
 type Values = Record<string, string | boolean>;
 
@@ -46,6 +45,12 @@ function firstErrors(error: z.core.$ZodError): FieldErrors<Values> {
   ) as FieldErrors<Values>;
 }
 
+/** What the consent record says the visitor agreed to, and where. */
+const consentSpecOf = (form: FormDefinition, { checkbox }: { checkbox: string }) => ({
+  text: form.fields[checkbox]?.label ?? "",
+  page: pageOf(form),
+});
+
 function pick(lead: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((key) => [key, lead[key]]));
 }
@@ -63,18 +68,19 @@ function keepAliveFor(work: () => Promise<unknown>) {
   }
 }
 
-const schemas = new Map<string, z.ZodMiniObject>();
+type Schema = Awaited<ReturnType<FormDefinition["schema"]>>;
+const schemas = new Map<string, Schema>();
 
 /**
  * The form's schema for the settings in force, built once per form and phone
- * policy (about 0.3 ms a post otherwise): the policy is read per request, so a
- * restart with other countries gets a schema of its own.
+ * policy: the policy is read per request, so a restart with other countries
+ * gets a schema of its own.
  */
-function schemaOf(form: FormName, entry: FormEntry<z.ZodMiniObject>, env: ServerEnv) {
-  const tools: SchemaTools = { z, phone: { parse: parsePhoneNumberFromString, policy: phonePolicyOf(env) } };
-  const key = `${form} ${JSON.stringify(tools.phone.policy)}`;
+async function schemaOf(form: FormDefinition, env: ServerEnv) {
+  const policy = phonePolicyOf(env);
+  const key = `${form.name} ${JSON.stringify(policy)}`;
   let schema = schemas.get(key);
-  if (!schema) schemas.set(key, (schema = entry.schema(tools)));
+  if (!schema) schemas.set(key, (schema = await form.schema(policy)));
   return schema;
 }
 
@@ -93,13 +99,19 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
 
 /**
  * Checks a post and delivers it: honeypot, schema, rate limits, then the
- * webhook, as the form's registry entry says, all within WEBHOOK_DEADLINE_MS.
+ * webhook, as the form's definition says, all within WEBHOOK_DEADLINE_MS.
  * Every outcome is a result and one log line; the log names fields, statuses
  * and limiters, never what the visitor typed.
  */
-export async function submitForm<Name extends FormName>(form: Name, formData: FormData): Promise<FormState<FormValues<Name>>> {
-  const entry: FormEntry<z.ZodMiniObject> = formRegistry[form];
-  const values = readValues(formData, entry.emptyValues as Values);
+export async function submitForm<Name extends FormName>(name: Name, formData: FormData): Promise<FormState<FormValues<Name>>> {
+  // The name comes with the post: one the site has no form for is refused like any bad post.
+  if (!isFormName(name)) {
+    logEvent("warn", { event: "submission", outcome: "unknown_form" });
+    return { status: "failed", id: randomUUID(), values: {}, errors: {} } as FormState<FormValues<Name>>;
+  }
+  const entry: FormDefinition = forms[name];
+  const form = name;
+  const values = readValues(formData, entry.emptyValues);
   const answer = (status: FormState<Values>["status"], extra: Partial<FormState<Values>> = {}) =>
     ({
       status,
@@ -119,7 +131,7 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     }
 
     const env = readEnv();
-    const parsed = z.safeParse(schemaOf(form, entry, env), values);
+    const parsed = (await schemaOf(entry, env)).safeParse(values);
     if (!parsed.success) {
       const errors = firstErrors(parsed.error);
       log("info", "invalid", { fields: Object.keys(errors) });
@@ -138,7 +150,7 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
         address: addressKey(address),
         phone: phone ? String(lead[phone]) : undefined,
         email: email ? String(lead[email]) : undefined,
-        ceiling: ceiling ? { perMinute: env[ceiling.perMinute], perDay: env[ceiling.perDay] } : undefined,
+        ceiling: ceiling && readCeiling(ceiling),
       },
       env,
     );
@@ -148,7 +160,7 @@ export async function submitForm<Name extends FormName>(form: Name, formData: Fo
     }
 
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
-    const consent = entry.consent && consentEvidence(entry.consent, String(lead[entry.consent.phone]), address, formData, request);
+    const consent = entry.consent && consentEvidence(consentSpecOf(entry, entry.consent), String(lead[entry.consent.phone]), address, formData, request);
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();

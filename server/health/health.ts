@@ -2,7 +2,7 @@ import "server-only";
 import { database } from "@/server/db/connect";
 import { openLeadCounts } from "@/server/delivery/lead-store";
 import type { ServerEnv } from "@/server/env";
-import { formNames } from "@/server/forms/registry";
+import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
 
 export type Problem = "database_unreachable" | "redis_unreachable" | "dead_leads" | "overdue_leads";

@@ -5,7 +5,7 @@ import { startRedisServer } from "@/tests/support/redis-server";
 import { freePort, type Started } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
 import { checkLimits, connectLimitStore } from "./limits";
-import { envOf } from "@/tests/support/schema-tools";
+import { envOf } from "@/tests/support/check-schema";
 
 let counter = 0;
 const uniquePhone = () => `+1555${String((counter += 1)).padStart(7, "0")}`;

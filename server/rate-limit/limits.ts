@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ServerEnv } from "@/server/env";
-import type { FormName } from "@/server/forms/registry";
+import type { FormName } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
 
 export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;

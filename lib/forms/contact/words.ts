@@ -1,11 +1,8 @@
-import type * as z from "zod/mini";
-import { sharedFields } from "./shared-fields";
-import { multiline, trimmedText, type SchemaTools } from "./text";
+import { sharedFields } from "../shared-fields";
 
 /**
- * The contact form: its fields, words and rules. Labels, options and messages
- * are the spec's; the length caps are ours, the browser's maxlength and the
- * server's limit alike.
+ * The contact form's words: the spec's labels, options and messages; the
+ * length caps are ours, the browser's maxlength and the server's limit alike.
  */
 
 export const clientCountOptions = [
@@ -60,27 +57,3 @@ export const contactMessages = {
     clientCount: "Please choose how many clients you serve.",
   },
 } as const;
-
-const m = contactMessages.invalid;
-const f = contactFields;
-const clientCounts = clientCountOptions.map((option) => option.value);
-
-/**
- * The server's check of a contact request, built with the tools it is given
- * (see SchemaTools). The browser runs the same rules natively (required,
- * type="email", maxlength) without custom messages; these messages reach only
- * a visitor whose browser skipped them. The optional phone stays as typed.
- */
-export function contactSchema({ z }: SchemaTools) {
-  return z.object({
-    name: trimmedText(z, f.name.maxLength).check(z.minLength(1, { error: m.name })),
-    // The browser's own rule for type="email", so both sides accept the same addresses.
-    email: trimmedText(z, f.email.maxLength).check(z.regex(z.regexes.html5Email, { error: m.email })),
-    phone: trimmedText(z, f.phone.maxLength),
-    clientCount: z.enum(clientCounts as [(typeof clientCounts)[number], ...typeof clientCounts], { error: m.clientCount }),
-    currentTools: trimmedText(z, f.currentTools.maxLength),
-    message: trimmedText(z, f.message.maxLength, undefined, multiline),
-  });
-}
-
-export type ContactLead = z.output<ReturnType<typeof contactSchema>>;

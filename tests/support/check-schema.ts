@@ -1,12 +1,4 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js/min";
-import * as z from "zod/mini";
-import type { PhonePolicy } from "@/lib/forms/phone";
-import type { SchemaTools } from "@/lib/forms/text";
-
-/** The tools the server builds schemas with (server/forms/registry.ts), for the contract's own tests. */
-export function schemaTools(policy: PhonePolicy = { defaultCountry: "US", countries: ["US", "CA"] }): SchemaTools {
-  return { z, phone: { parse: parsePhoneNumberFromString, policy } };
-}
+import type * as z from "zod/mini";
 
 /** A schema's answer for one input: the value kept, or each field's first message. */
 export function check(schema: z.ZodMiniType, input: unknown) {

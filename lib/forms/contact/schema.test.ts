@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { check, schemaTools } from "@/tests/support/schema-tools";
-import { contactMessages, contactSchema, emptyContactValues } from "./contact";
+import { check } from "@/tests/support/check-schema";
+import { contactSchema } from "./schema";
+import { contactMessages, emptyContactValues } from "./words";
 
 const m = contactMessages.invalid;
 // Built per call, as a test runs: what a schema is built with is what the test checks.
 const request = (fields: Partial<typeof emptyContactValues>) =>
-  check(contactSchema(schemaTools()), { ...emptyContactValues, name: "Ada", email: "ada@example.com", clientCount: "6-15", ...fields });
+  check(contactSchema(), { ...emptyContactValues, name: "Ada", email: "ada@example.com", clientCount: "6-15", ...fields });
 
 describe("contactSchema", () => {
   it("keeps a valid request, trimmed, with the phone as typed", () => {

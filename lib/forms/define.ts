@@ -1,0 +1,73 @@
+import type * as z from "zod/mini";
+import type { PhonePolicy } from "./phone";
+
+/** A field's words: the spec's label, our length cap (the browser's maxlength and the server's limit) and a placeholder. */
+export type FieldWords = { readonly label: string; readonly maxLength?: number; readonly placeholder?: string };
+
+export type Message = { readonly title: string; readonly text: string };
+
+/** A form's own words: its button, its outcomes and its fields' messages. */
+export type FormWords = {
+  readonly submit: string;
+  readonly busy: string;
+  readonly success: Message;
+  readonly failure: Message;
+  readonly invalid: Readonly<Record<string, string>>;
+};
+
+/** What a post carries, as typed: a checkbox is a boolean ("on" when checked), the rest text. */
+export type PostedValues = Record<string, string | boolean>;
+
+/** A number the server reads from its env by this name, and its value when unset. */
+export type CountSetting = { readonly variable: string; readonly fallback: number };
+
+/**
+ * One form, whole: what it asks, in which words, by which rules, what its
+ * webhook receives and how it is limited. The registry, the server action, the
+ * known paths and the browser's checks all read it; the rules (zod) load only
+ * when `schema` is called, so a page that shows the form's words loads none.
+ */
+export type FormDefinition<
+  Name extends string = string,
+  Values extends PostedValues = PostedValues,
+  Lead extends Record<string, unknown> = Record<string, unknown>,
+> = {
+  /** The same everywhere: log lines, the leads table, and the prefix of its env variables (waitlist → WAITLIST_WEBHOOK_URL). */
+  readonly name: Name;
+  /** The page and anchor the form lives at: where a post made without JavaScript comes back to. */
+  readonly permalink: string;
+  /** The Web Analytics event counted on success, with none of the visitor's data. */
+  readonly event: string;
+  readonly fields: { readonly [K in keyof Values]: FieldWords };
+  /** Every field the form posts, empty. */
+  readonly emptyValues: Values;
+  readonly messages: FormWords;
+  /** The rules, for the accepted phone countries: run by the browser before a post and by the server after it. */
+  readonly schema: (policy: PhonePolicy) => Promise<z.ZodMiniType<Lead, Values>>;
+  /** The webhook body's keys, in order; every posted field when left out. */
+  readonly payload?: readonly (keyof Lead & string)[];
+  /**
+   * A form whose `checkbox` asks for consent to be texted (its label is the
+   * consent text): every accepted post keeps a consent record for the number
+   * in `phone`, with the lead, or is not sent.
+   */
+  readonly consent?: { readonly phone: keyof Lead & string; readonly checkbox: keyof Values & string };
+  readonly limits: {
+    /** The field holding a number the workflow will text (E.164): limited per number. */
+    readonly phone?: keyof Lead & string;
+    /** The field holding an address the operator will write to: limited per address. */
+    readonly email?: keyof Lead & string;
+    /** A ceiling for the whole form, from every client together: a burst per minute and a day's budget. */
+    readonly ceiling?: { readonly perMinute: CountSetting; readonly perDay: CountSetting };
+  };
+};
+
+/** Checks a form's definition against its own fields and rules, and gives it back as it is. */
+export function defineForm<const Name extends string, Values extends PostedValues, Lead extends Record<string, unknown>>(
+  definition: FormDefinition<Name, Values, Lead>,
+) {
+  return definition;
+}
+
+/** The path of a form's page, without its anchor. */
+export const pageOf = (form: Pick<FormDefinition, "permalink">) => form.permalink.split("#")[0] || "/";
