@@ -1,5 +1,5 @@
 import "server-only";
-import type { FormName, FormValues } from "@/lib/forms";
+import type { PostedValues } from "@/lib/forms/define";
 import { sendForm } from "@/server/actions/send-form";
 import type { FormAction } from "./use-server-form";
 
@@ -9,6 +9,6 @@ import type { FormAction } from "./use-server-form";
  * server action a post made without JavaScript reaches (a binding made in the
  * browser's component would hang that post: vercel/next.js#98045).
  */
-export function formAction<Name extends FormName>(form: { name: Name }) {
-  return sendForm.bind(null, form.name) as unknown as FormAction<FormValues<Name>>;
+export function formAction<Values extends PostedValues>(form: { name: string; emptyValues: Values }) {
+  return sendForm.bind(null, form.name) as unknown as FormAction<Values>;
 }

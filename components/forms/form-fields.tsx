@@ -2,14 +2,14 @@ import type { InputHTMLAttributes, ReactNode } from "react";
 import type { FieldValues, Path } from "react-hook-form";
 import { buttonClass } from "@/components/ui/button-styles";
 import { controlClass, Field, FieldError } from "@/components/ui/form-controls";
+import type { FieldWords } from "@/lib/forms/define";
 import type { ServerForm } from "./use-server-form";
 
-type FieldSpec = { label: string; maxLength?: number; placeholder?: string };
 
 type TextFieldProps<Values extends FieldValues> = {
   form: ServerForm<Values>;
   name: Path<Values>;
-  spec: FieldSpec;
+  spec: FieldWords;
   className?: string;
 } & Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "required" | "autoComplete">;
 

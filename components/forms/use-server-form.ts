@@ -4,7 +4,6 @@ import { track } from "@vercel/analytics";
 import { startTransition, useActionState, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { describedByError } from "@/components/ui/form-controls";
-import type { FormName } from "@/lib/forms";
 import { idleState, type FormState } from "@/lib/forms/form-state";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import { showToast } from "./toasts";
@@ -19,7 +18,7 @@ type Options<Values extends FieldValues, Checked> = {
    * the page and anchor a post made without JavaScript comes back to (also the
    * form's action attribute, which must not be empty in valid HTML).
    */
-  form: { name: FormName; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
+  form: { name: string; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
   action: FormAction<Values>;
   /** react-hook-form, for a form whose fields the browser checks with its schema. */
   browserCheck?: UseFormReturn<Values, unknown, Checked>;

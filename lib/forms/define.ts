@@ -71,3 +71,25 @@ export function defineForm<const Name extends string, Values extends PostedValue
 
 /** The path of a form's page, without its anchor. */
 export const pageOf = (form: Pick<FormDefinition, "permalink">) => form.permalink.split("#")[0] || "/";
+
+/**
+ * What the rest of the site reads of a set of forms: their names, the pages
+ * that hold them, and those that keep consent. A form is filed under its own
+ * name, or the site does not start.
+ */
+export function registryOf<const Forms extends Record<string, FormDefinition>>(forms: Forms) {
+  const all: FormDefinition[] = Object.entries(forms).map(([key, form]) => {
+    if (form.name !== key) throw new Error(`The form "${form.name}" is filed as "${key}"`);
+    return form;
+  });
+  type Name = keyof Forms & string;
+  return {
+    forms,
+    formNames: all.map((form) => form.name as Name),
+    isFormName: (name: string): name is Name => Object.hasOwn(forms, name),
+    /** The pages that hold a form. */
+    formPages: [...new Set(all.map(pageOf))],
+    /** The forms that keep consent, and the payload key that holds the number each texts. */
+    consentForms: all.flatMap((form) => (form.consent ? [{ form: form.name, phoneKey: form.consent.phone }] : [])),
+  };
+}

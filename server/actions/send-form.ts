@@ -1,6 +1,5 @@
 "use server";
 
-import type { FormName } from "@/lib/forms";
 import { submitForm } from "@/server/forms/submit-form";
 
 /**
@@ -9,6 +8,6 @@ import { submitForm } from "@/server/forms/submit-form";
  * webhook. The name travels with the post, so submitForm refuses one the site
  * has no form for.
  */
-export async function sendForm<Name extends FormName>(form: Name, _previous: unknown, formData: FormData) {
+export async function sendForm<Name extends string>(form: Name, _previous: unknown, formData: FormData) {
   return submitForm(form, formData);
 }

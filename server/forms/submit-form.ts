@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { after } from "next/server";
 import { z } from "zod";
 import { forms, isFormName, type FormName, type FormValues } from "@/lib/forms";
-import { pageOf, type FormDefinition } from "@/lib/forms/define";
+import { pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/env";
@@ -15,7 +15,9 @@ import { submitLead } from "@/server/delivery/submit-lead";
 import { alertsSettled } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 
-type Values = Record<string, string | boolean>;
+type Values = PostedValues;
+/** What a form's post carries, as typed: its own fields for a form of the site's. */
+export type ValuesOf<Name extends string> = Name extends FormName ? FormValues<Name> : Values;
 
 /** The posted fields as typed: absent or a file counts as empty, a checked box posts "on". */
 function readValues(formData: FormData, emptyValues: Values): Values {
@@ -103,11 +105,11 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
  * Every outcome is a result and one log line; the log names fields, statuses
  * and limiters, never what the visitor typed.
  */
-export async function submitForm<Name extends FormName>(name: Name, formData: FormData): Promise<FormState<FormValues<Name>>> {
+export async function submitForm<Name extends string>(name: Name, formData: FormData): Promise<FormState<ValuesOf<Name>>> {
   // The name comes with the post: one the site has no form for is refused like any bad post.
   if (!isFormName(name)) {
     logEvent("warn", { event: "submission", outcome: "unknown_form" });
-    return { status: "failed", id: randomUUID(), values: {}, errors: {} } as FormState<FormValues<Name>>;
+    return { status: "failed", id: randomUUID(), values: {}, errors: {} } as FormState<ValuesOf<Name>>;
   }
   const entry: FormDefinition = forms[name];
   const form = name;
@@ -119,7 +121,7 @@ export async function submitForm<Name extends FormName>(name: Name, formData: Fo
       values: status === "success" ? entry.emptyValues : capped(values, entry.fields),
       errors: {},
       ...extra,
-    }) as FormState<FormValues<Name>>;
+    }) as FormState<ValuesOf<Name>>;
   const log = (level: "info" | "warn" | "error", outcome: string, facts: object = {}) =>
     logEvent(level, { event: "submission", form, outcome, ...facts });
 
