@@ -10,7 +10,7 @@ import { leadOf, type LeadRow } from "@/server/delivery/lead";
 import { attemptsOf, dropLead, leadById, listLeads } from "@/server/delivery/lead-store";
 import { dueNow, redeliveryPass } from "@/server/delivery/pass";
 import { readEnv } from "@/server/env";
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled } from "@/server/delivery/alerts";
 import { toCsv } from "./csv";
 
 const usage = `Usage:

@@ -5,7 +5,7 @@ import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { readWebhook, type ServerEnv, type WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { noteOutcome, type Outcome } from "@/server/alerts/alerts";
+import { noteOutcome, type Outcome } from "./alerts";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
 import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
 import { postJson, type AttemptResult } from "./post-json";

@@ -12,7 +12,7 @@ import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/delivery/submit-lead";
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled } from "@/server/delivery/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 
 type Values = PostedValues;

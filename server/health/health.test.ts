@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/health/route";
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled } from "@/server/delivery/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
 import { redeliveryPass, dueNow } from "@/server/delivery/pass";
 import { submitLead } from "@/server/delivery/submit-lead";

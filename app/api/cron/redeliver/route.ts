@@ -1,4 +1,4 @@
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled } from "@/server/delivery/alerts";
 import { bearerMatches } from "@/server/bearer";
 import { redeliveryPass } from "@/server/delivery/pass";
 import { readEnv } from "@/server/env";

@@ -4,9 +4,9 @@ import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
-import { openLeadCounts } from "@/server/delivery/lead-store";
-import { postJson } from "@/server/delivery/post-json";
-import { signatureHeaders } from "@/server/delivery/signing";
+import { openLeadCounts } from "./lead-store";
+import { postJson } from "./post-json";
+import { signatureHeaders } from "./signing";
 
 /** What happened to a lead, as the sender that settled it saw it. */
 export type Outcome = "delivered" | "pending" | "dead" | "held";
