@@ -21,28 +21,21 @@ describe("securityHeaders", () => {
   });
 });
 
-/** A policy as a map of directive to its sources. */
-const directives = (policy: string) =>
-  Object.fromEntries(policy.split("; ").map((directive) => {
-    const [name, ...sources] = directive.split(" ");
-    return [name, sources];
-  }));
-
 describe("the production policy", () => {
   it("allows only the site's own origin, inline scripts and styles Next and sonner need, and no plugins or framing", () => {
-    expect(directives(contentSecurityPolicy({ development: false }))).toStrictEqual({
-      "default-src": ["'self'"],
-      "script-src": ["'self'", "'unsafe-inline'"],
-      "style-src": ["'self'", "'unsafe-inline'"],
-      "img-src": ["'self'", "data:", "blob:"],
-      "font-src": ["'self'"],
-      "connect-src": ["'self'"],
-      "object-src": ["'none'"],
-      "base-uri": ["'self'"],
-      "form-action": ["'self'"],
-      "frame-ancestors": ["'none'"],
-      "manifest-src": ["'self'"],
-    });
+    expect(contentSecurityPolicy({ development: false }).split("; ")).toStrictEqual([
+      "default-src 'self'",
+      "script-src 'self' 'unsafe-inline'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data: blob:",
+      "font-src 'self'",
+      "connect-src 'self'",
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+      "manifest-src 'self'",
+    ]);
   });
 
   it("comes with HSTS, no sniffing, a strict referrer, no framing and no powerful features", () => {

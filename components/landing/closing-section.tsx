@@ -1,4 +1,4 @@
-import { buttonClass } from "@/components/ui/button-styles";
+import { CtaPair } from "./cta-pair";
 import { closing } from "./landing-content";
 
 export function ClosingSection() {
@@ -9,14 +9,7 @@ export function ClosingSection() {
           {closing.title}
         </h2>
         <p className="mx-auto mt-4 max-w-2xl text-lg text-brand-50">{closing.lead}</p>
-        <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
-          <a href={closing.primaryCta.href} className={buttonClass("inverted")}>
-            {closing.primaryCta.label}
-          </a>
-          <a href={closing.secondaryCta.href} className={buttonClass("ghostOnDark")}>
-            {closing.secondaryCta.label}
-          </a>
-        </div>
+        <CtaPair primary={closing.primaryCta} secondary={closing.secondaryCta} variants={["inverted", "ghostOnDark"]} />
       </div>
     </section>
   );

@@ -1,7 +1,7 @@
 import { ArrowRight, Sparkles } from "lucide";
 import { Icon } from "@/components/ui/icon";
-import { buttonClass } from "@/components/ui/button-styles";
 import { StatList } from "@/components/ui/stat-list";
+import { CtaPair } from "./cta-pair";
 import { hero } from "./landing-content";
 
 export function HeroSection() {
@@ -20,16 +20,7 @@ export function HeroSection() {
           {hero.title}
         </h1>
         <p className="mx-auto mt-6 max-w-2xl text-lg text-stone-600 sm:text-xl">{hero.lead}</p>
-        <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
-          <a href={hero.primaryCta.href} className={buttonClass("primary")}>
-            {hero.primaryCta.label}
-            <Icon icon={ArrowRight} className="size-5" />
-          </a>
-          <a href={hero.secondaryCta.href} className={buttonClass("secondary")}>
-            {hero.secondaryCta.label}
-            <span className="sr-only"> {hero.secondaryCta.context}</span>
-          </a>
-        </div>
+        <CtaPair primary={hero.primaryCta} secondary={hero.secondaryCta} variants={["primary", "secondary"]} arrow={ArrowRight} />
         <StatList
           stats={hero.stats}
           className="mx-auto mt-14 grid max-w-xl grid-cols-3 gap-4"

@@ -157,13 +157,13 @@ describe("the address's point after a failed delivery", () => {
   // 429) gives the visitor's address its point back: the five posts below
   // either leave the address free for a sixth, or use it up.
   it.each([
-    ["404", "[status=404]", "success"],
-    ["422", "[status=422]", "success"],
-    ["408", "[status=408]", "rate_limited"],
-    ["429", "[status=429]", "rate_limited"],
-    ["500", "[status=500]", "rate_limited"],
-    ["a redirect", "[redirect]", "rate_limited"],
-  ])("after five answered %s, the address's sixth post is %s", async (_answer, directive, sixth) => {
+    { directive: "[status=404]", sixth: "success" },
+    { directive: "[status=422]", sixth: "success" },
+    { directive: "[status=408]", sixth: "rate_limited" },
+    { directive: "[status=429]", sixth: "rate_limited" },
+    { directive: "[status=500]", sixth: "rate_limited" },
+    { directive: "[redirect]", sixth: "rate_limited" },
+  ])("after five answered $directive, the address's sixth post is $sixth", async ({ directive, sixth }) => {
     pinRequestHeaders({ "x-forwarded-for": freshAddress() });
     for (let i = 0; i < 5; i += 1) {
       const { fields } = signup();

@@ -1,26 +1,15 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import type { Started } from "@/tests/support/processes";
-import { startRedisServer } from "@/tests/support/redis-server";
+import { setupRedisServer } from "@/tests/support/redis-server";
 import { importLegacyLeads } from "./legacy-import";
 import { leadById, listLeads } from "./lead-store";
 
-let redisServer: Started;
-let redis: Redis;
+const redisServer = setupRedisServer();
 let dataDir: string;
-beforeAll(async () => {
-  redisServer = await startRedisServer();
-  redis = new Redis(redisServer.url);
-}, 30_000);
-afterAll(async () => {
-  redis.disconnect();
-  await redisServer.stop();
-});
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-upgrade-"));
   vi.stubEnv("DATA_DIR", dataDir);
@@ -86,15 +75,15 @@ describe("the upgrade import", () => {
   it("brings Redis's pending leads in when REDIS_URL is set, then renames their keys", async () => {
     vi.stubEnv("REDIS_URL", redisServer.url);
     const lead = legacy(4, { id: "msg_legacy-redis" });
-    await redis.set(`leads:lead:${lead.key}`, JSON.stringify(lead));
-    await redis.sadd("leads:all", lead.key);
+    await redisServer.client.set(`leads:lead:${lead.key}`, JSON.stringify(lead));
+    await redisServer.client.sadd("leads:all", lead.key);
     const store = await database(readEnv());
 
     await importLegacyLeads(store, readEnv());
     expect(await leadById(store, "msg_legacy-redis")).toMatchObject({ state: "pending", attempts: 3, dedupe_key: lead.key });
-    expect(await redis.exists(`leads:lead:${lead.key}`, "leads:all")).toBe(0);
-    expect(JSON.parse((await redis.get(`leads:imported:lead:${lead.key}`)) ?? "")).toStrictEqual(lead);
-    expect(await redis.smembers("leads:imported:all")).toStrictEqual([lead.key]);
+    expect(await redisServer.client.exists(`leads:lead:${lead.key}`, "leads:all")).toBe(0);
+    expect(JSON.parse((await redisServer.client.get(`leads:imported:lead:${lead.key}`)) ?? "")).toStrictEqual(lead);
+    expect(await redisServer.client.smembers("leads:imported:all")).toStrictEqual([lead.key]);
     const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(logged).toContainEqual(expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }));
   });

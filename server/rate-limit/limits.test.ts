@@ -1,8 +1,7 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
-import { startRedisServer } from "@/tests/support/redis-server";
-import { freePort, type Started } from "@/tests/support/processes";
+import { setupRedisServer } from "@/tests/support/redis-server";
+import { freePort } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
 import { checkLimits, connectLimitStore } from "./limits";
 import { envOf } from "@/tests/support/check-schema";
@@ -52,17 +51,7 @@ describe("checkLimits in memory", () => {
 });
 
 describe("checkLimits with Redis", () => {
-  let redis: Started;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    client = new Redis(redis.url);
-  }, 30_000);
-  afterAll(async () => {
-    client.disconnect();
-    redis.child.kill("SIGCONT");
-    await redis.stop();
-  });
+  const redis = setupRedisServer();
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
     const env = readEnv(envOf({ REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));
@@ -71,13 +60,13 @@ describe("checkLimits with Redis", () => {
     const ceiling = { perMinute: 100, perDay: 1000 };
     for (let i = 0; i < 2; i += 1) expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({ ok: true });
 
-    expect(await client.get(`rl:address:waitlist:${address}`)).toBe("2");
-    expect(Number(await client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
-    expect(Number(await client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
+    expect(await redis.client.get(`rl:address:waitlist:${address}`)).toBe("2");
+    expect(Number(await redis.client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
+    expect(Number(await redis.client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
     expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: false, limiter: "address" });
 
     // What another instance does to the count, this one sees.
-    await client.del(`rl:address:waitlist:${address}`);
+    await redis.client.del(`rl:address:waitlist:${address}`);
     expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
   });
 
