@@ -15,10 +15,10 @@ export default function nextConfig(phase: string): NextConfig {
     reactStrictMode: true,
     pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
     distDir: testBuild ? ".next-e2e" : ".next",
-    // The stylesheet (about 6 KB gzipped) comes inside the HTML, not as a
-    // render-blocking request: on a phone's link that request cost the first
-    // paint about half a second (bench/README.md). Next repeats it twice in the
-    // RSC payload after the markup, which the first paint does not wait for.
+    // The stylesheet comes inside the HTML, not as a render-blocking request
+    // that a phone's link makes the first paint wait for (docs/performance.md).
+    // Next repeats it twice in the RSC payload after the markup, which the
+    // first paint does not wait for.
     experimental: { inlineCss: true },
     // Static headers on every response, static files included, at no cost per
     // request: no middleware runs for them.

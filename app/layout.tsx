@@ -12,9 +12,8 @@ import "./globals.css";
 // first visit mostly paints in the device's own UI font (San Francisco, Segoe UI,
 // Roboto: the stack in globals.css), caches Inter, and every later page uses it.
 // A preload would hold the first paint for the font (Chrome blocks rendering on
-// a font preload for up to 100 ms after <body>), which on a phone's 4G link
-// cannot arrive in that time anyway: it delayed /'s first paint by 38-165 ms
-// in four interleaved rounds (bench/README.md, "The font's preload").
+// a font preload for a while after <body>), which on a phone's 4G link cannot
+// arrive in that time anyway (docs/performance.md, "The font's preload").
 // No metric-matched fallback either: it only matters when a font swaps in.
 const inter = localFont({
   src: "../node_modules/@fontsource-variable/inter/files/inter-latin-wght-normal.woff2",

@@ -1,155 +1,81 @@
 /**
- * `npm run bench`: builds the app, serves it on loopback with a webhook
- * receiver, measures what a visitor and the server experience, and prints the
- * results (also written to bench/RESULTS.md). A missed budget is a result, not
- * a failure: the bench exits 0 unless it could not measure.
- *
- * BENCH_PORT moves its six ports (default 4100-4105); BENCH_QUICK=1 runs
- * shorter loads and one Lighthouse run, to try the bench itself;
- * BENCH_BASELINE=<git ref> also builds and measures that commit (lib/baseline.mjs);
- * BENCH_ONLY=signup,leads runs only the measurements named (keys of `results`).
+ * `npm run bench`: builds the app and the framework floor (and BENCH_BASELINE's
+ * commit), serves them on loopback beside a webhook receiver, measures page
+ * weight, Lighthouse against the floor, throughput and the no-JavaScript
+ * sign-up, and prints the report (also written to bench/RESULTS.md). A missed
+ * budget is a result: the bench exits 0 unless it could not measure.
+ * Settings: BENCH_PORT, BENCH_QUICK=1, BENCH_BASELINE=<git ref>, BENCH_ONLY (docs/performance.md).
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { appServer, buildApp } from "./lib/app.mjs";
-import { baselineRef, startBaseline } from "./lib/baseline.mjs";
-import { pinApart } from "./lib/cpu-pinning.mjs";
-import { host, nextURL, only, pages, paths, ports, quick, receiverURL } from "./lib/config.mjs";
-import { startFloor } from "./lib/floor.mjs";
+import { host, only, pages, paths, ports, title, urlOf } from "./lib/config.mjs";
 import { auditInterleaved } from "./lib/lighthouse.mjs";
-import { takeScreenshots } from "./lib/screenshots.mjs";
-import { measureLeads } from "./lib/leads.mjs";
-import { describeMachine } from "./lib/machine.mjs";
-import { weighPages } from "./lib/page-weight.mjs";
-import { assertPortFree, killAllNow, start, stopAll, waitForHttp } from "./lib/processes.mjs";
-import { renderMarkdown, renderText } from "./lib/report.mjs";
-import { checkSignupPost, measureSignups, prepareSignupPost } from "./lib/signup-post.mjs";
-import { checkStatic } from "./lib/static.mjs";
-import * as summary from "./lib/summary.mjs";
-import { measureThroughput } from "./lib/throughput.mjs";
-
-const receiverScript = fileURLToPath(new URL("./servers/receiver.mjs", import.meta.url));
-const title = `Benchmark: chef-assistant-site${quick ? " (BENCH_QUICK: shortened runs, not for comparison)" : ""}`;
+import { measureThroughput } from "./lib/load.mjs";
+import { killAllNow, start, stopAll, waitForHttp, waitForPortFree } from "./lib/processes.mjs";
+import { budgets, render, sections } from "./lib/report.mjs";
+import { serveApp, serveBaseline, serveFloor } from "./lib/servers.mjs";
+import { checkPost, measureSignups, preparePost } from "./lib/signup.mjs";
+import { weighPages } from "./lib/weights.mjs";
 
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+/** Runs one measurement unless BENCH_ONLY leaves it out; its failure becomes its result, so the others still run. */
+async function measure(key, task) {
+  if (only && !only.includes(key)) return undefined;
+  log(`${key}…`);
+  try {
+    return await task();
+  } catch (error) {
+    log(`${key} failed: ${error.stack ?? error}`);
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
 
 async function main() {
   await rm(paths.runs, { recursive: true, force: true });
   await mkdir(paths.runs, { recursive: true });
-  for (const port of Object.values(ports)) await assertPortFree(port, host);
-  const machine = describeMachine();
+  for (const port of Object.values(ports)) await waitForPortFree(port, host, 0);
+  const cpus = os.cpus();
+  const machine = { date: new Date().toISOString(), cpu: `${cpus[0]?.model.trim()} × ${cpus.length}`, memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`, node: process.version, "load at start": os.loadavg().map((l) => l.toFixed(2)).join(" / ") };
 
-  log("building (npm run build)…");
-  const buildLogFile = await buildApp().catch(async (error) => {
-    const buildLog = await readFile(`${paths.runs}build.log`, "utf8").catch(() => "");
-    process.stderr.write(`${buildLog.split("\n").slice(-40).join("\n")}\n`);
-    throw error;
-  });
-  const buildLog = await readFile(buildLogFile, "utf8");
+  const receiver = start(process.execPath, [fileURLToPath(new URL("./servers/receiver.mjs", import.meta.url)), String(ports.receiver)], { log: `${paths.runs}receiver.log` });
+  await waitForHttp(urlOf(ports.receiver, "/__stats"), receiver);
+  log("building and starting the app, the floor and the baseline…");
+  const app = await serveApp();
+  const baseline = await serveBaseline();
+  const floor = await serveFloor();
 
-  log("starting the webhook receiver and next start…");
-  const receiver = start(process.execPath, [receiverScript, String(ports.receiver)], { log: `${paths.runs}receiver.log` });
-  await waitForHttp(`${receiverURL}/__stats`, receiver);
-  const app = appServer(log);
-  await app.ensureRunning();
-  const baseline = baselineRef ? await startBaseline(log) : undefined;
-  const floor = await startFloor(log);
-
-  /**
-   * Runs one measurement; its failure becomes its result, so that the others
-   * still run and the report says what went wrong where. One that the server's
-   * death spoiled runs again on a new server.
-   */
-  async function measure(name, task, key) {
-    if (only && !only.includes(key)) return new summary.NotRun(`not run (BENCH_ONLY=${only.join(",")})`);
-    for (let attempt = 1; ; attempt += 1) {
-      log(`${name}…`);
-      const exitsBefore = app.unexpectedExits.length;
-      try {
-        await app.ensureRunning();
-        return await task();
-      } catch (error) {
-        log(`${name} failed: ${error.stack ?? error}`);
-        if (attempt === 1 && app.unexpectedExits.length > exitsBefore) continue;
-        return error instanceof Error ? error : new Error(String(error));
-      }
-    }
-  }
-
-  const audited = lighthouseTargets(floor, baseline);
+  const both = [pages.home, pages.signup];
   const results = {
-    staticChecks: await measure("static pages", () => checkStatic([pages.home, pages.signup, pages.terms, pages.privacy], buildLog), "staticChecks"),
-    weights: await measure("page weights", () => weighPages(Object.values(pages), pages.notFound), "weights"),
-    // Judged: Chrome throttles the load itself. Reported beside it: Lighthouse's model.
-    audits: await measure("Lighthouse, applied throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(audited, "applied"), "audits"),
-    simulatedAudits: await measure("Lighthouse, simulated throttling (the floor, / and /signup, interleaved)", () =>
-      auditInterleaved(audited, "simulated"), "simulatedAudits"),
-    screenshots: await measure("screenshots", () =>
-      takeScreenshots([pages.home, pages.signup, pages.terms, pages.privacy].map((path) => ({ label: path, url: new URL(path, nextURL).href }))), "screenshots"),
-    throughput: await measure("throughput", () => measureThroughput([pages.home, pages.signup], baseline?.url), "throughput"),
-    signup: await measure("no-JavaScript sign-up", async () => {
-      const post = await prepareSignupPost(pages.signup);
-      const check = await checkSignupPost(post);
+    machine,
+    weights: await measure("weights", () => weighPages(Object.values(pages), app.url, pages.notFound)),
+    audits: await measure("audits", () =>
+      auditInterleaved([
+        { label: "floor", url: floor.url },
+        ...both.map((path) => ({ label: path, url: new URL(path, app.url).href })),
+        ...(baseline ? both.map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
+      ]),
+    ),
+    throughput: await measure("throughput", () => measureThroughput(both, app.url, baseline?.url)),
+    signup: await measure("signup", async () => {
+      const post = await preparePost(new URL(pages.signup, app.url).href);
+      const check = await checkPost(post);
       // Timing a post that does not work would measure the wrong thing.
       if (!check.ok) return { check };
-      const before = baseline ? await prepareSignupPost(pages.signup, baseline.url) : undefined;
-      const pinning = pinApart({ servers: [app.pgid(), baseline?.pgid], helpers: [receiver.child.pid] });
-      try {
-        const measured = await measureSignups(post, before, log);
-        return { check, pinned: pinning.pinned, ...measured, ...(baseline ? { baseline: { label: baseline.label, ...measured.baseline } } : {}) };
-      } finally {
-        pinning.restore();
-      }
-    }, "signup"),
-    leads: await measure("leads: drain and idle cost", () => measureLeads(baseline, log), "leads"),
+      const before = baseline && (await preparePost(new URL(pages.signup, baseline.url).href));
+      return { check, builds: await measureSignups(post, before, log) };
+    }),
   };
-
-  const budgets = summary.judgeBudgets(results);
-  const sections = [
-    summary.machineSection(machine, app.unexpectedExits),
-    summary.staticSection(results.staticChecks),
-    summary.weightSection(results.weights),
-    ...summary.lighthouseSections(results.audits, baseline?.label, "applied"),
-    ...summary.lighthouseSections(results.simulatedAudits, baseline?.label, "simulated"),
-    summary.screenshotSection(results.screenshots),
-    summary.throughputSection(results.throughput, baseline?.label),
-    summary.signupSection(results.signup),
-    summary.leadsSection(results.leads),
-    summary.budgetSection(budgets),
-  ];
-  process.stdout.write(`${renderText(title, sections)}\n`);
-  await writeFile(paths.results, renderMarkdown(title, sections));
+  const report = render(title, sections(results, baseline), budgets(results));
+  process.stdout.write(report);
+  await writeFile(paths.results, report);
   log(`written to ${paths.results}`);
-
-  const broken = Object.entries(results).filter(([, value]) => value instanceof Error && !(value instanceof summary.NotRun));
-  if (broken.length) {
-    log(`could not measure: ${broken.map(([name]) => name).join(", ")}`);
-    process.exitCode = 1;
-  }
+  if (Object.values(results).some((value) => value instanceof Error)) process.exitCode = 1;
 }
 
-/** The floor, / and /signup, and the baseline's pages: before and after, same run. */
-function lighthouseTargets(floor, baseline) {
-  return [
-    { label: "floor", url: floor.url },
-    ...[pages.home, pages.signup].map((path) => ({ label: path, url: new URL(path, nextURL).href })),
-    ...(baseline ? [pages.home, pages.signup].map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
-  ];
-}
-
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal}: stopping the servers…`);
-    await stopAll();
-    process.exit(130);
-  });
-}
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => stopAll().then(() => process.exit(130)));
 process.on("exit", killAllNow);
-
 try {
   await main();
 } catch (error) {

@@ -5,13 +5,11 @@
  * production-build check in `npm test` makes sure it is there.
  *
  * Without it, Chrome compiles a function only when it is first called, on the
- * main thread, so the framework's start-up (React and the Next router, about
- * 120 KB gzipped, the same on an empty Next page) spends most of its one long
- * task compiling. With it, Chrome 136 and later compile those files while they
- * download, on a background thread. Measured with Lighthouse under applied
- * throttling: Total Blocking Time 26 and 37 ms instead of 173 and 185 ms, the
- * paint unchanged (bench/README.md, "Compile hints"). Other browsers read a
- * comment.
+ * main thread, so the framework's start-up (React and the Next router, the
+ * same on an empty Next page) spends most of its one long task compiling.
+ * With it, Chrome 136 and later compile those files while they download, on a
+ * background thread (docs/performance.md, "Compile hints", has the figures).
+ * Other browsers read a comment.
  *
  * Only the start-up chunks get it: the framework's (build-manifest.json's
  * rootMainFiles) and each route's entry chunks (the entryJSFiles of its client

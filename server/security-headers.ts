@@ -3,15 +3,14 @@
  *
  * script-src keeps 'unsafe-inline' on purpose: Next inlines its bootstrap
  * scripts, and the only way to allow them without it is a per-request nonce,
- * which forces every page to render per request (measured: ~190 req/s instead
- * of ~1,400 for the prerendered page). Every other directive is strict, and no
- * page renders visitor input as HTML.
+ * which forces every page to render per request instead of being served
+ * prerendered (docs/security.md says how much). Every other directive is
+ * strict, and no page renders visitor input as HTML.
  *
  * No Cross-Origin-Opener-Policy: `same-origin` makes Chrome move every arriving
  * visitor into a new browsing context group, and so a new renderer process,
- * once the response is in (measured: +32 and +56 ms to the first paint on this
- * machine's desktop CPU, +160 to +230 ms of LCP on Lighthouse's throttled
- * phone). What it would isolate is a public page that holds no session and
+ * once the response is in, which delays the first paint (docs/performance.md,
+ * "The opener policy"). What it would isolate is a public page that holds no session and
  * nothing per visitor; framing is already refused (frame-ancestors, X-Frame-Options).
  */
 type HeaderOptions = {

@@ -1,51 +1,57 @@
+import { writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { connections } from "./config.mjs";
+import { connections, durations, paths, ports, urlOf } from "./config.mjs";
+import { start, stop, waitForHttp } from "./processes.mjs";
 
-/**
- * @typedef {object} LoadResult
- * @property {number} perSecond   2xx answers per second
- * @property {number} p50Ms
- * @property {number} p99Ms
- * @property {number} ok          2xx answers in all
- * @property {number} non2xx
- * @property {number} errors      connection errors, timeouts included
- * @property {number} timeouts    no answer within autocannon's 10 s
- */
+/** The median of a list of numbers (the mean of the middle two for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
 
-/**
- * One autocannon run. Only 2xx answers count as throughput: a server that
- * answers errors fast should not look fast.
- *
- * @param {import("autocannon").Options} options
- * @returns {Promise<LoadResult>}
- */
+/** The nearest-rank percentile, so that p99 of 200 samples is a value that was measured. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
+}
+
+/** One autocannon run. Only 2xx answers count: a server that answers errors fast should not look fast. */
 export async function load(options) {
   const result = await autocannon({ connections, ...options });
-  return {
-    perSecond: result["2xx"] / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    ok: result["2xx"],
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-  };
+  const { p50, p99 } = result.latency;
+  return { perSecond: result["2xx"] / result.duration, p50Ms: p50, p99Ms: p99, ok: result["2xx"], non2xx: result.non2xx, errors: result.errors };
 }
+
+/** A client address of 198.18.0.0/15, the block set aside for benchmarks: the app limits per address. */
+export const benchAddress = (n) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
+
+const bareServer = fileURLToPath(new URL("../servers/bare.mjs", import.meta.url));
 
 /**
- * An autocannon setupRequest that gives each request its own client address,
- * because the app rate-limits per address. The addresses come from 198.18.0.0/15,
- * the block set aside for benchmarks; they only ever appear in a header.
+ * Each page's GETs per second from Next, beside a bare Node server answering
+ * the very same bytes (what is left is the framework's), and the baseline's
+ * build when there is one, one after the other in the same run.
  */
-export function distinctClientAddresses() {
-  let count = 0;
-  return (request) => {
-    count += 1;
-    return { ...request, headers: { ...request.headers, "x-forwarded-for": benchAddress(count) } };
-  };
-}
-
-/** @param {number} n */
-export function benchAddress(n) {
-  return `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
+export async function measureThroughput(pagePaths, appURL, baselineURL) {
+  const rows = [];
+  for (const path of pagePaths) {
+    const page = new URL(path, appURL).href;
+    const response = await fetch(page, { headers: { "accept-encoding": "identity" } });
+    const file = `${paths.runs}${path.replace(/\W+/g, "_") || "_"}.html`;
+    await writeFile(file, Buffer.from(await response.arrayBuffer()));
+    const bare = start(process.execPath, [bareServer, String(ports.bare), file, response.headers.get("content-type")], { log: `${paths.runs}bare.log` });
+    try {
+      await waitForHttp(urlOf(ports.bare), bare);
+      const targets = { next: page, bare: urlOf(ports.bare, path), ...(baselineURL ? { baseline: new URL(path, baselineURL).href } : {}) };
+      for (const url of Object.values(targets)) await load({ url, duration: durations.warmup });
+      const row = { path };
+      for (const [name, url] of Object.entries(targets)) row[name] = await load({ url, duration: durations.load });
+      rows.push(row);
+    } finally {
+      await stop(bare);
+    }
+  }
+  return rows;
 }

@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 
 const port = Number(process.argv[2]);
-// A workflow that takes this long to answer (the lead-drain measurement).
+// A workflow that takes this long to answer.
 const answerAfterMs = Number(process.argv[3] ?? 0);
 const handlingMs = [];
 

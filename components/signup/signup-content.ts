@@ -1,4 +1,4 @@
-/** The words of the /signup page around its form; the form's own are in lib/forms/waitlist.ts. */
+/** The words of the /signup page around its form; the form's own are in lib/forms/waitlist/words.ts. */
 export const signupPage = {
   metaTitle: "Early Access Sign Up",
   metaDescription:
