@@ -20,11 +20,13 @@ export function middleware(request: NextRequest) {
 export const config = {
   // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  // Everything but "/", "/terms", "/privacy" (with or without a trailing
-  // slash), Next's own files and the metadata routes. A form's page is not
-  // listed: Next reads this matcher as written, so the list could not follow
-  // the forms' definitions, and isKnownPath lets those pages through unlogged.
-  // server/known-paths.test.ts keeps the two lists in step.
+  // Everything but "/", the forms' pages ("/signup"), "/terms", "/privacy"
+  // (with or without a trailing slash), Next's own files and the metadata
+  // routes. Next reads this matcher as written, so it cannot follow the forms'
+  // definitions: a form's page left out of it still works (isKnownPath lets
+  // it through unlogged), but every view and post of it runs this function,
+  // which cost /signup a fifth of its throughput (docs/performance.md).
+  // server/known-paths.test.ts keeps the lists in step.
   matcher:
-    "/((?!_next/|_vercel/|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

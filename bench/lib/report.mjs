@@ -67,9 +67,10 @@ export function sections({ machine, weights, audits, throughput, signup }, basel
 /** Each budget, judged; one that could not be measured fails. */
 export function budgets({ weights, audits, signup }) {
   const list = [];
+  // A measurement BENCH_ONLY left out judges none of its budgets.
   const add = (name, result, judge) => {
-    if (failed(result)) list.push({ name, value: result ? `not measured: ${result.message}` : "not run", pass: !result });
-    else list.push({ name, ...judge(result) });
+    if (result === undefined) return;
+    list.push(failed(result) ? { name, value: `not measured: ${result.message}`, pass: false } : { name, ...judge(result) });
   };
   for (const path of [pages.home, pages.signup]) {
     // The page's audit beside the floor's, from the same interleaved runs.

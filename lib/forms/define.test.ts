@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { contact } from "./contact";
+import { defineForm, pageOf, registryOf } from "./define";
+import { forms } from "./index";
+import { waitlist } from "./waitlist";
+
+describe("registryOf", () => {
+  it("gives the names, the pages without their anchors, and the forms that keep consent", () => {
+    const registry = registryOf({ contact, waitlist });
+    expect(registry.forms).toStrictEqual({ contact, waitlist });
+    expect(registry.formNames).toStrictEqual(["contact", "waitlist"]);
+    expect(registry.formPages).toStrictEqual(["/", "/signup"]);
+    expect(registry.consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
+  });
+
+  it("knows only the names of its own forms", () => {
+    const { isFormName } = registryOf({ contact, waitlist });
+    expect(["contact", "waitlist"].filter(isFormName)).toStrictEqual(["contact", "waitlist"]);
+    for (const name of ["catering", "Contact", "toString", "__proto__", "constructor", ""]) expect(isFormName(name), name).toBe(false);
+  });
+
+  it("names each page once, however many forms it holds", () => {
+    const second = defineForm({ ...contact, name: "second", permalink: "/#second" });
+    expect(registryOf({ contact, second }).formPages).toStrictEqual(["/"]);
+  });
+
+  it("refuses a form filed under a name other than its own", () => {
+    expect(() => registryOf({ contact, signup: waitlist })).toThrow('The form "waitlist" is filed as "signup"');
+  });
+
+  it("is what the site files its forms with", () => {
+    expect(Object.keys(forms)).toStrictEqual(["contact", "waitlist"]);
+  });
+});
+
+describe("pageOf", () => {
+  it("is the path of a form's permalink, without its anchor", () => {
+    expect(pageOf({ permalink: "/#contact" })).toBe("/");
+    expect(pageOf({ permalink: "/signup" })).toBe("/signup");
+    expect(pageOf({ permalink: "/quote#form" })).toBe("/quote");
+    expect(pageOf({ permalink: "#top" })).toBe("/");
+  });
+});
