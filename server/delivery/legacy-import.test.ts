@@ -4,7 +4,7 @@ import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { setupRedisServer } from "@/tests/support/redis-server";
+import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { importLegacyLeads } from "./legacy-import";
 import { leadById, listLeads } from "./lead-store";
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
-import { setupRedisServer } from "@/tests/support/redis-server";
+import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { freePort } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
 import { checkLimits, connectLimitStore } from "./limits";

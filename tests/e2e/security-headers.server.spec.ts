@@ -43,8 +43,10 @@ for (const { path, status } of [
   });
 }
 
-test("prerendered pages stay cacheable under the policy", async ({ request }) => {
-  const response = await request.get("/");
-  expect(response.headers()["x-nextjs-cache"]).toMatch(/HIT|STALE/);
-  expect(response.headers()["cache-control"]).toContain("s-maxage=3600");
+test("the pages stay prerendered and cacheable under the policy", async ({ request }) => {
+  for (const path of ["/", "/signup", "/terms", "/privacy"]) {
+    const response = await request.get(path);
+    expect(response.headers()["x-nextjs-cache"], path).toMatch(/HIT|STALE/);
+    expect(response.headers()["cache-control"], path).toContain("s-maxage=3600");
+  }
 });
