@@ -18,6 +18,7 @@ describe("canonicalPhone", () => {
   it("refuses that number when neither the US nor Canada is accepted", () => {
     expect(canonical("(555) 123-4567", { defaultCountry: "US", countries: ["GB"] })).toBeUndefined();
     expect(canonical("+1 555 123 4567", { defaultCountry: "US", countries: ["CA"] })).toBe("+15551234567");
+    expect(canonical("+1 555 123 4567", { defaultCountry: "US", countries: ["US"] })).toBe("+15551234567");
   });
 
   it("refuses numbers of countries outside the policy, and accepts them once listed", () => {

@@ -134,3 +134,32 @@ describe("joinWaitlist without a webhook URL", () => {
     expect(held.map((lead) => JSON.parse(lead.payload ?? ""))).toEqual([{ phone: "+15551234567", name: fields.name }]);
   });
 });
+
+describe("sendForm with a name the site has no form for", () => {
+  it("refuses the post and sends nothing, where the same post under the waitlist's name is sent", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const fields = signup();
+    const refused = await sendForm("catering", idleState(emptyWaitlistValues), formData(fields));
+    expect(refused).toMatchObject({ status: "failed", values: {}, errors: {} });
+    expect(receiver.withName(fields.name)).toHaveLength(0);
+    expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(expect.objectContaining({ event: "submission", outcome: "unknown_form" }));
+
+    expect((await submit(fields)).status).toBe("success");
+    expect(receiver.withName(fields.name)).toHaveLength(1);
+  });
+});
+
+describe("joinWaitlist when the server's settings are broken", () => {
+  it("tells the visitor it failed, keeps what they typed, and logs the error without their data", async () => {
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "soon");
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const fields = signup();
+    const state = await submit(fields);
+    expect(state).toMatchObject({ status: "failed", values: { name: fields.name, phone: fields.phone, consent: true } });
+    const lines = error.mock.calls.map(([line]) => String(line));
+    const logged = lines.map((line) => JSON.parse(line)).find((line) => line.event === "submission");
+    expect(logged).toMatchObject({ form: "waitlist", outcome: "error", error: expect.stringMatching(/^EnvError: .*WEBHOOK_DEADLINE_MS/) });
+    expect(lines.join("\n")).not.toContain(fields.name);
+    expect(receiver.withName(fields.name)).toHaveLength(0);
+  });
+});
