@@ -20,7 +20,8 @@ const serverSpecs = /\.server\.spec\.ts$/;
 export default defineConfig({
   testDir: "tests/e2e",
   fullyParallel: true,
-  forbidOnly: Boolean(process.env.CI),
+  // A focused test left in would turn the rest of the suite off, on any machine.
+  forbidOnly: true,
   retries: 0,
   workers: process.env.CI ? 2 : undefined,
   reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never" }]],

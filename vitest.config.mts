@@ -37,6 +37,8 @@ export default defineConfig({
       ...(process.env.MUTATION_RUN ? ["tests/fixtures/**"] : []),
     ],
     setupFiles: ["./tests/support/vitest-setup.ts"],
+    // A focused test left in would turn the rest of the suite off, on any machine.
+    allowOnly: false,
     restoreMocks: true,
     unstubEnvs: true,
   },

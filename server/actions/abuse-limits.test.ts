@@ -240,6 +240,9 @@ describe("honeypot", () => {
     expect(state.status).toBe("success");
     expect(receiver.withName(token)).toEqual([]);
     expect(loggedOutcomes("warn").at(-1)).toMatchObject({ event: "submission", form: "waitlist", outcome: "honeypot" });
+    // The same sign-up without the trap is delivered: the receiver was there to see it.
+    expect((await join(fields)).status).toBe("success");
+    expect(receiver.withName(token)).toHaveLength(1);
   });
 
   it("works on the contact form too", async () => {
@@ -250,6 +253,9 @@ describe("honeypot", () => {
     );
     expect(state.status).toBe("success");
     expect(receiver.withName(name)).toEqual([]);
+    // The same request without the trap is delivered: the receiver was there to see it.
+    await submitContact(idleState(emptyContactValues), formData({ name, email: "julia@example.com", clientCount: "1-5" }));
+    expect(receiver.withName(name)).toHaveLength(1);
   });
 
   it("lets an empty hidden field through", async () => {

@@ -72,7 +72,7 @@ describe("joinWaitlist validating", () => {
     // Zero-width spaces do not make a name.
     ["name", { name: "\u200b\u200b" }, m.name],
   ])("refuses a bad %s with the spec's message and reaches no webhook", async (fieldName, override, message) => {
-    const state = await withoutDelivery(receiver, () => submit(signup(override)));
+    const state = await withoutDelivery(receiver, () => submit(signup(override)), () => submit(signup()));
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
   });

@@ -102,7 +102,9 @@ describe("submitContact delivering", () => {
 
   it("does not follow a redirect to its target", async () => {
     const fields = lead({}, "[redirect]");
-    await submit(fields);
+    expect((await submit(fields)).status).toBe("failed");
+    // The redirect itself was asked for, once, and its target never.
+    expect(receiver.withName(fields.name).map((request) => [request.path, request.answered])).toEqual([["/hooks/contact", 302]]);
     expect(receiver.received.filter((request) => request.path === "/elsewhere")).toHaveLength(0);
   });
 
@@ -135,7 +137,7 @@ describe("submitContact validating", () => {
     ["message", { message: "x".repeat(3001) }, "Please use at most 3,000 characters."],
   ])("refuses a bad %s with a clear message and reaches no webhook", async (fieldName, override, message) => {
     const fields = lead(override);
-    const state = await withoutDelivery(receiver, () => submit(fields));
+    const state = await withoutDelivery(receiver, () => submit(fields), () => submit(lead()));
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
     // What the visitor typed comes back, no longer than each field's cap (the browser's maxlength).

@@ -23,10 +23,17 @@ export async function heldLeads(form: string) {
   return listLeads(await database(readEnv()), { states: ["held"], form });
 }
 
-/** Runs `send` and checks that the receiver got nothing meanwhile; resolves to `send`'s answer. */
-export async function withoutDelivery<T>(receiver: { received: readonly unknown[] }, send: () => Promise<T>) {
+/**
+ * Runs `send` and checks that the receiver got nothing meanwhile; then runs
+ * `control`, the same setup with good input, and checks that it got exactly
+ * that one, so a receiver that was never reachable fails the test. Resolves
+ * to `send`'s answer.
+ */
+export async function withoutDelivery<T>(receiver: { received: readonly unknown[] }, send: () => Promise<T>, control: () => Promise<unknown>) {
   const before = receiver.received.length;
   const answer = await send();
   expect(receiver.received.length).toBe(before);
+  await control();
+  expect(receiver.received.length).toBe(before + 1);
   return answer;
 }
