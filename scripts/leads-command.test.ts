@@ -1,0 +1,95 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { emptyWaitlistValues } from "@/lib/forms/waitlist";
+import { idleState } from "@/lib/forms/form-state";
+import { sendForm } from "@/server/actions/send-form";
+import { database } from "@/server/db/connect";
+import { leadById, listLeads } from "@/server/delivery/lead-store";
+import { readEnv } from "@/server/env";
+import { stubActionEnv } from "@/tests/support/action-env";
+import { formData } from "@/tests/support/form-data";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { leadsCommand } from "./leads-command";
+
+const receiver = setupWebhookReceiver();
+const hook = () => `${receiver.url}/hooks/waitlist`;
+let token = 0;
+
+beforeEach(() => {
+  stubActionEnv("WAITLIST_WEBHOOK_URL", hook());
+  vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
+  vi.spyOn(console, "warn").mockImplementation(() => {});
+});
+
+/** The operator's command on this test file's database: what it printed. */
+async function leads(...args: string[]) {
+  let stdout = "";
+  await leadsCommand(args, (line) => (stdout += `${line}\n`), (text) => (stdout += text));
+  return stdout;
+}
+
+/** A sign-up kept as a held lead (the webhook unset while it is posted); resolves to its webhook-id and name. */
+async function heldSignup() {
+  token += 1;
+  const name = `Ada Operator l${token}`;
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+  const state = await sendForm("waitlist", idleState(emptyWaitlistValues), formData({ name, phone: `(555) 300-${String(token).padStart(4, "0")}`, consent: "on" }));
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", hook());
+  expect(state.status).toBe("success");
+  const store = await database(readEnv());
+  const [row] = (await listLeads(store, { states: ["held"], form: "waitlist" })).filter((lead) => lead.payload?.includes(name));
+  if (!row) throw new Error("the sign-up was not kept as a held lead");
+  return { id: row.id, name };
+}
+
+const stateOf = async (id: string) => (await leadById(await database(readEnv()), id))?.state;
+
+describe("npm run leads -- retry", () => {
+  it("sends every held lead once its form has a URL again, and says so", async () => {
+    const [first, second] = [await heldSignup(), await heldSignup()];
+    expect(receiver.withName(first.name)).toHaveLength(0);
+    const printed = await leads("retry");
+    expect(printed).toMatch(/^delivered [1-9]\d*, still pending 0, dead 0, held 0\n$/);
+    for (const lead of [first, second]) {
+      expect(receiver.withName(lead.name)).toHaveLength(1);
+      expect(await stateOf(lead.id)).toBe("delivered");
+    }
+  });
+
+  it("sends one lead by its webhook-id and leaves the others", async () => {
+    const [chosen, other] = [await heldSignup(), await heldSignup()];
+    expect(await leads("retry", chosen.id)).toBe("delivered 1, still pending 0, dead 0, held 0\n");
+    expect(receiver.withName(chosen.name)).toHaveLength(1);
+    expect(receiver.withName(other.name)).toHaveLength(0);
+    expect(await stateOf(other.id)).toBe("held");
+    await leads("retry", other.id);
+    expect(receiver.withName(other.name)).toHaveLength(1);
+  });
+
+  it("refuses a webhook-id it has no open lead for", async () => {
+    await expect(leads("retry", "msg_no-such-lead")).rejects.toThrow("no open lead with webhook-id msg_no-such-lead");
+  });
+});
+
+describe("npm run leads -- drop", () => {
+  it("deletes one lead and its delivery log, and refuses one it does not have", async () => {
+    const lead = await heldSignup();
+    expect(await leads("drop", lead.id)).toBe(`dropped ${lead.id}\n`);
+    expect(await stateOf(lead.id)).toBeUndefined();
+    await expect(leads("drop", lead.id)).rejects.toThrow(`no lead with webhook-id ${lead.id}`);
+    expect(await leads("retry")).not.toContain(lead.name);
+    expect(receiver.withName(lead.name)).toHaveLength(0);
+  });
+});
+
+describe("npm run leads -- list", () => {
+  it("lists open leads without their values, and with them on --show", async () => {
+    const lead = await heldSignup();
+    const plain = await leads();
+    expect(plain).toContain(lead.id);
+    expect(plain).not.toContain(lead.name);
+    expect(await leads("--show")).toContain(lead.name);
+    const [summary] = JSON.parse(await leads("list", "--json", "--state", "held")).filter((row: { id: string }) => row.id === lead.id);
+    expect(summary).toMatchObject({ id: lead.id, form: "waitlist", state: "held", attempts: 0 });
+    expect(JSON.stringify(summary)).not.toContain(lead.name);
+  });
+});

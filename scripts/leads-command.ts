@@ -1,0 +1,150 @@
+/**
+ * The operator's view of the leads in the database: list, show, export,
+ * retry and drop (`npm run leads`, scripts/leads.ts). Reads the same env as
+ * the server (DATABASE_URL or DATA_DIR, the webhook variables); see
+ * docs/operating.md, "Where leads live". Lines go to `line`, exports to
+ * `write`, so a test runs it in process.
+ */
+import { parseArgs } from "node:util";
+import { database } from "@/server/db/connect";
+import { leadStates, type LeadState } from "@/server/db/schema";
+import { leadOf, type LeadRow } from "@/server/delivery/lead";
+import { attemptsOf, dropLead, leadById, listLeads } from "@/server/delivery/lead-store";
+import { dueNow, redeliveryPass } from "@/server/delivery/pass";
+import { readEnv } from "@/server/env";
+import { toCsv } from "./csv";
+
+const usage = `Usage:
+  npm run leads                                  open leads (pending, held, dead) per form, without personal data
+  npm run leads -- --show                        the same, with each lead's values
+  npm run leads -- list --json [--state S] [--form F]
+                                                 leads as a JSON array, for scripts (--state all for every state)
+  npm run leads -- show ID                       one lead (its webhook-id), its values and its delivery log
+  npm run leads -- export --form F [--format csv|jsonl] [--state S]
+                                                 the values of a form's leads that still have them, to stdout
+  npm run leads -- retry                         send every pending and held lead now
+  npm run leads -- retry ID                      send one lead now
+  npm run leads -- retry --dead                  send every dead lead now
+  npm run leads -- drop ID                       delete one lead and its delivery log`;
+
+const openStates: LeadState[] = ["pending", "held", "dead"];
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function age(ms: number) {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+function statesOf(option: string | undefined): LeadState[] {
+  if (!option) return openStates;
+  if (option === "all") return [...leadStates];
+  const states = option.split(",");
+  const unknown = states.filter((state) => !(leadStates as readonly string[]).includes(state));
+  if (unknown.length) throw new Error(`unknown state ${unknown.join(", ")}: one of ${leadStates.join(", ")}, or all`);
+  return states as LeadState[];
+}
+
+/** What scripts get of a lead: where it stands, never its values. */
+const summaryOf = (row: LeadRow) => ({
+  id: row.id,
+  form: row.form,
+  state: row.state,
+  attempts: row.attempts,
+  createdAt: iso(row.created_at),
+  nextAttemptAt: row.state === "pending" ? iso(row.next_attempt_at) : null,
+  lastFailure: row.last_failure,
+});
+
+function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
+  if (!rows.length) return line("No pending, held or dead leads.");
+  const now = Date.now();
+  for (const state of openStates) {
+    for (const form of [...new Set(rows.map((row) => row.form))].sort()) {
+      const group = rows.filter((row) => row.state === state && row.form === form);
+      if (!group.length) continue;
+      line(`\n${form}: ${group.length} ${state}`);
+      for (const row of group) {
+        const next = state === "pending" ? `  next in ${age(Math.max(0, row.next_attempt_at - now))}` : "";
+        line(`  ${row.id}  age ${age(now - row.created_at)}  attempts ${row.attempts}  last failure ${row.last_failure ?? "none"}${next}`);
+        if (show) line(`    ${row.payload ?? "(values removed)"}`);
+      }
+    }
+  }
+}
+
+export async function leadsCommand(args: string[], line: (text: string) => void, write: (text: string) => void) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      show: { type: "boolean" },
+      json: { type: "boolean" },
+      dead: { type: "boolean" },
+      state: { type: "string" },
+      form: { type: "string" },
+      format: { type: "string", default: "csv" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command = "list", id] = positionals;
+  if (values.help) return line(usage);
+
+  const env = readEnv();
+  const store = await database(env);
+
+  if (command === "list") {
+    const rows = await listLeads(store, { states: statesOf(values.state), form: values.form });
+    return values.json ? line(JSON.stringify(rows.map(summaryOf), null, 2)) : print(rows, Boolean(values.show), line);
+  }
+
+  if (command === "show" && id) {
+    const row = await leadById(store, id);
+    if (!row) throw new Error(`no lead with webhook-id ${id}`);
+    const deliveryLog = (await attemptsOf(store, id)).map((attempt) => ({
+      number: attempt.number,
+      at: iso(attempt.at),
+      sender: attempt.sender,
+      status: attempt.status,
+      failure: attempt.failure,
+      durationMs: attempt.duration_ms,
+    }));
+    const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
+    return line(JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2));
+  }
+
+  if (command === "export") {
+    if (!values.form) throw new Error(`export needs --form\n${usage}`);
+    if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
+    const rows = (await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form }))
+      .map((row) => ({ row, lead: leadOf(row) }))
+      .filter(({ lead }) => lead !== undefined)
+      .map(({ row, lead }) => ({ id: row.id, state: row.state, createdAt: iso(row.created_at), payload: lead!.payload }));
+    if (values.format === "jsonl") {
+      for (const row of rows) write(`${JSON.stringify(row)}\n`);
+      return;
+    }
+    const fields = [...new Set(rows.flatMap((row) => Object.keys(row.payload)))];
+    write(toCsv(["id", "state", "createdAt", ...fields], rows.map(({ payload, ...row }) => ({ ...payload, ...row }))));
+    return;
+  }
+
+  if (command === "retry") {
+    const summary = await redeliveryPass(env, {
+      sender: "operator",
+      id,
+      // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
+      selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
+    });
+    line(`delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`);
+    if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held) throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
+    return;
+  }
+
+  if (command === "drop" && id) {
+    if (!(await dropLead(store, id))) throw new Error(`no lead with webhook-id ${id}`);
+    return line(`dropped ${id}`);
+  }
+  throw new Error(`unknown command\n${usage}`);
+}
