@@ -7,6 +7,7 @@ import { SiteFooter } from "@/components/site/site-footer";
 import { signupPage } from "@/components/signup/signup-content";
 import { formAction } from "@/components/forms/form-action";
 import { WaitlistForm } from "@/components/forms/waitlist-form";
+import { consentTextOf } from "@/lib/forms/define";
 import { waitlist } from "@/lib/forms/waitlist";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { waitlistPhonePolicy } from "@/server/env";
@@ -52,7 +53,7 @@ export default function SignupPage() {
           <div className="mt-8">
             <WaitlistForm
               action={formAction(waitlist)}
-              phonePolicy={waitlistPhonePolicy()} disclosureVersion={disclosureOf(waitlist.fields.consent.label).version} />
+              phonePolicy={waitlistPhonePolicy()} disclosureVersion={disclosureOf(consentTextOf(waitlist)).version} />
           </div>
         </div>
       </main>

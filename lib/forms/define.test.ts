@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contact } from "./contact";
-import { defineForm, pageOf, registryOf } from "./define";
+import { consentTextOf, defineForm, pageOf, registryOf } from "./define";
 import { forms } from "./index";
 import { waitlist } from "./waitlist";
 
@@ -39,5 +39,15 @@ describe("pageOf", () => {
     expect(pageOf({ permalink: "/signup" })).toBe("/signup");
     expect(pageOf({ permalink: "/quote#form" })).toBe("/quote");
     expect(pageOf({ permalink: "#top" })).toBe("/");
+  });
+});
+
+describe("consentTextOf", () => {
+  it("is the label of the form's consent checkbox", () => {
+    expect(consentTextOf(waitlist)).toBe(waitlist.fields.consent.label);
+  });
+
+  it("refuses a form that asks for no consent", () => {
+    expect(() => consentTextOf(contact)).toThrow('The form "contact" asks for no consent');
   });
 });

@@ -69,6 +69,16 @@ export function defineForm<const Name extends string, Values extends PostedValue
   return definition;
 }
 
+/**
+ * The words a form's consent checkbox shows: what the page renders, what its
+ * disclosure version is the hash of, and what the consent record keeps.
+ */
+export function consentTextOf(form: Pick<FormDefinition, "name" | "fields" | "consent">) {
+  const label = form.consent && form.fields[form.consent.checkbox]?.label;
+  if (!label) throw new Error(`The form "${form.name}" asks for no consent`);
+  return label;
+}
+
 /** The path of a form's page, without its anchor. */
 export const pageOf = (form: Pick<FormDefinition, "permalink">) => form.permalink.split("#")[0] || "/";
 

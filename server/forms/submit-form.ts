@@ -4,7 +4,7 @@ import { headers } from "next/headers";
 import { after } from "next/server";
 import { z } from "zod";
 import { forms, isFormName, type FormName, type FormValues } from "@/lib/forms";
-import { pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
+import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/env";
@@ -46,12 +46,6 @@ function firstErrors(error: z.core.$ZodError): FieldErrors<Values> {
     Object.entries(fieldErrors).map(([name, messages]) => [name, (messages as string[])[0]]),
   ) as FieldErrors<Values>;
 }
-
-/** What the consent record says the visitor agreed to, and where. */
-const consentSpecOf = (form: FormDefinition, { checkbox }: { checkbox: string }) => ({
-  text: form.fields[checkbox]?.label ?? "",
-  page: pageOf(form),
-});
 
 function pick(lead: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((key) => [key, lead[key]]));
@@ -162,7 +156,10 @@ export async function submitForm<Name extends string>(name: Name, formData: Form
     }
 
     const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
-    const consent = entry.consent && consentEvidence(consentSpecOf(entry, entry.consent), String(lead[entry.consent.phone]), address, formData, request);
+    // The record keeps the words the visitor agreed to, and the page they were on.
+    const consent =
+      entry.consent &&
+      consentEvidence({ text: consentTextOf(entry), page: pageOf(entry) }, String(lead[entry.consent.phone]), address, formData, request);
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
