@@ -1,11 +1,16 @@
 import type { Migration } from "kysely";
-import * as leads from "./0001-leads";
-import * as consent from "./0002-consent";
-import * as alerts from "./0003-alerts";
+import leads from "./0001-leads.json";
+import consent from "./0002-consent.json";
+import alerts from "./0003-alerts.json";
+import { migrationOf } from "./plan";
 
-/** Every migration, in order: imported, not read from disk, so a bundled server has them too. */
+/**
+ * Every migration, in order: imported, not read from disk, so a bundled
+ * server has them too. Each is frozen once committed (its statements are
+ * pinned by migrations.test.ts): a later change is a new file.
+ */
 export const migrations: Record<string, Migration> = {
-  "0001-leads": leads,
-  "0002-consent": consent,
-  "0003-alerts": alerts,
+  "0001-leads": migrationOf(leads),
+  "0002-consent": migrationOf(consent),
+  "0003-alerts": migrationOf(alerts),
 };

@@ -11,6 +11,7 @@ import {
 } from "kysely";
 import { describe, expect, it } from "vitest";
 import { migrations } from "./index";
+import { columnOf } from "./plan";
 
 const dialects: Record<string, Dialect> = {
   sqlite: {
@@ -50,4 +51,28 @@ describe("the committed migrations", () => {
       await expect(ddl).toMatchFileSnapshot(`./__snapshots__/${engine}.sql.snap`);
     });
   }
+});
+
+describe("a column as a plan writes it", () => {
+  const compiled = (spec: string) => {
+    const db = new Kysely<unknown>({ dialect: dialects.sqlite! });
+    return db.schema.createTable("t").addColumn("c", ...columnOf(spec)).compile().sql;
+  };
+
+  it("reads each modifier the migrations use, in any order", () => {
+    expect(compiled("integer not null default 0")).toBe('create table "t" ("c" integer default 0 not null)');
+    expect(compiled("text references leads.id on delete cascade not null")).toBe(
+      'create table "t" ("c" text not null references "leads" ("id") on delete cascade)',
+    );
+    expect(compiled("text references leads.id")).toBe('create table "t" ("c" text references "leads" ("id"))');
+    expect(compiled("bigint unique")).toBe('create table "t" ("c" bigint unique)');
+    expect(compiled("text primary key")).toBe('create table "t" ("c" text primary key)');
+  });
+
+  it("refuses a type or a word it does not know, instead of leaving it out", () => {
+    expect(() => columnOf("varchar not null")).toThrow('Unknown column type in "varchar not null"');
+    expect(() => columnOf("text not nul")).toThrow('Cannot read "not nul" in "text not nul"');
+    expect(() => columnOf("text default x")).toThrow('Cannot read "default x"');
+    expect(() => columnOf("text nullable")).toThrow('Cannot read "nullable"');
+  });
 });
