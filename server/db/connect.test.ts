@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { connect, database, groupSync, postgresTarget } from "./connect";
+import { closeDatabases, connect, database, groupSync, postgresTarget } from "./connect";
 
 describe("groupSync", () => {
   it("runs once for a lone caller, and again for the next", async () => {
@@ -77,6 +77,7 @@ describe("the SQLite database", () => {
     await expect(database(settings)).rejects.toThrow(/DATA_DIR: .* cannot hold the database/);
     await unlink(blocker);
     await expect(database(settings)).resolves.toMatchObject({ engine: "sqlite" });
+    await closeDatabases();
     await rm(dir, { recursive: true, force: true });
   });
 });

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { database } from "@/server/db/connect";
+import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { importLegacyLeads } from "./legacy-import";
@@ -14,7 +14,11 @@ beforeEach(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-upgrade-"));
   vi.stubEnv("DATA_DIR", dataDir);
   for (const method of ["info", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
-  return () => rm(dataDir, { recursive: true, force: true });
+  // Closed first: an open database's checkpointer writes into the folder while it is removed.
+  return async () => {
+    await closeDatabases();
+    await rm(dataDir, { recursive: true, force: true });
+  };
 });
 
 /** A lead as the file and Redis stores wrote it. */
