@@ -54,25 +54,41 @@ export function attemptOnce(webhook: WebhookSettings & { url: string }, webhookI
   return postJson(webhook.url, body, headers, timeoutMs);
 }
 
+/** The clock a sender's deadline is read on, the pause between its attempts, and the attempt itself: the real ones, or a test's. */
+export type Timing = {
+  now: () => number;
+  sleep: (ms: number) => Promise<unknown>;
+  attempt: typeof attemptOnce;
+};
+const realTiming: Timing = { now: () => performance.now(), sleep, attempt: attemptOnce };
+
 /**
  * Posts a body until it is acknowledged, a failure will not change by
  * itself, or the time runs out. The visitor's sender retries transient
- * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`;
- * a pass or the operator makes one attempt.
+ * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`
+ * on `timing.now`'s clock; a pass or the operator makes one attempt.
  */
-async function attemptAll(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, env: ServerEnv, sender: Sender, started: number) {
-  const elapsed = () => performance.now() - started;
+export async function attemptAll(
+  webhook: WebhookSettings & { url: string },
+  webhookId: string,
+  body: string,
+  env: ServerEnv,
+  sender: Sender,
+  started: number,
+  timing: Timing = realTiming,
+) {
+  const left = () => env.WEBHOOK_DEADLINE_MS - (timing.now() - started);
   const records: AttemptRecord[] = [];
   for (;;) {
-    const timeoutMs = sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, env.WEBHOOK_DEADLINE_MS - elapsed()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
+    const timeoutMs = sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
-    const result = await attemptOnce(webhook, webhookId, body, Math.max(1, Math.round(timeoutMs)));
+    const result = await timing.attempt(webhook, webhookId, body, Math.max(1, Math.round(timeoutMs)));
     records.push({ at, status: "status" in result ? result.status : null, failure: result.ok ? null : result.reason, duration_ms: Date.now() - at, sender });
     if (sender !== "visitor" || !isTransient(result) || records.length > env.WEBHOOK_MAX_RETRIES) return { result, records };
 
     const delay = backoffMs(records.length, env.WEBHOOK_RETRY_BASE_MS);
-    if (env.WEBHOOK_DEADLINE_MS - elapsed() - delay < MIN_ATTEMPT_MS) return { result, records };
-    await sleep(delay);
+    if (left() - delay < MIN_ATTEMPT_MS) return { result, records };
+    await timing.sleep(delay);
   }
 }
 
