@@ -5,9 +5,10 @@ import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadById, newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
-import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass, startRedelivery, stopRedelivery } from "./pass";
+import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass, redeliveryTick, startRedelivery, stopRedelivery } from "./pass";
 import { nextAttemptAfter } from "./send";
 import { submitLead } from "./submit-lead";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -300,34 +301,60 @@ describe("the operator's retry of one lead", () => {
   });
 });
 
-describe("startRedelivery", () => {
-  afterEach(() => stopRedelivery());
+describe("the redelivery timer", () => {
+  afterEach(() => {
+    stopRedelivery();
+    vi.useRealTimers();
+  });
 
-  it("sends due leads on its timer, and logs a pass only when it did something", async () => {
+  it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     vi.stubEnv("REDELIVERY_POLL_MS", "100");
+    startRedelivery();
+    startRedelivery();
+    expect(vi.getTimerCount()).toBe(1);
+    stopRedelivery();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
     const body = payload("[fail=3]");
     const first = await send(body);
     await (await store()).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
-    startRedelivery();
-    startRedelivery();
-    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), { timeout: 5_000 });
+    expect(await redeliveryTick()).toBe(true);
+    expect(await row(first.webhookId)).toMatchObject({ state: "delivered" });
     expect(receiver.withName(body.name)).toHaveLength(4);
-    await vi.waitFor(() => expect(logged("redelivery_pass")).toHaveLength(1));
-    expect(logged("redelivery_pass")[0]).toMatchObject({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) });
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(logged("redelivery_pass")).toStrictEqual([expect.objectContaining({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) })]);
+    // Two more ticks ran a pass each, with nothing to send: nothing logged.
+    expect(await redeliveryTick()).toBe(true);
+    expect(await redeliveryTick()).toBe(true);
     expect(logged("redelivery_pass")).toHaveLength(1);
   });
 
-  it("logs a database that fails its passes once, not once a pass", async () => {
-    vi.stubEnv("REDELIVERY_POLL_MS", "100");
+  it("starts no pass while the last one still runs", async () => {
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
+    const body = payload("[hang]");
+    await (await store()).db.insertInto("leads").values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null })).execute();
+    const first = redeliveryTick();
+    await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
+    expect(await redeliveryTick()).toBe(false);
+    expect(await first).toBe(true);
+    expect(receiver.withName(body.name)).toHaveLength(1);
+    // Once it ended, the next tick runs.
+    expect(await redeliveryTick()).toBe(true);
+  });
+
+  it("logs a database that fails its passes once per outage, not once a pass", async () => {
+    const home = process.env.DATA_DIR!;
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
-    startRedelivery();
-    await vi.waitFor(() => expect(logged("lead_store_failed")).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 350));
-    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ during: "redelivery_pass" })]);
-    stopRedelivery();
-    vi.unstubAllEnvs();
-    // Answered again: the next outage is logged anew.
-    expect(await send(payload())).toMatchObject({ ok: true });
+    for (let tick = 0; tick < 3; tick += 1) expect(await redeliveryTick()).toBe(true);
+    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ event: "lead_store_failed", during: "redelivery_pass" })]);
+
+    // Answered again, then failing again: the next outage is logged anew.
+    vi.stubEnv("DATA_DIR", home);
+    expect(await redeliveryTick()).toBe(true);
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    expect(await redeliveryTick()).toBe(true);
+    expect(logged("lead_store_failed")).toHaveLength(2);
   });
 });

@@ -107,26 +107,35 @@ export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOp
 
 const worked = (summary: PassSummary) => summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0;
 
-const timer = globalThis as typeof globalThis & { redeliveryTimer?: NodeJS.Timeout };
+const timer = globalThis as typeof globalThis & { redeliveryTimer?: NodeJS.Timeout; redeliveryRunning?: boolean };
 
-/** Runs a pass every REDELIVERY_POLL_MS for as long as the server lives; started once from instrumentation.ts. */
+/**
+ * What the timer runs each REDELIVERY_POLL_MS: a pass, logged only when it
+ * did something, unless the last one is still running. Resolves to whether
+ * it ran one; a pass that fails is logged once per outage (lead_store_failed).
+ */
+export async function redeliveryTick() {
+  if (timer.redeliveryRunning) return false;
+  timer.redeliveryRunning = true;
+  const began = Date.now();
+  try {
+    const summary = await redeliveryPass();
+    storeAnswered();
+    if (worked(summary) || summary.budgetSpent) {
+      logEvent("info", { event: "redelivery_pass", via: "timer", ...summary, durationMs: Date.now() - began });
+    }
+  } catch (error) {
+    storeFailed(error, { during: "redelivery_pass" });
+  } finally {
+    timer.redeliveryRunning = false;
+  }
+  return true;
+}
+
+/** Runs redeliveryTick every REDELIVERY_POLL_MS for as long as the server lives; started once from instrumentation.ts. */
 export function startRedelivery(env: ServerEnv = readEnv()) {
   if (timer.redeliveryTimer) return;
-  let running = false;
-  timer.redeliveryTimer = setInterval(() => {
-    if (running) return;
-    running = true;
-    const began = Date.now();
-    redeliveryPass()
-      .then((summary) => {
-        storeAnswered();
-        if (worked(summary) || summary.budgetSpent) {
-          logEvent("info", { event: "redelivery_pass", via: "timer", ...summary, durationMs: Date.now() - began });
-        }
-      })
-      .catch((error: unknown) => storeFailed(error, { during: "redelivery_pass" }))
-      .finally(() => (running = false));
-  }, env.REDELIVERY_POLL_MS);
+  timer.redeliveryTimer = setInterval(() => void redeliveryTick(), env.REDELIVERY_POLL_MS);
   timer.redeliveryTimer.unref();
 }
 
