@@ -1,5 +1,6 @@
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { freePort } from "@/tests/support/processes";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { checkEnvironmentAtStart } from "./startup";
 
@@ -115,6 +116,19 @@ describe("checkEnvironmentAtStart", () => {
       await redis.stop();
     }
   });
+
+  it("says when Redis does not answer at start that the limits count in memory, naming its host and never its password", async () => {
+    const port = await freePort();
+    vi.stubEnv("REDIS_URL", `redis://:redis-s3cret@127.0.0.1:${port}`);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn)).toContainEqual(
+      expect.objectContaining({ level: "warn", event: "redis_unreachable", host: `127.0.0.1:${port}`, message: "rate limits count in memory until Redis answers" }),
+    );
+    expect(loggedLines(info).map((line) => line.event)).not.toContain("rate_limits_shared");
+    expect(JSON.stringify([...warn.mock.calls, ...info.mock.calls])).not.toContain("redis-s3cret");
+  }, 15_000);
 
   it("stops the server when a variable is malformed", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "ftp://files.example.com/drop");

@@ -1,10 +1,16 @@
+import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { contactFields, emptyContactValues } from "@/lib/forms/contact";
 import { idleState } from "@/lib/forms/form-state";
 import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { sendForm } from "@/server/actions/send-form";
+import { database } from "@/server/db/connect";
+import { listLeads } from "@/server/delivery/lead-store";
+import { dueNow, redeliveryPass } from "@/server/delivery/pass";
+import { readEnv } from "@/server/env";
 // What the forms' components bind the action to (see useServerForm).
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
 
@@ -189,3 +195,35 @@ describe("submitContact without a webhook URL", () => {
     expect(receiver.received.length).toBe(before + 1);
   });
 });
+
+describe("a contact request the webhook failed", () => {
+  it("is kept, and the next pass delivers it under the same webhook-id with the same six fields", async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1");
+    const secret = newWebhookSecret();
+    vi.stubEnv("CONTACT_WEBHOOK_SECRET", secret);
+    const fields = lead({}, "[fail=3]");
+    expect((await submit(fields)).status).toBe("failed");
+    const [kept] = await pendingLeads(fields.name);
+    expect(kept).toMatchObject({ form: "contact", state: "pending", attempts: 3 });
+
+    // This lead alone, due now: the other tests' failures and the schedule's wait are not this test's.
+    await (await database(readEnv())).db.deleteFrom("leads").where("id", "!=", kept!.id).execute();
+    expect(await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) })).toMatchObject({ delivered: 1 });
+    const requests = receiver.withName(fields.name);
+    expect(requests.map((request) => [request.headers["webhook-id"], request.answered])).toStrictEqual([
+      [kept!.id, 503],
+      [kept!.id, 503],
+      [kept!.id, 503],
+      [kept!.id, 200],
+    ]);
+    // Signed when redelivered, with the six fields the visitor sent, trimmed.
+    expect(new Webhook(secret).verify(requests[3]!.body, requests[3]!.headers as Record<string, string>)).toStrictEqual(fields);
+    expect(Object.keys(requests[3]!.json as object).sort()).toStrictEqual(Object.keys(contactFields).sort());
+    expect(await pendingLeads(fields.name)).toStrictEqual([]);
+  });
+});
+
+/** The contact form's pending leads whose name carries the token. */
+async function pendingLeads(name: string) {
+  return (await listLeads(await database(readEnv()), { states: ["pending"], form: "contact" })).filter((row) => row.payload?.includes(name));
+}

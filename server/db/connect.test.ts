@@ -2,7 +2,8 @@ import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { setupBothEngines } from "@/tests/support/both-engines";
 import { closeDatabases, connect, database, groupSync, postgresTarget } from "./connect";
 
 describe("groupSync", () => {
@@ -79,5 +80,28 @@ describe("the SQLite database", () => {
     await expect(database(settings)).resolves.toMatchObject({ engine: "sqlite" });
     await closeDatabases();
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe("a Postgres connection that breaks while idle", () => {
+  const open = setupBothEngines();
+
+  it("is logged for the operator, not thrown, and the next query connects again", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const store = await open("postgres");
+    // One idle connection in the server's pool.
+    await sql`select 1`.execute(store.db);
+    const other = await open("postgres");
+    const { rows } = await sql<{ ended: boolean }>`
+      select pg_terminate_backend(pid) as ended from pg_stat_activity
+      where pid <> pg_backend_pid() and datname = current_database() and backend_type = 'client backend'`.execute(other.db);
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+
+    await vi.waitFor(() =>
+      expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
+        expect.objectContaining({ level: "warn", event: "database_connection_lost", message: expect.stringContaining("terminating connection") }),
+      ),
+    );
+    await expect(sql<{ one: number }>`select 1 as one`.execute(store.db)).resolves.toMatchObject({ rows: [{ one: 1 }] });
   });
 });

@@ -120,6 +120,11 @@ describe("what each alert says", () => {
         text: "Sous: 2 waitlist leads held since 2026-11-24 15:50 UTC: WAITLIST_WEBHOOK_URL is not set. Set it and restart; the next pass sends them. See them with `npm run leads`.",
       },
     ]);
+    // The operator's log says it went out, with counts only.
+    const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(logged.filter((line) => line.event === "alert_sent")).toStrictEqual([
+      { level: "info", event: "alert_sent", kind: "held", form: "waitlist", leads: 2, time: expect.any(String) },
+    ]);
   });
 
   it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state", async () => {

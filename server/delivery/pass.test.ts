@@ -285,6 +285,37 @@ describe("redeliveryPass", () => {
   });
 });
 
+describe("consent retention, with a pass", () => {
+  it("forgets consent records and revocations older than CONSENT_RETENTION_DAYS, keeps the rest, and says how many", async () => {
+    const { db } = await store();
+    const day = 86_400_000;
+    const now = Date.now();
+    await db.insertInto("disclosures").values({ version: "v-retention", text: "I agree.", first_recorded_at: 0 }).onConflict((conflict) => conflict.doNothing()).execute();
+    const consent = (id: string, at: number) => ({
+      id,
+      phone: "+15551234567",
+      consented_at: at,
+      ip: null,
+      user_agent: null,
+      page_url: null,
+      javascript: 1,
+      lead_id: `msg_${id}`,
+      disclosure_version: "v-retention",
+    });
+    await db.insertInto("consents").values([consent("c-old", now - 1_462 * day), consent("c-kept", now - 1_460 * day)]).execute();
+    await db
+      .insertInto("consent_revocations")
+      .values({ id: "r-old", phone: "+15551234567", revoked_at: now - 1_500 * day, channel: "sms", source: "test", message_id: null })
+      .execute();
+    (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
+    await redeliveryPass(readEnv());
+
+    expect((await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map((row) => row.id)).toStrictEqual(["c-kept"]);
+    expect(await db.selectFrom("consent_revocations").select("id").where("id", "=", "r-old").execute()).toStrictEqual([]);
+    expect(logged("consents_forgotten")).toStrictEqual([expect.objectContaining({ level: "info", consents: 1, revocations: 1, retentionDays: 1461 })]);
+  });
+});
+
 describe("the operator's retry of one lead", () => {
   it("sends that lead, whatever its schedule says, and no other", async () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
