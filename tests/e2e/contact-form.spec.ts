@@ -1,5 +1,7 @@
+import { Webhook } from "standardwebhooks";
 import { invalidMessage } from "@/components/forms/form-messages";
 import { contactMessages } from "@/lib/forms/contact";
+import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { ContactFormPage, type ContactInput } from "./pages/contact-form";
 import { deliveriesNamed, deliveriesWith, uniqueToken } from "./receiver-client";
@@ -47,6 +49,9 @@ test("a contact request reaches the webhook and the visitor is thanked", async (
   expect(delivery?.path).toBe("/hooks/contact");
   expect(delivery?.headers["content-type"]).toBe("application/json");
   expect(delivery?.json).toEqual(input);
+  // Signed with the contact form's secret, and carrying its fixed auth header.
+  expect(new Webhook(e2e.webhookSecrets.contact).verify(delivery!.body, delivery!.headers as Record<string, string>)).toStrictEqual(input);
+  expect(delivery?.headers["x-e2e-key"]).toBe(e2e.authHeaderValues.contact);
 });
 
 test("a request sent from the top of the page is answered where the visitor can see it", async ({ page, jsEnabled }) => {
@@ -85,7 +90,7 @@ test("when the webhook fails the visitor is told and keeps every value", async (
   expect(await form.values()).toEqual(input);
 });
 
-test("the browser's own checks stop an incomplete request before it is sent", async ({ page }) => {
+test("the browser's own checks stop an incomplete request before it is sent", async ({ page, jsEnabled }) => {
   const form = new ContactFormPage(page);
   const token = uniqueToken();
   await form.open();
@@ -101,6 +106,12 @@ test("the browser's own checks stop an incomplete request before it is sent", as
   expect(await page.evaluate(() => location.hash)).toBe("#contact");
   // The second try has no name to find it by; its email address is this test's own.
   expect([...(await deliveriesNamed(token)), ...(await deliveriesWith(input.email))]).toEqual([]);
+
+  // The same form, completed, is sent: the receiver was there to see a wrong delivery.
+  await form.name.fill(input.name);
+  await form.submit.click();
+  await expect(jsEnabled ? toasts(page) : form.status).toContainText(contactMessages.success.text);
+  expect(await deliveriesWith(input.email)).toHaveLength(1);
 });
 
 test("the server re-checks what a browser lets through, and keeps the values", async ({ page, jsEnabled }) => {
@@ -124,4 +135,10 @@ test("the server re-checks what a browser lets through, and keeps the values", a
   }
   expect(await form.values()).toEqual(input);
   expect(await deliveriesNamed(token)).toEqual([]);
+
+  // The same request with an address the server takes is sent.
+  await form.email.fill(`julia.${token}@example.com`);
+  await form.submit.click();
+  await expect(jsEnabled ? toasts(page).last() : form.status).toContainText(contactMessages.success.text);
+  expect(await deliveriesNamed(token)).toHaveLength(1);
 });

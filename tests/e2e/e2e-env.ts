@@ -17,6 +17,9 @@ export const e2e = {
   waitlistWebhookURL: `${receiverURL}/hooks/waitlist`,
   /** Where the test build lives (next.config.ts). */
   distDir: ".next-e2e",
+  /** What signs each form's deliveries, and the header value each carries, as the receiver should see them. */
+  webhookSecrets,
+  authHeaderValues,
   /** Everything of the server's env that must never reach a browser. */
   secrets: [...Object.values(webhookSecrets), ...Object.values(authHeaderValues)],
   serverEnv: {

@@ -153,6 +153,37 @@ for (const engine of ["sqlite", "postgres"] as const) {
   });
 }
 
+test("a secret rotated by restarts: the old one alone, both while the workflow moves over, then the new one alone", async () => {
+  const [oldSecret, newSecret] = [newWebhookSecret(), newWebhookSecret()];
+  const sent: { phone: string; name: string }[] = [];
+  const verified: unknown[][] = [];
+  for (const secrets of [oldSecret, `${oldSecret} ${newSecret}`, newSecret]) {
+    const server = await start({ WAITLIST_WEBHOOK_SECRET: secrets });
+    const fields = signup();
+    expect((await postSignupWithoutScript(server.url, fields)).html).toContain(successText);
+    await server.stop();
+    const [delivered, ...more] = receiver.withName(fields.name);
+    expect(more).toStrictEqual([]);
+    sent.push({ phone: fields.phone.replace(/[^\d+]/g, ""), name: fields.name });
+    // What each secret verifies: the values sent, or nothing.
+    verified.push(
+      [oldSecret, newSecret].map((key) => {
+        try {
+          return new Webhook(key).verify(delivered!.body, delivered!.headers as Record<string, string>);
+        } catch {
+          return "refused";
+        }
+      }),
+    );
+  }
+  const [before, during, after] = sent;
+  expect(verified).toStrictEqual([
+    [before, "refused"],
+    [during, during],
+    ["refused", after],
+  ]);
+});
+
 test("a visitor who tries again while a pass is sending the lead waits for it: one POST, and success", async () => {
   receiver.outage(503);
   const server = await start({ REDELIVERY_SCHEDULE_SECONDS: "1" });

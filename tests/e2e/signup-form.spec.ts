@@ -1,5 +1,7 @@
+import { Webhook } from "standardwebhooks";
 import { invalidMessage } from "@/components/forms/form-messages";
 import { waitlistMessages } from "@/lib/forms/waitlist";
+import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { SignupFormPage } from "./pages/signup-form";
 import { deliveriesNamed, deliveriesWith, uniquePhone, uniqueToken } from "./receiver-client";
@@ -34,6 +36,9 @@ test("a sign-up reaches the waitlist webhook without the consent flag", async ({
   expect(deliveries[0]?.path).toBe("/hooks/waitlist");
   // The number in E.164, as SMS tools want it.
   expect(deliveries[0]?.body).toBe(JSON.stringify({ phone: phone.e164, name }));
+  // Signed with the waitlist's secret, and carrying its fixed auth header.
+  expect(new Webhook(e2e.webhookSecrets.waitlist).verify(deliveries[0]!.body, deliveries[0]!.headers as Record<string, string>)).toStrictEqual({ phone: phone.e164, name });
+  expect(deliveries[0]?.headers["x-e2e-key"]).toBe(e2e.authHeaderValues.waitlist);
 });
 
 test("each rule has its message next to its field, and the first bad field gets focus", async ({ page, jsEnabled }) => {
@@ -75,9 +80,15 @@ test("each rule has its message next to its field, and the first bad field gets 
   }
   // The token is in the phone field: any delivery of this post carries it.
   expect(await deliveriesWith(token)).toEqual([]);
+
+  // Completed, the same form is sent: the receiver was there to see a wrong delivery.
+  await form.fill({ name: `Ada ${token}`, phone: uniquePhone().typed, consent: true });
+  await form.submit.click();
+  await expect(jsEnabled ? toasts(page).last() : form.status).toContainText(waitlistMessages.success.text);
+  expect(await deliveriesNamed(token)).toHaveLength(1);
 });
 
-test("a name of one letter is refused even when everything else is right", async ({ page }) => {
+test("a name of one letter is refused even when everything else is right", async ({ page, jsEnabled }) => {
   const form = new SignupFormPage(page);
   const phone = uniquePhone();
   await form.open();
@@ -88,6 +99,12 @@ test("a name of one letter is refused even when everything else is right", async
   await expect(form.consent).toBeChecked();
   // The number is this test's own: a delivery of this post would carry it, as typed or in E.164.
   expect([...(await deliveriesWith(phone.typed)), ...(await deliveriesWith(phone.e164))]).toEqual([]);
+
+  // With a real name the same sign-up is sent, once.
+  await form.name.fill("Zoe Lovelace");
+  await form.submit.click();
+  await expect(jsEnabled ? toasts(page).last() : form.status).toContainText(waitlistMessages.success.text);
+  expect(await deliveriesWith(phone.e164)).toHaveLength(1);
 });
 
 test("when the waitlist webhook fails the visitor is told and keeps every value", async ({ page, jsEnabled }) => {
