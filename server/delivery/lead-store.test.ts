@@ -108,7 +108,8 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect(await attemptsOf(store, lead.id)).toStrictEqual([{ lead_id: lead.id, number: 1, ...attempt }]);
     expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
     // The same values again are a new lead.
-    expect(await insertClaimed(store, newRow({ dedupe_key: lead.dedupe_key }), newClaim(1_000))).toBeDefined();
+    const again = newRow({ dedupe_key: lead.dedupe_key });
+    expect(await insertClaimed(store, again, newClaim(1_000))).toMatchObject({ id: again.id, dedupe_key: lead.dedupe_key, state: "pending" });
     // A stale failure from a sender whose claim ran out changes nothing.
     await settle(store, lead, newClaim(1), { state: "pending", last_failure: "status 503" }, []);
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", last_failure: null });
