@@ -18,7 +18,11 @@ const config = {
   htmlReporter: { fileName: "reports/mutation/index.html" },
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   tempDirName: ".stryker-tmp",
-  thresholds: { high: 90, low: 80, break: 80 },
+  // Under 85% in all the run fails; tests/mutation/folders.mjs holds each folder to 80%.
+  thresholds: { high: 90, low: 85, break: 85 },
+  // `npm run test:mutation -- --incremental` reuses this file's results for
+  // what neither the code nor its tests changed since (tests/MUTATION.md).
+  incrementalFile: "reports/stryker-incremental.json",
   ignoreStatic: true,
 };
 
