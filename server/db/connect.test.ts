@@ -1,6 +1,7 @@
 import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -69,6 +70,75 @@ describe("the SQLite database", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it("commits to the WAL without waiting for the disk, waits 5 s for a lock, keeps foreign keys, and leaves checkpoints to its worker", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+    try {
+      const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(store.db)).rows[0] as object)[0];
+      expect([await pragma("synchronous"), await pragma("busy_timeout"), await pragma("foreign_keys"), await pragma("wal_autocheckpoint")]).toStrictEqual([1, 5000, 1, 0]);
+
+      // The server's connection never checkpoints: the database file grows only when the worker copies the WAL in.
+      const size = async () => (await stat(path.join(dir, "sous.db"))).size;
+      const row = (n: number) => ({ id: `msg_${n}`, form: "waitlist", dedupe_key: null, payload: "x".repeat(2_000), state: "held" as const, created_at: 1, next_attempt_at: 1 });
+      const before = await size();
+      await store.db.insertInto("leads").values(Array.from({ length: 100 }, (_, n) => row(n))).execute();
+      expect(await size()).toBe(before);
+      await vi.waitFor(async () => expect(await size()).toBeGreaterThan(before + 100 * 2_000), { timeout: 10_000, interval: 50 });
+    } finally {
+      await store.db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 15_000);
+
+  it("checkpoints as SQLite does by default when its worker fails, and says so", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    // A driver the worker cannot load.
+    vi.stubEnv("BETTER_SQLITE3_DIR", path.join(tmpdir(), "no-such-driver"));
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+    try {
+      await vi.waitFor(() =>
+        expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
+          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("no-such-driver") }),
+        ),
+      );
+      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+      expect(rows).toStrictEqual([{ wal_autocheckpoint: 1000 }]);
+    } finally {
+      await store.db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("creates a missing DATA_DIR for the server's user only", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const store = await connect({ DATA_DIR: path.join(dir, "new", "data"), DATABASE_URL: undefined });
+    try {
+      expect((await stat(path.join(dir, "new", "data"))).mode & 0o777).toBe(0o700);
+    } finally {
+      await store.db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("starts while another server holds the write lock past the busy timeout: it tries again once the lock is free", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    await (await connect({ DATA_DIR: dir, DATABASE_URL: undefined })).db.destroy();
+    const other = new SQLite(path.join(dir, "sous.db"));
+    other.exec("begin immediate");
+    // Held past the first try's 5 s wait, which blocks this thread: the release runs in the pause before the next try.
+    const release = setTimeout(() => other.exec("commit"), 1_000);
+    try {
+      const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+      expect(other.inTransaction).toBe(false);
+      await store.db.destroy();
+    } finally {
+      clearTimeout(release);
+      other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 
   it("is tried again after it could not be opened", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));

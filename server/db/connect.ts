@@ -87,9 +87,11 @@ const WAL_LIMIT_PAGES = 4_096;
 function startCheckpointer(file: string, database: SQLite.Database) {
   // The driver is required by name inside the worker's own code, from the
   // folder the server runs in: the bundler would rewrite a name it can see.
+  // BETTER_SQLITE3_DIR names another build of it: the mutation run's, made
+  // for the Node it runs on (tests/mutation/run.sh).
   const worker = new Worker(
     `const { workerData } = require("node:worker_threads");
-     const db = new (require("better-sqlite3"))(workerData.file);
+     const db = new (require(process.env.BETTER_SQLITE3_DIR || "better-sqlite3"))(workerData.file);
      db.pragma("busy_timeout = 5000");
      setInterval(() => {
        try {
