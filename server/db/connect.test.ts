@@ -8,14 +8,16 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { closeDatabases, connect, database, groupSync, postgresTarget } from "./connect";
 
 describe("groupSync", () => {
-  it("runs once for a lone caller, and again for the next", async () => {
+  it("runs once for a lone caller, and again, at once, for the next", async () => {
     let runs = 0;
     const durable = groupSync(async () => {
       runs += 1;
     });
     await durable();
-    await durable();
+    const second = durable();
+    // Nothing is running: the next caller's run starts when it calls, not after a turn.
     expect(runs).toBe(2);
+    await second;
   });
 
   it("makes callers that arrive during a run wait for one more run, which they share", async () => {
@@ -140,6 +142,31 @@ describe("the SQLite database", () => {
     }
   }, 20_000);
 
+  it("refuses to start on a file whose tables the migrations did not make, naming DATA_DIR", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const foreign = new SQLite(path.join(dir, "sous.db"));
+    foreign.exec("create table leads (something text)");
+    foreign.close();
+    try {
+      await expect(connect({ DATA_DIR: dir, DATABASE_URL: undefined })).rejects.toThrow(/DATA_DIR: .* cannot hold the database: .*table "leads" already exists/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is closed by closeDatabases, with every other database this process opened", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const store = await database({ DATA_DIR: dir, DATABASE_URL: undefined });
+    await sql`select 1`.execute(store.db);
+    await closeDatabases();
+    await expect(sql`select 1`.execute(store.db)).rejects.toThrow();
+    // Asked again, it is opened anew.
+    const reopened = await database({ DATA_DIR: dir, DATABASE_URL: undefined });
+    expect(reopened).not.toBe(store);
+    await closeDatabases();
+    await rm(dir, { recursive: true, force: true });
+  });
+
   it("is tried again after it could not be opened", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     const blocker = path.join(dir, "data");
@@ -159,6 +186,7 @@ describe("a Postgres connection that breaks while idle", () => {
   it("is logged for the operator, not thrown, and the next query connects again", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const store = await open("postgres");
+    expect(store.engine).toBe("postgres");
     // One idle connection in the server's pool.
     await sql`select 1`.execute(store.db);
     const other = await open("postgres");

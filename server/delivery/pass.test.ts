@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { database } from "@/server/db/connect";
+import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
@@ -68,6 +68,39 @@ describe("a visitor's submission", () => {
     ]);
     expect(await everythingDue()).toMatchObject({ delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(1);
+    // The visitor's own delivery is the submission's line, not a redelivery.
+    expect(logged("lead_redelivered")).toStrictEqual([]);
+  });
+
+  it("is kept before its first attempt: pending, its first redelivery due after the schedule's first delay, claimed for the deadline and 5 s", async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "60,120");
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "2000");
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "1500");
+    const body = payload("[delay=400]");
+    const sending = send(body);
+    await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
+    const rows = await (await store()).db.selectFrom("leads").selectAll().where("payload", "=", JSON.stringify(body)).execute();
+    expect(rows).toHaveLength(1);
+    const [inFlight] = rows;
+    expect(inFlight).toMatchObject({ state: "pending", attempts: 0, claimed_by: expect.any(String) });
+    expect(inFlight!.next_attempt_at - inFlight!.created_at).toBe(60_000);
+    expect(inFlight!.claimed_until! - inFlight!.created_at).toBe(2_000 + 5_000);
+    expect(await sending).toMatchObject({ ok: true, webhookId: inFlight!.id });
+  });
+
+  it("answers the visitor by what the workflow said when the database fails after the attempt, and the log names the lead", async () => {
+    const body = payload("[delay=300]");
+    const sending = send(body);
+    await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
+    // The database goes away while the attempt is in flight: the delivery cannot be recorded.
+    await closeDatabases();
+    const delivery = await sending;
+    expect(delivery).toMatchObject({ ok: true, status: 200 });
+    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ level: "error", form: "waitlist", webhookId: delivery.webhookId })]);
+    expect(JSON.stringify(logged("lead_store_failed"))).not.toContain(body.name);
+    // The next lead opens it again: the outage is over, and the log says so.
+    expect(await send(payload())).toMatchObject({ ok: true });
+    expect(logged("lead_store_recovered")).toHaveLength(1);
   });
 
   it("keeps a lead the webhook failed, with its webhook-id, and logs no value", async () => {
@@ -103,7 +136,7 @@ describe("a visitor's submission", () => {
     const first = await send(body);
     await claimById(await store(), first.webhookId, newClaim(60_000));
     const again = await send(body);
-    expect(again).toMatchObject({ ok: false, reason: "busy", webhookId: first.webhookId, attempts: 0 });
+    expect(again).toMatchObject({ ok: false, via: "webhook", reason: "busy", webhookId: first.webhookId, attempts: 0 });
     expect(again.durationMs).toBeGreaterThanOrEqual(300);
     expect(receiver.withName(body.name)).toHaveLength(3);
   });
@@ -129,7 +162,7 @@ describe("a visitor's submission", () => {
       const { settle } = await import("./lead-store");
       await settle(await store(), { id: first.webhookId, attempts: 3 }, taken, { state: "delivered", delivered_at: Date.now(), dedupe_key: null }, []);
     }, 300);
-    expect(await send(body)).toMatchObject({ ok: true, webhookId: first.webhookId, attempts: 0 });
+    expect(await send(body)).toMatchObject({ ok: true, via: "webhook", webhookId: first.webhookId, attempts: 0 });
     expect(receiver.withName(body.name)).toHaveLength(sentBefore);
     expect(sentBefore).toBe(3);
   });
@@ -254,6 +287,19 @@ describe("redeliveryPass", () => {
     expect(logged("receiver_paused")).toStrictEqual([expect.objectContaining({ form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES })]);
   });
 
+  it(`does not count rows it cannot read as the receiver's failures: ${PAUSE_AFTER_FAILURES} of them pause nothing`, async () => {
+    vi.stubEnv("REDELIVERY_CONCURRENCY", "1");
+    const db = await store();
+    for (let i = 0; i < PAUSE_AFTER_FAILURES; i += 1) {
+      await insertClaimed(db, { id: `msg_unreadable-${i}`, form: "waitlist", dedupe_key: null, payload: "{", state: "pending", created_at: 0, next_attempt_at: i }, newClaim(0, 0));
+    }
+    const body = payload("[fail=3]");
+    const good = await send(body);
+    await db.db.updateTable("leads").set({ next_attempt_at: 100 }).where("id", "=", good.webhookId).execute();
+    expect(await everythingDue()).toMatchObject({ unreadable: PAUSE_AFTER_FAILURES, delivered: 1, paused: [] });
+    expect(receiver.withName(body.name).at(-1)).toMatchObject({ answered: 200 });
+  });
+
   it("never sends a row it cannot read, and still delivers the good ones", async () => {
     const db = await store();
     await insertClaimed(db, { id: "msg_corrupt", form: "waitlist", dedupe_key: null, payload: '{"phone":"+1555', state: "pending", created_at: 0, next_attempt_at: 0 }, newClaim(0, 0));
@@ -285,6 +331,30 @@ describe("redeliveryPass", () => {
   });
 });
 
+describe("retention, with a pass", () => {
+  const lastRun = globalThis as { lastRetentionRun?: number };
+
+  it("runs at most every ten minutes per process, and says nothing when nothing was old enough", async () => {
+    const delivery = await send(payload());
+    const { db } = await store();
+    await db.updateTable("leads").set({ delivered_at: Date.now() - 31 * 86_400_000 }).where("id", "=", delivery.webhookId).execute();
+    // Nine minutes since the last run: not yet.
+    lastRun.lastRetentionRun = Date.now() - 9 * 60_000;
+    await redeliveryPass(readEnv());
+    expect((await row(delivery.webhookId))?.payload).not.toBeNull();
+    // Eleven: it runs, and forgets.
+    lastRun.lastRetentionRun = Date.now() - 11 * 60_000;
+    await redeliveryPass(readEnv());
+    expect((await row(delivery.webhookId))?.payload).toBeNull();
+    expect(logged("lead_payloads_forgotten")).toHaveLength(1);
+    // Run again with nothing old left: no line.
+    lastRun.lastRetentionRun = 0;
+    await redeliveryPass(readEnv());
+    expect(logged("lead_payloads_forgotten")).toHaveLength(1);
+    expect(logged("consents_forgotten")).toStrictEqual([]);
+  });
+});
+
 describe("consent retention, with a pass", () => {
   it("forgets consent records and revocations older than CONSENT_RETENTION_DAYS, keeps the rest, and says how many", async () => {
     const { db } = await store();
@@ -313,6 +383,12 @@ describe("consent retention, with a pass", () => {
     expect((await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map((row) => row.id)).toStrictEqual(["c-kept"]);
     expect(await db.selectFrom("consent_revocations").select("id").where("id", "=", "r-old").execute()).toStrictEqual([]);
     expect(logged("consents_forgotten")).toStrictEqual([expect.objectContaining({ level: "info", consents: 1, revocations: 1, retentionDays: 1461 })]);
+
+    // Only a consent record old enough, no revocation: still said.
+    await db.insertInto("consents").values(consent("c-old-2", now - 1_462 * day)).execute();
+    (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
+    await redeliveryPass(readEnv());
+    expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
   });
 });
 
@@ -330,6 +406,14 @@ describe("the operator's retry of one lead", () => {
     expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 0, pending: 0 });
     expect(receiver.withName(one.name)).toHaveLength(4);
   });
+
+  it("makes one attempt at that lead when it fails again, however many workers the pass has", async () => {
+    vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
+    const body = payload("[status=503]");
+    const first = await send(body);
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 0, pending: 1 });
+    expect(receiver.withName(body.name)).toHaveLength(4);
+  });
 });
 
 describe("the redelivery timer", () => {
@@ -338,14 +422,42 @@ describe("the redelivery timer", () => {
     vi.useRealTimers();
   });
 
-  it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", () => {
+  it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", async () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     vi.stubEnv("REDELIVERY_POLL_MS", "100");
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await (await store()).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
     startRedelivery();
     startRedelivery();
     expect(vi.getTimerCount()).toBe(1);
+    // Not before its interval; after it, the tick's pass delivers.
+    vi.advanceTimersByTime(99);
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), { timeout: 5_000 });
     stopRedelivery();
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it.each([
+    ["delivered", "", () => {}],
+    ["pending", "[status=503]", () => {}],
+    ["dead", "[status=503]", () => vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1")],
+    ["held", "", () => vi.stubEnv("WAITLIST_WEBHOOK_URL", "")],
+    ["unreadable", "", () => {}],
+  ] as const)("logs a tick whose pass only left a lead %s", async (outcome, directive, setUp) => {
+    const body = payload(directive);
+    const lead = waitlistLead(body.phone, { payload: outcome === "unreadable" ? "{" : JSON.stringify(body), dedupe_key: null, next_attempt_at: 0 });
+    await (await store()).db.insertInto("leads").values(lead).execute();
+    setUp();
+    const began = Date.now();
+    expect(await redeliveryTick()).toBe(true);
+    const [line, ...more] = logged("redelivery_pass");
+    expect(more).toStrictEqual([]);
+    expect(line).toMatchObject({ level: "info", via: "timer", [outcome]: 1 });
+    expect(line.durationMs).toBeLessThanOrEqual(Date.now() - began);
+    expect(await row(lead.id)).toMatchObject({ state: outcome === "unreadable" ? "dead" : outcome });
   });
 
   it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
