@@ -94,6 +94,15 @@ describe("what each alert says", () => {
     expect(recovered).toMatchObject({ leads: 0, command: "npm run leads", text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting will be redelivered on schedule." });
   });
 
+  it("counts a failure in minutes up to two hours, then in hours", async () => {
+    await told("pending", at);
+    const [, recovered] = await told("delivered", at + 119 * minute);
+    expect(recovered!.text).toContain("after failing for 119 min since");
+    await told("pending", at + 200 * minute);
+    const [, , , again] = await told("delivered", at + 320 * minute);
+    expect(again!.text).toContain("after failing for 2 h since");
+  });
+
   it("dead leads, counted, from the oldest", async () => {
     await leads("dead", at - 120 * minute, at - 5 * minute);
     const sent = await told("dead", at);

@@ -17,6 +17,7 @@ import {
   newClaim,
   openLeadByKey,
   settle,
+  openLeadCounts,
 } from "./lead-store";
 
 const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);
@@ -113,6 +114,9 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     // A stale failure from a sender whose claim ran out changes nothing.
     await settle(store, lead, newClaim(1), { state: "pending", last_failure: "status 503" }, []);
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", last_failure: null });
+    // Nor does a second delivery of it: delivered once, at its first time.
+    await settle(store, { id: lead.id, attempts: 1 }, newClaim(1), { state: "delivered", delivered_at: 9_000, dedupe_key: null }, []);
+    expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", delivered_at: 5_000, attempts: 1 });
   });
 
   it("lets only the claim's holder record a failure", async () => {
@@ -152,5 +156,18 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect(await dropLead(store, a.id)).toBe(true);
     expect(await dropLead(store, a.id)).toBe(false);
     expect(await attemptsOf(store, a.id)).toStrictEqual([]);
+  });
+
+  it("counts open leads per form and state, all forms or one", async () => {
+    await store.db.deleteFrom("leads").execute();
+    await kept(store, { created_at: 3_000 });
+    await kept(store, { created_at: 2_000 });
+    await kept(store, { form: "contact", state: "held", created_at: 1_000 });
+    const byKey = (rows: { form: string; state: string }[]) => [...rows].sort((x, y) => `${x.form}${x.state}`.localeCompare(`${y.form}${y.state}`));
+    expect(byKey(await openLeadCounts(store))).toStrictEqual([
+      { form: "contact", state: "held", count: 1, oldest: 1_000 },
+      { form: "waitlist", state: "pending", count: 2, oldest: 2_000 },
+    ]);
+    expect(await openLeadCounts(store, "waitlist")).toStrictEqual([{ form: "waitlist", state: "pending", count: 2, oldest: 2_000 }]);
   });
 });
