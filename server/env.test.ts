@@ -26,6 +26,15 @@ describe("readEnv", () => {
     ]);
   });
 
+  it("takes LEGAL_EFFECTIVE_DATE only as a real calendar day", () => {
+    expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2026-11-01" })).LEGAL_EFFECTIVE_DATE).toBe("2026-11-01");
+    expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2028-02-29" })).LEGAL_EFFECTIVE_DATE).toBe("2028-02-29");
+    for (const day of ["2026-02-30", "2027-02-29", "2026-13-01", "2026-00-10", "2026-04-31"]) {
+      expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: day }))), day).toStrictEqual(["LEGAL_EFFECTIVE_DATE must be a real date"]);
+    }
+    expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "1 Nov 2026" })))).toContain("LEGAL_EFFECTIVE_DATE must be a date, YYYY-MM-DD");
+  });
+
   it("reads a list of countries with spaces and empty entries, upper-cased", () => {
     expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA", "GB"]);
     expect(problemsOf(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
