@@ -110,13 +110,22 @@ describe("a visitor's submission", () => {
     expect(await row(delivery.webhookId)).toMatchObject({ state: "pending", attempts: 3, rounds: 0, last_failure: "status 503", claimed_by: null });
     const [line] = logged("lead_pending");
     const kept = await row(delivery.webhookId);
-    expect(line).toMatchObject({ form: "waitlist", webhookId: delivery.webhookId, attempts: 3, reason: "status 503" });
+    expect(line).toMatchObject({ level: "warn", form: "waitlist", webhookId: delivery.webhookId, attempts: 3, reason: "status 503" });
     expect(line.nextAttemptAt).toBe(new Date(kept!.next_attempt_at).toISOString());
     expect(JSON.stringify(line)).not.toContain(body.name);
     // The schedule starts when the visitor's last attempt ended, not when the lead was kept.
     const [, , last] = await attemptsOf(await store(), delivery.webhookId);
     expect(kept!.next_attempt_at).toBeGreaterThanOrEqual(last!.at + last!.duration_ms + 1_000);
     expect(kept!.next_attempt_at).toBeLessThanOrEqual(Date.now() + 1_000);
+  });
+
+  it("keeps a pending lead's place and rounds when its visitor tries again and fails again", async () => {
+    const body = payload("[status=503]");
+    const first = await send(body);
+    // A round of redelivery has run already: its place and round count are the schedule's.
+    await (await store()).db.updateTable("leads").set({ rounds: 1, next_attempt_at: 123_456 }).where("id", "=", first.webhookId).execute();
+    expect(await send(body)).toMatchObject({ ok: false, webhookId: first.webhookId, attempts: 3 });
+    expect(await row(first.webhookId)).toMatchObject({ state: "pending", rounds: 1, next_attempt_at: 123_456, attempts: 6 });
   });
 
   it("starts the schedule again when a visitor retries a dead lead", async () => {
@@ -199,7 +208,7 @@ describe("a visitor's submission", () => {
     vi.unstubAllEnvs();
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
     expect(await send(payload())).toMatchObject({ ok: true });
-    expect(logged("lead_store_recovered")).toHaveLength(1);
+    expect(logged("lead_store_recovered")).toStrictEqual([expect.objectContaining({ level: "info" })]);
   });
 });
 
@@ -284,7 +293,7 @@ describe("redeliveryPass", () => {
     expect(receiver.received.length - before).toBe(PAUSE_AFTER_FAILURES);
     const untouched = (await Promise.all(leads.map((lead) => row(lead.webhookId)))).filter((lead) => lead?.rounds === 0);
     expect(untouched).toHaveLength(5 - PAUSE_AFTER_FAILURES);
-    expect(logged("receiver_paused")).toStrictEqual([expect.objectContaining({ form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES })]);
+    expect(logged("receiver_paused")).toStrictEqual([expect.objectContaining({ level: "warn", form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES })]);
   });
 
   it(`does not count rows it cannot read as the receiver's failures: ${PAUSE_AFTER_FAILURES} of them pause nothing`, async () => {
@@ -327,7 +336,7 @@ describe("redeliveryPass", () => {
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
     expect((await row(recent.webhookId))?.payload).not.toBeNull();
     expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
-    expect(logged("lead_payloads_forgotten")).toStrictEqual([expect.objectContaining({ leads: 1, retentionDays: 30 })]);
+    expect(logged("lead_payloads_forgotten")).toStrictEqual([expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 })]);
   });
 });
 
