@@ -19,6 +19,18 @@ export default defineConfig([
     files: ["tests/e2e/**"],
     rules: { "react-hooks/rules-of-hooks": "off" },
   },
+  {
+    // The n8n Code nodes' sources: fragments that workflows/n8n/build.ts joins into one
+    // script per node, run in n8n's sandbox (CommonJS require, n8n's $ globals). A name
+    // defined in shared.js is used in another file, so unused-vars cannot judge them;
+    // the unit tests run the joined code.
+    files: ["workflows/n8n/code/**/*.js"],
+    languageOptions: {
+      sourceType: "script",
+      globals: { $env: "readonly", $input: "readonly", $execution: "readonly", $getWorkflowStaticData: "readonly", PROGRAM: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-unused-vars": "off" },
+  },
   globalIgnores([
     ".next/**",
     ".next-e2e/**",

@@ -31,7 +31,8 @@ describe("the SMS terms", () => {
     expect(terms).toContain("Message frequency varies");
     expect(terms).toContain("Message and data rates may apply");
     expect(terms).toContain("Reply STOP to any message to cancel");
-    for (const word of ["QUIT", "END", "REVOKE", "OPT OUT", "CANCEL", "UNSUBSCRIBE"]) expect(terms).toContain(word);
+    expect(terms).toContain("We also honour STOPALL, QUIT, END, REVOKE, OPT OUT, OPTOUT, CANCEL and UNSUBSCRIBE, in any case");
+    expect(terms).toContain("To join again, reply START, then sign up again");
     expect(terms).toContain("Reply HELP to any message for help, or write to help@sous.chef");
     expect(terms).toContain("Carriers are not liable for delayed or undelivered messages");
     expect(terms).toContain("Consent is not a condition of purchase");

@@ -1,8 +1,9 @@
+import { optOutWords } from "@/lib/sms/program";
 import type { BusinessIdentity } from "@/server/env";
 import { addressLine, reviewNote, type LegalDocument } from "./legal-document";
 
-/** The opt-out words carriers honour, besides STOP. */
-export const optOutWords = ["QUIT", "END", "REVOKE", "OPT OUT", "CANCEL", "UNSUBSCRIBE"] as const;
+/** The opt-out words the workflow honours besides STOP (lib/sms/program.ts holds the list). */
+const otherOptOutWords = optOutWords.filter((word) => word !== "STOP");
 
 /** The /terms page: the SMS program's terms, as carriers' reviewers expect to find them linked from the opt-in. */
 export function termsContent(identity: BusinessIdentity): LegalDocument {
@@ -33,8 +34,8 @@ export function termsContent(identity: BusinessIdentity): LegalDocument {
         id: "opt-out",
         heading: "How to stop",
         blocks: [
-          `Reply STOP to any message to cancel. We also honour ${optOutWords.slice(0, -1).join(", ")} and ${optOutWords.at(-1)}.`,
-          "After you opt out you get one text confirming it, and no more messages after that. To join again, sign up again.",
+          `Reply STOP to any message to cancel. We also honour ${otherOptOutWords.slice(0, -1).join(", ")} and ${otherOptOutWords.at(-1)}, in any case, alone or at the start of a longer reply.`,
+          "After you opt out you get one text confirming it, and no more messages after that. To join again, reply START, then sign up again on our sign-up page.",
           `You can also ask us to stop by writing to ${supportEmail}.`,
         ],
       },

@@ -6,8 +6,8 @@ import { freePort, startProcess } from "./processes";
  * Another `next start` on the build the e2e run already made, with its own
  * environment: a second instance, or the same one after a restart.
  */
-export async function startNextServer(env: Record<string, string>) {
-  const port = await freePort();
+export async function startNextServer(env: Record<string, string>, port?: number) {
+  port ??= await freePort();
   return startProcess(
     path.join(process.cwd(), "node_modules", ".bin", "next"),
     ["start", "--hostname", "127.0.0.1", "--port", String(port)],
