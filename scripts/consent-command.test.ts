@@ -125,3 +125,33 @@ it("npm run consent runs the command and exits 1 with its message when a call is
   expect(stdout).toContain("npm run consent -- revoke PHONE");
   await expect(run("npm", ["run", "--silent", "consent", "--", "show"], { timeout: 60_000 })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("show needs a phone number") });
 }, 60_000);
+
+describe("npm run consent -- export, as an attacker would fill it", () => {
+  const attacker = { phone: "+15554000099", userAgent: "@SUM(1+1)*cmd|' /C calc'!A0", pageUrl: "=HYPERLINK(\"http://evil.test/x\",\"Open\")" };
+
+  beforeAll(async () => {
+    const store = await database(readEnv());
+    const id = newWebhookId();
+    const payload = { phone: attacker.phone, name: "-2+3+cmd|' /C calc'!A0" };
+    await store.db.transaction().execute(async (db) => {
+      await insertClaimed({ ...store, db }, {
+        id, form: "waitlist", dedupe_key: leadKey("waitlist", payload), payload: JSON.stringify(payload), state: "pending",
+        attempts: 0, rounds: 0, created_at: Date.now(), next_attempt_at: Date.now() + 60_000, last_failure: null, delivered_at: null,
+      }, newClaim(0, 0));
+      await recordConsent(db, { phone: attacker.phone, ip: "203.0.113.41", userAgent: attacker.userAgent, pageUrl: attacker.pageUrl, javascript: true, disclosure: text, shownVersion: null }, id, Date.parse("2027-01-01T10:00:00Z"));
+    });
+  });
+
+  it("CSV: no cell starts with a formula character, the phone keeps its +; JSONL keeps every value as recorded", async () => {
+    const csv = (await consent("export", "--since", "2026-12-31")).stdout;
+    const rows = parse(csv, { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ phone: attacker.phone, user_agent: `'${attacker.userAgent}`, page_url: `'${attacker.pageUrl}` });
+    for (const cell of Object.values(rows[0]!).filter((value) => value !== attacker.phone)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+
+    const jsonl = (await consent("export", "--since", "2026-12-31", "--format", "jsonl")).stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(jsonl).toHaveLength(1);
+    expect(jsonl[0]).toMatchObject({ record: "consent", phone: attacker.phone, user_agent: attacker.userAgent, page_url: attacker.pageUrl, at: "2027-01-01T10:00:00.000Z" });
+    await expect(consent("export", "--format", "xlsx")).rejects.toMatchObject({ stderr: expect.stringContaining("--format is csv or jsonl") });
+  });
+});

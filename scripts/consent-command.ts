@@ -14,8 +14,10 @@ import { toCsv } from "./csv";
 
 const usage = `Usage:
   npm run consent -- show PHONE [--json]        every consent record and revocation of a number (any spelling), with the text shown
-  npm run consent -- export [--since YYYY-MM-DD]
-                                                every record and revocation as CSV, to stdout
+  npm run consent -- export [--since YYYY-MM-DD] [--format csv|jsonl]
+                                                every record and revocation to stdout: CSV safe to open in a
+                                                spreadsheet (a cell that would run as a formula starts with '),
+                                                or JSONL, each record exactly as kept
   npm run consent -- revoke PHONE [--channel sms|email|other]
                                                 record that the number's consent ended (default channel: other); its undelivered leads are not sent`;
 
@@ -104,6 +106,7 @@ export async function consentCommand(args: string[], print: Print, write: (text:
     allowPositionals: true,
     options: {
       since: { type: "string" },
+      format: { type: "string", default: "csv" },
       channel: { type: "string", default: "other" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -126,8 +129,11 @@ export async function consentCommand(args: string[], print: Print, write: (text:
   }
 
   if (command === "export") {
+    if (values.format !== "csv" && values.format !== "jsonl") throw new Error(`--format is csv or jsonl\n${usage}`);
     const history = await consentRecords(await database(env), { since: values.since ? dayOf(values.since) : undefined });
-    write(toCsv(exportColumns, timeline(history)));
+    // JSONL is the evidence exactly as recorded, for an auditor; CSV is made safe to open in a spreadsheet.
+    if (values.format === "jsonl") for (const row of timeline(history)) write(`${JSON.stringify(row)}\n`);
+    else write(toCsv(exportColumns, timeline(history)));
     return;
   }
 

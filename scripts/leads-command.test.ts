@@ -95,3 +95,29 @@ describe("npm run leads -- list", () => {
     expect(JSON.stringify(summary)).not.toContain(lead.name);
   });
 });
+
+describe("npm run leads -- export, as an attacker would fill it", () => {
+  it("writes no cell that starts with a formula character, for either form; an E.164 phone keeps its +; JSONL keeps the values as sent", async () => {
+    const { emptyContactValues } = await import("@/lib/forms/contact");
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "");
+    const signup = { name: '=HYPERLINK("http://evil.test/x","Open")', phone: "(555) 300-9901", consent: "on" };
+    const request = { name: "-2+3+cmd|' /C calc'!A0", email: "=cmd@evil.test", phone: "+1 555 300 9902", clientCount: "1-5", currentTools: "+SUM(A1)", message: "=1+1" };
+    expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
+    expect((await sendForm("contact", idleState(emptyContactValues), formData(request))).status).toBe("success");
+
+    const { parse } = await import("csv-parse/sync");
+    const waitlist = (parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<string, string>[]).filter((row) => row.phone === "+15553009901");
+    expect(waitlist).toHaveLength(1);
+    expect(waitlist[0]).toMatchObject({ name: `'${signup.name}`, phone: "+15553009901" });
+    const contact = (parse(await leads("export", "--form", "contact", "--format", "csv"), { columns: true }) as Record<string, string>[]).filter((row) => row.message === "'=1+1");
+    expect(contact).toHaveLength(1);
+    expect(contact[0]).toMatchObject({ name: `'${request.name}`, email: `'${request.email}`, phone: `'${request.phone}`, currentTools: `'${request.currentTools}`, clientCount: "1-5" });
+    for (const row of [...waitlist, ...contact]) {
+      for (const [column, cell] of Object.entries(row)) if (cell !== "+15553009901") expect(cell, column).not.toMatch(/^[=+\-@\t\r]/);
+    }
+
+    const jsonl = (await leads("export", "--form", "contact", "--format", "jsonl")).trim().split("\n").map((line) => JSON.parse(line) as { payload: Record<string, string> });
+    expect(jsonl.find((row) => row.payload.message === "=1+1")?.payload).toMatchObject({ name: request.name, email: request.email, currentTools: request.currentTools });
+  });
+});
