@@ -121,3 +121,41 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
     expect(jsonl.find((row) => row.payload.message === "=1+1")?.payload).toMatchObject({ name: request.name, email: request.email, currentTools: request.currentTools });
   });
 });
+
+describe("npm run leads -- export and list, after a number revoked its consent", () => {
+  it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
+    const { consentCommand } = await import("./consent-command");
+    const { insertClaimed, newClaim } = await import("@/server/delivery/lead-store");
+    const { waitlistLead } = await import("@/tests/support/waitlist-lead");
+    const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
+    const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };
+    for (const signup of [kept, revoked]) expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
+    await consentCommand(["revoke", revoked.phone, "--channel", "sms"], () => {}, () => {});
+    // A lead kept before consent records existed: no record for its number.
+    const store = await database(readEnv());
+    const older = waitlistLead("+15553009913", { state: "delivered" });
+    await insertClaimed(store, older, newClaim(0, 0));
+
+    const { parse } = await import("csv-parse/sync");
+    const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<string, string>[];
+    const byPhone = new Map(exported.map((row) => [row.phone, row]));
+    expect(byPhone.get("+15553009911")).toMatchObject({ state: "delivered", consent: "in force", name: kept.name });
+    expect(byPhone.get("+15553009912")).toMatchObject({ state: "delivered", consent: "revoked", name: revoked.name });
+    expect(byPhone.get("+15553009913")).toMatchObject({ consent: "none" });
+
+    const consented = parse(await leads("export", "--form", "waitlist", "--format", "csv", "--consented"), { columns: true }) as Record<string, string>[];
+    expect(consented.map((row) => row.phone)).toContain("+15553009911");
+    expect(consented.every((row) => row.consent === "in force")).toBe(true);
+    expect(consented.map((row) => row.phone)).not.toContain("+15553009912");
+    const jsonl = (await leads("export", "--form", "waitlist", "--format", "jsonl", "--consented")).trim().split("\n").map((line) => JSON.parse(line) as { consent: string; payload: { phone: string } });
+    expect(jsonl.map((row) => row.payload.phone)).toEqual(consented.map((row) => row.phone));
+
+    const listed = JSON.parse(await leads("list", "--json", "--state", "all")) as Array<{ id: string; form: string; consent?: string | null }>;
+    expect(listed.find((row) => row.id === older.id)).toMatchObject({ consent: "none" });
+    expect(listed.filter((row) => row.form === "waitlist").every((row) => "consent" in row)).toBe(true);
+    expect(listed.filter((row) => row.form === "contact").some((row) => "consent" in row)).toBe(false);
+    expect(new Set(listed.filter((row) => row.form === "waitlist").map((row) => row.consent))).toEqual(new Set(["in force", "revoked", "none"]));
+
+    await expect(leads("export", "--form", "contact", "--consented")).rejects.toThrow("--consented is for a form that asks consent to text (waitlist)");
+  });
+});

@@ -6,7 +6,9 @@
  * `write`, so a test runs it in process.
  */
 import { parseArgs } from "node:util";
-import { database } from "@/server/db/connect";
+import { consentForms } from "@/lib/forms";
+import { consentStates, type ConsentState } from "@/server/consent/consent-store";
+import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
 import { leadOf, type LeadRow } from "@/server/delivery/lead";
 import { attemptsOf, dropLead, leadById, listLeads } from "@/server/delivery/lead-store";
@@ -20,8 +22,10 @@ const usage = `Usage:
   npm run leads -- list --json [--state S] [--form F]
                                                  leads as a JSON array, for scripts (--state all for every state)
   npm run leads -- show ID                       one lead (its webhook-id), its values and its delivery log
-  npm run leads -- export --form F [--format csv|jsonl] [--state S]
-                                                 the values of a form's leads that still have them, to stdout
+  npm run leads -- export --form F [--format csv|jsonl] [--state S] [--consented]
+                                                 the values of a form's leads that still have them, to stdout;
+                                                 a sign-up's number comes with its consent (in force, revoked or none),
+                                                 and --consented keeps only the numbers whose consent is in force
   npm run leads -- retry                         send every pending and held lead now
   npm run leads -- retry ID                      send one lead now
   npm run leads -- retry --dead                  send every dead lead now
@@ -57,6 +61,26 @@ const summaryOf = (row: LeadRow) => ({
   lastFailure: row.last_failure,
 });
 
+/**
+ * The consent state of each lead of a form that asks consent, by its number:
+ * a lead whose values are gone was revoked, or is past retention (null).
+ * Leads of other forms get none.
+ */
+async function consentOf(store: Store, rows: readonly LeadRow[]) {
+  const phoneOf = (row: LeadRow) => {
+    const form = consentForms.find((candidate) => candidate.form === row.form);
+    const phone = form ? leadOf(row)?.payload[form.phoneKey] : undefined;
+    return typeof phone === "string" ? phone : undefined;
+  };
+  const states = await consentStates(store, rows.map(phoneOf).filter((phone): phone is string => phone !== undefined));
+  return (row: LeadRow): ConsentState | null | undefined => {
+    if (!consentForms.some((form) => form.form === row.form)) return undefined;
+    const phone = phoneOf(row);
+    if (phone) return states.get(phone) ?? "none";
+    return row.state === "revoked" ? "revoked" : null;
+  };
+}
+
 function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
   if (!rows.length) return line("No pending, held or dead leads.");
   const now = Date.now();
@@ -85,6 +109,7 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
       state: { type: "string" },
       form: { type: "string" },
       format: { type: "string", default: "csv" },
+      consented: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -96,7 +121,9 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
 
   if (command === "list") {
     const rows = await listLeads(store, { states: statesOf(values.state), form: values.form });
-    return values.json ? line(JSON.stringify(rows.map(summaryOf), null, 2)) : print(rows, Boolean(values.show), line);
+    if (!values.json) return print(rows, Boolean(values.show), line);
+    const consent = await consentOf(store, rows);
+    return line(JSON.stringify(rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })), null, 2));
   }
 
   if (command === "show" && id) {
@@ -117,16 +144,22 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
   if (command === "export") {
     if (!values.form) throw new Error(`export needs --form\n${usage}`);
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
-    const rows = (await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form }))
+    const asksConsent = consentForms.some((form) => form.form === values.form);
+    if (values.consented && !asksConsent) throw new Error(`--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`);
+    const listed = await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form });
+    const consent = await consentOf(store, listed);
+    const rows = listed
       .map((row) => ({ row, lead: leadOf(row) }))
       .filter(({ lead }) => lead !== undefined)
-      .map(({ row, lead }) => ({ id: row.id, state: row.state, createdAt: iso(row.created_at), payload: lead!.payload }));
+      .map(({ row, lead }) => ({ id: row.id, state: row.state, createdAt: iso(row.created_at), ...(asksConsent ? { consent: consent(row) } : {}), payload: lead!.payload }))
+      .filter((row) => !values.consented || row.consent === "in force");
     if (values.format === "jsonl") {
       for (const row of rows) write(`${JSON.stringify(row)}\n`);
       return;
     }
     const fields = [...new Set(rows.flatMap((row) => Object.keys(row.payload)))];
-    write(toCsv(["id", "state", "createdAt", ...fields], rows.map(({ payload, ...row }) => ({ ...payload, ...row }))));
+    const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
+    write(toCsv(columns, rows.map(({ payload, ...row }) => ({ ...payload, ...row }))));
     return;
   }
 

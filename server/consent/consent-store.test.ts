@@ -4,7 +4,7 @@ import type { LeadRow } from "@/server/delivery/lead";
 import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { consentRecords, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
+import { consentRecords, consentStates, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 const forms = [{ form: "waitlist", phoneKey: "phone" }];
@@ -92,6 +92,29 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     await revokeConsent(store, { phone, channel: "sms", source: "workflow" }, forms);
     await settle(store, row, claim, { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" }, []);
     expect(await leadById(store, row.id)).toMatchObject({ state: "revoked" });
+  });
+
+  it("tell each number's consent state: in force while its last consent is later than its last revocation", async () => {
+    const store = await open(engine);
+    const number = (n: number) => `+1556${engine === "sqlite" ? 1 : 2}${String(n).padStart(6, "0")}`;
+    const revoke = (phone: string, at: number) => revokeConsent(store, { phone, channel: "sms", source: "workflow", at }, forms);
+    await signUp(store, number(1), 1_000);
+    await signUp(store, number(2), 1_000);
+    await revoke(number(2), 2_000);
+    await signUp(store, number(3), 1_000);
+    await revoke(number(3), 2_000);
+    await signUp(store, number(3), 3_000);
+    await revoke(number(4), 2_000);
+    await signUp(store, number(6), 5_000);
+    await revoke(number(6), 5_000);
+    // More numbers than one query binds: the 550th has a record.
+    await signUp(store, number(550), 1_000);
+
+    const asked = [...Array.from({ length: 600 }, (_, i) => number(i + 1)), number(1)];
+    const states = await consentStates(store, asked);
+    expect(states.size).toBe(600);
+    expect([1, 2, 3, 4, 5, 6, 550, 551].map((n) => states.get(number(n)))).toEqual(["in force", "revoked", "in force", "revoked", "none", "revoked", "in force", "none"]);
+    expect(await consentStates(store, [])).toEqual(new Map());
   });
 
   it("record a replayed revocation once", async () => {

@@ -142,6 +142,35 @@ export async function consentRecords({ db }: Store, filter: { phone?: string; si
   return { consents: consents as ConsentRecord[], revocations };
 }
 
+/** Where a number's consent stands: given and not revoked since, revoked after its last consent, or no record at all. */
+export type ConsentState = "in force" | "revoked" | "none";
+
+// Under SQLite's default limit of bound parameters per statement.
+const PHONES_PER_QUERY = 500;
+
+/**
+ * The consent state of each number, as `npm run consent -- show` decides it:
+ * in force while its latest consent is later than its latest revocation.
+ * "none" is a number without a record (a lead older than consent records, or
+ * one whose records retention removed).
+ */
+export async function consentStates({ db }: Store, phones: readonly string[]) {
+  const states = new Map<string, ConsentState>();
+  const unique = [...new Set(phones)];
+  for (let start = 0; start < unique.length; start += PHONES_PER_QUERY) {
+    const batch = unique.slice(start, start + PHONES_PER_QUERY);
+    const [consents, revocations] = await Promise.all([
+      db.selectFrom("consents").select(["phone", (eb) => eb.fn.max("consented_at").as("at")]).where("phone", "in", batch).groupBy("phone").execute(),
+      db.selectFrom("consent_revocations").select(["phone", (eb) => eb.fn.max("revoked_at").as("at")]).where("phone", "in", batch).groupBy("phone").execute(),
+    ]);
+    const revokedAt = new Map(revocations.map((row) => [row.phone, Number(row.at)]));
+    for (const phone of batch) states.set(phone, "none");
+    for (const row of consents) states.set(row.phone, Number(row.at) > (revokedAt.get(row.phone) ?? -1) ? "in force" : "revoked");
+    for (const [phone] of revokedAt) if (states.get(phone) === "none") states.set(phone, "revoked");
+  }
+  return states;
+}
+
 /** Retention: records and revocations older than `cutoff` go; the disclosure texts, which name no one, stay. */
 export async function forgetOldConsents({ db }: Store, cutoff: number) {
   return db.transaction().execute(async (trx) => {
