@@ -161,5 +161,10 @@ describe("joinWaitlist when the server's settings are broken", () => {
     expect(logged).toMatchObject({ form: "waitlist", outcome: "error", error: expect.stringMatching(/^EnvError: .*WEBHOOK_DEADLINE_MS/) });
     expect(lines.join("\n")).not.toContain(fields.name);
     expect(receiver.withName(fields.name)).toHaveLength(0);
+
+    // The settings mended, the same sign-up goes through once.
+    vi.stubEnv("WEBHOOK_DEADLINE_MS", "9000");
+    expect((await submit(fields)).status).toBe("success");
+    expect(receiver.withName(fields.name)).toHaveLength(1);
   });
 });

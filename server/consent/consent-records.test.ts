@@ -173,11 +173,23 @@ describe("a consent record", () => {
   });
 
   it("that cannot be written gives the visitor's address its point back: nothing was sent", async () => {
+    const home = process.env.DATA_DIR!;
     vi.stubEnv("RATE_LIMIT_FORM_POINTS", "1");
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     from("203.0.113.16");
-    expect((await submit(signup().fields)).status).toBe("failed");
-    expect((await submit(signup().fields)).status).toBe("failed");
+    const refused = [signup(), signup()];
+    for (const { fields } of refused) {
+      // "failed", not "rate_limited": the first refusal gave its point back.
+      expect((await submit(fields)).status).toBe("failed");
+      expect(receiver.withName(fields.name)).toStrictEqual([]);
+    }
+    // The database answers again: the address still has its one point, and the same visitor's sign-up goes through.
+    vi.stubEnv("DATA_DIR", home);
+    const { fields } = signup();
+    expect((await submit(fields)).status).toBe("success");
+    expect(receiver.withName(fields.name)).toHaveLength(1);
+    // That used the point: the next one is refused by the limit, not the database.
+    expect((await submit(signup().fields)).status).toBe("rate_limited");
   });
 
   it("cannot be written when the database fails, so the number is not texted and the visitor is told to try again", async () => {

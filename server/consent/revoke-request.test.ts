@@ -171,19 +171,23 @@ describe("POST /api/consent/revoke", () => {
     expect(await revocationsOf(phone)).toHaveLength(1);
   });
 
-  it("keeps a revoked number's pending lead from ever being sent", async () => {
+  it("keeps a revoked number's pending lead from ever being sent, while the pass sends another number's", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
     vi.stubEnv("WEBHOOK_MAX_RETRIES", "0");
-    const phone = number();
+    const [phone, other] = [number(), number()];
     const body = { phone, name: `Revoked ${Date.now()} [fail=1]` };
+    const kept = { phone: other, name: `Kept ${Date.now()} [fail=1]` };
     const first = await submitLead("waitlist", body, readEnv(), performance.now());
-    expect(first.ok).toBe(false);
+    const second = await submitLead("waitlist", kept, readEnv(), performance.now());
+    expect([first.ok, second.ok]).toStrictEqual([false, false]);
     expect(receiver.withName(body.name)).toHaveLength(1);
 
     const response = await call({ phone, channel: "sms" });
     expect(await response.json()).toMatchObject({ recorded: true, leadsStopped: 1 });
     const summary = await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
-    expect(summary.delivered).toBe(0);
+    // The same pass delivered the other number's lead: it ran, and skipped only the revoked one.
+    expect(summary.delivered).toBe(1);
+    expect(receiver.withName(kept.name).map((request) => request.answered)).toStrictEqual([503, 200]);
     // The receiver would have acknowledged this time: only the visitor's failed attempt ever reached it.
     expect(receiver.withName(body.name)).toHaveLength(1);
     expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({ state: "revoked", payload: null });

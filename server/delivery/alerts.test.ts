@@ -176,10 +176,14 @@ describe("what each alert says", () => {
     }
   });
 
-  it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state", async () => {
+  it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state; the same outcome with it set alerts and keeps the state", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     expect(await told("dead", at)).toStrictEqual([]);
     expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([]);
+
+    vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
+    expect((await told("dead", at)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toHaveLength(1);
   });
 
   it("an alert whose words cannot be read from the database is logged, not thrown", async () => {

@@ -92,11 +92,20 @@ describe("the upgrade import", () => {
     expect(logged).toContainEqual(expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }));
   });
 
-  it("finds nothing to do on a site that never had the old stores, and logs nothing", async () => {
+  it("finds nothing to do on a site that never had the old stores, and logs nothing; the same start with an old folder imports it", async () => {
     vi.stubEnv("REDIS_URL", redisServer.url);
-    await importLegacyLeads(await database(readEnv()), readEnv());
+    const store = await database(readEnv());
+    const before = await listLeads(store, {});
+    await importLegacyLeads(store, readEnv());
     expect(vi.mocked(console.info).mock.calls.filter((call) => String(call[0]).includes("legacy"))).toStrictEqual([]);
     expect(vi.mocked(console.error)).not.toHaveBeenCalled();
+    expect(await listLeads(store, {})).toStrictEqual(before);
+
+    await mkdir(path.join(dataDir, "pending"));
+    await writeFile(path.join(dataDir, "pending", `${"5".repeat(64)}.json`), JSON.stringify(legacy(5)));
+    await importLegacyLeads(store, readEnv());
+    expect(await leadById(store, "msg_legacy-5")).toMatchObject({ state: "pending" });
+    expect(vi.mocked(console.info).mock.calls.filter((call) => String(call[0]).includes("legacy_leads_imported"))).toHaveLength(1);
   });
 
   it("imports the files even when Redis cannot be reached, and says what failed", async () => {
