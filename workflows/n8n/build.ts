@@ -132,42 +132,57 @@ function workflow(id: string, name: string, nodes: Node[], connections: Record<s
   };
 }
 
+/**
+ * A webhook workflow of the shape both share: the webhook, a Code node that
+ * decides the answer, the Respond node that sends it, then an optional Code
+ * node that runs after the caller has its answer; any error of the deciding
+ * node answers 500 and fails the execution.
+ */
+function answeringWorkflow(spec: {
+  id: string;
+  name: string;
+  trigger: string;
+  path: string;
+  decide: { name: string; code: "welcome" | "inbound" };
+  answer: string;
+  after?: { name: string; code: "revoke" };
+}) {
+  const { id, decide, answer, after } = spec;
+  const nodes = [
+    webhook(id, spec.trigger, spec.path),
+    code(id, decide.name, codeOf(decide.code, "return [{ json: await main(this.helpers) }];"), at(220, 0), true),
+    respond(id, answer, at(440, -100)),
+    ...(after ? [code(id, after.name, codeOf(after.code, "return await main(this.helpers);"), at(660, -100), false)] : []),
+    ...failure(id, at(440, 100)),
+  ];
+  const connections = {
+    [spec.trigger]: { main: [to(decide.name)] },
+    [decide.name]: { main: [to(answer), to("Answer 500")] },
+    ...(after ? { [answer]: { main: [to(after.name)] } } : {}),
+    "Answer 500": { main: [to("Fail the execution")] },
+  };
+  return workflow(id, spec.name, nodes, connections);
+}
+
 export function buildSmsProgram() {
-  const welcome = workflowIds.welcome;
-  const incoming = workflowIds.incoming;
   return [
-    workflow(
-      welcome,
-      "Sous: welcome text",
-      [
-        webhook(welcome, "Sous sign-up", webhookPaths.welcome),
-        code(welcome, "Verify and text", codeOf("welcome", "return [{ json: await main(this.helpers) }];"), at(220, 0), true),
-        respond(welcome, "Answer the site", at(440, -100)),
-        ...failure(welcome, at(440, 100)),
-      ],
-      {
-        "Sous sign-up": { main: [to("Verify and text")] },
-        "Verify and text": { main: [to("Answer the site"), to("Answer 500")] },
-        "Answer 500": { main: [to("Fail the execution")] },
-      },
-    ),
-    workflow(
-      incoming,
-      "Sous: incoming texts",
-      [
-        webhook(incoming, "Twilio message", webhookPaths.incoming),
-        code(incoming, "Read the message", codeOf("inbound", "return [{ json: await main(this.helpers) }];"), at(220, 0), true),
-        respond(incoming, "Answer Twilio", at(440, -100)),
-        code(incoming, "Record the STOP", codeOf("revoke", "return await main(this.helpers);"), at(660, -100), false),
-        ...failure(incoming, at(440, 100)),
-      ],
-      {
-        "Twilio message": { main: [to("Read the message")] },
-        "Read the message": { main: [to("Answer Twilio"), to("Answer 500")] },
-        "Answer Twilio": { main: [to("Record the STOP")] },
-        "Answer 500": { main: [to("Fail the execution")] },
-      },
-    ),
+    answeringWorkflow({
+      id: workflowIds.welcome,
+      name: "Sous: welcome text",
+      trigger: "Sous sign-up",
+      path: webhookPaths.welcome,
+      decide: { name: "Verify and text", code: "welcome" },
+      answer: "Answer the site",
+    }),
+    answeringWorkflow({
+      id: workflowIds.incoming,
+      name: "Sous: incoming texts",
+      trigger: "Twilio message",
+      path: webhookPaths.incoming,
+      decide: { name: "Read the message", code: "inbound" },
+      answer: "Answer Twilio",
+      after: { name: "Record the STOP", code: "revoke" },
+    }),
   ];
 }
 
