@@ -12,6 +12,9 @@ export default function nextConfig(phase: string): NextConfig {
   return {
     // The header names the framework for attackers and helps nobody else.
     poweredByHeader: false,
+    // The SQLite driver is native and loaded by name for the Node it runs on
+    // (server/db/sqlite-driver.ts): better-sqlite3 is on Next's own list, its alias is not.
+    serverExternalPackages: ["better-sqlite3", "better-sqlite3-node20"],
     reactStrictMode: true,
     pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
     distDir: testBuild ? ".next-e2e" : ".next",

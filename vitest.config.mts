@@ -21,8 +21,6 @@ export default defineConfig({
   resolve: {
     alias: {
       "@": fileURLToPath(new URL(".", import.meta.url)),
-      // The mutation run's Node 24 loads a build of the native addon made for it (tests/mutation/run.sh).
-      ...(process.env.BETTER_SQLITE3_DIR ? { "better-sqlite3": process.env.BETTER_SQLITE3_DIR } : {}),
     },
   },
   test: {

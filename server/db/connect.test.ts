@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "./sqlite-driver";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -95,19 +95,23 @@ describe("the SQLite database", () => {
 
   it("checkpoints as SQLite does by default when its worker fails, and says so", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    // A driver the worker cannot load.
-    vi.stubEnv("BETTER_SQLITE3_DIR", path.join(tmpdir(), "no-such-driver"));
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    // The worker requires the driver by name from the folder the server runs in: from one
+    // without node_modules, it cannot load it (the server's own connection already has it).
+    const home = process.cwd();
+    process.chdir(dir);
     const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
     try {
       await vi.waitFor(() =>
         expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
-          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("no-such-driver") }),
+          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("Cannot find module 'better-sqlite3") }),
         ),
       );
+      process.chdir(home);
       const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
       expect(rows).toStrictEqual([{ wal_autocheckpoint: 1000 }]);
     } finally {
+      process.chdir(home);
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });
     }

@@ -4,7 +4,6 @@ import { open as openFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
-import SQLite from "better-sqlite3";
 import {
   CompiledQuery,
   Kysely,
@@ -21,6 +20,7 @@ import pg from "pg";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { migrations } from "./migrations";
+import { SQLite, sqliteDriver, type SQLiteDatabase, type SQLiteStatement } from "./sqlite-driver";
 import type { Database } from "./schema";
 
 export type Engine = "sqlite" | "postgres";
@@ -84,14 +84,12 @@ const WAL_LIMIT_PAGES = 4_096;
  * for a reader or a writer. If the worker fails, the server checkpoints as
  * SQLite does by default.
  */
-function startCheckpointer(file: string, database: SQLite.Database) {
+function startCheckpointer(file: string, database: SQLiteDatabase) {
   // The driver is required by name inside the worker's own code, from the
   // folder the server runs in: the bundler would rewrite a name it can see.
-  // BETTER_SQLITE3_DIR names another build of it: the mutation run's, made
-  // for the Node it runs on (tests/mutation/run.sh).
   const worker = new Worker(
     `const { workerData } = require("node:worker_threads");
-     const db = new (require(process.env.BETTER_SQLITE3_DIR || "better-sqlite3"))(workerData.file);
+     const db = new (require(workerData.driver))(workerData.file);
      db.pragma("busy_timeout = 5000");
      setInterval(() => {
        try {
@@ -103,7 +101,7 @@ function startCheckpointer(file: string, database: SQLite.Database) {
          // Busy past the timeout, or a disk error: the next round tries again.
        }
      }, workerData.everyMs);`,
-    { eval: true, workerData: { file, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES } },
+    { eval: true, workerData: { file, driver: sqliteDriver, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES } },
   );
   worker.unref();
   database.pragma("wal_autocheckpoint = 0");
@@ -115,8 +113,8 @@ function startCheckpointer(file: string, database: SQLite.Database) {
 }
 
 /** better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared once, and the checkpointer stopped on close. */
-function dialectDatabase(database: SQLite.Database, checkpointer: Worker) {
-  const statements = new Map<string, SQLite.Statement>();
+function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker) {
+  const statements = new Map<string, SQLiteStatement>();
   return {
     close() {
       void checkpointer.terminate();

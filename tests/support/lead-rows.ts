@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import SQLite from "better-sqlite3";
+import { SQLite } from "@/server/db/sqlite-driver";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "@/server/db/schema";
