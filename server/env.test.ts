@@ -141,3 +141,92 @@ describe("waitlistPhonePolicy", () => {
     });
   });
 });
+
+describe("the settings' defaults and bounds, as .env.example documents them", () => {
+  it("gives every setting left unset its documented default", () => {
+    const env = readEnv({ NODE_ENV: "production" } as NodeJS.ProcessEnv);
+    // toEqual: an optional setting left unset is absent, which equals undefined here.
+    expect(env).toEqual({
+      DATA_DIR: "data",
+      DATABASE_URL: undefined,
+      LEAD_RETENTION_DAYS: 30,
+      CONSENT_RETENTION_DAYS: 1_461,
+      CONSENT_WEBHOOK_SECRET: undefined,
+      BUSINESS_LEGAL_NAME: "Sous",
+      BUSINESS_POSTAL_ADDRESS: "",
+      BUSINESS_SUPPORT_EMAIL: "support@example.com",
+      LEGAL_EFFECTIVE_DATE: "2026-11-24",
+      WEBHOOK_DEADLINE_MS: 9_000,
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: 4_000,
+      WEBHOOK_MAX_RETRIES: 2,
+      WEBHOOK_RETRY_BASE_MS: 300,
+      REDELIVERY_SCHEDULE_SECONDS: [5, 60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000],
+      REDELIVERY_POLL_MS: 5_000,
+      REDELIVERY_CONCURRENCY: 4,
+      REDELIVERY_PASS_BUDGET_MS: 30_000,
+      CRON_SECRET: undefined,
+      RATE_LIMIT_FORM_POINTS: 5,
+      RATE_LIMIT_FORM_WINDOW_SECONDS: 600,
+      RATE_LIMIT_PHONE_POINTS: 3,
+      RATE_LIMIT_PHONE_WINDOW_SECONDS: 86_400,
+      RATE_LIMIT_EMAIL_POINTS: 3,
+      RATE_LIMIT_EMAIL_WINDOW_SECONDS: 86_400,
+      REDIS_URL: undefined,
+      REDIS_COMMAND_TIMEOUT_MS: 300,
+      PHONE_DEFAULT_COUNTRY: "US",
+      WAITLIST_PHONE_COUNTRIES: ["US", "CA"],
+      TRUSTED_PROXY_HOPS: 1,
+      HEALTH_MAX_PENDING_AGE_SECONDS: 3_600,
+      HEALTH_TOKEN: undefined,
+      ALERT_WEBHOOK_URL: undefined,
+      ALERT_WEBHOOK_SECRET: undefined,
+      ALERT_MIN_INTERVAL_MINUTES: 60,
+      SITE_URL: undefined,
+      VERCEL_PROJECT_PRODUCTION_URL: undefined,
+      VERCEL: false,
+      ENABLE_VERCEL_ANALYTICS: false,
+    });
+  });
+
+  // [variable, lowest accepted, highest accepted]: one below and one above are refused, naming the variable.
+  const bounds: Array<[string, number, number]> = [
+    ["LEAD_RETENTION_DAYS", 1, 3_650],
+    ["CONSENT_RETENTION_DAYS", 1, 36_500],
+    ["WEBHOOK_DEADLINE_MS", 1, 60_000],
+    ["WEBHOOK_ATTEMPT_TIMEOUT_MS", 1, 60_000],
+    ["WEBHOOK_MAX_RETRIES", 0, 5],
+    ["WEBHOOK_RETRY_BASE_MS", 1, 60_000],
+    ["REDELIVERY_POLL_MS", 100, 600_000],
+    ["REDELIVERY_CONCURRENCY", 1, 64],
+    ["REDELIVERY_PASS_BUDGET_MS", 100, 3_600_000],
+    ["RATE_LIMIT_FORM_POINTS", 1, 1_000_000_000],
+    ["RATE_LIMIT_FORM_WINDOW_SECONDS", 1, 2_592_000],
+    ["RATE_LIMIT_PHONE_POINTS", 1, 1_000_000_000],
+    ["RATE_LIMIT_PHONE_WINDOW_SECONDS", 1, 2_592_000],
+    ["RATE_LIMIT_EMAIL_POINTS", 1, 1_000_000_000],
+    ["RATE_LIMIT_EMAIL_WINDOW_SECONDS", 1, 2_592_000],
+    ["REDIS_COMMAND_TIMEOUT_MS", 10, 5_000],
+    ["TRUSTED_PROXY_HOPS", 1, 10],
+    ["HEALTH_MAX_PENDING_AGE_SECONDS", 1, 2_592_000],
+    ["ALERT_MIN_INTERVAL_MINUTES", 1, 10_080],
+  ];
+  it.each(bounds)("takes %s from %i to %i, and nothing outside, nor a fraction", (variable, lowest, highest) => {
+    const read = (value: number | string) => readEnv({ [variable]: String(value) } as NodeJS.ProcessEnv)[variable as keyof ReturnType<typeof readEnv>];
+    expect(read(lowest)).toBe(lowest);
+    expect(read(highest)).toBe(highest);
+    for (const refused of [lowest - 1, highest + 1, `${lowest}.5`]) {
+      expect(problemsOf(() => read(refused)), `${variable}=${refused}`).toStrictEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
+    }
+  });
+
+  it("takes redelivery delays of 1 s to 7 days, and secrets of 16 characters or more", () => {
+    expect(readEnv({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" } as NodeJS.ProcessEnv).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([1, 604_800]);
+    for (const schedule of ["0", "604801", "5,x", ","]) {
+      expect(problemsOf(() => readEnv({ REDELIVERY_SCHEDULE_SECONDS: schedule } as NodeJS.ProcessEnv)), schedule).toHaveLength(1);
+    }
+    for (const variable of ["CRON_SECRET", "HEALTH_TOKEN"]) {
+      expect(readEnv({ [variable]: "x".repeat(16) } as NodeJS.ProcessEnv)[variable as "CRON_SECRET"]).toBe("x".repeat(16));
+      expect(problemsOf(() => readEnv({ [variable]: "x".repeat(15) } as NodeJS.ProcessEnv))).toStrictEqual([`${variable} must be at least 16 characters`]);
+    }
+  });
+});

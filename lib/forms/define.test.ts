@@ -51,3 +51,29 @@ describe("consentTextOf", () => {
     expect(() => consentTextOf(contact)).toThrow('The form "contact" asks for no consent');
   });
 });
+
+describe("the two forms' definitions, as the spec and the server read them", () => {
+  it("pin the names, pages, events, payloads, consent and limits", () => {
+    const pinned = (form: typeof contact | typeof waitlist) => {
+      const { name, permalink, event, payload, consent, limits } = form as typeof form & { payload?: unknown; consent?: unknown };
+      return { name, permalink, event, payload, consent, limits };
+    };
+    expect(pinned(contact)).toStrictEqual({ name: "contact", permalink: "/#contact", event: "Contact Request", payload: undefined, consent: undefined, limits: { email: "email" } });
+    expect(pinned(waitlist)).toStrictEqual({
+      name: "waitlist",
+      permalink: "/signup",
+      event: "Waitlist Signup",
+      payload: ["phone", "name"],
+      consent: { phone: "phone", checkbox: "consent" },
+      limits: {
+        phone: "phone",
+        ceiling: { perMinute: { variable: "RATE_LIMIT_WAITLIST_PER_MINUTE", fallback: 30 }, perDay: { variable: "WAITLIST_DAILY_LIMIT", fallback: 500 } },
+      },
+    });
+  });
+
+  it("keep the honeypot a field no visitor sees and a bot fills: website", async () => {
+    const { honeypotName } = await import("./honeypot");
+    expect(honeypotName).toBe("website");
+  });
+});

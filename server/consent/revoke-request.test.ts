@@ -136,6 +136,8 @@ describe("POST /api/consent/revoke", () => {
     ["a body that is not JSON", "STOP", "body", "The body must be JSON"],
     ["a channel it does not know", { channel: "fax" }, "body", "The body must be JSON"],
     ["a phone that is no number", { phone: "12" }, "phone", "The phone is not a possible number"],
+    ["a phone over 64 characters", { phone: `+1 555 123 4567${" ".repeat(50)}` }, "body", "The body must be JSON"],
+    ["a phone that is not text", { phone: 15551234567 }, "body", "The body must be JSON"],
   ])("answers 400 to %s", async (_label, body, reason, text) => {
     const phone = number();
     const response = await call(typeof body === "string" ? body : { phone, channel: "sms", ...body });

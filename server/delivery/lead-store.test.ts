@@ -158,6 +158,14 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect(await attemptsOf(store, a.id)).toStrictEqual([]);
   });
 
+  it("knows five states, and counts as open only pending, held and dead", async () => {
+    const { leadStates } = await import("@/server/db/schema");
+    expect(leadStates).toStrictEqual(["pending", "held", "dead", "delivered", "revoked"]);
+    await store.db.deleteFrom("leads").execute();
+    for (const state of leadStates) await kept(store, { state, created_at: 5_000 });
+    expect((await openLeadCounts(store)).map((row) => row.state).sort()).toStrictEqual(["dead", "held", "pending"]);
+  });
+
   it("counts open leads per form and state, all forms or one", async () => {
     await store.db.deleteFrom("leads").execute();
     await kept(store, { created_at: 3_000 });
