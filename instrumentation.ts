@@ -7,7 +7,10 @@ export async function register() {
   // before a restart included. On Vercel no process stays up: the cron route
   // (app/api/cron/redeliver) runs the passes instead.
   if (!process.env.VERCEL) {
-    const { startRedelivery } = await import("./server/delivery/pass");
+    const { startRedelivery, stopRedelivery } = await import("./server/delivery/pass");
     startRedelivery();
+    // Stopping: no new pass starts while Next closes the server; a pass under way
+    // settles what it sent, and a lead it had claimed waits out its claim for the next server.
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stopRedelivery);
   }
 }

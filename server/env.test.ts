@@ -144,7 +144,7 @@ describe("waitlistPhonePolicy", () => {
 
 describe("the settings' defaults and bounds, as .env.example documents them", () => {
   it("gives every setting left unset its documented default", () => {
-    const env = readEnv({ NODE_ENV: "production" } as NodeJS.ProcessEnv);
+    const env = readEnv(envOf({}));
     // toEqual: an optional setting left unset is absent, which equals undefined here.
     expect(env).toEqual({
       DATA_DIR: "data",
@@ -211,7 +211,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     ["ALERT_MIN_INTERVAL_MINUTES", 1, 10_080],
   ];
   it.each(bounds)("takes %s from %i to %i, and nothing outside, nor a fraction", (variable, lowest, highest) => {
-    const read = (value: number | string) => readEnv({ [variable]: String(value) } as NodeJS.ProcessEnv)[variable as keyof ReturnType<typeof readEnv>];
+    const read = (value: number | string) => readEnv(envOf({ [variable]: String(value) }))[variable as keyof ReturnType<typeof readEnv>];
     expect(read(lowest)).toBe(lowest);
     expect(read(highest)).toBe(highest);
     for (const refused of [lowest - 1, highest + 1, `${lowest}.5`]) {
@@ -220,13 +220,13 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
   });
 
   it("takes redelivery delays of 1 s to 7 days, and secrets of 16 characters or more", () => {
-    expect(readEnv({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" } as NodeJS.ProcessEnv).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([1, 604_800]);
+    expect(readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" })).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([1, 604_800]);
     for (const schedule of ["0", "604801", "5,x", ","]) {
-      expect(problemsOf(() => readEnv({ REDELIVERY_SCHEDULE_SECONDS: schedule } as NodeJS.ProcessEnv)), schedule).toHaveLength(1);
+      expect(problemsOf(() => readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: schedule }))), schedule).toHaveLength(1);
     }
     for (const variable of ["CRON_SECRET", "HEALTH_TOKEN"]) {
-      expect(readEnv({ [variable]: "x".repeat(16) } as NodeJS.ProcessEnv)[variable as "CRON_SECRET"]).toBe("x".repeat(16));
-      expect(problemsOf(() => readEnv({ [variable]: "x".repeat(15) } as NodeJS.ProcessEnv))).toStrictEqual([`${variable} must be at least 16 characters`]);
+      expect(readEnv(envOf({ [variable]: "x".repeat(16) }))[variable as "CRON_SECRET"]).toBe("x".repeat(16));
+      expect(problemsOf(() => readEnv(envOf({ [variable]: "x".repeat(15) })))).toStrictEqual([`${variable} must be at least 16 characters`]);
     }
   });
 });
