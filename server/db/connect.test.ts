@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "./sqlite-driver";
+import type * as SqliteDriverModule from "./sqlite-driver";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -96,22 +97,21 @@ describe("the SQLite database", () => {
   it("checkpoints as SQLite does by default when its worker fails, and says so", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
-    // The worker requires the driver by name from the folder the server runs in: from one
-    // without node_modules, it cannot load it (the server's own connection already has it).
-    const home = process.cwd();
-    process.chdir(dir);
-    const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+    // The worker loads the driver by the name sqlite-driver.ts gives it: here, one that does not exist.
+    vi.resetModules();
+    vi.doMock("./sqlite-driver", async (importOriginal) => ({ ...(await importOriginal<typeof SqliteDriverModule>()), sqliteDriver: "no-such-driver" }));
+    const { connect: connectWithout } = await import("./connect");
+    vi.doUnmock("./sqlite-driver");
+    const store = await connectWithout({ DATA_DIR: dir, DATABASE_URL: undefined });
     try {
       await vi.waitFor(() =>
         expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
-          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("Cannot find module 'better-sqlite3") }),
+          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("Cannot find module 'no-such-driver'") }),
         ),
       );
-      process.chdir(home);
       const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
       expect(rows).toStrictEqual([{ wal_autocheckpoint: 1000 }]);
     } finally {
-      process.chdir(home);
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });
     }
