@@ -294,8 +294,9 @@ test("without a webhook URL a sign-up is held in the database, listed and export
   const [held] = JSON.parse(await leads("list", "--json", "--state", "held"));
   expect(held).toMatchObject({ form: "waitlist", state: "held", attempts: 0 });
   const csv = (await leads("export", "--form", "waitlist", "--format", "csv", "--state", "held")).trim().split("\r\n");
-  expect(csv[0]).toBe("id,state,createdAt,phone,name");
-  expect(csv[1]).toBe(`${held.id},held,${held.createdAt},${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`);
+  // A sign-up comes with its number's consent: given on the form, so in force.
+  expect(csv[0]).toBe("id,state,createdAt,consent,phone,name");
+  expect(csv[1]).toBe(`${held.id},held,${held.createdAt},in force,${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`);
 
   await server.stop();
   await start();
