@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "./sqlite-driver";
 import type * as SqliteDriverModule from "./sqlite-driver";
+import type * as ConnectModule from "./connect";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -98,9 +99,11 @@ describe("the SQLite database", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     // The worker loads the driver by the name sqlite-driver.ts gives it: here, one that does not exist.
-    vi.resetModules();
+    // A second instance of connect.ts only (the query makes it a module of its own): the
+    // modules it shares with the rest of the file are not loaded again.
     vi.doMock("./sqlite-driver", async (importOriginal) => ({ ...(await importOriginal<typeof SqliteDriverModule>()), sqliteDriver: "no-such-driver" }));
-    const { connect: connectWithout } = await import("./connect");
+    const secondInstance = "./connect?no-driver";
+    const { connect: connectWithout } = (await import(secondInstance)) as typeof ConnectModule;
     vi.doUnmock("./sqlite-driver");
     const store = await connectWithout({ DATA_DIR: dir, DATABASE_URL: undefined });
     try {
