@@ -107,13 +107,17 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     await revoke(number(4), 2_000);
     await signUp(store, number(6), 5_000);
     await revoke(number(6), 5_000);
+    // Revoked, signed up again, revoked again: the latest revocation counts, not the first.
+    await revoke(number(7), 500);
+    await signUp(store, number(7), 1_000);
+    await revoke(number(7), 2_000);
     // More numbers than one query binds: the 550th has a record.
     await signUp(store, number(550), 1_000);
 
     const asked = [...Array.from({ length: 600 }, (_, i) => number(i + 1)), number(1)];
     const states = await consentStates(store, asked);
     expect(states.size).toBe(600);
-    expect([1, 2, 3, 4, 5, 6, 550, 551].map((n) => states.get(number(n)))).toEqual(["in force", "revoked", "in force", "revoked", "none", "revoked", "in force", "none"]);
+    expect([1, 2, 3, 4, 5, 6, 7, 550, 551].map((n) => states.get(number(n)))).toEqual(["in force", "revoked", "in force", "revoked", "none", "revoked", "revoked", "in force", "none"]);
     expect(await consentStates(store, [])).toEqual(new Map());
   });
 
