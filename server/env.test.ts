@@ -230,3 +230,55 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     }
   });
 });
+
+describe("each setting's refusal: its message, and a value wrong only at its start or end", () => {
+  const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+  // [variable, refused value, the message that follows the variable's name]
+  const refusals: Array<[string, string, string]> = [
+    ["SITE_URL", "ftp://sous.example", "must be an http(s) URL"],
+    ["SITE_URL", "xhttps://sous.example", "must be an http(s) URL"],
+    ["SITE_URL", "httpsx://sous.example", "must be an http(s) URL"],
+    ["DATABASE_URL", "xpostgres://db/sous", "must be a postgres:// or postgresql:// URL"],
+    ["DATABASE_URL", "postgresqlx://db/sous", "must be a postgres:// or postgresql:// URL"],
+    ["REDIS_URL", "xredis://cache:6379", "must be a redis:// or rediss:// URL"],
+    ["REDIS_URL", "redisx://cache:6379", "must be a redis:// or rediss:// URL"],
+    ["REDELIVERY_SCHEDULE_SECONDS", "x5", "must list whole seconds, e.g. 5,60,300"],
+    ["REDELIVERY_SCHEDULE_SECONDS", "5x", "must list whole seconds, e.g. 5,60,300"],
+    ["CONSENT_WEBHOOK_SECRET", `x${secret}`, "must be whsec_ followed by base64"],
+    ["CONSENT_WEBHOOK_SECRET", `${secret}!`, "must be whsec_ followed by base64"],
+    ["WAITLIST_PHONE_COUNTRIES", "US,XX", "must be a two-letter country code, e.g. US"],
+    ["PHONE_DEFAULT_COUNTRY", "USA", "must be a two-letter country code, e.g. US"],
+    ["BUSINESS_SUPPORT_EMAIL", "support at sous", "must be an email address"],
+    ["LEGAL_EFFECTIVE_DATE", "x2026-11-24", "must be a date, YYYY-MM-DD"],
+    ["LEGAL_EFFECTIVE_DATE", "2026-11-24x", "must be a date, YYYY-MM-DD"],
+    ["ALERT_WEBHOOK_URL", "https://user:pass@hooks.example/x", "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)"],
+  ];
+  it.each(refusals)("%s=%s is refused: %s", (variable, value, message) => {
+    expect(problemsOf(() => readEnv(envOf({ [variable]: value })))).toContainEqual(`${variable} ${message}`);
+  });
+
+  it("takes the URL schemes it names, and the business's name and address up to their lengths", () => {
+    const read = (variables: Record<string, string>) => readEnv(envOf(variables));
+    expect(read({ SITE_URL: "http://sous.example" }).SITE_URL).toBe("http://sous.example");
+    expect(read({ DATABASE_URL: "postgres://db/sous" }).DATABASE_URL).toBe("postgres://db/sous");
+    expect(read({ DATABASE_URL: "postgresql://db/sous" }).DATABASE_URL).toBe("postgresql://db/sous");
+    expect(read({ REDIS_URL: "redis://cache:6379" }).REDIS_URL).toBe("redis://cache:6379");
+    expect(read({ REDIS_URL: "rediss://cache:6379" }).REDIS_URL).toBe("rediss://cache:6379");
+    expect(read({ BUSINESS_LEGAL_NAME: "x".repeat(200), BUSINESS_POSTAL_ADDRESS: "y".repeat(300) })).toMatchObject({ BUSINESS_LEGAL_NAME: "x".repeat(200), BUSINESS_POSTAL_ADDRESS: "y".repeat(300) });
+    expect(problemsOf(() => read({ BUSINESS_LEGAL_NAME: "x".repeat(201) }))).toStrictEqual([expect.stringMatching(/^BUSINESS_LEGAL_NAME /)]);
+    expect(problemsOf(() => read({ BUSINESS_POSTAL_ADDRESS: "y".repeat(301) }))).toStrictEqual([expect.stringMatching(/^BUSINESS_POSTAL_ADDRESS /)]);
+  });
+
+  it("refuses an auth header that is not Name: value, or not printable ASCII, with what it should be", () => {
+    for (const [value, message] of [
+      ["X-Key value", 'must look like "Header-Name: value"'],
+      [" X-Key: value", 'must look like "Header-Name: value"'],
+      ["X-Key:", 'must look like "Header-Name: value"'],
+      ["X-Key:  ", 'must look like "Header-Name: value"'],
+      ["X-Key: clé", "must be printable ASCII"],
+    ] as const) {
+      expect(problemsOf(() => readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: value }))), value).toContainEqual(`WAITLIST_WEBHOOK_AUTH_HEADER ${message}`);
+    }
+    expect(readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" })).auth).toStrictEqual({ name: "X-Key", value: "value with spaces" });
+  });
+});
