@@ -53,8 +53,17 @@ export async function checkEnvironmentAtStart() {
   for (const form of formNames) {
     const webhook = readWebhook(form);
     if (webhook.url) {
-      // The host only: automation URLs often carry a secret in their path.
-      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host });
+      // The host only: automation URLs often carry a secret in their path. How many secrets
+      // sign (two during a rotation), never which.
+      const signedWith = webhook.secrets?.length ?? 0;
+      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host, secrets: signedWith, authHeader: Boolean(webhook.auth) });
+      if (!signedWith) {
+        logEvent("warn", {
+          event: "webhook_unsigned",
+          form,
+          message: `${webhook.urlVariable} is set without ${webhook.urlVariable.replace(/_URL$/, "_SECRET")}: ${form} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`,
+        });
+      }
     } else {
       logEvent("warn", {
         event: "webhook_unset",
