@@ -43,13 +43,16 @@ async function signUp(store: Store) {
   return lead.id;
 }
 
+/** The operator's shell: no database setting, no NODE_ENV; the project's tsconfig for tsx. */
+function shell(extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") };
+  for (const name of ["DATA_DIR", "DATABASE_URL", "NODE_ENV"]) delete env[name];
+  return { ...env, ...extra };
+}
+
 /** Runs `npm run <script> -- args` as package.json does, from the operator's folder. */
 function command(script: "consent" | "leads", args: string[], env: Record<string, string> = {}) {
-  const { DATA_DIR: _dataDir, DATABASE_URL: _databaseUrl, NODE_ENV: _nodeEnv, ...rest } = process.env;
-  return promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", `${script}.ts`), ...args], {
-    cwd: folder,
-    env: { ...rest, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json"), ...env },
-  });
+  return promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", `${script}.ts`), ...args], { cwd: folder, env: shell(env) });
 }
 
 describe.each(["sqlite", "postgres"] as const)("npm run consent and leads with the settings only in .env.local, on %s", (engine) => {
@@ -94,10 +97,9 @@ describe("a command whose reader stops early", () => {
     });
     await store.db.destroy();
     await writeFile(path.join(folder, ".env.local"), `DATA_DIR=${dataDir}\n`);
-    const { DATA_DIR: _dataDir, DATABASE_URL: _databaseUrl, NODE_ENV: _nodeEnv, ...rest } = process.env;
     const child = spawn(process.execPath, ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", "consent.ts"), "export"], {
       cwd: folder,
-      env: { ...rest, TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json") },
+      env: shell(),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
