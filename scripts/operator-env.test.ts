@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -25,7 +25,9 @@ let folder: string;
 
 beforeAll(async () => {
   postgres = await startPostgresServer();
+  // The operator's copy of the site: its own .env.local, the project's packages.
   folder = await mkdtemp(path.join(tmpdir(), "sous-operator-"));
+  await symlink(path.join(root, "node_modules"), path.join(folder, "node_modules"));
 }, 60_000);
 afterAll(async () => {
   await postgres?.stop();
