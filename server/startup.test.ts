@@ -103,6 +103,19 @@ describe("checkEnvironmentAtStart", () => {
     expect(JSON.stringify(lines)).not.toContain("secret-path");
   });
 
+  it("warns when the support email makes the HELP text longer than one SMS segment, and not at 25 characters", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.spyOn(console, "info").mockImplementation(() => {});
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", `${"a".repeat(13)}@example.com`);
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "support_email_long")).toStrictEqual([]);
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", `${"a".repeat(14)}@example.com`);
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "support_email_long")).toStrictEqual([
+      expect.objectContaining({ level: "warn", characters: 26, message: expect.stringContaining("HELP text 161 characters") }),
+    ]);
+  });
+
   it("says how many secrets sign each form's deliveries, never which, and warns of a webhook that goes unsigned", async () => {
     const [first, second] = [newWebhookSecret(), newWebhookSecret()];
     vi.stubEnv("CONTACT_WEBHOOK_URL", "https://n8n.example.com/webhook/contact");

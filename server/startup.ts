@@ -3,6 +3,7 @@ import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { importLegacyLeads } from "./delivery/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
+import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 
@@ -81,6 +82,14 @@ export async function checkEnvironmentAtStart() {
     });
   }
   if (env.ALERT_WEBHOOK_URL) logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });
+  const helpText = smsTexts.help(env.BUSINESS_SUPPORT_EMAIL);
+  if (helpText.length > 160) {
+    logEvent("warn", {
+      event: "support_email_long",
+      characters: env.BUSINESS_SUPPORT_EMAIL.length,
+      message: `BUSINESS_SUPPORT_EMAIL makes the HELP text ${helpText.length} characters: over one SMS segment (160), so each HELP answer is billed as two. ${160 - (helpText.length - env.BUSINESS_SUPPORT_EMAIL.length)} characters or fewer fit (docs/sms-registration.md)`,
+    });
+  }
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",
