@@ -4,15 +4,17 @@
  * server also runs them when it starts; this is for a release step that
  * migrates before the new version takes traffic.
  */
-import { closeDatabases, database, postgresTarget, sqliteFile } from "@/server/db/connect";
+import "./load-env";
+import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
+import { databaseLine } from "./database-line";
 
 const env = readEnv();
+console.error(databaseLine(env));
 database(env)
-  .then(async ({ db, engine }) => {
+  .then(async ({ db }) => {
     const applied = await db.selectFrom("kysely_migration" as never).select("name" as never).execute();
-    const at = env.DATABASE_URL ? postgresTarget(env.DATABASE_URL) : sqliteFile(env.DATA_DIR);
-    console.log(`${engine} at ${at}: ${applied.length} migrations applied, up to date`);
+    console.log(`${databaseLine(env)}: ${applied.length} migrations applied, up to date`);
   })
   .catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : String(error));

@@ -1,9 +1,25 @@
 import { closeDatabases } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { databaseLine } from "./database-line";
 
 type Command = (args: string[], print: (line: string) => void, write: (text: string) => void) => Promise<unknown>;
 
-/** Runs an operator command on this process's arguments: its message and exit code 1 on failure, the databases closed after. */
+/**
+ * Runs an operator command on this process's arguments: first, on stderr,
+ * which database it reads; its message and exit code 1 on failure; the
+ * databases closed after. Output cut short by a reader that stopped
+ * (`| head`) ends the command quietly.
+ */
 export function runCommand(command: Command, beforeClose: () => Promise<unknown> = async () => {}) {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+  try {
+    console.error(databaseLine(readEnv()));
+  } catch {
+    // A bad setting: the command says which, below.
+  }
   return command(
     process.argv.slice(2),
     (line) => console.log(line),

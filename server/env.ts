@@ -287,6 +287,7 @@ const businessSchema = envSchema.pick({
   LEGAL_EFFECTIVE_DATE: true,
   LEAD_RETENTION_DAYS: true,
   CONSENT_RETENTION_DAYS: true,
+  WAITLIST_PHONE_COUNTRIES: true,
 });
 
 export type BusinessIdentity = {
@@ -298,6 +299,8 @@ export type BusinessIdentity = {
   effectiveDate: string;
   leadRetentionDays: number;
   consentRetentionDays: number;
+  /** The countries whose numbers the waitlist takes (WAITLIST_PHONE_COUNTRIES): what /terms says the program is open to. */
+  phoneCountries: string[];
 };
 
 /**
@@ -313,6 +316,7 @@ export function businessIdentity(source: NodeJS.ProcessEnv = process.env): Busin
     effectiveDate: env.LEGAL_EFFECTIVE_DATE,
     leadRetentionDays: env.LEAD_RETENTION_DAYS,
     consentRetentionDays: env.CONSENT_RETENTION_DAYS,
+    phoneCountries: env.WAITLIST_PHONE_COUNTRIES,
   };
 }
 

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { freePort } from "@/tests/support/processes";
 import { startRedisServer } from "@/tests/support/redis-server";
@@ -100,6 +101,40 @@ describe("checkEnvironmentAtStart", () => {
       expect.objectContaining({ event: "webhook_configured", form: "waitlist", host: "hooks.zapier.com" }),
     ]);
     expect(JSON.stringify(lines)).not.toContain("secret-path");
+  });
+
+  it("warns when the support email makes the HELP text longer than one SMS segment, and not at 25 characters", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.spyOn(console, "info").mockImplementation(() => {});
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", `${"a".repeat(13)}@example.com`);
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "support_email_long")).toStrictEqual([]);
+    vi.stubEnv("BUSINESS_SUPPORT_EMAIL", `${"a".repeat(14)}@example.com`);
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "support_email_long")).toStrictEqual([
+      expect.objectContaining({ level: "warn", characters: 26, message: expect.stringContaining("HELP text 161 characters") }),
+    ]);
+  });
+
+  it("says how many secrets sign each form's deliveries, never which, and warns of a webhook that goes unsigned", async () => {
+    const [first, second] = [newWebhookSecret(), newWebhookSecret()];
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "https://n8n.example.com/webhook/contact");
+    vi.stubEnv("CONTACT_WEBHOOK_SECRET", "");
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "https://n8n.example.com/webhook/waitlist");
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", `${first} ${second}`);
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(info).filter((line) => line.event === "webhook_configured")).toEqual([
+      expect.objectContaining({ form: "contact", secrets: 0, authHeader: false }),
+      expect.objectContaining({ form: "waitlist", secrets: 2, authHeader: false }),
+    ]);
+    const unsigned = loggedLines(warn).filter((line) => line.event === "webhook_unsigned");
+    expect(unsigned).toEqual([
+      expect.objectContaining({ level: "warn", form: "contact", message: expect.stringContaining("CONTACT_WEBHOOK_URL is set without CONTACT_WEBHOOK_SECRET") }),
+    ]);
+    const printed = JSON.stringify([...info.mock.calls, ...warn.mock.calls]);
+    for (const secret of [first, second]) expect(printed).not.toContain(secret.slice(6, 20));
   });
 
   it("connects to Redis before the first visitor, and says the limits are shared", async () => {

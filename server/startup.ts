@@ -3,6 +3,7 @@ import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { importLegacyLeads } from "./delivery/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
+import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
 import { connectLimitStore } from "./rate-limit/limits";
 
@@ -53,8 +54,17 @@ export async function checkEnvironmentAtStart() {
   for (const form of formNames) {
     const webhook = readWebhook(form);
     if (webhook.url) {
-      // The host only: automation URLs often carry a secret in their path.
-      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host });
+      // The host only: automation URLs often carry a secret in their path. How many secrets
+      // sign (two during a rotation), never which.
+      const signedWith = webhook.secrets?.length ?? 0;
+      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host, secrets: signedWith, authHeader: Boolean(webhook.auth) });
+      if (!signedWith) {
+        logEvent("warn", {
+          event: "webhook_unsigned",
+          form,
+          message: `${webhook.urlVariable} is set without ${webhook.urlVariable.replace(/_URL$/, "_SECRET")}: ${form} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`,
+        });
+      }
     } else {
       logEvent("warn", {
         event: "webhook_unset",
@@ -72,6 +82,14 @@ export async function checkEnvironmentAtStart() {
     });
   }
   if (env.ALERT_WEBHOOK_URL) logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });
+  const helpText = smsTexts.help(env.BUSINESS_SUPPORT_EMAIL);
+  if (helpText.length > 160) {
+    logEvent("warn", {
+      event: "support_email_long",
+      characters: env.BUSINESS_SUPPORT_EMAIL.length,
+      message: `BUSINESS_SUPPORT_EMAIL makes the HELP text ${helpText.length} characters: over one SMS segment (160), so each HELP answer is billed as two. ${160 - (helpText.length - env.BUSINESS_SUPPORT_EMAIL.length)} characters or fewer fit (docs/sms-registration.md)`,
+    });
+  }
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",

@@ -11,6 +11,7 @@ const identity: BusinessIdentity = {
   effectiveDate: "2026-11-24",
   leadRetentionDays: 30,
   consentRetentionDays: 1_461,
+  phoneCountries: ["US", "CA"],
 };
 
 /** Every word a page shows, in order. */
@@ -38,6 +39,17 @@ describe("the SMS terms", () => {
     expect(terms).toContain("Consent is not a condition of purchase");
     expect(terms).toContain("United States and Canada");
     expect(terms).toContain("not legal advice");
+  });
+});
+
+describe("the countries the terms open the program to", () => {
+  it("are WAITLIST_PHONE_COUNTRIES, named as a sentence names them", async () => {
+    const { countriesInWords } = await import("./terms-content");
+    expect(countriesInWords(["US", "CA"])).toBe("the United States and Canada");
+    expect(countriesInWords(["US"])).toBe("the United States");
+    expect(countriesInWords(["CA", "GB", "FR"])).toBe("Canada, the United Kingdom and France");
+    expect(wordsOf(termsContent({ ...identity, phoneCountries: ["US"] }))).toContain("open to mobile numbers in the United States.");
+    expect(wordsOf(termsContent({ ...identity, phoneCountries: ["US"] }))).not.toContain("Canada");
   });
 });
 

@@ -5,6 +5,16 @@ import { addressLine, reviewNote, type LegalDocument } from "./legal-document";
 /** The opt-out words the workflow honours besides STOP (lib/sms/program.ts holds the list). */
 const otherOptOutWords = optOutWords.filter((word) => word !== "STOP");
 
+// Country names English puts "the" before.
+const withThe = new Set(["US", "GB", "NL", "PH", "AE", "BS", "DO", "GM", "CF", "CD", "CG", "KY", "VA", "MV", "SC"]);
+
+/** "the United States and Canada": the countries of WAITLIST_PHONE_COUNTRIES, as a sentence says them. */
+export function countriesInWords(codes: readonly string[]) {
+  const names = new Intl.DisplayNames("en", { type: "region" });
+  const words = codes.map((code) => `${withThe.has(code) ? "the " : ""}${names.of(code) ?? code}`);
+  return words.length > 1 ? `${words.slice(0, -1).join(", ")} and ${words.at(-1)}` : (words[0] ?? "");
+}
+
 /** The /terms page: the SMS program's terms, as carriers' reviewers expect to find them linked from the opt-in. */
 export function termsContent(identity: BusinessIdentity): LegalDocument {
   const { legalName, supportEmail } = identity;
@@ -58,7 +68,7 @@ export function termsContent(identity: BusinessIdentity): LegalDocument {
         id: "eligibility",
         heading: "Who can join",
         blocks: [
-          "The program is open to mobile numbers in the United States and Canada.",
+          `The program is open to mobile numbers in ${countriesInWords(identity.phoneCountries)}.`,
           "You must be the holder of the number you give, or have the holder's permission to enrol it.",
         ],
       },

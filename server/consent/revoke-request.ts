@@ -10,6 +10,8 @@ import { revocationChannels, revokeConsent } from "./consent-store";
 
 // A revocation is a phone number and a word: anything longer is not one.
 const MAX_BODY_BYTES = 4_096;
+// Standard Webhooks' tolerance, which the library applies too.
+const STALE_AFTER_SECONDS = 300;
 
 const bodySchema = z.object({
   phone: z.string().max(64),
@@ -36,6 +38,13 @@ function signedByOneOf(secrets: readonly string[], body: string, headers: Header
   });
 }
 
+/** "stale" when the call's timestamp is more than Standard Webhooks' five minutes off this server's clock. */
+function staleness(headers: Headers) {
+  const written = headers.get("webhook-timestamp") ?? "";
+  if (!/^\d{1,12}$/.test(written)) return undefined;
+  return Math.abs(Date.now() / 1000 - Number(written)) > STALE_AFTER_SECONDS ? "stale" : undefined;
+}
+
 /**
  * POST /api/consent/revoke: the workflow tells the site a number replied STOP
  * (or asked otherwise). The body is {phone, channel}, signed with Standard
@@ -51,7 +60,7 @@ export async function revokeRequest(request: Request): Promise<Response> {
   if (Buffer.byteLength(body) > MAX_BODY_BYTES) return plain(413, "Payload Too Large");
 
   if (!signedByOneOf(env.CONSENT_WEBHOOK_SECRET, body, request.headers)) {
-    logEvent("warn", { event: "consent_revoke_refused", reason: "signature" });
+    logEvent("warn", { event: "consent_revoke_refused", reason: staleness(request.headers) ?? "signature" });
     return plain(401, "Unauthorized");
   }
 

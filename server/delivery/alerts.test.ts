@@ -176,14 +176,27 @@ describe("what each alert says", () => {
     }
   });
 
-  it("nothing without ALERT_WEBHOOK_URL, not even the receiver's state; the same outcome with it set alerts and keeps the state", async () => {
+  it("no alert without ALERT_WEBHOOK_URL, though the receiver's state is kept for /api/health; the same outcome with it set alerts", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     expect(await told("dead", at)).toStrictEqual([]);
-    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([]);
+    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([{ form: "waitlist", failing_since: at }]);
 
     vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
-    expect((await told("dead", at)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
-    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toHaveLength(1);
+    expect((await told("dead", at + minute)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+  });
+
+  it("a new outage after a recovery alerts at once, and its recovery too; the interval still holds within one outage", async () => {
+    const kinds = async (outcome: Outcome, now: number) => (await told(outcome, now)).map((alert) => alert.kind);
+    expect(await kinds("pending", at)).toStrictEqual(["failing"]);
+    expect(await kinds("delivered", at + minute)).toStrictEqual(["failing", "recovered"]);
+    // Failing again a minute later: news, though the hour is not over.
+    expect(await kinds("pending", at + 2 * minute)).toStrictEqual(["failing", "recovered", "failing"]);
+    // Within that outage, the interval holds.
+    expect(await kinds("pending", at + 3 * minute)).toStrictEqual(["failing", "recovered", "failing"]);
+    // Working again: said at once, so the last word in the channel is true.
+    const last = await told("delivered", at + 4 * minute);
+    expect(last.map((alert) => alert.kind)).toStrictEqual(["failing", "recovered", "failing", "recovered"]);
+    expect(last.at(-1)).toMatchObject({ since: new Date(at + 2 * minute).toISOString() });
   });
 
   it("an alert whose words cannot be read from the database is logged, not thrown", async () => {

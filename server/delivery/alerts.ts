@@ -31,15 +31,19 @@ export async function claimAlert({ db }: Store, kind: AlertKind, form: string, n
   return row !== undefined;
 }
 
-/** Marks a form's receiver failing, unless it is already: since when it has been failing. */
+/**
+ * Marks a form's receiver failing, unless it is already: since when it has
+ * been failing, and whether this failure started the outage.
+ */
 async function markFailing({ db }: Store, form: string, now: number) {
-  await db
+  const started = await db
     .insertInto("receivers")
     .values({ form, failing_since: now })
     .onConflict((conflict) => conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null))
-    .execute();
+    .returning("failing_since")
+    .executeTakeFirst();
   const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
-  return row?.failing_since ?? now;
+  return { since: row?.failing_since ?? now, started: started !== undefined };
 }
 
 /** Marks a form's receiver delivering again; when it was failing, since when. */
@@ -49,6 +53,21 @@ async function stopFailing({ db }: Store, form: string) {
   if (since === null || since === undefined) return undefined;
   const { numUpdatedRows } = await db.updateTable("receivers").set({ failing_since: null }).where("form", "=", form).where("failing_since", "=", since).executeTakeFirst();
   return numUpdatedRows > 0n ? since : undefined;
+}
+
+/** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
+export async function failingReceivers({ db }: Store) {
+  const rows = await db.selectFrom("receivers").select(["form", "failing_since"]).where("failing_since", "is not", null).execute();
+  return rows.map((row) => ({ form: row.form, since: Number(row.failing_since) }));
+}
+
+/**
+ * Lets the next alert of a kind go out at once: a new outage after a
+ * recovery is news, whatever the interval; the interval holds only between
+ * repeats of one outage.
+ */
+async function rearm({ db }: Store, kind: AlertKind, form: string) {
+  await db.updateTable("alerts").set({ last_sent_at: 0 }).where("kind", "=", kind).where("form", "=", form).execute();
 }
 
 /** How many of a form's leads are in each open state, and the oldest one's time. */
@@ -103,22 +122,34 @@ async function send(store: Store, kind: AlertKind, form: string, since: number, 
 }
 
 /**
- * What a settled lead means for the operator, when ALERT_WEBHOOK_URL is set:
- * a receiver that starts (or goes on) failing, a lead that goes dead, a lead
- * held for want of a URL, a receiver that delivers again. Each kind goes out
- * at most once per form per ALERT_MIN_INTERVAL_MINUTES, across instances.
- * The caller does not wait: an alert that fails is logged and delays no one.
+ * What a settled lead means for the operator. The receiver's state is kept
+ * whatever the settings (/api/health reads it); with ALERT_WEBHOOK_URL set,
+ * alerts go out: a receiver that starts (or goes on) failing, a lead that goes
+ * dead, a lead held for want of a URL, a receiver that delivers again. Each
+ * kind goes out at most once per form per ALERT_MIN_INTERVAL_MINUTES, across
+ * instances, except that a recovery re-arms the failing alert and a new
+ * outage the recovered one. The caller does not wait: an alert that fails
+ * is logged and delays no one.
  */
 async function alertOn(store: Store, form: string, outcome: Outcome, env: ServerEnv, now: number) {
+  const alerting = Boolean(env.ALERT_WEBHOOK_URL);
   try {
     if (outcome === "delivered") {
       const since = await stopFailing(store, form);
-      if (since !== undefined) await send(store, "recovered", form, since, env, now);
+      if (since === undefined) return;
+      await rearm(store, "failing", form);
+      if (alerting) await send(store, "recovered", form, since, env, now);
       return;
     }
-    if (outcome === "held") return await send(store, "held", form, now, env, now);
+    if (outcome === "held") {
+      if (alerting) await send(store, "held", form, now, env, now);
+      return;
+    }
+    const { since, started } = await markFailing(store, form, now);
+    if (started) await rearm(store, "recovered", form);
+    if (!alerting) return;
     // The first failure after a success, then a reminder each interval while failures go on: no silence during an outage.
-    await send(store, "failing", form, await markFailing(store, form, now), env, now);
+    await send(store, "failing", form, since, env, now);
     if (outcome === "dead") await send(store, "dead", form, now, env, now);
   } catch (error) {
     logEvent("error", { event: "alert_failed", kind: outcome, form, message: messageOf(error) });
@@ -129,7 +160,6 @@ const inFlight = new Set<Promise<void>>();
 
 /** Starts what alertOn does for a settled lead and returns at once: no sender waits for an alert. */
 export function noteOutcome(store: Store, form: string, outcome: Outcome, env: ServerEnv, now = Date.now()) {
-  if (!env.ALERT_WEBHOOK_URL) return;
   const work = alertOn(store, form, outcome, env, now).finally(() => inFlight.delete(work));
   inFlight.add(work);
 }

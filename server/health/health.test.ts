@@ -61,7 +61,7 @@ describe("GET /api/health", () => {
 
   it("turns 503 with dead_leads when a lead dies, and one alert without personal data reaches the chat", async () => {
     const body = await leadThatDies();
-    expect(await health()).toMatchObject({ status: 503, body: { status: "degraded", problems: ["dead_leads"] } });
+    expect(await health()).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing", "dead_leads"] } });
 
     const dead = alerts().filter((alert) => alert.kind === "dead");
     expect(dead).toStrictEqual([
@@ -81,7 +81,7 @@ describe("GET /api/health", () => {
     await leadThatDies();
     await leadThatDies();
     expect(alerts().filter((alert) => alert.kind === "dead")).toHaveLength(1);
-    expect(await health()).toMatchObject({ status: 503, body: { problems: ["dead_leads"] } });
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing", "dead_leads"] } });
 
     workflow.outage(undefined);
     // What `npm run leads -- retry --dead` runs.
@@ -98,12 +98,13 @@ describe("GET /api/health", () => {
     workflow.outage(503);
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
     const first = await submitLead("waitlist", lead(), readEnv(), performance.now());
-    expect(await health()).toMatchObject({ status: 200 });
+    await alertsSettled();
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
     const { db } = await database(readEnv());
     await db.updateTable("leads").set({ created_at: Date.now() - 2 * 3_600_000 }).where("id", "=", first.webhookId).execute();
-    expect(await health()).toMatchObject({ status: 503, body: { problems: ["overdue_leads"] } });
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing", "overdue_leads"] } });
     vi.stubEnv("HEALTH_MAX_PENDING_AGE_SECONDS", String(3 * 3_600));
-    expect(await health()).toMatchObject({ status: 200 });
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
   });
 
   it("turns 503 with database_unreachable when the database cannot be opened", async () => {
@@ -125,8 +126,10 @@ describe("GET /api/health", () => {
   });
 
   it("shows figures per form only to the bearer of HEALTH_TOKEN", async () => {
-    workflow.outage(503);
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    // A lead waiting for its next attempt, with nothing failing now.
+    const { db } = await database(readEnv());
+    const now = Date.now();
+    await db.insertInto("leads").values({ id: `msg_${crypto.randomUUID()}`, form: "waitlist", dedupe_key: null, payload: "{}", state: "pending", created_at: now, next_attempt_at: now + 3_600_000 }).execute();
     expect(Object.keys((await health(`Bearer ${token}`)).body)).toStrictEqual(["status"]);
 
     vi.stubEnv("HEALTH_TOKEN", token);
@@ -137,15 +140,45 @@ describe("GET /api/health", () => {
     expect(body).toStrictEqual({
       status: "ok",
       forms: {
-        contact: { pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null },
-        waitlist: { pending: 1, held: 0, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null },
+        contact: { pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null },
+        waitlist: { pending: 1, held: 0, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null, failingSince: null },
       },
     });
 
-    workflow.outage(undefined);
     await submitLead("waitlist", lead(), readEnv(), performance.now());
     const after = await health(`Bearer ${token}`);
     expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+});
+
+describe("GET /api/health while a receiver fails", () => {
+  it("is 503 receiver_failing from the first failed attempt to the next success, on every instance, alerts set or not", async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", "");
+    vi.stubEnv("HEALTH_TOKEN", token);
+    workflow.outage(503);
+    const before = Date.now();
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await alertsSettled();
+    const failing = await health(`Bearer ${token}`);
+    expect(failing).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing"] } });
+    const since = Date.parse((failing.body.forms as Record<string, { failingSince: string }>).waitlist!.failingSince);
+    expect(since).toBeGreaterThanOrEqual(before);
+    expect((failing.body.forms as Record<string, { failingSince: string | null }>).contact!.failingSince).toBeNull();
+
+    // Another instance on the same database sees the same.
+    const { connect } = await import("@/server/db/connect");
+    const other = await connect({ DATA_DIR: String(process.env.DATA_DIR), DATABASE_URL: undefined });
+    try {
+      const { failingReceivers } = await import("@/server/delivery/alerts");
+      expect(await failingReceivers(other)).toStrictEqual([{ form: "waitlist", since }]);
+    } finally {
+      await other.db.destroy();
+    }
+
+    workflow.outage(undefined);
+    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await alertsSettled();
+    expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
   });
 });
 
@@ -181,9 +214,9 @@ describe("GET /api/health's figures", () => {
     expect(body.problems).toStrictEqual(["dead_leads"]);
     const forms = body.forms as Record<string, { oldestPendingAgeSeconds: number }>;
     expect(forms).toStrictEqual({
-      waitlist: { pending: 2, held: 1, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null },
-      contact: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: "2026-11-24T12:00:00.000Z" },
-      retired: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: null },
+      waitlist: { pending: 2, held: 1, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null, failingSince: null },
+      contact: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: "2026-11-24T12:00:00.000Z", failingSince: null },
+      retired: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null },
     });
     expect(forms.waitlist!.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(600);
     expect(forms.waitlist!.oldestPendingAgeSeconds).toBeLessThan(660);

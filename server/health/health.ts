@@ -1,11 +1,12 @@
 import "server-only";
 import { database } from "@/server/db/connect";
+import { failingReceivers } from "@/server/delivery/alerts";
 import { openLeadCounts } from "@/server/delivery/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
 
-export type Problem = "database_unreachable" | "redis_unreachable" | "dead_leads" | "overdue_leads";
+export type Problem = "database_unreachable" | "redis_unreachable" | "receiver_failing" | "dead_leads" | "overdue_leads";
 
 export type FormFigures = {
   pending: number;
@@ -15,16 +16,18 @@ export type FormFigures = {
   oldestPendingAgeSeconds: number | null;
   /** ISO time of the form's last delivered lead; null when none was. */
   lastDeliveredAt: string | null;
+  /** ISO time its receiver started failing (its last attempt failed, none succeeded since); null while it delivers. */
+  failingSince: string | null;
 };
 
 export type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
 
-const emptyFigures = (): FormFigures => ({ pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null });
+const emptyFigures = (): FormFigures => ({ pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null });
 
 /**
  * What an uptime monitor asks: does the database answer, does Redis (when
- * set), is any lead dead, is any pending lead older than
- * HEALTH_MAX_PENDING_AGE_SECONDS. Answered from the database, so every
+ * set), is a form's receiver failing right now, is any lead dead, is any
+ * pending lead older than HEALTH_MAX_PENDING_AGE_SECONDS. Answered from the database, so every
  * instance gives the same answer; one query over the open leads (by the
  * state index), and with `figures` one more per form for its last delivery.
  */
@@ -51,6 +54,9 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
         }),
       );
     }
+    const failing = await failingReceivers(store);
+    for (const { form, since } of failing) (forms[form] ??= emptyFigures()).failingSince = new Date(since).toISOString();
+    if (failing.length) problems.push("receiver_failing");
     const all = Object.values(forms);
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
     if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS)) problems.push("overdue_leads");

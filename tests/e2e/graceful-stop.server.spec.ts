@@ -1,0 +1,72 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { waitlistMessages } from "@/lib/forms/waitlist";
+import { leadsTable } from "../support/lead-rows";
+import { postSignupWithoutScript } from "../support/next-server";
+import { freePort, startProcess } from "../support/processes";
+import { startWebhookReceiver } from "../support/webhook-receiver";
+import { e2e } from "./e2e-env";
+import { expect, test } from "./fixtures";
+
+/** Whether anything accepts a connection on the port. */
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  test(`${signal} to the npm start process stops the server: no orphan, the port free, the delivery under way finished`, async () => {
+    test.setTimeout(90_000);
+    const receiver = await startWebhookReceiver();
+    const dataDir = await mkdtemp(path.join(tmpdir(), "sous-stop-"));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: dataDir, WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist` };
+    // As an operator or a process manager starts it.
+    const npm = await startProcess("npm", ["start", "--", "--hostname", "127.0.0.1", "--port", String(port)], { env, url: `http://127.0.0.1:${port}`, ready: (output) => output.includes("Ready in") });
+    try {
+      const descendants = execFileSync("pgrep", ["-P", String(npm.child.pid)]).toString().trim().split("\n").map(Number);
+      expect(descendants.length).toBeGreaterThan(0);
+
+      // A sign-up whose delivery takes two seconds: under way when the signal comes.
+      receiver.slow(2_000);
+      const name = `Stopping ${signal} ${process.pid}`;
+      const visitor = postSignupWithoutScript(npm.url, { name, phone: "(555) 010-7101", consent: "on" });
+      await expect.poll(() => receiver.withName(name).length).toBe(1);
+      npm.child.kill(signal);
+
+      const { html } = await visitor;
+      expect(html).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
+      await expect.poll(() => alive(npm.child.pid!), { timeout: 20_000 }).toBe(false);
+      for (const pid of descendants) expect(alive(pid), `process ${pid}`).toBe(false);
+      expect(await listening(port)).toBe(false);
+      expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
+      const table = leadsTable({ dataDir });
+      try {
+        expect(await table.db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+      } finally {
+        await table.close();
+      }
+    } finally {
+      receiver.slow(undefined);
+      await npm.stop();
+      await receiver.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+}
