@@ -2,7 +2,7 @@
 // project's Vitest settings, with only these files.
 import base from "../../vitest.config.mts";
 
-export default {
+const config = {
   ...base,
   test: {
     ...base.test,
@@ -16,3 +16,5 @@ export default {
     ],
   },
 };
+
+export default config;
