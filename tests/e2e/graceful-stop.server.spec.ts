@@ -21,6 +21,17 @@ const listening = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
+/** Every process under `pid`, children and theirs. */
+function descendantsOf(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync("pgrep", ["-P", String(pid)]).toString().trim().split("\n").filter(Boolean).map(Number);
+  } catch {
+    // pgrep exits 1 when there are none.
+  }
+  return children.flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -38,9 +49,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: dataDir, WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist` };
     // As an operator or a process manager starts it.
+    let descendants: number[] = [];
     const npm = await startProcess("npm", ["start", "--", "--hostname", "127.0.0.1", "--port", String(port)], { env, url: `http://127.0.0.1:${port}`, ready: (output) => output.includes("Ready in") });
     try {
-      const descendants = execFileSync("pgrep", ["-P", String(npm.child.pid)]).toString().trim().split("\n").map(Number);
+      descendants = descendantsOf(npm.child.pid!);
       expect(descendants.length).toBeGreaterThan(0);
 
       // A sign-up whose delivery takes two seconds: under way when the signal comes.
@@ -65,6 +77,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     } finally {
       receiver.slow(undefined);
       await npm.stop();
+      // A server that outlived npm (what this test catches) is not left running after it.
+      for (const pid of descendants.filter(alive)) process.kill(pid, "SIGKILL");
       await receiver.close();
       await rm(dataDir, { recursive: true, force: true });
     }
