@@ -42,8 +42,10 @@ async function markFailing({ db }: Store, form: string, now: number) {
     .onConflict((conflict) => conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null))
     .returning("failing_since")
     .executeTakeFirst();
+  // This failure started the outage: the row it wrote says since when, no need to read it back.
+  if (started) return { since: started.failing_since ?? now, started: true };
   const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
-  return { since: row?.failing_since ?? now, started: started !== undefined };
+  return { since: row?.failing_since ?? now, started: false };
 }
 
 /** Marks a form's receiver delivering again; when it was failing, since when. */
