@@ -14,7 +14,7 @@ import { auditInterleaved } from "./lib/lighthouse.mjs";
 import { measureThroughput } from "./lib/load.mjs";
 import { killAllNow, start, stopAll, waitForHttp, waitForPortFree } from "./lib/processes.mjs";
 import { budgets, render, sections } from "./lib/report.mjs";
-import { serveApp, serveBaseline, serveFloor } from "./lib/servers.mjs";
+import { serveApp, serveAppWithNextStart, serveBaseline, serveFloor } from "./lib/servers.mjs";
 import { checkPost, measureSignups, preparePost } from "./lib/signup.mjs";
 import { weighPages } from "./lib/weights.mjs";
 
@@ -43,6 +43,7 @@ async function main() {
   await waitForHttp(urlOf(ports.receiver, "/__stats"), receiver);
   log("building and starting the app, the floor and the baseline…");
   const app = await serveApp();
+  const appNextStart = await serveAppWithNextStart();
   const baseline = await serveBaseline();
   const floor = await serveFloor();
 
@@ -57,7 +58,7 @@ async function main() {
         ...(baseline ? both.map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
       ]),
     ),
-    throughput: await measure("throughput", () => measureThroughput(both, app.url, baseline?.url)),
+    throughput: await measure("throughput", () => measureThroughput(both, app.url, appNextStart.url, baseline?.url)),
     signup: await measure("signup", async () => {
       const post = await preparePost(new URL(pages.signup, app.url).href);
       const check = await checkPost(post);

@@ -206,7 +206,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     ["RATE_LIMIT_EMAIL_POINTS", 1, 1_000_000_000],
     ["RATE_LIMIT_EMAIL_WINDOW_SECONDS", 1, 2_592_000],
     ["REDIS_COMMAND_TIMEOUT_MS", 10, 5_000],
-    ["TRUSTED_PROXY_HOPS", 1, 10],
+    ["TRUSTED_PROXY_HOPS", 0, 10],
     ["HEALTH_MAX_PENDING_AGE_SECONDS", 1, 2_592_000],
     ["ALERT_MIN_INTERVAL_MINUTES", 1, 10_080],
   ];

@@ -156,7 +156,8 @@ const envSchema = z.object({
 
   PHONE_DEFAULT_COUNTRY: withDefault(country.default("US")),
   WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),
-  TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(1).max(10).default(1)),
+  // 0: no proxy, the connection's own address (npm start); n: the address n proxies back in X-Forwarded-For.
+  TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10).default(1)),
 
   // GET /api/health turns 503 while a pending lead is older than this.
   HEALTH_MAX_PENDING_AGE_SECONDS: count(3_600, 30 * 86_400),

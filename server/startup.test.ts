@@ -137,6 +137,32 @@ describe("checkEnvironmentAtStart", () => {
     for (const secret of [first, second]) expect(printed).not.toContain(secret.slice(6, 20));
   });
 
+  it("says where a visitor's address comes from, and that 0 hops needs npm start's socket address", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const startWith = async (hops: string) => {
+      vi.stubEnv("TRUSTED_PROXY_HOPS", hops);
+      info.mockClear();
+      error.mockClear();
+      await checkEnvironmentAtStart();
+      return [...loggedLines(info), ...loggedLines(error)].filter((line) => line.event === "client_address");
+    };
+
+    expect(await startWith("")).toEqual([
+      expect.objectContaining({ level: "info", trustedProxyHops: 1, from: "x-forwarded-for", message: expect.stringContaining("the proxy in front") }),
+    ]);
+    expect(await startWith("2")).toEqual([
+      expect.objectContaining({ level: "info", trustedProxyHops: 2, from: "x-forwarded-for", message: expect.stringContaining("2 proxies back") }),
+    ]);
+    expect(await startWith("0")).toEqual([
+      expect.objectContaining({ level: "error", trustedProxyHops: 0, from: "unavailable", message: expect.stringContaining("only npm start") }),
+    ]);
+    vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", "x-sous-socket-0123456789abcdef");
+    expect(await startWith("0")).toEqual([
+      expect.objectContaining({ level: "info", trustedProxyHops: 0, from: "socket", message: expect.stringContaining("X-Forwarded-For is ignored") }),
+    ]);
+  });
+
   it("connects to Redis before the first visitor, and says the limits are shared", async () => {
     const redis = await startRedisServer();
     try {

@@ -5,6 +5,7 @@ import { forms, formNames } from "@/lib/forms";
 import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
+import { addressSource } from "./rate-limit/client-address";
 import { connectLimitStore } from "./rate-limit/limits";
 
 // What the legal pages lack while a business setting is its placeholder.
@@ -31,6 +32,18 @@ async function openDatabase(env: ServerEnv) {
     if (error instanceof EnvError) refuse(error.problems);
     throw error;
   }
+}
+
+/** Where a visitor's address (rate limits, consent records) comes from, and what an operator should check. */
+function logClientAddress(hops: number) {
+  const from = addressSource(hops);
+  const messages = {
+    socket: "the connection's own address: X-Forwarded-For is ignored, right when nothing stands between visitors and npm start",
+    "x-forwarded-for": `X-Forwarded-For, the address ${hops === 1 ? "the proxy" : `${hops} proxies back`} in front of the site wrote: with no proxy there, a visitor can write their own (set TRUSTED_PROXY_HOPS=0)`,
+    unavailable:
+      "TRUSTED_PROXY_HOPS=0 reads the connection's address, which only npm start passes on: started some other way, every visitor counts as one address, \"unknown\", in rate limits and consent records",
+  };
+  logEvent(from === "unavailable" ? "error" : "info", { event: "client_address", trustedProxyHops: hops, from, message: messages[from] });
 }
 
 /**
@@ -73,6 +86,7 @@ export async function checkEnvironmentAtStart() {
       });
     }
   }
+  logClientAddress(env.TRUSTED_PROXY_HOPS);
   const defaulted = defaultedIdentity(env);
   if (defaulted.length) {
     logEvent("warn", {

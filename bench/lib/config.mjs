@@ -10,7 +10,7 @@ export const paths = {
 // Loopback only, in one block so a busy port is easy to move away from (BENCH_PORT).
 const base = Number(process.env.BENCH_PORT ?? 4100);
 export const host = "127.0.0.1";
-export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3, baseline: base + 4, floor: base + 5 };
+export const ports = { next: base, receiver: base + 1, bare: base + 2, chrome: base + 3, baseline: base + 4, floor: base + 5, nextStart: base + 6 };
 export const urlOf = (port, path = "/") => new URL(path, `http://${host}:${port}`).href;
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -37,6 +37,7 @@ const quick = process.env.BENCH_QUICK === "1";
 export const durations = {
   warmup: quick ? 1 : 3,
   load: quick ? 3 : 10,
+  throughputRounds: quick ? 1 : 3,
   lighthouseRuns: quick ? 1 : 5,
   sequentialPosts: quick ? 50 : 200,
   // A fresh server's sign-up rate climbs for its first half minute as V8 optimises the path.

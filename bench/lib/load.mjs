@@ -30,11 +30,13 @@ export const benchAddress = (n) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255
 const bareServer = fileURLToPath(new URL("../servers/bare.mjs", import.meta.url));
 
 /**
- * Each page's GETs per second from Next, beside a bare Node server answering
- * the very same bytes (what is left is the framework's), and the baseline's
- * build when there is one, one after the other in the same run.
+ * Each page's GETs per second from the app as `npm start` serves it, beside
+ * the same build under `next start` (what scripts/start.mjs costs), a bare
+ * Node server answering the very same bytes (what is left is the
+ * framework's), and the baseline's build when there is one, one after the
+ * other in the same run.
  */
-export async function measureThroughput(pagePaths, appURL, baselineURL) {
+export async function measureThroughput(pagePaths, appURL, nextStartURL, baselineURL) {
   const rows = [];
   for (const path of pagePaths) {
     const page = new URL(path, appURL).href;
@@ -44,11 +46,16 @@ export async function measureThroughput(pagePaths, appURL, baselineURL) {
     const bare = start(process.execPath, [bareServer, String(ports.bare), file, response.headers.get("content-type")], { log: `${paths.runs}bare.log` });
     try {
       await waitForHttp(urlOf(ports.bare), bare);
-      const targets = { next: page, bare: urlOf(ports.bare, path), ...(baselineURL ? { baseline: new URL(path, baselineURL).href } : {}) };
+      const targets = { next: page, nextStart: new URL(path, nextStartURL).href, bare: urlOf(ports.bare, path), ...(baselineURL ? { baseline: new URL(path, baselineURL).href } : {}) };
       for (const url of Object.values(targets)) await load({ url, duration: durations.warmup });
-      const row = { path };
-      for (const [name, url] of Object.entries(targets)) row[name] = await load({ url, duration: durations.load });
-      rows.push(row);
+      // Rounds in turn, the order reversed every other round, so a slower minute of the machine falls on every server alike; the median round counts.
+      const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+      for (let round = 0; round < durations.throughputRounds; round += 1) {
+        const order = Object.entries(targets);
+        for (const [name, url] of round % 2 ? order.reverse() : order) runs[name].push(await load({ url, duration: durations.load }));
+      }
+      const middle = (list) => [...list].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(list.length / 2)];
+      rows.push({ path, ...Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, middle(list)])) });
     } finally {
       await stop(bare);
     }

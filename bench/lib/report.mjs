@@ -41,12 +41,13 @@ export function sections({ machine, weights, audits, throughput, signup }, basel
       ],
     };
   });
-  guard("Throughput (GET, 2xx per second; Next beside a bare Node server sending the same bytes)", throughput, (rows) => ({
+  guard("Throughput (GET, 2xx per second; the app under npm start, the same build under next start, and a bare Node server sending the same bytes)", throughput, (rows) => ({
     table: [
-      ["Page", "Next /s", "Bare /s", "Next ÷ bare", "Next p99 ms", ...(baseline ? [`Before /s (${baseline.label})`] : [])],
+      ["Page", "npm start /s", "next start /s", "Bare /s", "npm start ÷ bare", "npm start p99 ms", ...(baseline ? [`Before /s (${baseline.label})`] : [])],
       ...rows.map((r) => [
         r.path,
         fixed(r.next.perSecond),
+        fixed(r.nextStart.perSecond),
         fixed(r.bare.perSecond),
         `${fixed((r.next.perSecond / r.bare.perSecond) * 100)}%`,
         fixed(r.next.p99Ms),

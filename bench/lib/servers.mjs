@@ -5,12 +5,18 @@ import path from "node:path";
 import { baselineRef, host, paths, ports, serverEnv, urlOf } from "./config.mjs";
 import { run, start, waitForHttp } from "./processes.mjs";
 
-/** Builds the app in `dir` (`npm run build`, or `next build` for the floor) and serves it with `next start`. */
-async function buildAndServe(name, dir, port, { env = serverEnv, build = ["npm", ["run", "build"]] } = {}) {
-  await run(build[0], build[1], { cwd: dir, env, log: `${paths.runs}${name}-build.log` });
-  const server = start("npx", ["next", "start", "--hostname", host, "--port", String(port)], { cwd: dir, env, log: `${paths.runs}${name}-next.log` });
+/** Serves the build in `dir` as `npm start` does, or with Next's own `next start`. */
+async function serve(name, dir, port, { env = serverEnv, command = "npm start" } = {}) {
+  const options = ["--hostname", host, "--port", String(port)];
+  const server = command === "npm start" ? start("npm", ["start", "--", ...options], { cwd: dir, env, log: `${paths.runs}${name}-start.log` }) : start("npx", ["next", "start", ...options], { cwd: dir, env, log: `${paths.runs}${name}-next.log` });
   await waitForHttp(urlOf(port), server);
   return { url: urlOf(port), pgid: server.child.pid };
+}
+
+/** Builds the app in `dir` (`npm run build`, or `next build` for the floor) and serves it. */
+async function buildAndServe(name, dir, port, { env = serverEnv, build = ["npm", ["run", "build"]], command = "npm start" } = {}) {
+  await run(build[0], build[1], { cwd: dir, env, log: `${paths.runs}${name}-build.log` });
+  return serve(name, dir, port, { env, command });
 }
 
 /** A temporary folder, removed when the bench exits. */
@@ -22,15 +28,18 @@ async function scratch(name) {
 // A hard-linked copy: no download, and Turbopack resolves nothing outside the folder it builds.
 const linkModules = (dir) => execFileSync("cp", ["-al", path.join(paths.root, "node_modules"), path.join(dir, "node_modules")]);
 
-/** The working tree, built and served. */
+/** The working tree, built and served by `npm start`. */
 export const serveApp = () => buildAndServe("app", paths.root, ports.next);
+
+/** The same build served by `next start`, to weigh what `npm start` (scripts/start.mjs) adds. */
+export const serveAppWithNextStart = () => serve("app-next-start", paths.root, ports.nextStart, { command: "next start" });
 
 /** The framework floor (bench/floor): an empty App Router page on the project's own next, react and react-dom. */
 export async function serveFloor() {
   const dir = await scratch("floor");
   await cp(path.join(paths.root, "bench", "floor"), dir, { recursive: true });
   linkModules(dir);
-  return buildAndServe("floor", dir, ports.floor, { env: { NEXT_TELEMETRY_DISABLED: "1" }, build: ["npx", ["next", "build"]] });
+  return buildAndServe("floor", dir, ports.floor, { env: { NEXT_TELEMETRY_DISABLED: "1" }, build: ["npx", ["next", "build"]], command: "next start" });
 }
 
 /**

@@ -139,7 +139,7 @@ export async function submitForm<Name extends string>(name: Name, formData: Form
     const started = performance.now();
     const { phone, email, ceiling } = entry.limits;
     const request = await headers();
-    const address = clientAddress(request.get("x-forwarded-for"), env.TRUSTED_PROXY_HOPS);
+    const address = clientAddress(request, env.TRUSTED_PROXY_HOPS);
     const limits = await checkLimits(
       {
         form,

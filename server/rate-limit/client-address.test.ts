@@ -1,30 +1,58 @@
-import { describe, expect, it } from "vitest";
-import { addressKey, clientAddress } from "./client-address";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { addressKey, addressSource, clientAddress } from "./client-address";
+
+const forwarded = (value: string | null, more: Record<string, string> = {}) =>
+  new Headers({ ...(value === null ? {} : { "x-forwarded-for": value }), ...more });
+// The header `npm start` names at start (scripts/start.mjs).
+const socketHeader = "x-sous-socket-test0123456789ab";
 
 describe("clientAddress", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
   it("takes the right-most entry: the one our own proxy wrote", () => {
-    expect(clientAddress("203.0.113.7", 1)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded("203.0.113.7"), 1)).toBe("203.0.113.7");
     // A client that sends its own X-Forwarded-For cannot choose its bucket.
-    expect(clientAddress("10.0.0.1, 203.0.113.7", 1)).toBe("203.0.113.7");
-    expect(clientAddress(" 1.1.1.1 ,2.2.2.2,  203.0.113.7 ", 1)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded("10.0.0.1, 203.0.113.7"), 1)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded(" 1.1.1.1 ,2.2.2.2,  203.0.113.7 "), 1)).toBe("203.0.113.7");
   });
 
   it("steps one entry left per extra trusted proxy", () => {
-    expect(clientAddress("10.0.0.1, 203.0.113.7, 172.16.0.2", 2)).toBe("203.0.113.7");
-    expect(clientAddress("203.0.113.7, 172.16.0.2, 172.16.0.3", 3)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded("10.0.0.1, 203.0.113.7, 172.16.0.2"), 2)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded("203.0.113.7, 172.16.0.2, 172.16.0.3"), 3)).toBe("203.0.113.7");
   });
 
   it("falls back to the left-most entry when there are fewer entries than hops", () => {
-    expect(clientAddress("203.0.113.7", 2)).toBe("203.0.113.7");
+    expect(clientAddress(forwarded("203.0.113.7"), 2)).toBe("203.0.113.7");
   });
 
   it("puts requests without the header in one shared bucket", () => {
-    expect(clientAddress(null, 1)).toBe("unknown");
-    expect(clientAddress("", 1)).toBe("unknown");
+    expect(clientAddress(forwarded(null), 1)).toBe("unknown");
+    expect(clientAddress(forwarded(""), 1)).toBe("unknown");
   });
 
   it("keeps IPv6 addresses whole", () => {
-    expect(clientAddress("2001:db8::1", 1)).toBe("2001:db8::1");
+    expect(clientAddress(forwarded("2001:db8::1"), 1)).toBe("2001:db8::1");
+  });
+
+  it("with no proxy, takes the connection's address npm start passed on, whatever X-Forwarded-For says", () => {
+    vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", socketHeader);
+    const request = forwarded("203.0.113.77", { [socketHeader]: "198.51.100.4" });
+    expect(clientAddress(request, 0)).toBe("198.51.100.4");
+    // The same request, read as one proxy back, believes the header: the set-up 0 is for.
+    expect(clientAddress(request, 1)).toBe("203.0.113.77");
+    expect(addressSource(0)).toBe("socket");
+    expect(addressSource(1)).toBe("x-forwarded-for");
+  });
+
+  it("with no proxy and no address from npm start, believes no header: every visitor is unknown", () => {
+    const request = forwarded("203.0.113.77", { [socketHeader]: "198.51.100.4" });
+    expect(clientAddress(request, 0)).toBe("unknown");
+    expect(addressSource(0)).toBe("unavailable");
+    // Named, but absent from the request: unknown too, never the forwarded header.
+    vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", socketHeader);
+    expect(clientAddress(forwarded("203.0.113.77"), 0)).toBe("unknown");
   });
 });
 

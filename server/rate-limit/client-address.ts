@@ -1,13 +1,29 @@
+/** Where the app reads the visitor's address from, as TRUSTED_PROXY_HOPS says. */
+export function addressSource(trustedHops: number) {
+  if (trustedHops > 0) return "x-forwarded-for" as const;
+  // Named by `npm start` (scripts/start.mjs) at start; absent under plain `next start` or `next dev`.
+  return process.env.SOUS_SOCKET_ADDRESS_HEADER ? ("socket" as const) : ("unavailable" as const);
+}
+
 /**
- * The visitor's address as the nearest trusted proxy saw it. Each proxy in
- * front of the app appends the address it received the request from to
+ * The visitor's address as the nearest trusted proxy saw it, or "unknown".
+ *
+ * No proxy (`trustedHops` 0): the address of the connection itself, which
+ * `npm start` passes in a header of its own; X-Forwarded-For is whatever the
+ * client wrote and is ignored. Without that header (not started by `npm
+ * start`) there is no address to believe, and every visitor is "unknown".
+ *
+ * Behind proxies: each appends the address it received the request from to
  * X-Forwarded-For, so the entry `trustedHops` from the right was written by a
  * proxy we trust; anything to its left came from the client and could be made
- * up. One hop matches Vercel, nginx's $proxy_add_x_forwarded_for and `next
- * start` (which fills the header only when it is absent).
+ * up. One hop matches Vercel and nginx's $proxy_add_x_forwarded_for.
  */
-export function clientAddress(forwardedFor: string | null, trustedHops: number) {
-  const entries = (forwardedFor ?? "")
+export function clientAddress(headers: Pick<Headers, "get">, trustedHops: number) {
+  if (trustedHops === 0) {
+    const header = process.env.SOUS_SOCKET_ADDRESS_HEADER;
+    return (header && headers.get(header)?.trim()) || "unknown";
+  }
+  const entries = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);

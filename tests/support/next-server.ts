@@ -3,14 +3,19 @@ import { e2e } from "../e2e/e2e-env";
 import { freePort, startProcess } from "./processes";
 
 /**
- * Another `next start` on the build the e2e run already made, with its own
- * environment: a second instance, or the same one after a restart.
+ * Another server on the build the e2e run already made, started as `npm
+ * start` starts it (scripts/start.mjs), with its own environment: a second
+ * instance, or the same one after a restart. `command: "next start"` starts
+ * Next's own server instead, for what must hold without ours.
  */
-export async function startNextServer(env: Record<string, string>, port?: number) {
+export async function startNextServer(env: Record<string, string>, port?: number, command: "npm start" | "next start" = "npm start") {
   port ??= await freePort();
+  const options = ["--hostname", "127.0.0.1", "--port", String(port)];
   return startProcess(
-    path.join(process.cwd(), "node_modules", ".bin", "next"),
-    ["start", "--hostname", "127.0.0.1", "--port", String(port)],
+    process.execPath,
+    command === "npm start"
+      ? [path.join(process.cwd(), "scripts", "start.mjs"), ...options]
+      : [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "start", ...options],
     {
       env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: e2e.serverEnv.DATA_DIR, ...env },
       url: `http://127.0.0.1:${port}`,
