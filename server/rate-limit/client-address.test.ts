@@ -43,6 +43,11 @@ describe("clientAddress", () => {
     // The same request, read as one proxy back, believes the header: the set-up 0 is for.
     expect(clientAddress(request, 1)).toBe("203.0.113.77");
     expect(addressSource(0)).toBe("socket");
+    // What a server listening on every interface reports for an IPv4 visitor, kept as IPv4; IPv6 as it is.
+    expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:198.51.100.4" }), 0)).toBe("198.51.100.4");
+    expect(clientAddress(forwarded(null, { [socketHeader]: "::FFFF:198.51.100.4" }), 0)).toBe("198.51.100.4");
+    expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:1" }), 0)).toBe("2001:db8::ffff:1");
+    expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:1:2" }), 0)).toBe("::ffff:1:2");
     expect(addressSource(1)).toBe("x-forwarded-for");
   });
 
