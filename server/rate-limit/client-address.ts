@@ -22,7 +22,7 @@ export function clientAddress(headers: Pick<Headers, "get">, trustedHops: number
   if (trustedHops === 0) {
     const header = process.env.SOUS_SOCKET_ADDRESS_HEADER;
     // A dual-stack socket reports an IPv4 visitor as ::ffff:203.0.113.9; the record keeps 203.0.113.9.
-    return (header && headers.get(header)?.trim().replace(/^::ffff:(?=\d{1,3}(?:\.\d{1,3}){3}$)/i, "")) || "unknown";
+    return (header && headers.get(header)?.replace(/^::ffff:(?=\d{1,3}(?:\.\d{1,3}){3}$)/i, "")) || "unknown";
   }
   const entries = (headers.get("x-forwarded-for") ?? "")
     .split(",")
