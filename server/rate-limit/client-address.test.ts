@@ -47,6 +47,7 @@ describe("clientAddress", () => {
     expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:198.51.100.4" }), 0)).toBe("198.51.100.4");
     expect(clientAddress(forwarded(null, { [socketHeader]: "::FFFF:198.51.100.4" }), 0)).toBe("198.51.100.4");
     expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:1" }), 0)).toBe("2001:db8::ffff:1");
+    expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:198.51.100.4" }), 0)).toBe("2001:db8::ffff:198.51.100.4");
     expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:1:2" }), 0)).toBe("::ffff:1:2");
     expect(addressSource(1)).toBe("x-forwarded-for");
   });
