@@ -18,11 +18,10 @@ export default function nextConfig(phase: string): NextConfig {
     reactStrictMode: true,
     pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
     distDir: testBuild ? ".next-e2e" : ".next",
-    // The stylesheet comes inside the HTML, not as a render-blocking request
-    // that a phone's link makes the first paint wait for (docs/performance.md).
-    // Next repeats it twice in the RSC payload after the markup, which the
-    // first paint does not wait for.
-    experimental: { inlineCss: true },
+    // No stylesheet of Next's own in a production build: the site's comes once,
+    // inside the HTML, from the server rendering (components/site/site-styles.tsx,
+    // docs/decisions/0003-stylesheet-and-etag.md), never as a render-blocking
+    // request nor in the React Server Components payload.
     // Static headers on every response, static files included, at no cost per
     // request: no middleware runs for them.
     async headers() {

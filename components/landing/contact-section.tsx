@@ -27,7 +27,7 @@ export function ContactSection() {
             {contact.nextSteps.map((step, index) => {
               return (
                 <li key={step.title} className="flex gap-4">
-                  <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-600">
+                  <span className="icon-badge bg-brand-600">
                     <Icon icon={stepIcons[index] ?? Rocket} className="size-6" />
                   </span>
                   <div>

@@ -48,7 +48,7 @@ export function PricingSection() {
         </div>
         <div className="flex flex-col justify-center gap-6 lg:border-l lg:border-stone-200 lg:pl-8">
           <div className="flex gap-4">
-            <span className="inline-flex size-11 shrink-0 items-center justify-center rounded-xl bg-brand-100 text-brand-700">
+            <span className="icon-badge bg-brand-100 text-brand-700">
               <Icon icon={Percent} className="size-6" />
             </span>
             <div>

@@ -1,5 +1,5 @@
-const base =
-  "inline-flex items-center justify-center gap-2 rounded-full font-semibold transition-colors disabled:cursor-not-allowed disabled:opacity-70";
+// The layout every button shares: `btn` in app/globals.css.
+const base = "btn";
 
 const variants = {
   primary: "bg-brand-600 text-white hover:bg-brand-700",

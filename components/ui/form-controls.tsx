@@ -1,9 +1,9 @@
 import type { ReactNode } from "react";
 
-export const labelClass = "block text-sm font-semibold text-ink";
+export const labelClass = "field-label";
 
 export const controlClass =
-  "mt-2 block w-full rounded-xl border border-stone-300 bg-white px-4 py-3 text-base text-ink placeholder:text-stone-500 aria-invalid:border-red-700";
+  "field-input";
 
 const errorId = (fieldId: string) => `${fieldId}-error`;
 

@@ -17,11 +17,11 @@ const tones = {
 /** An icon, a title and a sentence: the cards of the problem and feature grids. */
 function IconCard({ icon, title, body, tone }: IconCardProps) {
   return (
-    <li className={`rounded-2xl border border-stone-200 p-6 ${tones[tone].card}`}>
-      <span className={`inline-flex size-11 items-center justify-center rounded-xl ${tones[tone].icon}`}>
+    <li className={`card ${tones[tone].card}`}>
+      <span className={`icon-badge ${tones[tone].icon}`}>
         <Icon icon={icon} className="size-6" />
       </span>
-      <h3 className="mt-5 text-lg font-semibold">{title}</h3>
+      <h3 className="card-title">{title}</h3>
       <p className="mt-2 text-stone-600">{body}</p>
     </li>
   );

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { stylesheetMarker } from "@/lib/style/marker";
+import { buildStylesheet, stylesheetProblems } from "./site-css";
+
+const css = `:root{${stylesheetMarker}}body{margin:0}`;
+const page = (head: string, payload = "") =>
+  `<!DOCTYPE html><html><head>${head}</head><body><main>Hi</main><script>self.__next_f.push([1,"${payload}"])</script></body></html>`;
+
+describe("stylesheetProblems", () => {
+  it("passes a page with the stylesheet once, in the server's <style>", () => {
+    expect(stylesheetProblems(page(`<style id="site-css">${css}</style>`, '0:[\\"$\\",\\"main\\",null,{}]'))).toEqual([]);
+  });
+
+  it("fails a page whose payload carries the stylesheet, as Next's inlineCss does", () => {
+    const problems = stylesheetProblems(page(`<style id="site-css">${css}</style>`, `2:T1a,${css}`));
+    expect(problems).toEqual(["the stylesheet 2 times (once expected)", "the stylesheet in the React Server Components payload"]);
+  });
+
+  it("fails a page without it, or with it only somewhere else, or with a stylesheet link", () => {
+    expect(stylesheetProblems(page(""))).toEqual(["the stylesheet 0 times (once expected)", 'no stylesheet in <style id="site-css">']);
+    expect(stylesheetProblems(page(`<style>${css}</style>`))).toEqual(['no stylesheet in <style id="site-css">']);
+    expect(stylesheetProblems(page(`<style id="site-css">${css}</style><link rel="stylesheet" href="/_next/static/chunks/a.css"/>`))).toEqual(["a stylesheet link"]);
+  });
+});
+
+describe("buildStylesheet", () => {
+  it("builds app/globals.css with Tailwind, minified, its font served from /_next/static/media under a name that changes with the file", async () => {
+    const { text, assets } = await buildStylesheet();
+    expect(text).toContain(stylesheetMarker);
+    // Classes the components use, and the component classes of globals.css.
+    for (const rule of [".bg-cream{", ".btn{", ".icon{", ".field-input{"]) expect(text).toContain(rule);
+    expect(text).not.toContain("node_modules");
+    expect(text).not.toMatch(/\n\s+/);
+    expect(assets).toEqual([{ from: expect.stringMatching(/inter-latin-wght-normal\.woff2$/), name: expect.stringMatching(/^inter-latin-wght-normal\.[0-9a-f]{12}\.woff2$/) }]);
+    expect(text).toContain(`url(/_next/static/media/${assets[0]!.name})`);
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * The site's stylesheet, built apart from Next's CSS pipeline so that a page
+ * carries it once: in a <style> that only the server rendering writes
+ * (components/site/site-styles.tsx), never in the React Server Components
+ * payload. Next's own `experimental.inlineCss` puts the text in the payload
+ * as well, twice with Turbopack (docs/decisions/0003-stylesheet-and-etag.md).
+ *
+ *   prepare   before `next build`: Tailwind over app/globals.css, minified;
+ *             each url() into node_modules becomes /_next/static/media/<name>.<hash>.<ext>;
+ *             written as the module `#site-css` resolves to on the server.
+ *   finish    after `next build`: copies those files into the build's
+ *             static/media, and fails the build when a prerendered page holds
+ *             the stylesheet other than once, in its <style>, or when Next
+ *             emitted a stylesheet of its own.
+ */
+import { createHash } from "node:crypto";
+import { copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import tailwind from "@tailwindcss/postcss";
+import { PHASE_PRODUCTION_BUILD } from "next/constants";
+import postcss from "postcss";
+import nextConfig from "../next.config";
+import { stylesheetMarker } from "../lib/style/marker";
+
+const root = path.resolve(import.meta.dirname, "..");
+const source = path.join(root, "app", "globals.css");
+export const generatedModule = path.join(root, "lib", "style", "site-css.generated.js");
+const assetsFile = path.join(root, "lib", "style", "site-css.assets.json");
+
+type Asset = { from: string; name: string };
+
+/** Tailwind's output for app/globals.css, minified, with its node_modules files renamed for /_next/static/media. */
+export async function buildStylesheet() {
+  const css = await readFile(source, "utf8");
+  const result = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, { from: source });
+  const assets: Asset[] = [];
+  const text = await replaceAsync(result.css, /url\((["']?)([^)"']*node_modules\/[^)"']+)\1\)/g, async (_, _quote, url: string) => {
+    const from = path.resolve(path.dirname(source), url);
+    const { name, ext } = path.parse(from);
+    const hash = createHash("sha256").update(await readFile(from)).digest("hex").slice(0, 12);
+    const asset = { from, name: `${name}.${hash}${ext}` };
+    assets.push(asset);
+    return `url(/_next/static/media/${asset.name})`;
+  });
+  if (!text.includes(stylesheetMarker)) throw new Error(`site-css: ${stylesheetMarker} is missing from the built stylesheet (app/globals.css)`);
+  return { text, assets };
+}
+
+async function replaceAsync(text: string, pattern: RegExp, replace: (...match: string[]) => Promise<string>) {
+  const replacements = await Promise.all([...text.matchAll(pattern)].map((match) => replace(...match)));
+  let index = 0;
+  return text.replace(pattern, () => replacements[index++] ?? "");
+}
+
+async function prepare() {
+  const { text, assets } = await buildStylesheet();
+  await writeFile(generatedModule, `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`);
+  await writeFile(assetsFile, `${JSON.stringify(assets, null, 2)}\n`);
+  console.log(`site-css: ${text.length} bytes, ${assets.length} file(s) for static/media`);
+}
+
+async function* files(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(full);
+    else yield full;
+  }
+}
+
+/** What is wrong with a prerendered page's stylesheet: nothing when it is there once, in the server's <style>. */
+export function stylesheetProblems(html: string) {
+  const count = html.split(stylesheetMarker).length - 1;
+  const styleTag = /<style id="site-css">[\s\S]*?<\/style>/.exec(html)?.[0] ?? "";
+  const problems: string[] = [];
+  if (count !== 1) problems.push(`the stylesheet ${count} times (once expected)`);
+  if (!styleTag.includes(stylesheetMarker)) problems.push("no stylesheet in <style id=\"site-css\">");
+  if (/self\.__next_f\.push\([^<]*--sous-stylesheet/.test(html)) problems.push("the stylesheet in the React Server Components payload");
+  if (/<link[^>]+rel="stylesheet"/.test(html)) problems.push("a stylesheet link");
+  return problems;
+}
+
+async function finish() {
+  const distDir = path.join(root, nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next");
+  const assets = JSON.parse(await readFile(assetsFile, "utf8")) as Asset[];
+  const media = path.join(distDir, "static", "media");
+  await mkdir(media, { recursive: true });
+  for (const asset of assets) await copyFile(asset.from, path.join(media, asset.name));
+
+  const problems: string[] = [];
+  let pages = 0;
+  for await (const file of files(distDir)) {
+    const relative = path.relative(distDir, file);
+    if (file.endsWith(".css")) problems.push(`${relative}: Next emitted a stylesheet of its own`);
+    // _global-error.html is Next's own last-resort 500 document, with its own inline style.
+    if (relative.startsWith(`server${path.sep}app`) && file.endsWith(".html") && !relative.endsWith("_global-error.html")) {
+      pages += 1;
+      problems.push(...stylesheetProblems(await readFile(file, "utf8")).map((problem) => `${relative}: ${problem}`));
+    }
+    if (file.endsWith(".rsc") && (await readFile(file, "utf8")).includes(stylesheetMarker)) problems.push(`${relative}: the stylesheet in a payload file`);
+  }
+  if (pages === 0) problems.push(`no prerendered page in ${distDir}`);
+  if (problems.length) {
+    console.error(`site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`);
+    process.exit(1);
+  }
+  console.log(`site-css: ${pages} prerendered pages hold the stylesheet once, in <style>; ${assets.length} file(s) in static/media`);
+}
+
+if (import.meta.filename === process.argv[1]) {
+  const step = process.argv[2];
+  (step === "prepare" ? prepare() : step === "finish" ? finish() : Promise.reject(new Error("usage: site-css.ts prepare|finish"))).catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
