@@ -48,17 +48,18 @@ async function main() {
   const floor = await serveFloor();
 
   const both = [pages.home, pages.signup];
+  // The floor and both pages (and the baseline's), audited in turn.
+  const auditTargets = [
+    { label: "floor", url: floor.url },
+    ...both.map((path) => ({ label: path, url: new URL(path, app.url).href })),
+    ...(baseline ? both.map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
+  ];
   const results = {
     machine,
     weights: await measure("weights", () => weighPages(Object.values(pages), app.url, pages.notFound)),
-    audits: await measure("audits", () =>
-      auditInterleaved([
-        { label: "floor", url: floor.url },
-        ...both.map((path) => ({ label: path, url: new URL(path, app.url).href })),
-        ...(baseline ? both.map((path) => ({ label: `${path} (before)`, url: new URL(path, baseline.url).href })) : []),
-      ]),
-    ),
-    throughput: await measure("throughput", () => measureThroughput(both, app.url, appNextStart.url, baseline?.url)),
+    audits: await measure("audits", () => auditInterleaved(auditTargets, "devtools")),
+    simulated: await measure("simulated", () => auditInterleaved(auditTargets, "simulate")),
+    throughput: await measure("throughput", () => measureThroughput(both, { app: app.url, nextStart: appNextStart.url, floor: floor.url, baseline: baseline?.url })),
     signup: await measure("signup", async () => {
       const post = await preparePost(new URL(pages.signup, app.url).href);
       const check = await checkPost(post);

@@ -10,8 +10,9 @@
  *             written as the module `#site-css` resolves to on the server.
  *   finish    after `next build`: copies those files into the build's
  *             static/media, and fails the build when a prerendered page holds
- *             the stylesheet other than once, in its <style>, or when Next
- *             emitted a stylesheet of its own.
+ *             the stylesheet other than once, in its <style>, when Next
+ *             emitted a stylesheet of its own, or when the server bundles lack
+ *             patches/next+16.4.6.patch (the served page's ETag and bytes kept).
  */
 import { createHash } from "node:crypto";
 import { copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
@@ -88,6 +89,7 @@ async function finish() {
 
   const problems: string[] = [];
   let pages = 0;
+  let bundledPatch = false;
   for await (const file of files(distDir)) {
     const relative = path.relative(distDir, file);
     if (file.endsWith(".css")) problems.push(`${relative}: Next emitted a stylesheet of its own`);
@@ -97,8 +99,10 @@ async function finish() {
       problems.push(...stylesheetProblems(await readFile(file, "utf8")).map((problem) => `${relative}: ${problem}`));
     }
     if (file.endsWith(".rsc") && (await readFile(file, "utf8")).includes(stylesheetMarker)) problems.push(`${relative}: the stylesheet in a payload file`);
+    if (!bundledPatch && relative.startsWith(`server${path.sep}chunks`) && file.endsWith(".js")) bundledPatch = (await readFile(file, "utf8")).includes("next.renderedBodyCache");
   }
   if (pages === 0) problems.push(`no prerendered page in ${distDir}`);
+  if (!bundledPatch) problems.push("the server bundles lack patches/next+16.4.6.patch (each page's ETag and bytes kept): run npm install, which applies it");
   if (problems.length) {
     console.error(`site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`);
     process.exit(1);

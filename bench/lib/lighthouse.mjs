@@ -8,20 +8,23 @@ const cli = fileURLToPath(new URL("../../node_modules/lighthouse/cli/index.js", 
 export const categories = ["performance", "accessibility", "best-practices", "seo"];
 
 /**
- * Lighthouse's mobile run with applied throttling (Chrome itself slows the
- * network to slow 4G and the CPU 4x while the page loads, and the paint is
- * timed as it happens), through its CLI: each run gets a fresh Chromium. The
- * targets take turns, run after run (floor, /, /signup, floor, ...), so a slow
- * minute of the machine weighs on all of them alike. A run Lighthouse could
- * not complete is run again, twice at most.
+ * Lighthouse's mobile run through its CLI, each run with a fresh Chromium.
+ * `method` "devtools" is applied throttling (Chrome itself slows the network
+ * to slow 4G and the CPU 4x while the page loads, and the paint is timed as it
+ * happens); "simulate" is Lighthouse's default and what PageSpeed Insights
+ * shows (the page loads at full speed and Lantern estimates the slow-4G
+ * timings from the requests it saw). The targets take turns, run after run
+ * (floor, /, /signup, floor, ...), so a slow minute of the machine weighs on
+ * all of them alike. A run Lighthouse could not complete is run again, twice
+ * at most.
  */
-export async function auditInterleaved(targets, runs = durations.lighthouseRuns) {
+export async function auditInterleaved(targets, method = "devtools", runs = durations.lighthouseRuns) {
   const reports = new Map(targets.map((target) => [target.label, []]));
   for (let i = 1; i <= runs; i += 1) {
     for (const target of targets) {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          reports.get(target.label).push(await runOnce(target, `${i}${attempt > 1 ? `-attempt${attempt}` : ""}`));
+          reports.get(target.label).push(await runOnce(target, method, `${method}-${i}${attempt > 1 ? `-attempt${attempt}` : ""}`));
           break;
         } catch (error) {
           if (attempt === 3) throw error;
@@ -32,12 +35,12 @@ export async function auditInterleaved(targets, runs = durations.lighthouseRuns)
   return targets.map((target) => summarize(target.label, reports.get(target.label)));
 }
 
-async function runOnce(target, runName) {
+async function runOnce(target, method, runName) {
   // Chrome's launcher reuses a browser it finds on its port, and the previous one may still be closing.
   await waitForPortFree(ports.chrome, "127.0.0.1");
   const base = `${paths.runs}lighthouse-${target.label.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "home"}-${runName}`;
   const args = [cli, target.url, "--output=json", "--output=html", `--output-path=${base}`, `--port=${ports.chrome}`];
-  args.push(`--chrome-flags=${["--headless=new", "--no-sandbox", ...chromeFlags].join(" ")}`, "--no-enable-error-reporting", "--throttling-method=devtools");
+  args.push(`--chrome-flags=${["--headless=new", "--no-sandbox", ...chromeFlags].join(" ")}`, "--no-enable-error-reporting", `--throttling-method=${method}`);
   // Lighthouse's Chrome launcher cleans up its browser and profile on SIGINT.
   const failure = await run(process.execPath, args, { env: { CHROME_PATH: chromiumPath }, log: `${base}.log`, stopSignal: "SIGINT" }).catch((error) => error);
   // Lighthouse exits 1 on a page it could not load, and says why in the report.
@@ -49,13 +52,16 @@ async function runOnce(target, runName) {
 
 function summarize(label, lhrs) {
   const scoresOf = (id) => lhrs.map((lhr) => Math.round((lhr.categories[id]?.score ?? 0) * 100));
-  const metric = (id) => median(lhrs.map((lhr) => lhr.audits[id]?.numericValue ?? Number.NaN));
+  const values = (id) => lhrs.map((lhr) => lhr.audits[id]?.numericValue ?? Number.NaN);
+  const metric = (id) => median(values(id));
   return {
     label,
     runs: lhrs.length,
     scores: Object.fromEntries(categories.map((id) => [id, median(scoresOf(id))])),
     allScores: Object.fromEntries(categories.map((id) => [id, scoresOf(id)])),
     metrics: { lcpMs: metric("largest-contentful-paint"), tbtMs: metric("total-blocking-time"), cls: metric("cumulative-layout-shift") },
+    // Every run's LCP, in run order: the simulated one is bimodal, so its slowest run is judged too.
+    lcpRunsMs: values("largest-contentful-paint"),
     failing: failingAudits(lhrs),
   };
 }

@@ -1,8 +1,5 @@
-import { writeFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { connections, durations, paths, ports, urlOf } from "./config.mjs";
-import { start, stop, waitForHttp } from "./processes.mjs";
+import { connections, durations, throughputConnections } from "./config.mjs";
 
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export function median(values) {
@@ -27,37 +24,37 @@ export async function load(options) {
 /** A client address of 198.18.0.0/15, the block set aside for benchmarks: the app limits per address. */
 export const benchAddress = (n) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
 
-const bareServer = fileURLToPath(new URL("../servers/bare.mjs", import.meta.url));
+/** What a GET asks for: the page as sent, or compressed as a browser accepts it. */
+export const encodings = { identity: "identity", compressed: "gzip, br" };
 
 /**
- * Each page's GETs per second from the app as `npm start` serves it, beside
- * the same build under `next start` (what scripts/start.mjs costs), a bare
- * Node server answering the very same bytes (what is left is the
- * framework's), and the baseline's build when there is one, one after the
- * other in the same run.
+ * Each page's GETs per second, uncompressed and compressed, from the app as
+ * `npm start` serves it, the same build under `next start` (what
+ * scripts/start.mjs costs), the framework floor's empty page (what is left
+ * is the app's), and the baseline's build when there is one: in turn, the
+ * order reversed every other round, so a slower minute of the machine falls
+ * on every server alike; the median round counts. 20 connections.
  */
-export async function measureThroughput(pagePaths, appURL, nextStartURL, baselineURL) {
+export async function measureThroughput(pagePaths, { app, nextStart, floor, baseline }) {
   const rows = [];
   for (const path of pagePaths) {
-    const page = new URL(path, appURL).href;
-    const response = await fetch(page, { headers: { "accept-encoding": "identity" } });
-    const file = `${paths.runs}${path.replace(/\W+/g, "_") || "_"}.html`;
-    await writeFile(file, Buffer.from(await response.arrayBuffer()));
-    const bare = start(process.execPath, [bareServer, String(ports.bare), file, response.headers.get("content-type")], { log: `${paths.runs}bare.log` });
-    try {
-      await waitForHttp(urlOf(ports.bare), bare);
-      const targets = { next: page, nextStart: new URL(path, nextStartURL).href, bare: urlOf(ports.bare, path), ...(baselineURL ? { baseline: new URL(path, baselineURL).href } : {}) };
-      for (const url of Object.values(targets)) await load({ url, duration: durations.warmup });
-      // Rounds in turn, the order reversed every other round, so a slower minute of the machine falls on every server alike; the median round counts.
+    for (const [encoding, accept] of Object.entries(encodings)) {
+      const targets = { app: new URL(path, app).href, nextStart: new URL(path, nextStart).href, floor, ...(baseline ? { baseline: new URL(path, baseline).href } : {}) };
+      const headers = { "accept-encoding": accept };
+      const sent = {};
+      for (const [name, url] of Object.entries(targets)) {
+        const response = await fetch(url, { headers });
+        sent[name] = { status: response.status, encoding: response.headers.get("content-encoding") ?? "identity", etag: Boolean(response.headers.get("etag")) };
+        await response.arrayBuffer();
+        await load({ url, headers, connections: throughputConnections, duration: durations.warmup });
+      }
       const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
       for (let round = 0; round < durations.throughputRounds; round += 1) {
         const order = Object.entries(targets);
-        for (const [name, url] of round % 2 ? order.reverse() : order) runs[name].push(await load({ url, duration: durations.load }));
+        for (const [name, url] of round % 2 ? order.reverse() : order) runs[name].push(await load({ url, headers, connections: throughputConnections, duration: durations.load }));
       }
       const middle = (list) => [...list].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(list.length / 2)];
-      rows.push({ path, ...Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, middle(list)])) });
-    } finally {
-      await stop(bare);
+      rows.push({ path, encoding, sent, ...Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, middle(list)])) });
     }
   }
   return rows;

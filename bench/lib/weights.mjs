@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { chromium } from "@playwright/test";
-import { chromeFlags, chromiumPath } from "./config.mjs";
+import { chromeFlags, chromiumPath, stylesheetMarker } from "./config.mjs";
 
 const gzipped = (buffers) => buffers.reduce((sum, buffer) => sum + gzipSync(buffer, { level: 9 }).length, 0);
 
@@ -48,9 +48,15 @@ async function weighPage(browser, path, url, expectNotFound) {
     const html = await response?.body().catch(() => null);
     const scripts = (await Promise.all(bodies.script)).filter(Boolean);
     const styles = (await Promise.all(bodies.stylesheet)).filter(Boolean);
+    const text = html?.toString("utf8") ?? "";
     return {
       path,
       htmlGzip: html ? gzipped([html]) : Number.NaN,
+      // As the budgets count it: the document as served, raw and at zlib's default level.
+      htmlRaw: html ? html.length : Number.NaN,
+      htmlGzipDefault: html ? gzipSync(html).length : Number.NaN,
+      fontFaces: text.split("@font-face").length - 1,
+      stylesheets: text.split(stylesheetMarker).length - 1,
       jsGzip: gzipped(scripts),
       cssGzip: gzipped(styles),
       jsFiles: scripts.length,
