@@ -28,7 +28,7 @@ export function contentSecurityPolicy({ development }: HeaderOptions) {
   const directives: Record<string, string[]> = {
     "default-src": ["'self'"],
     "script-src": scriptSrc,
-    // sonner and next/font inject <style> elements.
+    // The site's stylesheet is a <style> the server writes (components/site/site-styles.tsx); sonner injects one too.
     "style-src": ["'self'", "'unsafe-inline'"],
     "img-src": ["'self'", "data:", "blob:"],
     "font-src": ["'self'"],

@@ -50,7 +50,7 @@ export const connections = 50;
 /** Connections of the GET throughput runs, the app beside the floor. */
 export const throughputConnections = 20;
 export const title = `Benchmark: chef-assistant-site${quick ? " (BENCH_QUICK: shortened runs, not for comparison)" : ""}`;
-/** BENCH_ONLY=signup,weights runs only those measurements (audits, weights, throughput, signup). */
+/** BENCH_ONLY=signup,weights runs only those measurements (audits, simulated, weights, throughput, signup). */
 export const only = process.env.BENCH_ONLY?.split(",");
 export const baselineRef = process.env.BENCH_BASELINE || undefined;
 

@@ -44,7 +44,7 @@ async function weighPage(browser, path, url, expectNotFound) {
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const expected = expectNotFound ? 404 : 200;
     if (response?.status() !== expected) failedRequests.push(`document answered ${response?.status()}, expected ${expected}`);
-    // The stylesheet is inlined in the document: its bytes count with the HTML.
+    // The stylesheet is a <style> in the document: its bytes count with the HTML.
     const html = await response?.body().catch(() => null);
     const scripts = (await Promise.all(bodies.script)).filter(Boolean);
     const styles = (await Promise.all(bodies.stylesheet)).filter(Boolean);
