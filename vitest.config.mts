@@ -21,6 +21,9 @@ export default defineConfig({
   resolve: {
     alias: {
       "@": fileURLToPath(new URL(".", import.meta.url)),
+      // The stylesheet's text exists once `npm run build` has written it (scripts/site-css.ts);
+      // components under test render without it, as they do in the browser (package.json "imports").
+      "#site-css": fileURLToPath(new URL("./lib/style/no-css.js", import.meta.url)),
     },
   },
   test: {
