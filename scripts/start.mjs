@@ -17,6 +17,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const started = performance.now();
@@ -36,7 +37,9 @@ process.env.SOUS_SOCKET_ADDRESS_HEADER = header;
 
 // Imported once NODE_ENV is set: Next reads it as it loads.
 const { default: next } = await import("next");
-const app = next({ dev: false, dir: process.cwd(), hostname: hostname ?? "localhost", port });
+// The project this script belongs to, wherever it is started from.
+const dir = fileURLToPath(new URL("..", import.meta.url));
+const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
 const handle = app.getRequestHandler();
 const server = createServer((request, response) => {
   // Set on every request, over anything a client sent under that name.
