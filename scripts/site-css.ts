@@ -63,8 +63,9 @@ async function prepare() {
 async function* files(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* files(full);
-    else yield full;
+    // Next's build cache holds no output.
+    if (entry.isDirectory() && entry.name !== "cache") yield* files(full);
+    else if (entry.isFile()) yield full;
   }
 }
 
@@ -75,7 +76,8 @@ export function stylesheetProblems(html: string) {
   const problems: string[] = [];
   if (count !== 1) problems.push(`the stylesheet ${count} times (once expected)`);
   if (!styleTag.includes(stylesheetMarker)) problems.push("no stylesheet in <style id=\"site-css\">");
-  if (/self\.__next_f\.push\([^<]*--sous-stylesheet/.test(html)) problems.push("the stylesheet in the React Server Components payload");
+  const payloadScripts = html.match(/<script>self\.__next_f\.push\([\s\S]*?<\/script>/g) ?? [];
+  if (payloadScripts.some((script) => script.includes(stylesheetMarker))) problems.push("the stylesheet in the React Server Components payload");
   if (/<link[^>]+rel="stylesheet"/.test(html)) problems.push("a stylesheet link");
   return problems;
 }
