@@ -15,7 +15,7 @@ describe("the SMS program's texts", () => {
 
   it("are the ones the 10DLC kit gives the reviewers, with the same keywords", () => {
     const kit = readFileSync("docs/sms-registration.md", "utf8");
-    const row = (label: string) => kit.match(new RegExp(`^\\| ${label}[^|]* \\| (.+) \\|$`, "m"))?.[1];
+    const row = (label: string) => kit.match(new RegExp(`^\\| ${label}[^|]* \\| (.+?) *\\|$`, "m"))?.[1];
     expect(row("Welcome")).toBe(smsTexts.welcome);
     expect(row("HELP reply")).toBe(smsTexts.help("support@example.com"));
     expect(row("STOP reply")).toBe(smsTexts.stop);
