@@ -27,7 +27,13 @@ export default defineConfig([
     files: ["workflows/n8n/code/**/*.js"],
     languageOptions: {
       sourceType: "script",
-      globals: { $env: "readonly", $input: "readonly", $execution: "readonly", $getWorkflowStaticData: "readonly", PROGRAM: "readonly" },
+      globals: {
+        $env: "readonly",
+        $input: "readonly",
+        $execution: "readonly",
+        $getWorkflowStaticData: "readonly",
+        PROGRAM: "readonly",
+      },
     },
     rules: { "@typescript-eslint/no-require-imports": "off", "@typescript-eslint/no-unused-vars": "off" },
   },

@@ -6,11 +6,7 @@
 const config = {
   testRunner: "vitest",
   vitest: { configFile: "vitest.config.mts", related: true },
-  mutate: [
-    "server/**/*.ts",
-    "lib/forms/**/*.ts",
-    "!**/*.test.ts",
-  ],
+  mutate: ["server/**/*.ts", "lib/forms/**/*.ts", "!**/*.test.ts"],
   coverageAnalysis: "perTest",
   concurrency: 2,
   timeoutMS: 10000,

@@ -37,9 +37,22 @@ async function main() {
   await mkdir(paths.runs, { recursive: true });
   for (const port of Object.values(ports)) await waitForPortFree(port, host, 0);
   const cpus = os.cpus();
-  const machine = { date: new Date().toISOString(), cpu: `${cpus[0]?.model.trim()} × ${cpus.length}`, memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`, node: process.version, "load at start": os.loadavg().map((l) => l.toFixed(2)).join(" / ") };
+  const machine = {
+    date: new Date().toISOString(),
+    cpu: `${cpus[0]?.model.trim()} × ${cpus.length}`,
+    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    node: process.version,
+    "load at start": os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" / "),
+  };
 
-  const receiver = start(process.execPath, [fileURLToPath(new URL("./servers/receiver.mjs", import.meta.url)), String(ports.receiver)], { log: `${paths.runs}receiver.log` });
+  const receiver = start(
+    process.execPath,
+    [fileURLToPath(new URL("./servers/receiver.mjs", import.meta.url)), String(ports.receiver)],
+    { log: `${paths.runs}receiver.log` },
+  );
   await waitForHttp(urlOf(ports.receiver, "/__stats"), receiver);
   log("building and starting the app, the floor and the baseline…");
   const app = await serveApp();
@@ -59,7 +72,9 @@ async function main() {
     weights: await measure("weights", () => weighPages(Object.values(pages), app.url, pages.notFound)),
     audits: await measure("audits", () => auditInterleaved(auditTargets, "devtools")),
     simulated: await measure("simulated", () => auditInterleaved(auditTargets, "simulate")),
-    throughput: await measure("throughput", () => measureThroughput(both, { app: app.url, nextStart: appNextStart.url, floor: floor.url, baseline: baseline?.url })),
+    throughput: await measure("throughput", () =>
+      measureThroughput(both, { app: app.url, nextStart: appNextStart.url, floor: floor.url, baseline: baseline?.url }),
+    ),
     signup: await measure("signup", async () => {
       const post = await preparePost(new URL(pages.signup, app.url).href);
       const check = await checkPost(post);

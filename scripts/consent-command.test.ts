@@ -15,7 +15,11 @@ import { consentCommand } from "./consent-command";
 async function consent(...args: string[]) {
   let stdout = "";
   try {
-    await consentCommand(args, (line) => (stdout += `${line}\n`), (text) => (stdout += text));
+    await consentCommand(
+      args,
+      (line) => (stdout += `${line}\n`),
+      (text) => (stdout += text),
+    );
   } catch (error) {
     throw { code: 1, stderr: error instanceof Error ? error.message : String(error) };
   }
@@ -31,38 +35,79 @@ beforeAll(async () => {
   const payload = { phone, name: "Ada CLI" };
   leadId = newWebhookId();
   await store.db.transaction().execute(async (db) => {
-    await insertClaimed({ ...store, db }, {
-      id: leadId, form: "waitlist", dedupe_key: leadKey("waitlist", payload), payload: JSON.stringify(payload), state: "pending",
-      attempts: 0, rounds: 0, created_at: Date.now(), next_attempt_at: Date.now() + 60_000, last_failure: null, delivered_at: null,
-    }, newClaim(0, 0));
-    const evidence = { phone, ip: "203.0.113.40", userAgent: "Mozilla/5.0 (X11; Linux), like Gecko", pageUrl: "https://sous.example/signup", javascript: true, disclosure: text, shownVersion: null };
+    await insertClaimed(
+      { ...store, db },
+      {
+        id: leadId,
+        form: "waitlist",
+        dedupe_key: leadKey("waitlist", payload),
+        payload: JSON.stringify(payload),
+        state: "pending",
+        attempts: 0,
+        rounds: 0,
+        created_at: Date.now(),
+        next_attempt_at: Date.now() + 60_000,
+        last_failure: null,
+        delivered_at: null,
+      },
+      newClaim(0, 0),
+    );
+    const evidence = {
+      phone,
+      ip: "203.0.113.40",
+      userAgent: "Mozilla/5.0 (X11; Linux), like Gecko",
+      pageUrl: "https://sous.example/signup",
+      javascript: true,
+      disclosure: text,
+      shownVersion: null,
+    };
     await recordConsent(db, evidence, leadId, Date.parse("2026-01-15T10:00:00Z"));
-    await recordConsent(db, { ...evidence, phone: "+15554000002", javascript: false }, leadId, Date.parse("2026-03-01T10:00:00Z"));
+    await recordConsent(
+      db,
+      { ...evidence, phone: "+15554000002", javascript: false },
+      leadId,
+      Date.parse("2026-03-01T10:00:00Z"),
+    );
   });
   expect(consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
 });
 
 describe("npm run consent", () => {
-  it.each(["(555) 400-0001", "555.400.0001", "+1 555 400 0001", "15554000001"])("show finds the number typed as %s, with the text shown", async (typed) => {
-    const { stdout } = await consent("show", typed);
-    expect(stdout).toContain(`${phone}: 1 consent record, 0 revocations`);
-    expect(stdout).toContain("2026-01-15T10:00:00.000Z");
-    expect(stdout).toContain("203.0.113.40");
-    expect(stdout).toContain("the page's JavaScript");
-    expect(stdout).toContain(text.text);
-    expect(stdout).toContain("Consent in force: yes");
-  });
+  it.each(["(555) 400-0001", "555.400.0001", "+1 555 400 0001", "15554000001"])(
+    "show finds the number typed as %s, with the text shown",
+    async (typed) => {
+      const { stdout } = await consent("show", typed);
+      expect(stdout).toContain(`${phone}: 1 consent record, 0 revocations`);
+      expect(stdout).toContain("2026-01-15T10:00:00.000Z");
+      expect(stdout).toContain("203.0.113.40");
+      expect(stdout).toContain("the page's JavaScript");
+      expect(stdout).toContain(text.text);
+      expect(stdout).toContain("Consent in force: yes");
+    },
+  );
 
   it("export writes CSV a parser reads back, one row per record, --since leaving older ones out", async () => {
     const { stdout } = await consent("export");
-    const rows = parse(stdout, { columns: true, relax_quotes: false, relax_column_count: false }) as Record<string, string>[];
+    const rows = parse(stdout, { columns: true, relax_quotes: false, relax_column_count: false }) as Record<
+      string,
+      string
+    >[];
     expect(rows.map((row) => [row.record, row.phone, row.at])).toStrictEqual([
       ["consent", phone, "2026-01-15T10:00:00.000Z"],
       ["consent", "+15554000002", "2026-03-01T10:00:00.000Z"],
     ]);
-    expect(rows[0]).toMatchObject({ ip: "203.0.113.40", user_agent: "Mozilla/5.0 (X11; Linux), like Gecko", javascript: "on", lead_id: leadId, disclosure_text: text.text });
+    expect(rows[0]).toMatchObject({
+      ip: "203.0.113.40",
+      user_agent: "Mozilla/5.0 (X11; Linux), like Gecko",
+      javascript: "on",
+      lead_id: leadId,
+      disclosure_text: text.text,
+    });
 
-    const later = parse((await consent("export", "--since", "2026-02-01")).stdout, { columns: true }) as Record<string, string>[];
+    const later = parse((await consent("export", "--since", "2026-02-01")).stdout, { columns: true }) as Record<
+      string,
+      string
+    >[];
     expect(later.map((row) => row.phone)).toStrictEqual(["+15554000002"]);
   });
 
@@ -80,42 +125,70 @@ describe("npm run consent", () => {
   });
 
   it("refuses what it cannot read, and says how to call it", async () => {
-    await expect(consent("show", "12")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("needs a phone number") });
-    await expect(consent("revoke", phone, "--channel", "fax")).rejects.toMatchObject({ stderr: expect.stringContaining("--channel is one of sms, email, other") });
-    await expect(consent("export", "--since", "yesterday")).rejects.toMatchObject({ stderr: expect.stringContaining("YYYY-MM-DD") });
+    await expect(consent("show", "12")).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("needs a phone number"),
+    });
+    await expect(consent("revoke", phone, "--channel", "fax")).rejects.toMatchObject({
+      stderr: expect.stringContaining("--channel is one of sms, email, other"),
+    });
+    await expect(consent("export", "--since", "yesterday")).rejects.toMatchObject({
+      stderr: expect.stringContaining("YYYY-MM-DD"),
+    });
     expect((await consent("--help")).stdout).toContain("npm run consent -- show PHONE");
     expect((await consent()).stdout).toContain("npm run consent -- export");
-    await expect(consent("forget", phone)).rejects.toMatchObject({ stderr: expect.stringContaining("unknown command forget") });
+    await expect(consent("forget", phone)).rejects.toMatchObject({
+      stderr: expect.stringContaining("unknown command forget"),
+    });
   });
 
   it("counts in the singular and the plural, and says unknown for what the browser did not send", async () => {
     const store = await database(readEnv());
-    const evidence = { phone: "+15554000003", ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure: text, shownVersion: null };
+    const evidence = {
+      phone: "+15554000003",
+      ip: null,
+      userAgent: null,
+      pageUrl: null,
+      javascript: false,
+      disclosure: text,
+      shownVersion: null,
+    };
     await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-01T10:00:00Z"));
     await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-02T10:00:00Z"));
     const { stdout } = await consent("show", "+15554000003");
     expect(stdout).toContain("+15554000003: 2 consent records, 0 revocations");
-    expect(stdout).toContain("  ip          unknown\n  browser     unknown\n  page        unknown\n  sent by     the browser's own form post (JavaScript off)");
+    expect(stdout).toContain(
+      "  ip          unknown\n  browser     unknown\n  page        unknown\n  sent by     the browser's own form post (JavaScript off)",
+    );
     expect(stdout).toContain(`  lead        ${leadId}`);
     await consent("revoke", "+15554000003");
     await consent("revoke", "+15554000003", "--channel", "sms");
     const after = (await consent("show", "+15554000003")).stdout;
     expect(after).toContain("2 consent records, 2 revocations");
-    expect(after).toMatch(/\nrevocation rev_[\w-]+  \d{4}-\d\d-\d\dT[\d:.]+Z\n  channel     other, recorded by the operator\n/);
+    expect(after).toMatch(
+      /\nrevocation rev_[\w-]+  \d{4}-\d\d-\d\dT[\d:.]+Z\n  channel     other, recorded by the operator\n/,
+    );
     expect(after).toContain("Consent in force: no");
-    expect((await consent("show", "+15554000099")).stdout).toContain("+15554000099: 0 consent records, 0 revocations\n\nConsent in force: no");
+    expect((await consent("show", "+15554000099")).stdout).toContain(
+      "+15554000099: 0 consent records, 0 revocations\n\nConsent in force: no",
+    );
     expect((await consent("revoke", "+15554000099")).stdout).toContain("0 undelivered leads will not be sent");
   });
 
   it("refuses a --since that is not a real day", async () => {
     for (const since of ["2026-13-45", "2026-1-5", "x2026-01-05", "2026-01-05x"]) {
-      await expect(consent("export", "--since", since), since).rejects.toMatchObject({ stderr: expect.stringContaining("YYYY-MM-DD") });
+      await expect(consent("export", "--since", since), since).rejects.toMatchObject({
+        stderr: expect.stringContaining("YYYY-MM-DD"),
+      });
     }
   });
 
   it("prints a number's history as JSON for scripts", async () => {
     const { stdout } = await consent("show", "5554000002", "--json");
-    expect(JSON.parse(stdout)).toMatchObject({ phone: "+15554000002", records: [{ record: "consent", javascript: "off", ip: "203.0.113.40" }] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      phone: "+15554000002",
+      records: [{ record: "consent", javascript: "off", ip: "203.0.113.40" }],
+    });
   });
 });
 
@@ -123,22 +196,55 @@ it("npm run consent runs the command and exits 1 with its message when a call is
   const run = promisify(execFile);
   const { stdout } = await run("npm", ["run", "--silent", "consent", "--", "--help"], { timeout: 60_000 });
   expect(stdout).toContain("npm run consent -- revoke PHONE");
-  await expect(run("npm", ["run", "--silent", "consent", "--", "show"], { timeout: 60_000 })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("show needs a phone number") });
+  await expect(run("npm", ["run", "--silent", "consent", "--", "show"], { timeout: 60_000 })).rejects.toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining("show needs a phone number"),
+  });
 }, 60_000);
 
 describe("npm run consent -- export, as an attacker would fill it", () => {
-  const attacker = { phone: "+15554000099", userAgent: "@SUM(1+1)*cmd|' /C calc'!A0", pageUrl: "=HYPERLINK(\"http://evil.test/x\",\"Open\")" };
+  const attacker = {
+    phone: "+15554000099",
+    userAgent: "@SUM(1+1)*cmd|' /C calc'!A0",
+    pageUrl: '=HYPERLINK("http://evil.test/x","Open")',
+  };
 
   beforeAll(async () => {
     const store = await database(readEnv());
     const id = newWebhookId();
     const payload = { phone: attacker.phone, name: "-2+3+cmd|' /C calc'!A0" };
     await store.db.transaction().execute(async (db) => {
-      await insertClaimed({ ...store, db }, {
-        id, form: "waitlist", dedupe_key: leadKey("waitlist", payload), payload: JSON.stringify(payload), state: "pending",
-        attempts: 0, rounds: 0, created_at: Date.now(), next_attempt_at: Date.now() + 60_000, last_failure: null, delivered_at: null,
-      }, newClaim(0, 0));
-      await recordConsent(db, { phone: attacker.phone, ip: "203.0.113.41", userAgent: attacker.userAgent, pageUrl: attacker.pageUrl, javascript: true, disclosure: text, shownVersion: null }, id, Date.parse("2027-01-01T10:00:00Z"));
+      await insertClaimed(
+        { ...store, db },
+        {
+          id,
+          form: "waitlist",
+          dedupe_key: leadKey("waitlist", payload),
+          payload: JSON.stringify(payload),
+          state: "pending",
+          attempts: 0,
+          rounds: 0,
+          created_at: Date.now(),
+          next_attempt_at: Date.now() + 60_000,
+          last_failure: null,
+          delivered_at: null,
+        },
+        newClaim(0, 0),
+      );
+      await recordConsent(
+        db,
+        {
+          phone: attacker.phone,
+          ip: "203.0.113.41",
+          userAgent: attacker.userAgent,
+          pageUrl: attacker.pageUrl,
+          javascript: true,
+          disclosure: text,
+          shownVersion: null,
+        },
+        id,
+        Date.parse("2027-01-01T10:00:00Z"),
+      );
     });
   });
 
@@ -146,12 +252,28 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
     const csv = (await consent("export", "--since", "2026-12-31")).stdout;
     const rows = parse(csv, { columns: true }) as Record<string, string>[];
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ phone: attacker.phone, user_agent: `'${attacker.userAgent}`, page_url: `'${attacker.pageUrl}` });
-    for (const cell of Object.values(rows[0]!).filter((value) => value !== attacker.phone)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(rows[0]).toMatchObject({
+      phone: attacker.phone,
+      user_agent: `'${attacker.userAgent}`,
+      page_url: `'${attacker.pageUrl}`,
+    });
+    for (const cell of Object.values(rows[0]!).filter((value) => value !== attacker.phone))
+      expect(cell).not.toMatch(/^[=+\-@\t\r]/);
 
-    const jsonl = (await consent("export", "--since", "2026-12-31", "--format", "jsonl")).stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const jsonl = (await consent("export", "--since", "2026-12-31", "--format", "jsonl")).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(jsonl).toHaveLength(1);
-    expect(jsonl[0]).toMatchObject({ record: "consent", phone: attacker.phone, user_agent: attacker.userAgent, page_url: attacker.pageUrl, at: "2027-01-01T10:00:00.000Z" });
-    await expect(consent("export", "--format", "xlsx")).rejects.toMatchObject({ stderr: expect.stringContaining("--format is csv or jsonl") });
+    expect(jsonl[0]).toMatchObject({
+      record: "consent",
+      phone: attacker.phone,
+      user_agent: attacker.userAgent,
+      page_url: attacker.pageUrl,
+      at: "2027-01-01T10:00:00.000Z",
+    });
+    await expect(consent("export", "--format", "xlsx")).rejects.toMatchObject({
+      stderr: expect.stringContaining("--format is csv or jsonl"),
+    });
   });
 });

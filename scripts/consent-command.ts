@@ -6,7 +6,14 @@
  */
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
-import { consentRecords, revocationChannels, revokeConsent, type ConsentRecord, type RevocationChannel, type RevocationRecord } from "@/server/consent/consent-store";
+import {
+  consentRecords,
+  revocationChannels,
+  revokeConsent,
+  type ConsentRecord,
+  type RevocationChannel,
+  type RevocationRecord,
+} from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { consentForms } from "@/lib/forms";
@@ -66,26 +73,38 @@ const exportColumns = [
 
 /** Consents and revocations as one list, oldest first: the order a reader of the evidence needs. */
 function timeline(history: { consents: ConsentRecord[]; revocations: RevocationRecord[] }) {
-  return [...history.consents.map(consentRow), ...history.revocations.map(revocationRow)].sort((a, b) => a.at.localeCompare(b.at));
+  return [...history.consents.map(consentRow), ...history.revocations.map(revocationRow)].sort((a, b) =>
+    a.at.localeCompare(b.at),
+  );
 }
 
 type Print = (line: string) => void;
 
-function printHistory(print: Print, phone: string, history: { consents: ConsentRecord[]; revocations: RevocationRecord[] }) {
+function printHistory(
+  print: Print,
+  phone: string,
+  history: { consents: ConsentRecord[]; revocations: RevocationRecord[] },
+) {
   const { consents, revocations } = history;
-  print(`${phone}: ${consents.length} consent record${consents.length === 1 ? "" : "s"}, ${revocations.length} revocation${revocations.length === 1 ? "" : "s"}`);
+  print(
+    `${phone}: ${consents.length} consent record${consents.length === 1 ? "" : "s"}, ${revocations.length} revocation${revocations.length === 1 ? "" : "s"}`,
+  );
   for (const row of timeline(history)) {
     if (row.record === "consent") {
       print(`\nconsent ${row.id}  ${row.at}`);
       print(`  ip          ${row.ip ?? "unknown"}`);
       print(`  browser     ${row.user_agent ?? "unknown"}`);
       print(`  page        ${row.page_url ?? "unknown"}`);
-      print(`  sent by     ${row.javascript === "on" ? "the page's JavaScript" : "the browser's own form post (JavaScript off)"}`);
+      print(
+        `  sent by     ${row.javascript === "on" ? "the page's JavaScript" : "the browser's own form post (JavaScript off)"}`,
+      );
       print(`  lead        ${row.lead_id}`);
       print(`  disclosure  ${row.disclosure_version}\n    "${row.disclosure_text}"`);
     } else {
       print(`\nrevocation ${row.id}  ${row.at}`);
-      print(`  channel     ${row.channel}, recorded by the ${row.source}${row.message_id ? ` (webhook-id ${row.message_id})` : ""}`);
+      print(
+        `  channel     ${row.channel}, recorded by the ${row.source}${row.message_id ? ` (webhook-id ${row.message_id})` : ""}`,
+      );
     }
   }
   const lastConsent = consents.at(-1)?.consented_at ?? -1;
@@ -95,7 +114,8 @@ function printHistory(print: Print, phone: string, history: { consents: ConsentR
 
 function dayOf(text: string) {
   const ms = Date.parse(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms)) throw new Error(`--since takes a date, YYYY-MM-DD, not ${text}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms))
+    throw new Error(`--since takes a date, YYYY-MM-DD, not ${text}`);
   return ms;
 }
 
@@ -125,12 +145,16 @@ export async function consentCommand(args: string[], print: Print, write: (text:
   if (command === "show") {
     const phone = phoneOf(typed);
     const history = await consentRecords(await database(env), { phone });
-    return values.json ? print(JSON.stringify({ phone, records: timeline(history) }, null, 2)) : printHistory(print, phone, history);
+    return values.json
+      ? print(JSON.stringify({ phone, records: timeline(history) }, null, 2))
+      : printHistory(print, phone, history);
   }
 
   if (command === "export") {
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error(`--format is csv or jsonl\n${usage}`);
-    const history = await consentRecords(await database(env), { since: values.since ? dayOf(values.since) : undefined });
+    const history = await consentRecords(await database(env), {
+      since: values.since ? dayOf(values.since) : undefined,
+    });
     // JSONL is the evidence exactly as recorded, for an auditor; CSV is made safe to open in a spreadsheet.
     if (values.format === "jsonl") for (const row of timeline(history)) write(`${JSON.stringify(row)}\n`);
     else write(toCsv(exportColumns, timeline(history)));
@@ -139,11 +163,18 @@ export async function consentCommand(args: string[], print: Print, write: (text:
 
   if (command === "revoke") {
     const phone = phoneOf(typed);
-    if (!(revocationChannels as readonly string[]).includes(values.channel)) throw new Error(`--channel is one of ${revocationChannels.join(", ")}`);
+    if (!(revocationChannels as readonly string[]).includes(values.channel))
+      throw new Error(`--channel is one of ${revocationChannels.join(", ")}`);
     const store = await database(env);
-    const result = await revokeConsent(store, { phone, channel: values.channel as RevocationChannel, source: "operator" }, consentForms);
+    const result = await revokeConsent(
+      store,
+      { phone, channel: values.channel as RevocationChannel, source: "operator" },
+      consentForms,
+    );
     await store.durable();
-    return print(`Recorded: consent of ${phone} ended now (${values.channel}); ${result.leadsStopped} undelivered lead${result.leadsStopped === 1 ? "" : "s"} will not be sent.`);
+    return print(
+      `Recorded: consent of ${phone} ended now (${values.channel}); ${result.leadsStopped} undelivered lead${result.leadsStopped === 1 ? "" : "s"} will not be sent.`,
+    );
   }
   throw new Error(`unknown command ${command}\n${usage}`);
 }

@@ -15,7 +15,9 @@ describe("CSV (RFC 4180)", () => {
   });
 
   it("writes a header row and one CRLF-ended row per record, in the columns' order", () => {
-    expect(toCsv(["id", "name"], [{ name: "Ada, L.", id: "msg_1" }, { id: "msg_2" }])).toBe('id,name\r\nmsg_1,"Ada, L."\r\nmsg_2,\r\n');
+    expect(toCsv(["id", "name"], [{ name: "Ada, L.", id: "msg_1" }, { id: "msg_2" }])).toBe(
+      'id,name\r\nmsg_1,"Ada, L."\r\nmsg_2,\r\n',
+    );
   });
 
   it("writes a value a spreadsheet would run as a formula with a leading ', whatever its column", () => {
@@ -30,11 +32,13 @@ describe("CSV (RFC 4180)", () => {
       "+1 555 123 4567": "'+1 555 123 4567",
       "+15551234567 =1": "'+15551234567 =1",
     };
-    for (const [value, written] of Object.entries(attacks)) expect(csvField(value), JSON.stringify(value)).toBe(written);
+    for (const [value, written] of Object.entries(attacks))
+      expect(csvField(value), JSON.stringify(value)).toBe(written);
   });
 
   it("keeps an exact E.164 number, and text that only holds a formula character later, as they are", () => {
-    for (const value of ["+15551234567", "+447911123456", "Ada = cook", "a+b", "me@sous.test", " =1+1", "'quoted"]) expect(spreadsheetSafe(value)).toBe(value);
+    for (const value of ["+15551234567", "+447911123456", "Ada = cook", "a+b", "me@sous.test", " =1+1", "'quoted"])
+      expect(spreadsheetSafe(value)).toBe(value);
     expect(spreadsheetSafe("+1555")).toBe("'+1555");
     expect(spreadsheetSafe("+05551234567")).toBe("'+05551234567");
     expect(spreadsheetSafe("")).toBe("");

@@ -22,5 +22,9 @@ export function csvField(value: unknown) {
 
 /** A CSV document: a header row, then one row per record, CRLF line ends. The only CSV writer of the project. */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]) {
-  return [columns, ...rows.map((row) => columns.map((column) => row[column]))].map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+  return (
+    [columns, ...rows.map((row) => columns.map((column) => row[column]))]
+      .map((row) => row.map(csvField).join(","))
+      .join("\r\n") + "\r\n"
+  );
 }

@@ -22,13 +22,29 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-copy-"));
   const source = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
   const forms = [{ form: "waitlist", phoneKey: "phone" }];
-  const texts = [disclosureOf("I agree, first wording."), disclosureOf("I agree, \"second\" wording,\nwith a line break.")];
+  const texts = [
+    disclosureOf("I agree, first wording."),
+    disclosureOf('I agree, "second" wording,\nwith a line break.'),
+  ];
   for (let i = 0; i < 1_203; i += 1) {
     const phone = `+1555700${String(i).padStart(4, "0")}`;
     const lead = waitlistLead(phone, { created_at: 1_000 + i, state: i % 5 === 0 ? "dead" : "pending" });
     await source.db.transaction().execute(async (db) => {
       await insertClaimed({ ...source, db }, lead, newClaim(0, 0));
-      await recordConsent(db, { phone, ip: i % 2 ? "203.0.113.5" : null, userAgent: "Mozilla/5.0 (X11)", pageUrl: "https://sous.example/signup", javascript: i % 2 === 0, disclosure: texts[i % 2]!, shownVersion: null }, lead.id, 2_000 + i);
+      await recordConsent(
+        db,
+        {
+          phone,
+          ip: i % 2 ? "203.0.113.5" : null,
+          userAgent: "Mozilla/5.0 (X11)",
+          pageUrl: "https://sous.example/signup",
+          javascript: i % 2 === 0,
+          disclosure: texts[i % 2]!,
+          shownVersion: null,
+        },
+        lead.id,
+        2_000 + i,
+      );
     });
     if (i % 3 === 0) {
       await settle(source, lead, newClaim(0, 0), { state: "delivered", delivered_at: 3_000 + i, dedupe_key: null }, [
@@ -36,7 +52,12 @@ beforeAll(async () => {
         { at: 3_000 + i, status: 200, failure: null, duration_ms: 9, sender: "pass" },
       ]);
     }
-    if (i % 7 === 0) await revokeConsent(source, { phone, channel: "sms", source: "workflow", messageId: `SM${i}`, at: 4_000 + i }, forms);
+    if (i % 7 === 0)
+      await revokeConsent(
+        source,
+        { phone, channel: "sms", source: "workflow", messageId: `SM${i}`, at: 4_000 + i },
+        forms,
+      );
   }
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
@@ -48,10 +69,21 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const sha256 = async (file: string) => createHash("sha256").update(await readFile(file)).digest("hex");
+const sha256 = async (file: string) =>
+  createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
 
 async function tablesOf(db: Kysely<Database>) {
-  const keys: Record<string, string[]> = { disclosures: ["version"], leads: ["id"], lead_attempts: ["lead_id", "number"], consents: ["id"], consent_revocations: ["id"], alerts: ["kind", "form"], receivers: ["form"] };
+  const keys: Record<string, string[]> = {
+    disclosures: ["version"],
+    leads: ["id"],
+    lead_attempts: ["lead_id", "number"],
+    consents: ["id"],
+    consent_revocations: ["id"],
+    alerts: ["kind", "form"],
+    receivers: ["form"],
+  };
   const all: Record<string, unknown[]> = {};
   for (const table of copiedTables) {
     let query = db.selectFrom(table).selectAll();
@@ -66,7 +98,14 @@ describe("npm run db:copy", () => {
     const before = await sha256(sqliteFile(dataDir));
     const copied = await copyDatabase({ dataDir, databaseUrl: postgres.url });
     expect(await sha256(sqliteFile(dataDir))).toBe(before);
-    expect(copied).toMatchObject({ disclosures: 2, leads: 1_203, consents: 1_203, consent_revocations: 172, alerts: 1, receivers: 1 });
+    expect(copied).toMatchObject({
+      disclosures: 2,
+      leads: 1_203,
+      consents: 1_203,
+      consent_revocations: 172,
+      alerts: 1,
+      receivers: 1,
+    });
     expect(copied.lead_attempts).toBe(401 * 2);
 
     const source = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
@@ -86,7 +125,7 @@ describe("npm run db:copy", () => {
         page_url: "https://sous.example/signup",
         javascript: 0,
         lead_id: expect.stringMatching(/^msg_/),
-        disclosure_version: disclosureOf("I agree, \"second\" wording,\nwith a line break.").version,
+        disclosure_version: disclosureOf('I agree, "second" wording,\nwith a line break.').version,
       });
     } finally {
       await source.db.destroy();
@@ -98,7 +137,9 @@ describe("npm run db:copy", () => {
     const { db: target } = await connect({ DATA_DIR: dataDir, DATABASE_URL: postgres.url });
     try {
       const before = await tablesOf(target);
-      await expect(copyDatabase({ dataDir, databaseUrl: postgres.url })).rejects.toThrow(/already holds rows \(disclosures: 2, leads: 1203, .*copy into an empty database only/);
+      await expect(copyDatabase({ dataDir, databaseUrl: postgres.url })).rejects.toThrow(
+        /already holds rows \(disclosures: 2, leads: 1203, .*copy into an empty database only/,
+      );
       expect(await tablesOf(target)).toStrictEqual(before);
     } finally {
       await target.destroy();
@@ -106,6 +147,8 @@ describe("npm run db:copy", () => {
   }, 60_000);
 
   it("refuses a folder without a SQLite database", async () => {
-    await expect(copyDatabase({ dataDir: path.join(dataDir, "nothing-here"), databaseUrl: postgres.url })).rejects.toThrow("No SQLite database at");
+    await expect(
+      copyDatabase({ dataDir: path.join(dataDir, "nothing-here"), databaseUrl: postgres.url }),
+    ).rejects.toThrow("No SQLite database at");
   });
 });

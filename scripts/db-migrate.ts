@@ -13,7 +13,10 @@ const env = readEnv();
 console.error(databaseLine(env));
 database(env)
   .then(async ({ db }) => {
-    const applied = await db.selectFrom("kysely_migration" as never).select("name" as never).execute();
+    const applied = await db
+      .selectFrom("kysely_migration" as never)
+      .select("name" as never)
+      .execute();
     console.log(`${databaseLine(env)}: ${applied.length} migrations applied, up to date`);
   })
   .catch((error: unknown) => {

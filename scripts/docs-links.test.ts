@@ -27,13 +27,19 @@ function anchorsOf(file: string) {
 
 /** Every relative link of a document: [text](target), outside code blocks and spans. */
 function linksOf(file: string) {
-  const text = readFileSync(file, "utf8").replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
-  return [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((target) => !/^(https?:|mailto:)/.test(target));
+  const text = readFileSync(file, "utf8")
+    .replace(/```[\s\S]*?```/g, "")
+    .replace(/`[^`\n]*`/g, "");
+  return [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^(https?:|mailto:)/.test(target));
 }
 
 describe("links between the documents", () => {
   it("finds the documents", () => {
-    expect(documents).toEqual(expect.arrayContaining(["README.md", "docs/operating.md", "docs/performance.md", "bench/floor/README.md"]));
+    expect(documents).toEqual(
+      expect.arrayContaining(["README.md", "docs/operating.md", "docs/performance.md", "bench/floor/README.md"]),
+    );
   });
 
   it.each(documents)("%s links only to files and headings that exist", (file) => {

@@ -23,7 +23,11 @@ beforeEach(() => {
 /** The operator's command on this test file's database: what it printed. */
 async function leads(...args: string[]) {
   let stdout = "";
-  await leadsCommand(args, (line) => (stdout += `${line}\n`), (text) => (stdout += text));
+  await leadsCommand(
+    args,
+    (line) => (stdout += `${line}\n`),
+    (text) => (stdout += text),
+  );
   return stdout;
 }
 
@@ -32,11 +36,17 @@ async function heldSignup() {
   token += 1;
   const name = `Ada Operator l${token}`;
   vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
-  const state = await sendForm("waitlist", idleState(emptyWaitlistValues), formData({ name, phone: `(555) 300-${String(token).padStart(4, "0")}`, consent: "on" }));
+  const state = await sendForm(
+    "waitlist",
+    idleState(emptyWaitlistValues),
+    formData({ name, phone: `(555) 300-${String(token).padStart(4, "0")}`, consent: "on" }),
+  );
   vi.stubEnv("WAITLIST_WEBHOOK_URL", hook());
   expect(state.status).toBe("success");
   const store = await database(readEnv());
-  const [row] = (await listLeads(store, { states: ["held"], form: "waitlist" })).filter((lead) => lead.payload?.includes(name));
+  const [row] = (await listLeads(store, { states: ["held"], form: "waitlist" })).filter((lead) =>
+    lead.payload?.includes(name),
+  );
   if (!row) throw new Error("the sign-up was not kept as a held lead");
   return { id: row.id, name };
 }
@@ -90,7 +100,9 @@ describe("npm run leads -- list", () => {
     expect(plain).toContain(lead.id);
     expect(plain).not.toContain(lead.name);
     expect(await leads("--show")).toContain(lead.name);
-    const [summary] = JSON.parse(await leads("list", "--json", "--state", "held")).filter((row: { id: string }) => row.id === lead.id);
+    const [summary] = JSON.parse(await leads("list", "--json", "--state", "held")).filter(
+      (row: { id: string }) => row.id === lead.id,
+    );
     expect(summary).toMatchObject({ id: lead.id, form: "waitlist", state: "held", attempts: 0 });
     expect(JSON.stringify(summary)).not.toContain(lead.name);
   });
@@ -102,23 +114,54 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
     vi.stubEnv("CONTACT_WEBHOOK_URL", "");
     const signup = { name: '=HYPERLINK("http://evil.test/x","Open")', phone: "(555) 300-9901", consent: "on" };
-    const request = { name: "-2+3+cmd|' /C calc'!A0", email: "=cmd@evil.test", phone: "+1 555 300 9902", clientCount: "1-5", currentTools: "+SUM(A1)", message: "=1+1" };
+    const request = {
+      name: "-2+3+cmd|' /C calc'!A0",
+      email: "=cmd@evil.test",
+      phone: "+1 555 300 9902",
+      clientCount: "1-5",
+      currentTools: "+SUM(A1)",
+      message: "=1+1",
+    };
     expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
     expect((await sendForm("contact", idleState(emptyContactValues), formData(request))).status).toBe("success");
 
     const { parse } = await import("csv-parse/sync");
-    const waitlist = (parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<string, string>[]).filter((row) => row.phone === "+15553009901");
+    const waitlist = (
+      parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
+        string,
+        string
+      >[]
+    ).filter((row) => row.phone === "+15553009901");
     expect(waitlist).toHaveLength(1);
     expect(waitlist[0]).toMatchObject({ name: `'${signup.name}`, phone: "+15553009901" });
-    const contact = (parse(await leads("export", "--form", "contact", "--format", "csv"), { columns: true }) as Record<string, string>[]).filter((row) => row.message === "'=1+1");
+    const contact = (
+      parse(await leads("export", "--form", "contact", "--format", "csv"), { columns: true }) as Record<
+        string,
+        string
+      >[]
+    ).filter((row) => row.message === "'=1+1");
     expect(contact).toHaveLength(1);
-    expect(contact[0]).toMatchObject({ name: `'${request.name}`, email: `'${request.email}`, phone: `'${request.phone}`, currentTools: `'${request.currentTools}`, clientCount: "1-5" });
+    expect(contact[0]).toMatchObject({
+      name: `'${request.name}`,
+      email: `'${request.email}`,
+      phone: `'${request.phone}`,
+      currentTools: `'${request.currentTools}`,
+      clientCount: "1-5",
+    });
     for (const row of [...waitlist, ...contact]) {
-      for (const [column, cell] of Object.entries(row)) if (cell !== "+15553009901") expect(cell, column).not.toMatch(/^[=+\-@\t\r]/);
+      for (const [column, cell] of Object.entries(row))
+        if (cell !== "+15553009901") expect(cell, column).not.toMatch(/^[=+\-@\t\r]/);
     }
 
-    const jsonl = (await leads("export", "--form", "contact", "--format", "jsonl")).trim().split("\n").map((line) => JSON.parse(line) as { payload: Record<string, string> });
-    expect(jsonl.find((row) => row.payload.message === "=1+1")?.payload).toMatchObject({ name: request.name, email: request.email, currentTools: request.currentTools });
+    const jsonl = (await leads("export", "--form", "contact", "--format", "jsonl"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { payload: Record<string, string> });
+    expect(jsonl.find((row) => row.payload.message === "=1+1")?.payload).toMatchObject({
+      name: request.name,
+      email: request.email,
+      currentTools: request.currentTools,
+    });
   });
 });
 
@@ -129,33 +172,54 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
     const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };
-    for (const signup of [kept, revoked]) expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
-    await consentCommand(["revoke", revoked.phone, "--channel", "sms"], () => {}, () => {});
+    for (const signup of [kept, revoked])
+      expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
+    await consentCommand(
+      ["revoke", revoked.phone, "--channel", "sms"],
+      () => {},
+      () => {},
+    );
     // A lead kept before consent records existed: no record for its number.
     const store = await database(readEnv());
     const older = waitlistLead("+15553009913", { state: "delivered" });
     await insertClaimed(store, older, newClaim(0, 0));
 
     const { parse } = await import("csv-parse/sync");
-    const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<string, string>[];
+    const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
+      string,
+      string
+    >[];
     const byPhone = new Map(exported.map((row) => [row.phone, row]));
     expect(byPhone.get("+15553009911")).toMatchObject({ state: "delivered", consent: "in force", name: kept.name });
     expect(byPhone.get("+15553009912")).toMatchObject({ state: "delivered", consent: "revoked", name: revoked.name });
     expect(byPhone.get("+15553009913")).toMatchObject({ consent: "none" });
 
-    const consented = parse(await leads("export", "--form", "waitlist", "--format", "csv", "--consented"), { columns: true }) as Record<string, string>[];
+    const consented = parse(await leads("export", "--form", "waitlist", "--format", "csv", "--consented"), {
+      columns: true,
+    }) as Record<string, string>[];
     expect(consented.map((row) => row.phone)).toContain("+15553009911");
     expect(consented.every((row) => row.consent === "in force")).toBe(true);
     expect(consented.map((row) => row.phone)).not.toContain("+15553009912");
-    const jsonl = (await leads("export", "--form", "waitlist", "--format", "jsonl", "--consented")).trim().split("\n").map((line) => JSON.parse(line) as { consent: string; payload: { phone: string } });
+    const jsonl = (await leads("export", "--form", "waitlist", "--format", "jsonl", "--consented"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { consent: string; payload: { phone: string } });
     expect(jsonl.map((row) => row.payload.phone)).toEqual(consented.map((row) => row.phone));
 
-    const listed = JSON.parse(await leads("list", "--json", "--state", "all")) as Array<{ id: string; form: string; consent?: string | null }>;
+    const listed = JSON.parse(await leads("list", "--json", "--state", "all")) as Array<{
+      id: string;
+      form: string;
+      consent?: string | null;
+    }>;
     expect(listed.find((row) => row.id === older.id)).toMatchObject({ consent: "none" });
     expect(listed.filter((row) => row.form === "waitlist").every((row) => "consent" in row)).toBe(true);
     expect(listed.filter((row) => row.form === "contact").some((row) => "consent" in row)).toBe(false);
-    expect(new Set(listed.filter((row) => row.form === "waitlist").map((row) => row.consent))).toEqual(new Set(["in force", "revoked", "none"]));
+    expect(new Set(listed.filter((row) => row.form === "waitlist").map((row) => row.consent))).toEqual(
+      new Set(["in force", "revoked", "none"]),
+    );
 
-    await expect(leads("export", "--form", "contact", "--consented")).rejects.toThrow("--consented is for a form that asks consent to text (waitlist)");
+    await expect(leads("export", "--form", "contact", "--consented")).rejects.toThrow(
+      "--consented is for a form that asks consent to text (waitlist)",
+    );
   });
 });

@@ -72,7 +72,10 @@ async function consentOf(store: Store, rows: readonly LeadRow[]) {
     const phone = form ? leadOf(row)?.payload[form.phoneKey] : undefined;
     return typeof phone === "string" ? phone : undefined;
   };
-  const states = await consentStates(store, rows.map(phoneOf).filter((phone): phone is string => phone !== undefined));
+  const states = await consentStates(
+    store,
+    rows.map(phoneOf).filter((phone): phone is string => phone !== undefined),
+  );
   return (row: LeadRow): ConsentState | null | undefined => {
     if (!consentForms.some((form) => form.form === row.form)) return undefined;
     const phone = phoneOf(row);
@@ -91,7 +94,9 @@ function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
       line(`\n${form}: ${group.length} ${state}`);
       for (const row of group) {
         const next = state === "pending" ? `  next in ${age(Math.max(0, row.next_attempt_at - now))}` : "";
-        line(`  ${row.id}  age ${age(now - row.created_at)}  attempts ${row.attempts}  last failure ${row.last_failure ?? "none"}${next}`);
+        line(
+          `  ${row.id}  age ${age(now - row.created_at)}  attempts ${row.attempts}  last failure ${row.last_failure ?? "none"}${next}`,
+        );
         if (show) line(`    ${row.payload ?? "(values removed)"}`);
       }
     }
@@ -123,7 +128,13 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
     const rows = await listLeads(store, { states: statesOf(values.state), form: values.form });
     if (!values.json) return print(rows, Boolean(values.show), line);
     const consent = await consentOf(store, rows);
-    return line(JSON.stringify(rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })), null, 2));
+    return line(
+      JSON.stringify(
+        rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })),
+        null,
+        2,
+      ),
+    );
   }
 
   if (command === "show" && id) {
@@ -138,20 +149,31 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
       durationMs: attempt.duration_ms,
     }));
     const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
-    return line(JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2));
+    return line(
+      JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2),
+    );
   }
 
   if (command === "export") {
     if (!values.form) throw new Error(`export needs --form\n${usage}`);
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
     const asksConsent = consentForms.some((form) => form.form === values.form);
-    if (values.consented && !asksConsent) throw new Error(`--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`);
+    if (values.consented && !asksConsent)
+      throw new Error(
+        `--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`,
+      );
     const listed = await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form });
     const consent = await consentOf(store, listed);
     const rows = listed
       .map((row) => ({ row, lead: leadOf(row) }))
       .filter(({ lead }) => lead !== undefined)
-      .map(({ row, lead }) => ({ id: row.id, state: row.state, createdAt: iso(row.created_at), ...(asksConsent ? { consent: consent(row) } : {}), payload: lead!.payload }))
+      .map(({ row, lead }) => ({
+        id: row.id,
+        state: row.state,
+        createdAt: iso(row.created_at),
+        ...(asksConsent ? { consent: consent(row) } : {}),
+        payload: lead!.payload,
+      }))
       .filter((row) => !values.consented || row.consent === "in force");
     if (values.format === "jsonl") {
       for (const row of rows) write(`${JSON.stringify(row)}\n`);
@@ -159,7 +181,12 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
     }
     const fields = [...new Set(rows.flatMap((row) => Object.keys(row.payload)))];
     const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
-    write(toCsv(columns, rows.map(({ payload, ...row }) => ({ ...payload, ...row }))));
+    write(
+      toCsv(
+        columns,
+        rows.map(({ payload, ...row }) => ({ ...payload, ...row })),
+      ),
+    );
     return;
   }
 
@@ -170,8 +197,11 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
       // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
       selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
     });
-    line(`delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`);
-    if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held) throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
+    line(
+      `delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`,
+    );
+    if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held)
+      throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
     return;
   }
 

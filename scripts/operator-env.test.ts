@@ -39,7 +39,20 @@ async function signUp(store: Store) {
   const lead = waitlistLead(phone);
   await store.db.transaction().execute(async (db) => {
     await insertClaimed({ ...store, db }, lead, newClaim(0, 0));
-    await recordConsent(db, { phone, ip: "203.0.113.9", userAgent: "Mozilla/5.0", pageUrl: "https://sous.example/signup", javascript: true, disclosure: disclosureOf("I agree."), shownVersion: null }, lead.id, Date.now());
+    await recordConsent(
+      db,
+      {
+        phone,
+        ip: "203.0.113.9",
+        userAgent: "Mozilla/5.0",
+        pageUrl: "https://sous.example/signup",
+        javascript: true,
+        disclosure: disclosureOf("I agree."),
+        shownVersion: null,
+      },
+      lead.id,
+      Date.now(),
+    );
   });
   await store.db.destroy();
   return lead.id;
@@ -54,36 +67,57 @@ function shell(extra: Record<string, string> = {}) {
 
 /** Runs `npm run <script> -- args` as package.json does, from the operator's folder. */
 function command(script: "consent" | "leads", args: string[], env: Record<string, string> = {}) {
-  return promisify(execFile)(process.execPath, ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", `${script}.ts`), ...args], { cwd: folder, env: shell(env) });
+  return promisify(execFile)(
+    process.execPath,
+    ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", `${script}.ts`), ...args],
+    { cwd: folder, env: shell(env) },
+  );
 }
 
-describe.each(["sqlite", "postgres"] as const)("npm run consent and leads with the settings only in .env.local, on %s", (engine) => {
-  it("read the server's database, say which on their first line, and take values with spaces", async () => {
-    const dataDir = path.join(folder, `data-${engine}`);
-    const settings = engine === "sqlite" ? { DATA_DIR: dataDir, DATABASE_URL: undefined } : { DATA_DIR: dataDir, DATABASE_URL: postgres.url };
-    const leadId = await signUp(await connect(settings));
-    await writeFile(
-      path.join(folder, ".env.local"),
-      [`DATA_DIR=${dataDir}`, ...(settings.DATABASE_URL ? [`DATABASE_URL=${settings.DATABASE_URL}`] : []), "BUSINESS_POSTAL_ADDRESS=123 Test St, Springfield, OR 97477", ""].join("\n"),
-    );
-    const where = engine === "sqlite" ? `sqlite at ${path.join(dataDir, "sous.db")}` : `postgres at ${new URL(postgres.url).host}/postgres`;
+describe.each(["sqlite", "postgres"] as const)(
+  "npm run consent and leads with the settings only in .env.local, on %s",
+  (engine) => {
+    it("read the server's database, say which on their first line, and take values with spaces", async () => {
+      const dataDir = path.join(folder, `data-${engine}`);
+      const settings =
+        engine === "sqlite"
+          ? { DATA_DIR: dataDir, DATABASE_URL: undefined }
+          : { DATA_DIR: dataDir, DATABASE_URL: postgres.url };
+      const leadId = await signUp(await connect(settings));
+      await writeFile(
+        path.join(folder, ".env.local"),
+        [
+          `DATA_DIR=${dataDir}`,
+          ...(settings.DATABASE_URL ? [`DATABASE_URL=${settings.DATABASE_URL}`] : []),
+          "BUSINESS_POSTAL_ADDRESS=123 Test St, Springfield, OR 97477",
+          "",
+        ].join("\n"),
+      );
+      const where =
+        engine === "sqlite"
+          ? `sqlite at ${path.join(dataDir, "sous.db")}`
+          : `postgres at ${new URL(postgres.url).host}/postgres`;
 
-    const shown = await command("consent", ["show", "(503) 555-0142"]);
-    expect(shown.stderr.split("\n")[0]).toBe(where);
-    expect(shown.stdout).toContain(`${phone}: 1 consent record, 0 revocations`);
-    expect(shown.stdout).toContain("Consent in force: yes");
+      const shown = await command("consent", ["show", "(503) 555-0142"]);
+      expect(shown.stderr.split("\n")[0]).toBe(where);
+      expect(shown.stdout).toContain(`${phone}: 1 consent record, 0 revocations`);
+      expect(shown.stdout).toContain("Consent in force: yes");
 
-    const listed = await command("leads", ["list", "--json", "--state", "all"]);
-    expect(listed.stderr.split("\n")[0]).toBe(where);
-    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((lead) => lead.id)).toContain(leadId);
-    expect(listed.stderr).not.toContain("password");
+      const listed = await command("leads", ["list", "--json", "--state", "all"]);
+      expect(listed.stderr.split("\n")[0]).toBe(where);
+      expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((lead) => lead.id)).toContain(leadId);
+      expect(listed.stderr).not.toContain("password");
 
-    // A variable set in the environment wins over the file, as with next start.
-    const elsewhere = await command("consent", ["show", phone], { DATA_DIR: path.join(folder, "elsewhere"), DATABASE_URL: "" });
-    expect(elsewhere.stderr.split("\n")[0]).toBe(`sqlite at ${path.join(folder, "elsewhere", "sous.db")}`);
-    expect(elsewhere.stdout).toContain("0 consent records");
-  }, 60_000);
-});
+      // A variable set in the environment wins over the file, as with next start.
+      const elsewhere = await command("consent", ["show", phone], {
+        DATA_DIR: path.join(folder, "elsewhere"),
+        DATABASE_URL: "",
+      });
+      expect(elsewhere.stderr.split("\n")[0]).toBe(`sqlite at ${path.join(folder, "elsewhere", "sous.db")}`);
+      expect(elsewhere.stdout).toContain("0 consent records");
+    }, 60_000);
+  },
+);
 
 describe("a command whose reader stops early", () => {
   it("ends quietly, exit 0, without a stack trace (npm run consent -- export | head -1)", async () => {
@@ -94,16 +128,33 @@ describe("a command whose reader stops early", () => {
     await insertClaimed(store, lead, newClaim(0, 0));
     await store.db.transaction().execute(async (db) => {
       for (let i = 0; i < 3_000; i += 1) {
-        await recordConsent(db, { phone, ip: "203.0.113.9", userAgent: "Mozilla/5.0", pageUrl: "https://sous.example/signup", javascript: true, disclosure: disclosureOf("I agree."), shownVersion: null }, lead.id, 1_000 + i);
+        await recordConsent(
+          db,
+          {
+            phone,
+            ip: "203.0.113.9",
+            userAgent: "Mozilla/5.0",
+            pageUrl: "https://sous.example/signup",
+            javascript: true,
+            disclosure: disclosureOf("I agree."),
+            shownVersion: null,
+          },
+          lead.id,
+          1_000 + i,
+        );
       }
     });
     await store.db.destroy();
     await writeFile(path.join(folder, ".env.local"), `DATA_DIR=${dataDir}\n`);
-    const child = spawn(process.execPath, ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", "consent.ts"), "export"], {
-      cwd: folder,
-      env: shell(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=react-server", "--import", tsx, path.join(root, "scripts", "consent.ts"), "export"],
+      {
+        cwd: folder,
+        env: shell(),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     // The first bytes arrive, and the reader goes away, as head does.

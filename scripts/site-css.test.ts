@@ -8,18 +8,30 @@ const page = (head: string, payload = "") =>
 
 describe("stylesheetProblems", () => {
   it("passes a page with the stylesheet once, in the server's <style>", () => {
-    expect(stylesheetProblems(page(`<style id="site-css">${css}</style>`, '0:[\\"$\\",\\"main\\",null,{}]'))).toEqual([]);
+    expect(stylesheetProblems(page(`<style id="site-css">${css}</style>`, '0:[\\"$\\",\\"main\\",null,{}]'))).toEqual(
+      [],
+    );
   });
 
   it("fails a page whose payload carries the stylesheet, as Next's inlineCss does", () => {
     const problems = stylesheetProblems(page(`<style id="site-css">${css}</style>`, `2:T1a,${css}`));
-    expect(problems).toEqual(["the stylesheet 2 times (once expected)", "the stylesheet in the React Server Components payload"]);
+    expect(problems).toEqual([
+      "the stylesheet 2 times (once expected)",
+      "the stylesheet in the React Server Components payload",
+    ]);
   });
 
   it("fails a page without it, or with it only somewhere else, or with a stylesheet link", () => {
-    expect(stylesheetProblems(page(""))).toEqual(["the stylesheet 0 times (once expected)", 'no stylesheet in <style id="site-css">']);
+    expect(stylesheetProblems(page(""))).toEqual([
+      "the stylesheet 0 times (once expected)",
+      'no stylesheet in <style id="site-css">',
+    ]);
     expect(stylesheetProblems(page(`<style>${css}</style>`))).toEqual(['no stylesheet in <style id="site-css">']);
-    expect(stylesheetProblems(page(`<style id="site-css">${css}</style><link rel="stylesheet" href="/_next/static/chunks/a.css"/>`))).toEqual(["a stylesheet link"]);
+    expect(
+      stylesheetProblems(
+        page(`<style id="site-css">${css}</style><link rel="stylesheet" href="/_next/static/chunks/a.css"/>`),
+      ),
+    ).toEqual(["a stylesheet link"]);
   });
 });
 
@@ -31,7 +43,12 @@ describe("buildStylesheet", () => {
     for (const rule of [".bg-cream{", ".btn{", ".icon{", ".field-input{"]) expect(text).toContain(rule);
     expect(text).not.toContain("node_modules");
     expect(text).not.toMatch(/\n\s+/);
-    expect(assets).toEqual([{ from: expect.stringMatching(/inter-latin-wght-normal\.woff2$/), name: expect.stringMatching(/^inter-latin-wght-normal\.[0-9a-f]{12}\.woff2$/) }]);
+    expect(assets).toEqual([
+      {
+        from: expect.stringMatching(/inter-latin-wght-normal\.woff2$/),
+        name: expect.stringMatching(/^inter-latin-wght-normal\.[0-9a-f]{12}\.woff2$/),
+      },
+    ]);
     expect(text).toContain(`url(/_next/static/media/${assets[0]!.name})`);
   });
 });

@@ -35,15 +35,23 @@ export async function buildStylesheet() {
   const css = await readFile(source, "utf8");
   const result = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, { from: source });
   const assets: Asset[] = [];
-  const text = await replaceAsync(result.css, /url\((["']?)([^)"']*node_modules\/[^)"']+)\1\)/g, async (_, _quote, url: string) => {
-    const from = path.resolve(path.dirname(source), url);
-    const { name, ext } = path.parse(from);
-    const hash = createHash("sha256").update(await readFile(from)).digest("hex").slice(0, 12);
-    const asset = { from, name: `${name}.${hash}${ext}` };
-    assets.push(asset);
-    return `url(/_next/static/media/${asset.name})`;
-  });
-  if (!text.includes(stylesheetMarker)) throw new Error(`site-css: ${stylesheetMarker} is missing from the built stylesheet (app/globals.css)`);
+  const text = await replaceAsync(
+    result.css,
+    /url\((["']?)([^)"']*node_modules\/[^)"']+)\1\)/g,
+    async (_, _quote, url: string) => {
+      const from = path.resolve(path.dirname(source), url);
+      const { name, ext } = path.parse(from);
+      const hash = createHash("sha256")
+        .update(await readFile(from))
+        .digest("hex")
+        .slice(0, 12);
+      const asset = { from, name: `${name}.${hash}${ext}` };
+      assets.push(asset);
+      return `url(/_next/static/media/${asset.name})`;
+    },
+  );
+  if (!text.includes(stylesheetMarker))
+    throw new Error(`site-css: ${stylesheetMarker} is missing from the built stylesheet (app/globals.css)`);
   return { text, assets };
 }
 
@@ -55,7 +63,10 @@ async function replaceAsync(text: string, pattern: RegExp, replace: (...match: s
 
 async function prepare() {
   const { text, assets } = await buildStylesheet();
-  await writeFile(generatedModule, `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`);
+  await writeFile(
+    generatedModule,
+    `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`,
+  );
   await writeFile(assetsFile, `${JSON.stringify(assets, null, 2)}\n`);
   console.log(`site-css: ${text.length} bytes, ${assets.length} file(s) for static/media`);
 }
@@ -75,9 +86,10 @@ export function stylesheetProblems(html: string) {
   const styleTag = /<style id="site-css">[\s\S]*?<\/style>/.exec(html)?.[0] ?? "";
   const problems: string[] = [];
   if (count !== 1) problems.push(`the stylesheet ${count} times (once expected)`);
-  if (!styleTag.includes(stylesheetMarker)) problems.push("no stylesheet in <style id=\"site-css\">");
+  if (!styleTag.includes(stylesheetMarker)) problems.push('no stylesheet in <style id="site-css">');
   const payloadScripts = html.match(/<script>self\.__next_f\.push\([\s\S]*?<\/script>/g) ?? [];
-  if (payloadScripts.some((script) => script.includes(stylesheetMarker))) problems.push("the stylesheet in the React Server Components payload");
+  if (payloadScripts.some((script) => script.includes(stylesheetMarker)))
+    problems.push("the stylesheet in the React Server Components payload");
   if (/<link[^>]+rel="stylesheet"/.test(html)) problems.push("a stylesheet link");
   return problems;
 }
@@ -96,25 +108,43 @@ async function finish() {
     const relative = path.relative(distDir, file);
     if (file.endsWith(".css")) problems.push(`${relative}: Next emitted a stylesheet of its own`);
     // _global-error.html is Next's own last-resort 500 document, with its own inline style.
-    if (relative.startsWith(`server${path.sep}app`) && file.endsWith(".html") && !relative.endsWith("_global-error.html")) {
+    if (
+      relative.startsWith(`server${path.sep}app`) &&
+      file.endsWith(".html") &&
+      !relative.endsWith("_global-error.html")
+    ) {
       pages += 1;
       problems.push(...stylesheetProblems(await readFile(file, "utf8")).map((problem) => `${relative}: ${problem}`));
     }
-    if (file.endsWith(".rsc") && (await readFile(file, "utf8")).includes(stylesheetMarker)) problems.push(`${relative}: the stylesheet in a payload file`);
-    if (!bundledPatch && relative.startsWith(`server${path.sep}chunks`) && file.endsWith(".js")) bundledPatch = (await readFile(file, "utf8")).includes("next.renderedBodyCache");
+    if (file.endsWith(".rsc") && (await readFile(file, "utf8")).includes(stylesheetMarker))
+      problems.push(`${relative}: the stylesheet in a payload file`);
+    if (!bundledPatch && relative.startsWith(`server${path.sep}chunks`) && file.endsWith(".js"))
+      bundledPatch = (await readFile(file, "utf8")).includes("next.renderedBodyCache");
   }
   if (pages === 0) problems.push(`no prerendered page in ${distDir}`);
-  if (!bundledPatch) problems.push("the server bundles lack patches/next+16.4.6.patch (each page's ETag and bytes kept): run npm install, which applies it");
+  if (!bundledPatch)
+    problems.push(
+      "the server bundles lack patches/next+16.4.6.patch (each page's ETag and bytes kept): run npm install, which applies it",
+    );
   if (problems.length) {
-    console.error(`site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`);
+    console.error(
+      `site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`,
+    );
     process.exit(1);
   }
-  console.log(`site-css: ${pages} prerendered pages hold the stylesheet once, in <style>; ${assets.length} file(s) in static/media`);
+  console.log(
+    `site-css: ${pages} prerendered pages hold the stylesheet once, in <style>; ${assets.length} file(s) in static/media`,
+  );
 }
 
 if (import.meta.filename === process.argv[1]) {
   const step = process.argv[2];
-  (step === "prepare" ? prepare() : step === "finish" ? finish() : Promise.reject(new Error("usage: site-css.ts prepare|finish"))).catch((error: unknown) => {
+  (step === "prepare"
+    ? prepare()
+    : step === "finish"
+      ? finish()
+      : Promise.reject(new Error("usage: site-css.ts prepare|finish"))
+  ).catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
   });

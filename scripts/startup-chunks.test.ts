@@ -44,8 +44,12 @@ beforeEach(async () => {
     "server/app/signup/page_client-reference-manifest.js",
     clientReferenceManifest("/signup/page", { "[project]/app/signup/page": [chunk("layout"), chunk("form")] }),
   );
-  await write("server/app/robots.txt/route_client-reference-manifest.js", clientReferenceManifest("/robots.txt/route", {}));
-  for (const name of ["polyfills", "react", "router", "layout", "home", "form", "zod"]) await write(chunk(name), code(name));
+  await write(
+    "server/app/robots.txt/route_client-reference-manifest.js",
+    clientReferenceManifest("/robots.txt/route", {}),
+  );
+  for (const name of ["polyfills", "react", "router", "layout", "home", "form", "zod"])
+    await write(chunk(name), code(name));
   await write("static/chunks/turbopack-runtime.js", code("runtime"));
 });
 

@@ -48,7 +48,9 @@ export async function startupChunks(distDir: string): Promise<string[]> {
   const build = JSON.parse(await readFile(path.join(distDir, "build-manifest.json"), "utf8")) as BuildManifest;
   const chunks = new Set(build.rootMainFiles ?? []);
   const serverApp = path.join(distDir, "server", "app");
-  const manifests = (await readdir(serverApp, { recursive: true })).filter((file) => CLIENT_REFERENCE_MANIFEST.test(file));
+  const manifests = (await readdir(serverApp, { recursive: true })).filter((file) =>
+    CLIENT_REFERENCE_MANIFEST.test(file),
+  );
   for (const manifest of manifests) {
     for (const chunk of await entryChunks(path.join(serverApp, manifest))) chunks.add(chunk);
   }

@@ -1,7 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitlist } from "@/lib/forms/waitlist";
-import { analyticsEnabled, EnvError, problemsOf, readCeiling, readEnv, readWebhook, siteUrl, waitlistPhonePolicy } from "./env";
+import {
+  analyticsEnabled,
+  EnvError,
+  problemsOf,
+  readCeiling,
+  readEnv,
+  readWebhook,
+  siteUrl,
+  waitlistPhonePolicy,
+} from "./env";
 import { envOf } from "@/tests/support/check-schema";
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;
@@ -20,7 +29,9 @@ describe("readEnv", () => {
   });
 
   it("takes only a Postgres URL as DATABASE_URL", () => {
-    expect(readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@db.example.com:5432/sous" })).DATABASE_URL).toBe("postgresql://sous:pw@db.example.com:5432/sous");
+    expect(readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@db.example.com:5432/sous" })).DATABASE_URL).toBe(
+      "postgresql://sous:pw@db.example.com:5432/sous",
+    );
     expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "mysql://db.example.com/sous" })))).toStrictEqual([
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     ]);
@@ -30,13 +41,22 @@ describe("readEnv", () => {
     expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2026-11-01" })).LEGAL_EFFECTIVE_DATE).toBe("2026-11-01");
     expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2028-02-29" })).LEGAL_EFFECTIVE_DATE).toBe("2028-02-29");
     for (const day of ["2026-02-30", "2027-02-29", "2026-13-01", "2026-00-10", "2026-04-31"]) {
-      expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: day }))), day).toStrictEqual(["LEGAL_EFFECTIVE_DATE must be a real date"]);
+      expect(
+        problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: day }))),
+        day,
+      ).toStrictEqual(["LEGAL_EFFECTIVE_DATE must be a real date"]);
     }
-    expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "1 Nov 2026" })))).toContain("LEGAL_EFFECTIVE_DATE must be a date, YYYY-MM-DD");
+    expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "1 Nov 2026" })))).toContain(
+      "LEGAL_EFFECTIVE_DATE must be a date, YYYY-MM-DD",
+    );
   });
 
   it("reads a list of countries with spaces and empty entries, upper-cased", () => {
-    expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA", "GB"]);
+    expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual([
+      "US",
+      "CA",
+      "GB",
+    ]);
     expect(problemsOf(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
   });
 
@@ -58,11 +78,14 @@ describe("readEnv", () => {
 describe("readWebhook", () => {
   it("reads a form's three variables by its name", () => {
     const secret = secretOf(32);
-    const webhook = readWebhook("waitlist", envOf({
-      WAITLIST_WEBHOOK_URL: "https://hooks.example/w",
-      WAITLIST_WEBHOOK_SECRET: secret,
-      WAITLIST_WEBHOOK_AUTH_HEADER: "X-Api-Key:   k3y value  ",
-    }));
+    const webhook = readWebhook(
+      "waitlist",
+      envOf({
+        WAITLIST_WEBHOOK_URL: "https://hooks.example/w",
+        WAITLIST_WEBHOOK_SECRET: secret,
+        WAITLIST_WEBHOOK_AUTH_HEADER: "X-Api-Key:   k3y value  ",
+      }),
+    );
     expect(webhook).toStrictEqual({
       url: "https://hooks.example/w",
       secrets: [secret],
@@ -73,24 +96,28 @@ describe("readWebhook", () => {
 
   it("takes several secrets separated by any run of spaces: the rotation path", () => {
     const [oldSecret, newSecret] = [secretOf(24), secretOf(64)];
-    expect(readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` })).secrets).toStrictEqual([
-      oldSecret,
-      newSecret,
-    ]);
+    expect(
+      readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` })).secrets,
+    ).toStrictEqual([oldSecret, newSecret]);
   });
 
   it("refuses a secret of fewer than 24 or more than 64 random bytes", () => {
-    for (const bytes of [24, 64]) expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([]);
+    for (const bytes of [24, 64])
+      expect(
+        problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }))),
+      ).toStrictEqual([]);
     for (const bytes of [23, 65]) {
-      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) })))).toStrictEqual([
-        "CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes",
-      ]);
+      expect(
+        problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }))),
+      ).toStrictEqual(["CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes"]);
     }
   });
 
   it("refuses a URL with only a user name, or only a password", () => {
     for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
-      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(/^CONTACT_WEBHOOK_URL must not hold/);
+      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(
+        /^CONTACT_WEBHOOK_URL must not hold/,
+      );
     }
   });
 });
@@ -101,12 +128,18 @@ describe("readCeiling", () => {
 
   it("reads the variables a form's definition names, each its fallback when unset or blank", () => {
     expect(readCeiling(ceiling, envOf({}))).toStrictEqual({ perMinute: 30, perDay: 500 });
-    expect(readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " }))).toStrictEqual({ perMinute: 4, perDay: 500 });
+    expect(
+      readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " })),
+    ).toStrictEqual({ perMinute: 4, perDay: 500 });
     expect(readCeiling(ceiling, envOf({ WAITLIST_DAILY_LIMIT: "7" }))).toStrictEqual({ perMinute: 30, perDay: 7 });
   });
 
   it("names each bad variable", () => {
-    expect(problemsOf(() => readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" })))).toStrictEqual([
+    expect(
+      problemsOf(() =>
+        readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" })),
+      ),
+    ).toStrictEqual([
       "RATE_LIMIT_WAITLIST_PER_MINUTE Too small: expected number to be >=1",
       "WAITLIST_DAILY_LIMIT Invalid input: expected number, received NaN",
     ]);
@@ -115,9 +148,9 @@ describe("readCeiling", () => {
 
 describe("siteUrl", () => {
   it("is SITE_URL, else Vercel's production domain over https, else the local server", () => {
-    expect(siteUrl(envOf({ SITE_URL: "https://sous.example", VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href).toBe(
-      "https://sous.example/",
-    );
+    expect(
+      siteUrl(envOf({ SITE_URL: "https://sous.example", VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href,
+    ).toBe("https://sous.example/");
     expect(siteUrl(envOf({ VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href).toBe("https://sous.vercel.app/");
     expect(siteUrl(envOf({})).href).toBe("http://localhost:3000/");
   });
@@ -211,22 +244,33 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     ["ALERT_MIN_INTERVAL_MINUTES", 1, 10_080],
   ];
   it.each(bounds)("takes %s from %i to %i, and nothing outside, nor a fraction", (variable, lowest, highest) => {
-    const read = (value: number | string) => readEnv(envOf({ [variable]: String(value) }))[variable as keyof ReturnType<typeof readEnv>];
+    const read = (value: number | string) =>
+      readEnv(envOf({ [variable]: String(value) }))[variable as keyof ReturnType<typeof readEnv>];
     expect(read(lowest)).toBe(lowest);
     expect(read(highest)).toBe(highest);
     for (const refused of [lowest - 1, highest + 1, `${lowest}.5`]) {
-      expect(problemsOf(() => read(refused)), `${variable}=${refused}`).toStrictEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
+      expect(
+        problemsOf(() => read(refused)),
+        `${variable}=${refused}`,
+      ).toStrictEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
     }
   });
 
   it("takes redelivery delays of 1 s to 7 days, and secrets of 16 characters or more", () => {
-    expect(readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" })).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([1, 604_800]);
+    expect(readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" })).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([
+      1, 604_800,
+    ]);
     for (const schedule of ["0", "604801", "5,x", ","]) {
-      expect(problemsOf(() => readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: schedule }))), schedule).toHaveLength(1);
+      expect(
+        problemsOf(() => readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: schedule }))),
+        schedule,
+      ).toHaveLength(1);
     }
     for (const variable of ["CRON_SECRET", "HEALTH_TOKEN"]) {
       expect(readEnv(envOf({ [variable]: "x".repeat(16) }))[variable as "CRON_SECRET"]).toBe("x".repeat(16));
-      expect(problemsOf(() => readEnv(envOf({ [variable]: "x".repeat(15) })))).toStrictEqual([`${variable} must be at least 16 characters`]);
+      expect(problemsOf(() => readEnv(envOf({ [variable]: "x".repeat(15) })))).toStrictEqual([
+        `${variable} must be at least 16 characters`,
+      ]);
     }
   });
 });
@@ -251,7 +295,11 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     ["BUSINESS_SUPPORT_EMAIL", "support at sous", "must be an email address"],
     ["LEGAL_EFFECTIVE_DATE", "x2026-11-24", "must be a date, YYYY-MM-DD"],
     ["LEGAL_EFFECTIVE_DATE", "2026-11-24x", "must be a date, YYYY-MM-DD"],
-    ["ALERT_WEBHOOK_URL", "https://user:pass@hooks.example/x", "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)"],
+    [
+      "ALERT_WEBHOOK_URL",
+      "https://user:pass@hooks.example/x",
+      "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
+    ],
   ];
   it.each(refusals)("%s=%s is refused: %s", (variable, value, message) => {
     expect(problemsOf(() => readEnv(envOf({ [variable]: value })))).toContainEqual(`${variable} ${message}`);
@@ -264,9 +312,16 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     expect(read({ DATABASE_URL: "postgresql://db/sous" }).DATABASE_URL).toBe("postgresql://db/sous");
     expect(read({ REDIS_URL: "redis://cache:6379" }).REDIS_URL).toBe("redis://cache:6379");
     expect(read({ REDIS_URL: "rediss://cache:6379" }).REDIS_URL).toBe("rediss://cache:6379");
-    expect(read({ BUSINESS_LEGAL_NAME: "x".repeat(200), BUSINESS_POSTAL_ADDRESS: "y".repeat(300) })).toMatchObject({ BUSINESS_LEGAL_NAME: "x".repeat(200), BUSINESS_POSTAL_ADDRESS: "y".repeat(300) });
-    expect(problemsOf(() => read({ BUSINESS_LEGAL_NAME: "x".repeat(201) }))).toStrictEqual([expect.stringMatching(/^BUSINESS_LEGAL_NAME /)]);
-    expect(problemsOf(() => read({ BUSINESS_POSTAL_ADDRESS: "y".repeat(301) }))).toStrictEqual([expect.stringMatching(/^BUSINESS_POSTAL_ADDRESS /)]);
+    expect(read({ BUSINESS_LEGAL_NAME: "x".repeat(200), BUSINESS_POSTAL_ADDRESS: "y".repeat(300) })).toMatchObject({
+      BUSINESS_LEGAL_NAME: "x".repeat(200),
+      BUSINESS_POSTAL_ADDRESS: "y".repeat(300),
+    });
+    expect(problemsOf(() => read({ BUSINESS_LEGAL_NAME: "x".repeat(201) }))).toStrictEqual([
+      expect.stringMatching(/^BUSINESS_LEGAL_NAME /),
+    ]);
+    expect(problemsOf(() => read({ BUSINESS_POSTAL_ADDRESS: "y".repeat(301) }))).toStrictEqual([
+      expect.stringMatching(/^BUSINESS_POSTAL_ADDRESS /),
+    ]);
   });
 
   it("refuses an auth header that is not Name: value, or not printable ASCII, with what it should be", () => {
@@ -277,8 +332,13 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
       ["X-Key:  ", 'must look like "Header-Name: value"'],
       ["X-Key: clé", "must be printable ASCII"],
     ] as const) {
-      expect(problemsOf(() => readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: value }))), value).toContainEqual(`WAITLIST_WEBHOOK_AUTH_HEADER ${message}`);
+      expect(
+        problemsOf(() => readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: value }))),
+        value,
+      ).toContainEqual(`WAITLIST_WEBHOOK_AUTH_HEADER ${message}`);
     }
-    expect(readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" })).auth).toStrictEqual({ name: "X-Key", value: "value with spaces" });
+    expect(
+      readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" })).auth,
+    ).toStrictEqual({ name: "X-Key", value: "value with spaces" });
   });
 });

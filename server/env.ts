@@ -10,15 +10,15 @@ import type { PhonePolicy } from "@/lib/forms/phone";
  * rebuild; nothing here is inlined into a bundle. See .env.example.
  */
 
-const blankToUndefined = (value: unknown) =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema);
 const flag = withDefault(z.stringbool().default(false));
 const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().min(1).max(60_000).default(fallback));
 
-const count = (fallback: number, max = 1_000_000_000) => withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
+const count = (fallback: number, max = 1_000_000_000) =>
+  withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
 const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const httpUrl = optional(anyHttpUrl);
@@ -34,10 +34,17 @@ const country = z
   .string()
   .trim()
   .toUpperCase()
-  .refine((code): code is CountryCode => isSupportedCountry(code), { error: "must be a two-letter country code, e.g. US" });
+  .refine((code): code is CountryCode => isSupportedCountry(code), {
+    error: "must be a two-letter country code, e.g. US",
+  });
 const countries = z
   .string()
-  .transform((list) => list.split(",").map((code) => code.trim()).filter(Boolean))
+  .transform((list) =>
+    list
+      .split(",")
+      .map((code) => code.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(country).min(1));
 
 // Seconds to wait after a lead's first failed delivery before each redelivery;
@@ -46,9 +53,23 @@ const countries = z
 const defaultSchedule = [5, 60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000];
 const schedule = z
   .string()
-  .transform((list) => list.split(",").map((delay) => delay.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^\d+$/, { error: "must list whole seconds, e.g. 5,60,300" }).transform(Number)).min(1))
-  .pipe(z.array(z.number().min(1).max(7 * 86_400)));
+  .transform((list) =>
+    list
+      .split(",")
+      .map((delay) => delay.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(z.string().regex(/^\d+$/, { error: "must list whole seconds, e.g. 5,60,300" }).transform(Number)).min(1),
+  )
+  .pipe(
+    z.array(
+      z
+        .number()
+        .min(1)
+        .max(7 * 86_400),
+    ),
+  );
 
 // Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
 // separated by spaces, sign every delivery with each: the rotation path.
@@ -85,7 +106,9 @@ function fetchAccepts({ name, value }: { name: string; value: string }) {
 const authHeader = optional(
   z
     .string()
-    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, { error: 'must look like "Header-Name: value"' })
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, {
+      error: 'must look like "Header-Name: value"',
+    })
     .regex(/^[\x20-\x7e\t]*$/, { error: "must be printable ASCII" })
     .transform((line) => {
       const colon = line.indexOf(":");
@@ -118,7 +141,9 @@ const envSchema = z.object({
 
   BUSINESS_LEGAL_NAME: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.BUSINESS_LEGAL_NAME)),
   BUSINESS_POSTAL_ADDRESS: withDefault(z.string().trim().max(300).default(businessDefaults.BUSINESS_POSTAL_ADDRESS)),
-  BUSINESS_SUPPORT_EMAIL: withDefault(z.email({ error: "must be an email address" }).default(businessDefaults.BUSINESS_SUPPORT_EMAIL)),
+  BUSINESS_SUPPORT_EMAIL: withDefault(
+    z.email({ error: "must be an email address" }).default(businessDefaults.BUSINESS_SUPPORT_EMAIL),
+  ),
   LEGAL_EFFECTIVE_DATE: withDefault(
     z
       .string()
@@ -237,7 +262,10 @@ export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.en
  * e.g. WAITLIST_DAILY_LIMIT), each its fallback when unset; a new form's
  * ceiling needs no change here.
  */
-export function readCeiling(ceiling: { perMinute: CountSetting; perDay: CountSetting }, source: NodeJS.ProcessEnv = process.env) {
+export function readCeiling(
+  ceiling: { perMinute: CountSetting; perDay: CountSetting },
+  source: NodeJS.ProcessEnv = process.env,
+) {
   const schema = z.object({ perMinute: count(ceiling.perMinute.fallback), perDay: count(ceiling.perDay.fallback) });
   const values = { perMinute: source[ceiling.perMinute.variable], perDay: source[ceiling.perDay.variable] };
   return parseOrThrow(schema, values, (key) => ceiling[key as keyof typeof ceiling].variable);
@@ -323,5 +351,7 @@ export function businessIdentity(source: NodeJS.ProcessEnv = process.env): Busin
 
 /** The identity settings still at their placeholder, which carriers and CASL ask to be real. */
 export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS" | "BUSINESS_SUPPORT_EMAIL">) {
-  return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter((name) => env[name] === businessDefaults[name]);
+  return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter(
+    (name) => env[name] === businessDefaults[name],
+  );
 }

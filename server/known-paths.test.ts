@@ -51,12 +51,28 @@ describe("the middleware's matcher", () => {
   const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
 
   it("leaves out every page and metadata file under app/, every form's page, and Next's own files", () => {
-    const served = [...pathsDefinedByApp(), ...formPages, "/signup/", "/_next/static/chunks/app.js", "/_next/image", "/_vercel/insights/script.js"];
+    const served = [
+      ...pathsDefinedByApp(),
+      ...formPages,
+      "/signup/",
+      "/_next/static/chunks/app.js",
+      "/_next/image",
+      "/_vercel/insights/script.js",
+    ];
     for (const path of served) expect(runsFor(path), `${path}: add it to the matcher in middleware.ts`).toBe(false);
   });
 
   it("runs for every other path, so a miss is logged", () => {
-    const misses = ["/signupx", "/signup/extra", "/pricing", "/no/such-page", "/icon.svgx", "/robots.txt.bak", "/_nextstatic", "/.env"];
+    const misses = [
+      "/signupx",
+      "/signup/extra",
+      "/pricing",
+      "/no/such-page",
+      "/icon.svgx",
+      "/robots.txt.bak",
+      "/_nextstatic",
+      "/.env",
+    ];
     for (const path of misses) {
       expect(runsFor(path), path).toBe(true);
       expect(isKnownPath(path), path).toBe(false);

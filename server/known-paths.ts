@@ -7,7 +7,14 @@ import { formPages } from "@/lib/forms";
  * unit test keeps the rest in step with app/.
  */
 const pagePaths = new Set(["/", "/terms", "/privacy", ...formPages]);
-const metadataPaths = new Set(["/icon.svg", "/apple-icon", "/robots.txt", "/sitemap.xml", "/opengraph-image", "/twitter-image"]);
+const metadataPaths = new Set([
+  "/icon.svg",
+  "/apple-icon",
+  "/robots.txt",
+  "/sitemap.xml",
+  "/opengraph-image",
+  "/twitter-image",
+]);
 const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/health"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 

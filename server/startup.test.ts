@@ -36,20 +36,33 @@ describe("checkEnvironmentAtStart", () => {
     const identityWarnings = () => loggedLines(warn).filter((line) => line.event === "business_identity_default");
     await checkEnvironmentAtStart();
     expect(identityWarnings()).toStrictEqual([
-      expect.objectContaining({ level: "warn", variables: ["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"], message: expect.stringContaining("postal address or support email") }),
+      expect.objectContaining({
+        level: "warn",
+        variables: ["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"],
+        message: expect.stringContaining("postal address or support email"),
+      }),
     ]);
 
     warn.mockClear();
     vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "12 Rue Saint-Paul, Montréal QC H2Y 1G9, Canada");
     await checkEnvironmentAtStart();
-    expect(identityWarnings()).toStrictEqual([expect.objectContaining({ variables: ["BUSINESS_SUPPORT_EMAIL"], message: expect.stringContaining("no real support email") })]);
+    expect(identityWarnings()).toStrictEqual([
+      expect.objectContaining({
+        variables: ["BUSINESS_SUPPORT_EMAIL"],
+        message: expect.stringContaining("no real support email"),
+      }),
+    ]);
 
     warn.mockClear();
     vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "");
     vi.stubEnv("BUSINESS_SUPPORT_EMAIL", "help@sous.chef");
     await checkEnvironmentAtStart();
     expect(identityWarnings()).toStrictEqual([
-      expect.objectContaining({ variables: ["BUSINESS_POSTAL_ADDRESS"], message: "BUSINESS_POSTAL_ADDRESS left at the default: /terms and /privacy show no real postal address, which carriers' SMS registration and CASL expect" }),
+      expect.objectContaining({
+        variables: ["BUSINESS_POSTAL_ADDRESS"],
+        message:
+          "BUSINESS_POSTAL_ADDRESS left at the default: /terms and /privacy show no real postal address, which carriers' SMS registration and CASL expect",
+      }),
     ]);
     vi.stubEnv("BUSINESS_POSTAL_ADDRESS", "12 Rue Saint-Paul, Montréal QC H2Y 1G9, Canada");
 
@@ -62,7 +75,12 @@ describe("checkEnvironmentAtStart", () => {
   it("says the revoke route is off while CONSENT_WEBHOOK_SECRET is unset", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     await checkEnvironmentAtStart();
-    expect(loggedLines(warn)).toContainEqual(expect.objectContaining({ event: "consent_revoke_unset", message: expect.stringContaining("npm run consent -- revoke") }));
+    expect(loggedLines(warn)).toContainEqual(
+      expect.objectContaining({
+        event: "consent_revoke_unset",
+        message: expect.stringContaining("npm run consent -- revoke"),
+      }),
+    );
     warn.mockClear();
     vi.stubEnv("CONSENT_WEBHOOK_SECRET", `whsec_${Buffer.alloc(32, 7).toString("base64")}`);
     await checkEnvironmentAtStart();
@@ -86,7 +104,11 @@ describe("checkEnvironmentAtStart", () => {
     vi.spyOn(console, "warn").mockImplementation(() => {});
     await checkEnvironmentAtStart();
     expect(loggedLines(info)).toContainEqual(
-      expect.objectContaining({ event: "database_ready", engine: "sqlite", at: path.join(String(process.env.DATA_DIR), "sous.db") }),
+      expect.objectContaining({
+        event: "database_ready",
+        engine: "sqlite",
+        at: path.join(String(process.env.DATA_DIR), "sous.db"),
+      }),
     );
   });
 
@@ -112,7 +134,11 @@ describe("checkEnvironmentAtStart", () => {
     vi.stubEnv("BUSINESS_SUPPORT_EMAIL", `${"a".repeat(14)}@example.com`);
     await checkEnvironmentAtStart();
     expect(loggedLines(warn).filter((line) => line.event === "support_email_long")).toStrictEqual([
-      expect.objectContaining({ level: "warn", characters: 26, message: expect.stringContaining("HELP text 161 characters") }),
+      expect.objectContaining({
+        level: "warn",
+        characters: 26,
+        message: expect.stringContaining("HELP text 161 characters"),
+      }),
     ]);
   });
 
@@ -131,7 +157,11 @@ describe("checkEnvironmentAtStart", () => {
     ]);
     const unsigned = loggedLines(warn).filter((line) => line.event === "webhook_unsigned");
     expect(unsigned).toEqual([
-      expect.objectContaining({ level: "warn", form: "contact", message: expect.stringContaining("CONTACT_WEBHOOK_URL is set without CONTACT_WEBHOOK_SECRET") }),
+      expect.objectContaining({
+        level: "warn",
+        form: "contact",
+        message: expect.stringContaining("CONTACT_WEBHOOK_URL is set without CONTACT_WEBHOOK_SECRET"),
+      }),
     ]);
     const printed = JSON.stringify([...info.mock.calls, ...warn.mock.calls]);
     for (const secret of [first, second]) expect(printed).not.toContain(secret.slice(6, 20));
@@ -149,17 +179,37 @@ describe("checkEnvironmentAtStart", () => {
     };
 
     expect(await startWith("")).toEqual([
-      expect.objectContaining({ level: "info", trustedProxyHops: 1, from: "x-forwarded-for", message: expect.stringContaining("the proxy in front") }),
+      expect.objectContaining({
+        level: "info",
+        trustedProxyHops: 1,
+        from: "x-forwarded-for",
+        message: expect.stringContaining("the proxy in front"),
+      }),
     ]);
     expect(await startWith("2")).toEqual([
-      expect.objectContaining({ level: "info", trustedProxyHops: 2, from: "x-forwarded-for", message: expect.stringContaining("2 proxies back") }),
+      expect.objectContaining({
+        level: "info",
+        trustedProxyHops: 2,
+        from: "x-forwarded-for",
+        message: expect.stringContaining("2 proxies back"),
+      }),
     ]);
     expect(await startWith("0")).toEqual([
-      expect.objectContaining({ level: "error", trustedProxyHops: 0, from: "unavailable", message: expect.stringContaining("only npm start") }),
+      expect.objectContaining({
+        level: "error",
+        trustedProxyHops: 0,
+        from: "unavailable",
+        message: expect.stringContaining("only npm start"),
+      }),
     ]);
     vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", "x-sous-socket-0123456789abcdef");
     expect(await startWith("0")).toEqual([
-      expect.objectContaining({ level: "info", trustedProxyHops: 0, from: "socket", message: expect.stringContaining("X-Forwarded-For is ignored") }),
+      expect.objectContaining({
+        level: "info",
+        trustedProxyHops: 0,
+        from: "socket",
+        message: expect.stringContaining("X-Forwarded-For is ignored"),
+      }),
     ]);
   });
 
@@ -185,7 +235,12 @@ describe("checkEnvironmentAtStart", () => {
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
     await checkEnvironmentAtStart();
     expect(loggedLines(warn)).toContainEqual(
-      expect.objectContaining({ level: "warn", event: "redis_unreachable", host: `127.0.0.1:${port}`, message: "rate limits count in memory until Redis answers" }),
+      expect.objectContaining({
+        level: "warn",
+        event: "redis_unreachable",
+        host: `127.0.0.1:${port}`,
+        message: "rate limits count in memory until Redis answers",
+      }),
     );
     expect(loggedLines(info).map((line) => line.event)).not.toContain("rate_limits_shared");
     expect(JSON.stringify([...warn.mock.calls, ...info.mock.calls])).not.toContain("redis-s3cret");
@@ -218,7 +273,10 @@ describe("checkEnvironmentAtStart refusing settings that can never deliver", () 
   }
 
   it("refuses a webhook URL that carries a user name and password, naming the variable and not the value", async () => {
-    const line = await startupFailure("CONTACT_WEBHOOK_URL", "https://operator:s3cret-pass@n8n.example.com/webhook/lead");
+    const line = await startupFailure(
+      "CONTACT_WEBHOOK_URL",
+      "https://operator:s3cret-pass@n8n.example.com/webhook/lead",
+    );
     expect(line.event).toBe("startup_failed");
     expect(line.message).toContain("CONTACT_WEBHOOK_URL must not hold a user name or password");
     expect(line.message).not.toContain("s3cret-pass");

@@ -19,7 +19,8 @@ function refuse(problems: string[]): never {
 /** The database, migrated and writable, or the reason the server cannot start, naming the setting. */
 async function openDatabase(env: ServerEnv) {
   // Vercel's functions have no disk that outlives them: a lead kept in SQLite there would be lost.
-  if (env.VERCEL && !env.DATABASE_URL) refuse(["DATABASE_URL must be set on Vercel: its functions have no writable disk for SQLite"]);
+  if (env.VERCEL && !env.DATABASE_URL)
+    refuse(["DATABASE_URL must be set on Vercel: its functions have no writable disk for SQLite"]);
   try {
     const store = await database(env);
     logEvent("info", {
@@ -38,12 +39,18 @@ async function openDatabase(env: ServerEnv) {
 function logClientAddress(hops: number) {
   const from = addressSource(hops);
   const messages = {
-    socket: "the connection's own address: X-Forwarded-For is ignored, right when nothing stands between visitors and npm start",
+    socket:
+      "the connection's own address: X-Forwarded-For is ignored, right when nothing stands between visitors and npm start",
     "x-forwarded-for": `X-Forwarded-For, the address ${hops === 1 ? "the proxy" : `${hops} proxies back`} in front of the site wrote: with no proxy there, a visitor can write their own (set TRUSTED_PROXY_HOPS=0)`,
     unavailable:
-      "TRUSTED_PROXY_HOPS=0 reads the connection's address, which only npm start passes on: started some other way, every visitor counts as one address, \"unknown\", in rate limits and consent records",
+      'TRUSTED_PROXY_HOPS=0 reads the connection\'s address, which only npm start passes on: started some other way, every visitor counts as one address, "unknown", in rate limits and consent records',
   };
-  logEvent(from === "unavailable" ? "error" : "info", { event: "client_address", trustedProxyHops: hops, from, message: messages[from] });
+  logEvent(from === "unavailable" ? "error" : "info", {
+    event: "client_address",
+    trustedProxyHops: hops,
+    from,
+    message: messages[from],
+  });
 }
 
 /**
@@ -70,7 +77,13 @@ export async function checkEnvironmentAtStart() {
       // The host only: automation URLs often carry a secret in their path. How many secrets
       // sign (two during a rotation), never which.
       const signedWith = webhook.secrets?.length ?? 0;
-      logEvent("info", { event: "webhook_configured", form, host: new URL(webhook.url).host, secrets: signedWith, authHeader: Boolean(webhook.auth) });
+      logEvent("info", {
+        event: "webhook_configured",
+        form,
+        host: new URL(webhook.url).host,
+        secrets: signedWith,
+        authHeader: Boolean(webhook.auth),
+      });
       if (!signedWith) {
         logEvent("warn", {
           event: "webhook_unsigned",
@@ -95,7 +108,8 @@ export async function checkEnvironmentAtStart() {
       message: `${defaulted.join(" and ")} left at the default: /terms and /privacy show no real ${defaulted.map((name) => placeholders[name]).join(" or ")}, which carriers' SMS registration and CASL expect`,
     });
   }
-  if (env.ALERT_WEBHOOK_URL) logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });
+  if (env.ALERT_WEBHOOK_URL)
+    logEvent("info", { event: "alerts_configured", host: new URL(env.ALERT_WEBHOOK_URL).host });
   const helpText = smsTexts.help(env.BUSINESS_SUPPORT_EMAIL);
   if (helpText.length > 160) {
     logEvent("warn", {
@@ -107,12 +121,19 @@ export async function checkEnvironmentAtStart() {
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",
-      message: "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke answers 404, so STOP replies must be recorded with npm run consent -- revoke",
+      message:
+        "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke answers 404, so STOP replies must be recorded with npm run consent -- revoke",
     });
   }
   if (env.REDIS_URL) {
     const host = new URL(env.REDIS_URL).host;
-    if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS)) logEvent("info", { event: "rate_limits_shared", store: "redis", host });
-    else logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
+    if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))
+      logEvent("info", { event: "rate_limits_shared", store: "redis", host });
+    else
+      logEvent("warn", {
+        event: "redis_unreachable",
+        host,
+        message: "rate limits count in memory until Redis answers",
+      });
   }
 }

@@ -53,7 +53,9 @@ export default function SignupPage() {
           <div className="mt-8">
             <WaitlistForm
               action={formAction(waitlist)}
-              phonePolicy={waitlistPhonePolicy()} disclosureVersion={disclosureOf(consentTextOf(waitlist)).version} />
+              phonePolicy={waitlistPhonePolicy()}
+              disclosureVersion={disclosureOf(consentTextOf(waitlist)).version}
+            />
           </div>
         </div>
       </main>

@@ -10,12 +10,24 @@ export const paths = {
 // Loopback only, in one block so a busy port is easy to move away from (BENCH_PORT).
 const base = Number(process.env.BENCH_PORT ?? 4100);
 export const host = "127.0.0.1";
-export const ports = { next: base, receiver: base + 1, chrome: base + 3, baseline: base + 4, floor: base + 5, nextStart: base + 6 };
+export const ports = {
+  next: base,
+  receiver: base + 1,
+  chrome: base + 3,
+  baseline: base + 4,
+  floor: base + 5,
+  nextStart: base + 6,
+};
 export const urlOf = (port, path = "/") => new URL(path, `http://${host}:${port}`).href;
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Keeps Chromium from phoning home mid-measurement (it has no network here anyway, and waits on it). */
-export const chromeFlags = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+export const chromeFlags = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 export const pages = { home: "/", signup: "/signup", terms: "/terms", privacy: "/privacy", notFound: "/no-such-page" };
 
@@ -58,7 +70,10 @@ export const KB = 1024;
 // No heavier than before issue 38 (bench/RESULTS.md at 13b97a5: 140.2 and 151.9 KB).
 export const jsBudgets = { [pages.home]: 140.2 * KB, [pages.signup]: 151.9 * KB };
 /** The documents as served, raw and gzipped at zlib's default level (6). */
-export const htmlBudgets = { [pages.home]: { raw: 110 * KB, gzip: 21 * KB }, [pages.signup]: { raw: 50 * KB, gzip: 12 * KB } };
+export const htmlBudgets = {
+  [pages.home]: { raw: 110 * KB, gzip: 21 * KB },
+  [pages.signup]: { raw: 50 * KB, gzip: 12 * KB },
+};
 /** lib/style/marker.ts: the custom property that finds the site's stylesheet in a page (a floor or baseline page may have none). */
 export const stylesheetMarker = "--sous-stylesheet:1";
 /** The least share of the floor's GETs per second, uncompressed and compressed (bench/lib/load.mjs `encodings`). */

@@ -24,7 +24,9 @@ export async function auditInterleaved(targets, method = "devtools", runs = dura
     for (const target of targets) {
       for (let attempt = 1; ; attempt += 1) {
         try {
-          reports.get(target.label).push(await runOnce(target, method, `${method}-${i}${attempt > 1 ? `-attempt${attempt}` : ""}`));
+          reports
+            .get(target.label)
+            .push(await runOnce(target, method, `${method}-${i}${attempt > 1 ? `-attempt${attempt}` : ""}`));
           break;
         } catch (error) {
           if (attempt === 3) throw error;
@@ -40,9 +42,17 @@ async function runOnce(target, method, runName) {
   await waitForPortFree(ports.chrome, "127.0.0.1");
   const base = `${paths.runs}lighthouse-${target.label.replace(/\W+/g, "-").replace(/^-|-$/g, "") || "home"}-${runName}`;
   const args = [cli, target.url, "--output=json", "--output=html", `--output-path=${base}`, `--port=${ports.chrome}`];
-  args.push(`--chrome-flags=${["--headless=new", "--no-sandbox", ...chromeFlags].join(" ")}`, "--no-enable-error-reporting", `--throttling-method=${method}`);
+  args.push(
+    `--chrome-flags=${["--headless=new", "--no-sandbox", ...chromeFlags].join(" ")}`,
+    "--no-enable-error-reporting",
+    `--throttling-method=${method}`,
+  );
   // Lighthouse's Chrome launcher cleans up its browser and profile on SIGINT.
-  const failure = await run(process.execPath, args, { env: { CHROME_PATH: chromiumPath }, log: `${base}.log`, stopSignal: "SIGINT" }).catch((error) => error);
+  const failure = await run(process.execPath, args, {
+    env: { CHROME_PATH: chromiumPath },
+    log: `${base}.log`,
+    stopSignal: "SIGINT",
+  }).catch((error) => error);
   // Lighthouse exits 1 on a page it could not load, and says why in the report.
   const report = await readFile(`${base}.report.json`, "utf8").then(JSON.parse, () => undefined);
   if (report?.runtimeError) throw new Error(`${report.runtimeError.code} (see ${base}.log)`);
@@ -59,7 +69,11 @@ function summarize(label, lhrs) {
     runs: lhrs.length,
     scores: Object.fromEntries(categories.map((id) => [id, median(scoresOf(id))])),
     allScores: Object.fromEntries(categories.map((id) => [id, scoresOf(id)])),
-    metrics: { lcpMs: metric("largest-contentful-paint"), tbtMs: metric("total-blocking-time"), cls: metric("cumulative-layout-shift") },
+    metrics: {
+      lcpMs: metric("largest-contentful-paint"),
+      tbtMs: metric("total-blocking-time"),
+      cls: metric("cumulative-layout-shift"),
+    },
     // Every run's LCP, in run order: the simulated one is bimodal, so its slowest run is judged too.
     lcpRunsMs: values("largest-contentful-paint"),
     failing: failingAudits(lhrs),
@@ -79,9 +93,21 @@ function failingAudits(lhrs) {
       for (const { id, group, weight } of auditRefs) {
         const audit = lhr.audits[id];
         // Hidden audits repeat visible ones; an insight of weight 0 that errors moves no score.
-        if (group === "hidden" || !audit || unscored.has(audit.scoreDisplayMode) || (audit.scoreDisplayMode === "error" && weight === 0)) continue;
+        if (
+          group === "hidden" ||
+          !audit ||
+          unscored.has(audit.scoreDisplayMode) ||
+          (audit.scoreDisplayMode === "error" && weight === 0)
+        )
+          continue;
         if (audit.scoreDisplayMode !== "error" && (audit.score === null || audit.score >= 1)) continue;
-        const seen = found.get(id) ?? { category, id, title: audit.title, value: audit.displayValue ?? audit.errorMessage ?? "", runs: 0 };
+        const seen = found.get(id) ?? {
+          category,
+          id,
+          title: audit.title,
+          value: audit.displayValue ?? audit.errorMessage ?? "",
+          runs: 0,
+        };
         found.set(id, { ...seen, runs: seen.runs + 1 });
       }
     }

@@ -5,20 +5,33 @@ import { connections, durations, throughputConnections } from "./config.mjs";
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2
+      ? sorted[middle]
+      : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** The nearest-rank percentile, so that p99 of 200 samples is a value that was measured. */
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
 }
 
 /** One autocannon run. Only 2xx answers count: a server that answers errors fast should not look fast. */
 export async function load(options) {
   const result = await autocannon({ connections, ...options });
   const { p50, p99 } = result.latency;
-  return { perSecond: result["2xx"] / result.duration, p50Ms: p50, p99Ms: p99, ok: result["2xx"], non2xx: result.non2xx, errors: result.errors };
+  return {
+    perSecond: result["2xx"] / result.duration,
+    p50Ms: p50,
+    p99Ms: p99,
+    ok: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 /** A client address of 198.18.0.0/15, the block set aside for benchmarks: the app limits per address. */
@@ -39,22 +52,37 @@ export async function measureThroughput(pagePaths, { app, nextStart, floor, base
   const rows = [];
   for (const path of pagePaths) {
     for (const [encoding, accept] of Object.entries(encodings)) {
-      const targets = { app: new URL(path, app).href, nextStart: new URL(path, nextStart).href, floor, ...(baseline ? { baseline: new URL(path, baseline).href } : {}) };
+      const targets = {
+        app: new URL(path, app).href,
+        nextStart: new URL(path, nextStart).href,
+        floor,
+        ...(baseline ? { baseline: new URL(path, baseline).href } : {}),
+      };
       const headers = { "accept-encoding": accept };
       const sent = {};
       for (const [name, url] of Object.entries(targets)) {
         const response = await fetch(url, { headers });
-        sent[name] = { status: response.status, encoding: response.headers.get("content-encoding") ?? "identity", etag: Boolean(response.headers.get("etag")) };
+        sent[name] = {
+          status: response.status,
+          encoding: response.headers.get("content-encoding") ?? "identity",
+          etag: Boolean(response.headers.get("etag")),
+        };
         await response.arrayBuffer();
         await load({ url, headers, connections: throughputConnections, duration: durations.warmup });
       }
       const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
       for (let round = 0; round < durations.throughputRounds; round += 1) {
         const order = Object.entries(targets);
-        for (const [name, url] of round % 2 ? order.reverse() : order) runs[name].push(await load({ url, headers, connections: throughputConnections, duration: durations.load }));
+        for (const [name, url] of round % 2 ? order.reverse() : order)
+          runs[name].push(await load({ url, headers, connections: throughputConnections, duration: durations.load }));
       }
       const middle = (list) => [...list].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(list.length / 2)];
-      rows.push({ path, encoding, sent, ...Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, middle(list)])) });
+      rows.push({
+        path,
+        encoding,
+        sent,
+        ...Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, middle(list)])),
+      });
     }
   }
   return rows;

@@ -13,7 +13,12 @@ const running = new Set();
  */
 export function start(command, args, { cwd, env, log, stopSignal = "SIGTERM" }) {
   const out = createWriteStream(log);
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   const exited = new Promise((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
@@ -67,7 +72,8 @@ export async function waitForPortFree(port, host, timeoutMs = 15_000) {
       probe.listen(port, host, () => probe.close(() => resolve(true)));
     });
     if (free) return;
-    if (Date.now() > deadline) throw new Error(`Port ${port} on ${host} is in use; set BENCH_PORT to move the bench's ports.`);
+    if (Date.now() > deadline)
+      throw new Error(`Port ${port} on ${host} is in use; set BENCH_PORT to move the bench's ports.`);
     await sleep(250);
   }
 }

@@ -11,13 +11,38 @@ const failed = (result) => result === undefined || result instanceof Error;
 export function sections({ machine, weights, audits, simulated, throughput, signup }, baseline) {
   const out = [{ title: "Machine", lines: Object.entries(machine).map(([key, value]) => `${key}: ${value}`) }];
   const guard = (title, result, make) => {
-    if (failed(result)) out.push({ title, lines: [result ? `could not measure: ${result.message}` : "not run (BENCH_ONLY)"] });
+    if (failed(result))
+      out.push({ title, lines: [result ? `could not measure: ${result.message}` : "not run (BENCH_ONLY)"] });
     else out.push({ title, ...make(result) });
   };
   guard("Page weight (first visit, each file gzipped at level 9)", weights, (rows) => ({
     table: [
-      ["Page", "HTML KB", "HTML raw KiB", "HTML gzip -6 KiB", "Stylesheet copies", "@font-face", "JS KB", "JS files", "CSS KB", "Console errors", "Failed requests"],
-      ...rows.map((w) => [w.path, kb(w.htmlGzip), kb(w.htmlRaw), kb(w.htmlGzipDefault), w.stylesheets, w.fontFaces, kb(w.jsGzip), w.jsFiles, kb(w.cssGzip), w.consoleErrors.length, w.failedRequests.length]),
+      [
+        "Page",
+        "HTML KB",
+        "HTML raw KiB",
+        "HTML gzip -6 KiB",
+        "Stylesheet copies",
+        "@font-face",
+        "JS KB",
+        "JS files",
+        "CSS KB",
+        "Console errors",
+        "Failed requests",
+      ],
+      ...rows.map((w) => [
+        w.path,
+        kb(w.htmlGzip),
+        kb(w.htmlRaw),
+        kb(w.htmlGzipDefault),
+        w.stylesheets,
+        w.fontFaces,
+        kb(w.jsGzip),
+        w.jsFiles,
+        kb(w.cssGzip),
+        w.consoleErrors.length,
+        w.failedRequests.length,
+      ]),
     ],
     lines: rows.flatMap((w) => [...w.consoleErrors, ...w.failedRequests].map((problem) => `${w.path}: ${problem}`)),
   }));
@@ -34,9 +59,16 @@ export function sections({ machine, weights, audits, simulated, throughput, sign
         signed(a.metrics.lcpMs - floor.metrics.lcpMs),
         signed(a.metrics.tbtMs - floor.metrics.tbtMs),
       ];
-      const lost = (a) => a.failing.map((f) => `${a.label}: ${f.category} lost points on ${f.id} (${f.title}${f.value ? `: ${f.value}` : ""}) in ${f.runs} of ${a.runs} runs`);
+      const lost = (a) =>
+        a.failing.map(
+          (f) =>
+            `${a.label}: ${f.category} lost points on ${f.id} (${f.title}${f.value ? `: ${f.value}` : ""}) in ${f.runs} of ${a.runs} runs`,
+        );
       return {
-        table: [["Page", "Runs", ...categories, "LCP ms [runs]", "TBT ms", "CLS", "LCP − floor ms", "TBT − floor ms"], ...rows.map(row)],
+        table: [
+          ["Page", "Runs", ...categories, "LCP ms [runs]", "TBT ms", "CLS", "LCP − floor ms", "TBT − floor ms"],
+          ...rows.map(row),
+        ],
         lines: [
           "The floor is an empty App Router page on the same next, react and react-dom (bench/floor); the difference to it is the figure, since absolute times drift with the machine. HTML reports: bench/.runs/.",
           ...rows.flatMap(lost),
@@ -44,31 +76,73 @@ export function sections({ machine, weights, audits, simulated, throughput, sign
       };
     });
   auditSection("Lighthouse (mobile, applied throttling, median of runs, interleaved with the framework floor)", audits);
-  auditSection("Lighthouse (mobile, simulated throttling: Lighthouse's default, as PageSpeed Insights runs it; median of runs, interleaved with the floor)", simulated);
-  guard("Throughput (GET, 20 connections, 2xx per second, median of 3 interleaved rounds; the app under npm start, the same build under next start, and the framework floor's empty page)", throughput, (rows) => ({
-    table: [
-      ["Page", "Accept-Encoding", "Sent as (app / floor)", "npm start /s", "next start /s", "Floor /s", "npm start ÷ floor", "npm start p99 ms", "Floor p99 ms", ...(baseline ? [`Before /s (${baseline.label})`] : [])],
-      ...rows.map((r) => [
-        r.path,
-        encodings[r.encoding],
-        `${r.sent.app.encoding}${r.sent.app.etag ? " + ETag" : ""} / ${r.sent.floor.encoding}`,
-        fixed(r.app.perSecond),
-        fixed(r.nextStart.perSecond),
-        fixed(r.floor.perSecond),
-        fixed(r.app.perSecond / r.floor.perSecond, 3),
-        fixed(r.app.p99Ms),
-        fixed(r.floor.p99Ms),
-        ...(r.baseline ? [fixed(r.baseline.perSecond)] : []),
-      ]),
-    ],
-  }));
-  guard("No-JavaScript sign-up (multipart post of the server action, new number each)", signup, ({ check, builds }) => ({
-    table: builds && [
-      ["Build", "Sign-ups /s (median)", "p99 ms under load", "Non-2xx or errors", "Server-added p50 ms", "p99 ms", "Total p50 ms"],
-      ...builds.map((b, i) => [i ? `Before (${baseline.label})` : "This tree", fixed(b.perSecond, 1), fixed(b.p99Ms), b.non2xx, fixed(b.addedP50Ms, 1), fixed(b.addedP99Ms, 1), fixed(b.totalP50Ms, 1)]),
-    ],
-    lines: [check.ok ? "The post was checked first: 200, the success page, one delivery." : `The post does not work: ${check.problems.join("; ")}`],
-  }));
+  auditSection(
+    "Lighthouse (mobile, simulated throttling: Lighthouse's default, as PageSpeed Insights runs it; median of runs, interleaved with the floor)",
+    simulated,
+  );
+  guard(
+    "Throughput (GET, 20 connections, 2xx per second, median of 3 interleaved rounds; the app under npm start, the same build under next start, and the framework floor's empty page)",
+    throughput,
+    (rows) => ({
+      table: [
+        [
+          "Page",
+          "Accept-Encoding",
+          "Sent as (app / floor)",
+          "npm start /s",
+          "next start /s",
+          "Floor /s",
+          "npm start ÷ floor",
+          "npm start p99 ms",
+          "Floor p99 ms",
+          ...(baseline ? [`Before /s (${baseline.label})`] : []),
+        ],
+        ...rows.map((r) => [
+          r.path,
+          encodings[r.encoding],
+          `${r.sent.app.encoding}${r.sent.app.etag ? " + ETag" : ""} / ${r.sent.floor.encoding}`,
+          fixed(r.app.perSecond),
+          fixed(r.nextStart.perSecond),
+          fixed(r.floor.perSecond),
+          fixed(r.app.perSecond / r.floor.perSecond, 3),
+          fixed(r.app.p99Ms),
+          fixed(r.floor.p99Ms),
+          ...(r.baseline ? [fixed(r.baseline.perSecond)] : []),
+        ]),
+      ],
+    }),
+  );
+  guard(
+    "No-JavaScript sign-up (multipart post of the server action, new number each)",
+    signup,
+    ({ check, builds }) => ({
+      table: builds && [
+        [
+          "Build",
+          "Sign-ups /s (median)",
+          "p99 ms under load",
+          "Non-2xx or errors",
+          "Server-added p50 ms",
+          "p99 ms",
+          "Total p50 ms",
+        ],
+        ...builds.map((b, i) => [
+          i ? `Before (${baseline.label})` : "This tree",
+          fixed(b.perSecond, 1),
+          fixed(b.p99Ms),
+          b.non2xx,
+          fixed(b.addedP50Ms, 1),
+          fixed(b.addedP99Ms, 1),
+          fixed(b.totalP50Ms, 1),
+        ]),
+      ],
+      lines: [
+        check.ok
+          ? "The post was checked first: 200, the success page, one delivery."
+          : `The post does not work: ${check.problems.join("; ")}`,
+      ],
+    }),
+  );
   return out;
 }
 
@@ -78,44 +152,85 @@ export function budgets({ weights, audits, simulated, throughput, signup }) {
   // A measurement BENCH_ONLY left out judges none of its budgets.
   const add = (name, result, judge) => {
     if (result === undefined) return;
-    list.push(failed(result) ? { name, value: `not measured: ${result.message}`, pass: false } : { name, ...judge(result) });
+    list.push(
+      failed(result) ? { name, value: `not measured: ${result.message}`, pass: false } : { name, ...judge(result) },
+    );
   };
   for (const path of [pages.home, pages.signup]) {
     // The page's audit beside the floor's, from the same interleaved runs.
-    const audited = (judge) => (rows) => judge(rows.find((a) => a.label === path), rows.find((a) => a.label === "floor"));
-    add(`${path}: performance >= the floor's`, audits, audited((a, floor) => ({
-      value: `${a.scores.performance} vs ${floor.scores.performance}`,
-      pass: a.scores.performance >= floor.scores.performance,
-    })));
-    add(`${path}: LCP <= the floor's + 300 ms`, audits, audited((a, floor) => ({
-      value: `${fixed(a.metrics.lcpMs)} vs ${fixed(floor.metrics.lcpMs)} ms (${signed(a.metrics.lcpMs - floor.metrics.lcpMs)})`,
-      pass: a.metrics.lcpMs <= floor.metrics.lcpMs + 300,
-    })));
-    add(`${path}: TBT <= the floor's + 50 ms`, audits, audited((a, floor) => ({
-      value: `${fixed(a.metrics.tbtMs)} vs ${fixed(floor.metrics.tbtMs)} ms`,
-      pass: a.metrics.tbtMs <= floor.metrics.tbtMs + 50,
-    })));
-    const simulatedRow = (judge) => (rows) => judge(rows.find((a) => a.label === path), rows.find((a) => a.label === "floor"));
-    add(`${path}: simulated performance >= the floor's`, simulated, simulatedRow((a, floor) => ({
-      value: `${a.scores.performance} vs ${floor.scores.performance}`,
-      pass: a.scores.performance >= floor.scores.performance,
-    })));
-    add(`${path}: simulated LCP, the median and the slowest run, <= the floor's median + 300 ms`, simulated, simulatedRow((a, floor) => {
-      const slowest = Math.max(...a.lcpRunsMs);
-      return {
-        value: `median ${fixed(a.metrics.lcpMs)}, slowest ${fixed(slowest)} vs ${fixed(floor.metrics.lcpMs)} ms`,
-        pass: a.metrics.lcpMs <= floor.metrics.lcpMs + 300 && slowest <= floor.metrics.lcpMs + 300,
-      };
-    }));
+    const audited = (judge) => (rows) =>
+      judge(
+        rows.find((a) => a.label === path),
+        rows.find((a) => a.label === "floor"),
+      );
+    add(
+      `${path}: performance >= the floor's`,
+      audits,
+      audited((a, floor) => ({
+        value: `${a.scores.performance} vs ${floor.scores.performance}`,
+        pass: a.scores.performance >= floor.scores.performance,
+      })),
+    );
+    add(
+      `${path}: LCP <= the floor's + 300 ms`,
+      audits,
+      audited((a, floor) => ({
+        value: `${fixed(a.metrics.lcpMs)} vs ${fixed(floor.metrics.lcpMs)} ms (${signed(a.metrics.lcpMs - floor.metrics.lcpMs)})`,
+        pass: a.metrics.lcpMs <= floor.metrics.lcpMs + 300,
+      })),
+    );
+    add(
+      `${path}: TBT <= the floor's + 50 ms`,
+      audits,
+      audited((a, floor) => ({
+        value: `${fixed(a.metrics.tbtMs)} vs ${fixed(floor.metrics.tbtMs)} ms`,
+        pass: a.metrics.tbtMs <= floor.metrics.tbtMs + 50,
+      })),
+    );
+    const simulatedRow = (judge) => (rows) =>
+      judge(
+        rows.find((a) => a.label === path),
+        rows.find((a) => a.label === "floor"),
+      );
+    add(
+      `${path}: simulated performance >= the floor's`,
+      simulated,
+      simulatedRow((a, floor) => ({
+        value: `${a.scores.performance} vs ${floor.scores.performance}`,
+        pass: a.scores.performance >= floor.scores.performance,
+      })),
+    );
+    add(
+      `${path}: simulated LCP, the median and the slowest run, <= the floor's median + 300 ms`,
+      simulated,
+      simulatedRow((a, floor) => {
+        const slowest = Math.max(...a.lcpRunsMs);
+        return {
+          value: `median ${fixed(a.metrics.lcpMs)}, slowest ${fixed(slowest)} vs ${fixed(floor.metrics.lcpMs)} ms`,
+          pass: a.metrics.lcpMs <= floor.metrics.lcpMs + 300 && slowest <= floor.metrics.lcpMs + 300,
+        };
+      }),
+    );
     const others = categories.slice(1);
-    add(`${path}: CLS 0, accessibility, best practices and SEO 100`, audits, audited((a) => ({
-      value: `CLS ${fixed(a.metrics.cls, 3)}, ${others.map((id) => `${id} ${a.scores[id]}`).join(", ")}`,
-      pass: a.metrics.cls === 0 && others.every((id) => a.scores[id] === 100),
-    })));
-    add(`${path} HTML <= ${htmlBudgets[path].raw / KB} KiB raw and <= ${htmlBudgets[path].gzip / KB} KiB gzipped (zlib's default level)`, weights, (rows) => {
-      const w = rows.find((row) => row.path === path);
-      return { value: `${kb(w.htmlRaw)} KiB, ${kb(w.htmlGzipDefault)} KiB`, pass: w.htmlRaw <= htmlBudgets[path].raw && w.htmlGzipDefault <= htmlBudgets[path].gzip };
-    });
+    add(
+      `${path}: CLS 0, accessibility, best practices and SEO 100`,
+      audits,
+      audited((a) => ({
+        value: `CLS ${fixed(a.metrics.cls, 3)}, ${others.map((id) => `${id} ${a.scores[id]}`).join(", ")}`,
+        pass: a.metrics.cls === 0 && others.every((id) => a.scores[id] === 100),
+      })),
+    );
+    add(
+      `${path} HTML <= ${htmlBudgets[path].raw / KB} KiB raw and <= ${htmlBudgets[path].gzip / KB} KiB gzipped (zlib's default level)`,
+      weights,
+      (rows) => {
+        const w = rows.find((row) => row.path === path);
+        return {
+          value: `${kb(w.htmlRaw)} KiB, ${kb(w.htmlGzipDefault)} KiB`,
+          pass: w.htmlRaw <= htmlBudgets[path].raw && w.htmlGzipDefault <= htmlBudgets[path].gzip,
+        };
+      },
+    );
     add(`Gzipped JS on ${path} <= ${jsBudgets[path] / KB} KB`, weights, (rows) => {
       const bytes = rows.find((w) => w.path === path).jsGzip;
       return { value: `${kb(bytes)} KB`, pass: bytes <= jsBudgets[path] };
@@ -123,10 +238,14 @@ export function budgets({ weights, audits, simulated, throughput, signup }) {
   }
   for (const row of failed(throughput) ? [] : throughput) {
     const least = throughputBudgets[row.encoding];
-    add(`Serving ${row.path} (${encodings[row.encoding]}) >= ${least} of the floor's requests per second`, throughput, () => ({
-      value: `${fixed(row.app.perSecond)} vs ${fixed(row.floor.perSecond)}/s (${fixed(row.app.perSecond / row.floor.perSecond, 3)})`,
-      pass: row.app.perSecond >= least * row.floor.perSecond,
-    }));
+    add(
+      `Serving ${row.path} (${encodings[row.encoding]}) >= ${least} of the floor's requests per second`,
+      throughput,
+      () => ({
+        value: `${fixed(row.app.perSecond)} vs ${fixed(row.floor.perSecond)}/s (${fixed(row.app.perSecond / row.floor.perSecond, 3)})`,
+        pass: row.app.perSecond >= least * row.floor.perSecond,
+      }),
+    );
   }
   add("The stylesheet once in every page (one @font-face), none in the payload", weights, (rows) => ({
     value: rows.map((w) => `${w.path} ${w.stylesheets}/${w.fontFaces}`).join(", "),
@@ -157,15 +276,36 @@ export function budgets({ weights, audits, simulated, throughput, signup }) {
 /** The report: Markdown, which reads as well in a terminal as in RESULTS.md. */
 export function render(title, list, budgetList) {
   // Lighthouse quotes the page's HTML, which Markdown would render.
-  const cell = (value) => String(value ?? "").replace(/\|/g, "\\|").replace(/<(?=[a-z/!])/gi, "&lt;");
-  const table = (rows) => [`| ${rows[0].map(cell).join(" | ")} |`, `|${rows[0].map(() => " --- ").join("|")}|`, ...rows.slice(1).map((row) => `| ${row.map(cell).join(" | ")} |`)];
+  const cell = (value) =>
+    String(value ?? "")
+      .replace(/\|/g, "\\|")
+      .replace(/<(?=[a-z/!])/gi, "&lt;");
+  const table = (rows) => [
+    `| ${rows[0].map(cell).join(" | ")} |`,
+    `|${rows[0].map(() => " --- ").join("|")}|`,
+    ...rows.slice(1).map((row) => `| ${row.map(cell).join(" | ")} |`),
+  ];
   const failures = budgetList.filter((b) => !b.pass);
-  const all = [...list, { title: "Budgets", table: [["Result", "Budget", "Measured"], ...budgetList.map((b) => [b.pass ? "PASS" : "FAIL", b.name, b.value])] }];
+  const all = [
+    ...list,
+    {
+      title: "Budgets",
+      table: [["Result", "Budget", "Measured"], ...budgetList.map((b) => [b.pass ? "PASS" : "FAIL", b.name, b.value])],
+    },
+  ];
   return [
     `# ${title}`,
-    ...all.flatMap((s) => ["", `## ${s.title}`, "", ...(s.table ? [...table(s.table), ""] : []), ...(s.lines ?? []).map((line) => `- ${cell(line)}`)]),
+    ...all.flatMap((s) => [
+      "",
+      `## ${s.title}`,
+      "",
+      ...(s.table ? [...table(s.table), ""] : []),
+      ...(s.lines ?? []).map((line) => `- ${cell(line)}`),
+    ]),
     "",
-    failures.length ? `SUMMARY: ${failures.length} of ${budgetList.length} budgets FAILED: ${failures.map((b) => b.name).join("; ")}` : `SUMMARY: all ${budgetList.length} budgets passed`,
+    failures.length
+      ? `SUMMARY: ${failures.length} of ${budgetList.length} budgets FAILED: ${failures.map((b) => b.name).join("; ")}`
+      : `SUMMARY: all ${budgetList.length} budgets passed`,
     "",
   ].join("\n");
 }

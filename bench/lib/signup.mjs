@@ -20,7 +20,9 @@ function withVisitor(post) {
 
 const decode = (text) =>
   text.replace(/&(#x[0-9a-f]+|#\d+|amp|quot|apos|lt|gt);/gi, (_, code) =>
-    code[0] === "#" ? String.fromCodePoint(code[1].toLowerCase() === "x" ? parseInt(code.slice(2), 16) : Number(code.slice(1))) : { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" }[code.toLowerCase()],
+    code[0] === "#"
+      ? String.fromCodePoint(code[1].toLowerCase() === "x" ? parseInt(code.slice(2), 16) : Number(code.slice(1)))
+      : { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" }[code.toLowerCase()],
   );
 
 /**
@@ -29,24 +31,42 @@ const decode = (text) =>
  */
 export async function preparePost(url) {
   const html = await (await fetch(url)).text();
-  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)].map(([match]) => match).find((f) => /name="phone"/.test(f));
+  const form = [...html.matchAll(/<form\b[\s\S]*?<\/form>/g)]
+    .map(([match]) => match)
+    .find((f) => /name="phone"/.test(f));
   if (!form) throw new Error(`no form with a phone field on ${url}`);
   const data = new FormData();
   for (const [, attributes] of form.matchAll(/<input\b([^>]*)>/g)) {
     const attribute = (name) => decode(attributes.match(new RegExp(`\\b${name}="([^"]*)"`))?.[1] ?? "");
-    if (attribute("type") === "hidden" && attribute("name").startsWith("$ACTION_")) data.append(attribute("name"), attribute("value"));
+    if (attribute("type") === "hidden" && attribute("name").startsWith("$ACTION_"))
+      data.append(attribute("name"), attribute("value"));
   }
-  if (![...data.keys()].length) throw new Error(`the form on ${url} has no $ACTION_ inputs: is it still a server-action form?`);
+  if (![...data.keys()].length)
+    throw new Error(`the form on ${url} has no $ACTION_ inputs: is it still a server-action form?`);
   for (const [name, value] of Object.entries(visitor)) data.append(name, value);
   // Request serialises FormData exactly as fetch would send it, boundary included.
   const request = new Request(url, { method: "POST", body: data });
   const body = Buffer.from(await request.arrayBuffer());
-  return { url, body, phoneAt: body.indexOf(visitor.phone, 0, "latin1"), contentType: request.headers.get("content-type") };
+  return {
+    url,
+    body,
+    phoneAt: body.indexOf(visitor.phone, 0, "latin1"),
+    contentType: request.headers.get("content-type"),
+  };
 }
 
 // What a browser sends along; Next compares Origin with Host before running an action.
-const headersFor = (post) => ({ "content-type": post.contentType, origin: new URL(post.url).origin, accept: "text/html" });
-const send = (post, n) => fetch(post.url, { method: "POST", headers: { ...headersFor(post), "x-forwarded-for": benchAddress(n) }, body: withVisitor(post) });
+const headersFor = (post) => ({
+  "content-type": post.contentType,
+  origin: new URL(post.url).origin,
+  accept: "text/html",
+});
+const send = (post, n) =>
+  fetch(post.url, {
+    method: "POST",
+    headers: { ...headersFor(post), "x-forwarded-for": benchAddress(n) },
+    body: withVisitor(post),
+  });
 const receiverStats = async () => (await fetch(urlOf(ports.receiver, "/__stats"))).json();
 
 /** The receiver's count once the posts in flight when a load stopped have arrived. */
@@ -114,7 +134,16 @@ export async function measureSignups(post, before, log) {
   const loads = new Map(builds.map((build) => [build, []]));
   for (let block = 1; block <= durations.signupBlocks; block += 1) {
     for (const build of before ? [post, before, before, post] : [post]) loads.get(build).push(await throughput(build));
-    log(`sign-up block ${block}/${durations.signupBlocks}: ${builds.map((build) => loads.get(build).map((l) => l.perSecond.toFixed(0)).join(" ")).join(" | ")}`);
+    log(
+      `sign-up block ${block}/${durations.signupBlocks}: ${builds
+        .map((build) =>
+          loads
+            .get(build)
+            .map((l) => l.perSecond.toFixed(0))
+            .join(" "),
+        )
+        .join(" | ")}`,
+    );
   }
   const combine = (results) => ({
     perSecond: median(results.map((result) => result.perSecond)),

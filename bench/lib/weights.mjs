@@ -14,7 +14,8 @@ export async function weighPages(paths, appURL, notFound) {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromeFlags });
   try {
     const results = [];
-    for (const path of paths) results.push(await weighPage(browser, path, new URL(path, appURL).href, path === notFound));
+    for (const path of paths)
+      results.push(await weighPage(browser, path, new URL(path, appURL).href, path === notFound));
     return results;
   } finally {
     await browser.close();
@@ -30,20 +31,25 @@ async function weighPage(browser, path, url, expectNotFound) {
   const bodies = { script: [], stylesheet: [] };
   page.on("console", (message) => {
     // Chromium reports the expected 404 of the document itself as a console error too.
-    if (message.type() === "error" && !(ownDocument(message.location().url) && message.text().includes("404"))) consoleErrors.push(message.text());
+    if (message.type() === "error" && !(ownDocument(message.location().url) && message.text().includes("404")))
+      consoleErrors.push(message.text());
   });
   page.on("pageerror", (error) => consoleErrors.push(`Uncaught ${error.name}: ${error.message}`));
-  page.on("requestfailed", (request) => failedRequests.push(`${request.failure()?.errorText ?? "failed"} ${request.url()}`));
+  page.on("requestfailed", (request) =>
+    failedRequests.push(`${request.failure()?.errorText ?? "failed"} ${request.url()}`),
+  );
   page.on("response", (response) => {
     const request = response.request();
-    if (response.status() >= 400 && !ownDocument(request.url())) failedRequests.push(`${response.status()} ${request.url()}`);
+    if (response.status() >= 400 && !ownDocument(request.url()))
+      failedRequests.push(`${response.status()} ${request.url()}`);
     const type = request.resourceType();
     if (type in bodies) bodies[type].push(response.body().catch(() => null));
   });
   try {
     const response = await page.goto(url, { waitUntil: "networkidle" });
     const expected = expectNotFound ? 404 : 200;
-    if (response?.status() !== expected) failedRequests.push(`document answered ${response?.status()}, expected ${expected}`);
+    if (response?.status() !== expected)
+      failedRequests.push(`document answered ${response?.status()}, expected ${expected}`);
     // The stylesheet is a <style> in the document: its bytes count with the HTML.
     const html = await response?.body().catch(() => null);
     const scripts = (await Promise.all(bodies.script)).filter(Boolean);

@@ -23,10 +23,12 @@ const server = createServer((req, res) => {
   }
   // The body is read to its end, as a real receiver would, before answering.
   req.resume();
-  req.on("end", () => setTimeout(() => {
-    res.writeHead(req.method === "POST" ? 200 : 405, { "content-type": "text/plain" });
-    res.end(req.method === "POST" ? "ok" : "");
-  }, answerAfterMs));
+  req.on("end", () =>
+    setTimeout(() => {
+      res.writeHead(req.method === "POST" ? 200 : 405, { "content-type": "text/plain" });
+      res.end(req.method === "POST" ? "ok" : "");
+    }, answerAfterMs),
+  );
   res.on("finish", () => {
     if (req.method === "POST") handlingMs.push(Number(process.hrtime.bigint() - started) / 1e6);
   });

@@ -5,11 +5,17 @@ export function ConsentLinks() {
   return (
     <p className="mt-2 text-sm text-stone-700">
       See our{" "}
-      <a href={legalLinks.terms.href} className="font-semibold text-brand-700 underline underline-offset-2 hover:text-ink">
+      <a
+        href={legalLinks.terms.href}
+        className="font-semibold text-brand-700 underline underline-offset-2 hover:text-ink"
+      >
         {legalLinks.terms.label}
       </a>{" "}
       and{" "}
-      <a href={legalLinks.privacy.href} className="font-semibold text-brand-700 underline underline-offset-2 hover:text-ink">
+      <a
+        href={legalLinks.privacy.href}
+        className="font-semibold text-brand-700 underline underline-offset-2 hover:text-ink"
+      >
         {legalLinks.privacy.label}
       </a>
       .

@@ -1,7 +1,13 @@
 "use client";
 
 import { controlClass, Field } from "@/components/ui/form-controls";
-import { clientCountOptions, contact, contactFields as f, contactMessages, type ContactValues } from "@/lib/forms/contact";
+import {
+  clientCountOptions,
+  contact,
+  contactFields as f,
+  contactMessages,
+  type ContactValues,
+} from "@/lib/forms/contact";
 import { SubmitButton, TextField } from "./form-fields";
 import { FormOutcome } from "./form-outcome";
 import { HoneypotField } from "./honeypot-field";
@@ -25,7 +31,13 @@ export function ContactForm({ action }: { action: FormAction<ContactValues> }) {
       <TextField form={form} name="phone" spec={f.phone} type="tel" autoComplete="tel" />
       <Field fieldId={clientCount.id} label={f.clientCount.label} error={form.errorOf("clientCount")}>
         {/* React applies a select's defaultValue only when it mounts: the key remounts it with each answer's value. */}
-        <select {...clientCount} key={values.clientCount} required defaultValue={values.clientCount} className={controlClass}>
+        <select
+          {...clientCount}
+          key={values.clientCount}
+          required
+          defaultValue={values.clientCount}
+          className={controlClass}
+        >
           <option value="" disabled>
             {f.clientCount.placeholder}
           </option>

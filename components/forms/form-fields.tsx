@@ -5,7 +5,6 @@ import { controlClass, Field, FieldError } from "@/components/ui/form-controls";
 import type { FieldWords } from "@/lib/forms/define";
 import type { ServerForm } from "./use-server-form";
 
-
 type TextFieldProps<Values extends FieldValues> = {
   form: ServerForm<Values>;
   name: Path<Values>;
@@ -14,7 +13,13 @@ type TextFieldProps<Values extends FieldValues> = {
 } & Pick<InputHTMLAttributes<HTMLInputElement>, "type" | "required" | "autoComplete">;
 
 /** A labelled one-line field whose label, length cap and placeholder come from the form's contract. */
-export function TextField<Values extends FieldValues>({ form, name, spec, className, ...input }: TextFieldProps<Values>) {
+export function TextField<Values extends FieldValues>({
+  form,
+  name,
+  spec,
+  className,
+  ...input
+}: TextFieldProps<Values>) {
   const control = form.control(name);
   return (
     <Field fieldId={control.id} label={spec.label} error={form.errorOf(name)} className={className}>
@@ -41,7 +46,12 @@ export function CheckboxField<Values extends FieldValues>({
   return (
     <div>
       <div className="flex gap-3">
-        <input {...control} type="checkbox" defaultChecked={form.values[name] === true} className="mt-1 size-5 shrink-0 accent-brand-600" />
+        <input
+          {...control}
+          type="checkbox"
+          defaultChecked={form.values[name] === true}
+          className="mt-1 size-5 shrink-0 accent-brand-600"
+        />
         <div>
           <label htmlFor={control.id} className="text-sm text-stone-700">
             {spec.label}

@@ -10,7 +10,17 @@ type Variant = Parameters<typeof buttonClass>[0];
  * the primary one (with an arrow where `arrow` is given) and the secondary one,
  * whose `context` completes its name for screen readers.
  */
-export function CtaPair({ primary, secondary, variants, arrow }: { primary: Cta; secondary: Cta; variants: [Variant, Variant]; arrow?: IconNode }) {
+export function CtaPair({
+  primary,
+  secondary,
+  variants,
+  arrow,
+}: {
+  primary: Cta;
+  secondary: Cta;
+  variants: [Variant, Variant];
+  arrow?: IconNode;
+}) {
   return (
     <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
       <a href={primary.href} className={buttonClass(variants[0])}>

@@ -1,4 +1,13 @@
-import { BellRing, BookOpenText, HeartHandshake, LayoutDashboard, MessageSquareText, ReceiptText, ShieldAlert, type IconNode } from "lucide";
+import {
+  BellRing,
+  BookOpenText,
+  HeartHandshake,
+  LayoutDashboard,
+  MessageSquareText,
+  ReceiptText,
+  ShieldAlert,
+  type IconNode,
+} from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { IconCardGrid } from "@/components/ui/icon-card";
 import { Section } from "@/components/ui/section";

@@ -20,7 +20,12 @@ export function HeroSection() {
           {hero.title}
         </h1>
         <p className="mx-auto mt-6 max-w-2xl text-lg text-stone-600 sm:text-xl">{hero.lead}</p>
-        <CtaPair primary={hero.primaryCta} secondary={hero.secondaryCta} variants={["primary", "secondary"]} arrow={ArrowRight} />
+        <CtaPair
+          primary={hero.primaryCta}
+          secondary={hero.secondaryCta}
+          variants={["primary", "secondary"]}
+          arrow={ArrowRight}
+        />
         <StatList
           stats={hero.stats}
           className="mx-auto mt-14 grid max-w-xl grid-cols-3 gap-4"

@@ -94,7 +94,11 @@ export const features = {
   panel: {
     title: "Text-Native by Design", // spec
     body: "No new app for you or your clients. Sous joins your existing group texts, answers in plain language and keeps working around the clock.",
-    stats: [{ value: "10+", label: "hours saved per week" }, { value: "0", label: "new apps to learn" }, { value: "24/7", label: "always on" }],
+    stats: [
+      { value: "10+", label: "hours saved per week" },
+      { value: "0", label: "new apps to learn" },
+      { value: "24/7", label: "always on" },
+    ],
   },
 } as const;
 

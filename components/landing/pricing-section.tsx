@@ -25,10 +25,7 @@ export function PricingSection() {
               <span className="text-5xl font-extrabold tracking-tight">${plan.price}</span>
               <span className="text-stone-600">{pricing.period}</span>
             </p>
-            <a
-              href={pricing.planCta.href}
-              className={`mt-8 ${buttonClass(plan.popular ? "primary" : "secondary")}`}
-            >
+            <a href={pricing.planCta.href} className={`mt-8 ${buttonClass(plan.popular ? "primary" : "secondary")}`}>
               {pricing.planCta.label}
             </a>
           </li>

@@ -16,7 +16,14 @@ const identity: BusinessIdentity = {
 
 /** Every word a page shows, in order. */
 const wordsOf = (document: LegalDocument) =>
-  [document.title, document.intro, ...document.sections.flatMap((section) => [section.heading, ...section.blocks.flatMap((block) => (typeof block === "string" ? [block] : block.list))])].join("\n");
+  [
+    document.title,
+    document.intro,
+    ...document.sections.flatMap((section) => [
+      section.heading,
+      ...section.blocks.flatMap((block) => (typeof block === "string" ? [block] : block.list)),
+    ]),
+  ].join("\n");
 
 describe("the SMS terms", () => {
   const terms = wordsOf(termsContent(identity));
@@ -32,7 +39,9 @@ describe("the SMS terms", () => {
     expect(terms).toContain("Message frequency varies");
     expect(terms).toContain("Message and data rates may apply");
     expect(terms).toContain("Reply STOP to any message to cancel");
-    expect(terms).toContain("We also honour STOPALL, QUIT, END, REVOKE, OPT OUT, OPTOUT, CANCEL and UNSUBSCRIBE, in any case");
+    expect(terms).toContain(
+      "We also honour STOPALL, QUIT, END, REVOKE, OPT OUT, OPTOUT, CANCEL and UNSUBSCRIBE, in any case",
+    );
     expect(terms).toContain("To join again, reply START, then sign up again");
     expect(terms).toContain("Reply HELP to any message for help, or write to help@sous.chef");
     expect(terms).toContain("Carriers are not liable for delayed or undelivered messages");
@@ -48,7 +57,9 @@ describe("the countries the terms open the program to", () => {
     expect(countriesInWords(["US", "CA"])).toBe("the United States and Canada");
     expect(countriesInWords(["US"])).toBe("the United States");
     expect(countriesInWords(["CA", "GB", "FR"])).toBe("Canada, the United Kingdom and France");
-    expect(wordsOf(termsContent({ ...identity, phoneCountries: ["US"] }))).toContain("open to mobile numbers in the United States.");
+    expect(wordsOf(termsContent({ ...identity, phoneCountries: ["US"] }))).toContain(
+      "open to mobile numbers in the United States.",
+    );
     expect(wordsOf(termsContent({ ...identity, phoneCountries: ["US"] }))).not.toContain("Canada");
   });
 });
@@ -57,20 +68,31 @@ describe("the privacy policy", () => {
   const privacy = wordsOf(privacyContent(identity));
 
   it("lists what is collected, the consent record included", () => {
-    for (const item of ["name and mobile number", "email address", "IP address", "user agent", "the time (in UTC)", "exact consent wording"]) {
+    for (const item of [
+      "name and mobile number",
+      "email address",
+      "IP address",
+      "user agent",
+      "the time (in UTC)",
+      "exact consent wording",
+    ]) {
       expect(privacy).toContain(item);
     }
   });
 
   it("says in so many words that mobile opt-in data and consent are not shared or sold for marketing", () => {
-    expect(privacy).toContain("We do not share, sell or rent your mobile information to third parties or affiliates for their marketing");
+    expect(privacy).toContain(
+      "We do not share, sell or rent your mobile information to third parties or affiliates for their marketing",
+    );
     expect(privacy).toContain("Text messaging opt-in data and consent are not shared with any third parties");
   });
 
   it("gives each kind of record's retention from the settings in force", () => {
     expect(privacy).toContain("deleted 30 days after that");
     expect(privacy).toContain("kept for 1461 days (about 4 years)");
-    expect(wordsOf(privacyContent({ ...identity, consentRetentionDays: 2_000 }))).toContain("2000 days (about 5.5 years)");
+    expect(wordsOf(privacyContent({ ...identity, consentRetentionDays: 2_000 }))).toContain(
+      "2000 days (about 5.5 years)",
+    );
   });
 
   it("says how to ask for access or deletion, and who the business is", () => {
@@ -80,7 +102,9 @@ describe("the privacy policy", () => {
   });
 
   it("offers the address on request while none is set", () => {
-    expect(wordsOf(privacyContent({ ...identity, postalAddress: "" }))).toContain("Postal address available on request at help@sous.chef.");
+    expect(wordsOf(privacyContent({ ...identity, postalAddress: "" }))).toContain(
+      "Postal address available on request at help@sous.chef.",
+    );
   });
 });
 

@@ -37,7 +37,10 @@ function Block({ block, links }: { block: LegalBlock; links: ReadonlyMap<string,
 }
 
 /** A legal page's title, description, canonical URL and social cards (a page's openGraph replaces the layout's whole). */
-export function legalMetadata({ metaTitle: title, metaDescription: description }: LegalDocument, url: string): Metadata {
+export function legalMetadata(
+  { metaTitle: title, metaDescription: description }: LegalDocument,
+  url: string,
+): Metadata {
   return {
     title,
     description,

@@ -8,14 +8,18 @@ export function privacyContent(identity: BusinessIdentity): LegalDocument {
   const { legalName, supportEmail, leadRetentionDays, consentRetentionDays } = identity;
   return {
     metaTitle: "Privacy Policy",
-    metaDescription: "What the Sous website collects, why, who it is shared with, how long it is kept, and how to ask for a copy or deletion.",
+    metaDescription:
+      "What the Sous website collects, why, who it is shared with, how long it is kept, and how to ask for a copy or deletion.",
     title: "Privacy Policy",
     intro: `This policy explains what ${legalName} collects through the Sous website, the early-access waitlist and the contact form, and what we do with it.`,
     sections: [
       {
         id: "who-we-are",
         heading: "Who we are",
-        blocks: [`${legalName} runs the Sous website and its early-access text message program.`, { list: [legalName, addressLine(identity), supportEmail] }],
+        blocks: [
+          `${legalName} runs the Sous website and its early-access text message program.`,
+          { list: [legalName, addressLine(identity), supportEmail] },
+        ],
       },
       {
         id: "what-we-collect",

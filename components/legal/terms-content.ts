@@ -20,7 +20,8 @@ export function termsContent(identity: BusinessIdentity): LegalDocument {
   const { legalName, supportEmail } = identity;
   return {
     metaTitle: "SMS Terms",
-    metaDescription: "The terms of Sous early access text messages: what we send, how often, what it costs, and how to stop with STOP or get help with HELP.",
+    metaDescription:
+      "The terms of Sous early access text messages: what we send, how often, what it costs, and how to stop with STOP or get help with HELP.",
     title: "SMS Terms",
     intro: `These terms cover the Sous early access text message program, run by ${legalName}. They apply when you join the waitlist and agree to receive texts.`,
     sections: [

@@ -17,7 +17,16 @@ export function BrandMark({ size, radius }: { size: number; radius: number }) {
         justifyContent: "center",
       }}
     >
-      <svg width={size * 0.62} height={size * 0.62} viewBox="0 0 24 24" fill="none" stroke="#fff" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      <svg
+        width={size * 0.62}
+        height={size * 0.62}
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="#fff"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      >
         {ChefHat.map(([, attributes], index) => (
           <path key={index} d={String(attributes.d)} />
         ))}

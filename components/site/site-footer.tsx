@@ -17,7 +17,10 @@ export function SiteFooter() {
           <ul className="flex gap-5">
             {[legalLinks.terms, legalLinks.privacy].map((link) => (
               <li key={link.href}>
-                <a href={link.href} className="font-medium text-stone-700 underline-offset-2 hover:text-ink hover:underline">
+                <a
+                  href={link.href}
+                  className="font-medium text-stone-700 underline-offset-2 hover:text-ink hover:underline"
+                >
                   {link.label}
                 </a>
               </li>

@@ -2,8 +2,7 @@ import type { ReactNode } from "react";
 
 export const labelClass = "field-label";
 
-export const controlClass =
-  "field-input";
+export const controlClass = "field-input";
 
 const errorId = (fieldId: string) => `${fieldId}-error`;
 

@@ -16,7 +16,8 @@ describe("registryOf", () => {
   it("knows only the names of its own forms", () => {
     const { isFormName } = registryOf({ contact, waitlist });
     expect(["contact", "waitlist"].filter(isFormName)).toStrictEqual(["contact", "waitlist"]);
-    for (const name of ["catering", "Contact", "toString", "__proto__", "constructor", ""]) expect(isFormName(name), name).toBe(false);
+    for (const name of ["catering", "Contact", "toString", "__proto__", "constructor", ""])
+      expect(isFormName(name), name).toBe(false);
   });
 
   it("names each page once, however many forms it holds", () => {
@@ -55,10 +56,20 @@ describe("consentTextOf", () => {
 describe("the two forms' definitions, as the spec and the server read them", () => {
   it("pin the names, pages, events, payloads, consent and limits", () => {
     const pinned = (form: typeof contact | typeof waitlist) => {
-      const { name, permalink, event, payload, consent, limits } = form as typeof form & { payload?: unknown; consent?: unknown };
+      const { name, permalink, event, payload, consent, limits } = form as typeof form & {
+        payload?: unknown;
+        consent?: unknown;
+      };
       return { name, permalink, event, payload, consent, limits };
     };
-    expect(pinned(contact)).toStrictEqual({ name: "contact", permalink: "/#contact", event: "Contact Request", payload: undefined, consent: undefined, limits: { email: "email" } });
+    expect(pinned(contact)).toStrictEqual({
+      name: "contact",
+      permalink: "/#contact",
+      event: "Contact Request",
+      payload: undefined,
+      consent: undefined,
+      limits: { email: "email" },
+    });
     expect(pinned(waitlist)).toStrictEqual({
       name: "waitlist",
       permalink: "/signup",
@@ -67,7 +78,10 @@ describe("the two forms' definitions, as the spec and the server read them", () 
       consent: { phone: "phone", checkbox: "consent" },
       limits: {
         phone: "phone",
-        ceiling: { perMinute: { variable: "RATE_LIMIT_WAITLIST_PER_MINUTE", fallback: 30 }, perDay: { variable: "WAITLIST_DAILY_LIMIT", fallback: 500 } },
+        ceiling: {
+          perMinute: { variable: "RATE_LIMIT_WAITLIST_PER_MINUTE", fallback: 30 },
+          perDay: { variable: "WAITLIST_DAILY_LIMIT", fallback: 500 },
+        },
       },
     });
   });

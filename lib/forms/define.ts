@@ -63,9 +63,11 @@ export type FormDefinition<
 };
 
 /** Checks a form's definition against its own fields and rules, and gives it back as it is. */
-export function defineForm<const Name extends string, Values extends PostedValues, Lead extends Record<string, unknown>>(
-  definition: FormDefinition<Name, Values, Lead>,
-) {
+export function defineForm<
+  const Name extends string,
+  Values extends PostedValues,
+  Lead extends Record<string, unknown>,
+>(definition: FormDefinition<Name, Values, Lead>) {
   return definition;
 }
 

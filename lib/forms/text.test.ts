@@ -29,6 +29,8 @@ describe("multiline", () => {
   });
 
   it("is what a multi-line field cleans with", () => {
-    expect(trimmedText(50, undefined, multiline).parse(" Dear chef,\r\n\r\nthanks \u0007")).toBe("Dear chef,\n\nthanks");
+    expect(trimmedText(50, undefined, multiline).parse(" Dear chef,\r\n\r\nthanks \u0007")).toBe(
+      "Dear chef,\n\nthanks",
+    );
   });
 });

@@ -7,7 +7,12 @@ const gsm7 = /^[@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#�
 
 describe("the SMS program's texts", () => {
   it("are each one GSM-7 segment, the HELP text with a support email of up to 25 characters", () => {
-    for (const text of [smsTexts.welcome, smsTexts.stop, smsTexts.help("support@example.com"), smsTexts.help("a".repeat(13) + "@example.com")]) {
+    for (const text of [
+      smsTexts.welcome,
+      smsTexts.stop,
+      smsTexts.help("support@example.com"),
+      smsTexts.help("a".repeat(13) + "@example.com"),
+    ]) {
       expect(text).toMatch(gsm7);
       expect(text.length).toBeLessThanOrEqual(160);
     }

@@ -10,7 +10,17 @@
  * means, so the workflow reads them in any case, punctuation ignored, alone or
  * leading a longer reply ("Stop.", "stop texting me").
  */
-export const optOutWords = ["STOP", "STOPALL", "QUIT", "END", "REVOKE", "OPT OUT", "OPTOUT", "CANCEL", "UNSUBSCRIBE"] as const;
+export const optOutWords = [
+  "STOP",
+  "STOPALL",
+  "QUIT",
+  "END",
+  "REVOKE",
+  "OPT OUT",
+  "OPTOUT",
+  "CANCEL",
+  "UNSUBSCRIBE",
+] as const;
 
 /** Replies that lift a carrier's block (Twilio's opt-out handling confirms them). */
 export const optInWords = ["START", "UNSTOP"] as const;

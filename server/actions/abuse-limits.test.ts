@@ -112,7 +112,13 @@ describe("per-phone limit", () => {
       // The same number written differently is the same number.
       states.push(await join(signup({ phone: i % 2 ? phone : phone.replace(/\D/g, "") }).fields));
     }
-    expect(states.map((state) => state.status)).toEqual(["success", "success", "success", "rate_limited", "rate_limited"]);
+    expect(states.map((state) => state.status)).toEqual([
+      "success",
+      "success",
+      "success",
+      "rate_limited",
+      "rate_limited",
+    ]);
     expect(states[3]?.retryAfterSeconds).toBeGreaterThan(86_000);
     expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "phone" });
   });
@@ -130,7 +136,9 @@ describe("per-phone limit", () => {
     }
     const delivered = attempts.flatMap(({ token }) => receiver.withName(token));
     expect(delivered).toHaveLength(3);
-    expect(new Set(delivered.map((request) => (request.json as { phone: string }).phone))).toEqual(new Set(["+15552014477"]));
+    expect(new Set(delivered.map((request) => (request.json as { phone: string }).phone))).toEqual(
+      new Set(["+15552014477"]),
+    );
     expect(states.filter((state) => state.status === "rate_limited")).toHaveLength(7);
   });
 
@@ -146,7 +154,9 @@ describe("per-phone limit", () => {
       tokens.push(token);
       states.push(await join({ ...fields, name: `${fields.name} [status=500]` }));
     }
-    const ids = new Set(tokens.flatMap((token) => receiver.withName(token)).map((request) => request.headers["webhook-id"]));
+    const ids = new Set(
+      tokens.flatMap((token) => receiver.withName(token)).map((request) => request.headers["webhook-id"]),
+    );
     expect(ids.size).toBe(3);
     expect(states.map((state) => state.status)).toEqual([...Array(3).fill("failed"), ...Array(7).fill("rate_limited")]);
   });
@@ -215,7 +225,14 @@ describe("global waitlist ceiling", () => {
     vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "4");
     const states = [];
     for (let i = 0; i < 6; i += 1) states.push(await join(signup().fields));
-    expect(states.map((state) => state.status)).toEqual(["success", "success", "success", "success", "rate_limited", "rate_limited"]);
+    expect(states.map((state) => state.status)).toEqual([
+      "success",
+      "success",
+      "success",
+      "success",
+      "rate_limited",
+      "rate_limited",
+    ]);
     expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "waitlist_global" });
   });
 
@@ -254,7 +271,10 @@ describe("honeypot", () => {
     expect(state.status).toBe("success");
     expect(receiver.withName(name)).toEqual([]);
     // The same request without the trap is delivered: the receiver was there to see it.
-    await submitContact(idleState(emptyContactValues), formData({ name, email: "julia@example.com", clientCount: "1-5" }));
+    await submitContact(
+      idleState(emptyContactValues),
+      formData({ name, email: "julia@example.com", clientCount: "1-5" }),
+    );
     expect(receiver.withName(name)).toHaveLength(1);
   });
 

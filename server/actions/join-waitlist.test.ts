@@ -72,7 +72,11 @@ describe("joinWaitlist validating", () => {
     // Zero-width spaces do not make a name.
     ["name", { name: "\u200b\u200b" }, m.name],
   ])("refuses a bad %s with the spec's message and reaches no webhook", async (fieldName, override, message) => {
-    const state = await withoutDelivery(receiver, () => submit(signup(override)), () => submit(signup()));
+    const state = await withoutDelivery(
+      receiver,
+      () => submit(signup(override)),
+      () => submit(signup()),
+    );
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
   });
@@ -113,7 +117,11 @@ describe("joinWaitlist validating", () => {
 
   it("takes control, format and line-break characters out of the name and phone", async () => {
     const fields = signup();
-    const state = await submit({ ...fields, name: `\u202e${fields.name}\u200b\n`, phone: "\ufeff(555)\u00ad 123-4567\r" });
+    const state = await submit({
+      ...fields,
+      name: `\u202e${fields.name}\u200b\n`,
+      phone: "\ufeff(555)\u00ad 123-4567\r",
+    });
     expect(state.status).toBe("success");
     expect(receiver.withName(fields.name)[0]?.body).toBe(JSON.stringify({ phone: "+15551234567", name: fields.name }));
   });
@@ -142,7 +150,9 @@ describe("sendForm with a name the site has no form for", () => {
     const refused = await sendForm("catering", idleState(emptyWaitlistValues), formData(fields));
     expect(refused).toMatchObject({ status: "failed", values: {}, errors: {} });
     expect(receiver.withName(fields.name)).toHaveLength(0);
-    expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(expect.objectContaining({ event: "submission", outcome: "unknown_form" }));
+    expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(
+      expect.objectContaining({ event: "submission", outcome: "unknown_form" }),
+    );
 
     expect((await submit(fields)).status).toBe("success");
     expect(receiver.withName(fields.name)).toHaveLength(1);
@@ -155,10 +165,17 @@ describe("joinWaitlist when the server's settings are broken", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const fields = signup();
     const state = await submit(fields);
-    expect(state).toMatchObject({ status: "failed", values: { name: fields.name, phone: fields.phone, consent: true } });
+    expect(state).toMatchObject({
+      status: "failed",
+      values: { name: fields.name, phone: fields.phone, consent: true },
+    });
     const lines = error.mock.calls.map(([line]) => String(line));
     const logged = lines.map((line) => JSON.parse(line)).find((line) => line.event === "submission");
-    expect(logged).toMatchObject({ form: "waitlist", outcome: "error", error: expect.stringMatching(/^EnvError: .*WEBHOOK_DEADLINE_MS/) });
+    expect(logged).toMatchObject({
+      form: "waitlist",
+      outcome: "error",
+      error: expect.stringMatching(/^EnvError: .*WEBHOOK_DEADLINE_MS/),
+    });
     expect(lines.join("\n")).not.toContain(fields.name);
     expect(receiver.withName(fields.name)).toHaveLength(0);
 

@@ -58,7 +58,14 @@ describe("submitContact delivering", () => {
       currentTools: "",
       message: "",
     });
-    expect(Object.keys(request?.json as object)).toEqual(["name", "email", "phone", "clientCount", "currentTools", "message"]);
+    expect(Object.keys(request?.json as object)).toEqual([
+      "name",
+      "email",
+      "phone",
+      "clientCount",
+      "currentTools",
+      "message",
+    ]);
   });
 
   it("trims values and changes nothing else about them", async () => {
@@ -110,7 +117,9 @@ describe("submitContact delivering", () => {
     const fields = lead({}, "[redirect]");
     expect((await submit(fields)).status).toBe("failed");
     // The redirect itself was asked for, once, and its target never.
-    expect(receiver.withName(fields.name).map((request) => [request.path, request.answered])).toEqual([["/hooks/contact", 302]]);
+    expect(receiver.withName(fields.name).map((request) => [request.path, request.answered])).toEqual([
+      ["/hooks/contact", 302],
+    ]);
     expect(receiver.received.filter((request) => request.path === "/elsewhere")).toHaveLength(0);
   });
 
@@ -124,7 +133,13 @@ describe("submitContact delivering", () => {
     const fields = lead();
     await submit(fields);
     const line = vi.mocked(console.info).mock.calls.at(-1)?.[0] as string;
-    expect(JSON.parse(line)).toMatchObject({ event: "submission", form: "contact", outcome: "delivered", via: "webhook", status: 200 });
+    expect(JSON.parse(line)).toMatchObject({
+      event: "submission",
+      form: "contact",
+      outcome: "delivered",
+      via: "webhook",
+      status: 200,
+    });
     for (const value of Object.values(fields)) expect(line).not.toContain(value);
   });
 });
@@ -143,12 +158,19 @@ describe("submitContact validating", () => {
     ["message", { message: "x".repeat(3001) }, "Please use at most 3,000 characters."],
   ])("refuses a bad %s with a clear message and reaches no webhook", async (fieldName, override, message) => {
     const fields = lead(override);
-    const state = await withoutDelivery(receiver, () => submit(fields), () => submit(lead()));
+    const state = await withoutDelivery(
+      receiver,
+      () => submit(fields),
+      () => submit(lead()),
+    );
     expect(state.status).toBe("invalid");
     expect(state.errors).toEqual({ [fieldName]: message });
     // What the visitor typed comes back, no longer than each field's cap (the browser's maxlength).
     const echoed = Object.fromEntries(
-      Object.entries(fields).map(([name, value]) => [name, value.slice(0, (contactFields[name as keyof typeof contactFields] as { maxLength?: number }).maxLength)]),
+      Object.entries(fields).map(([name, value]) => [
+        name,
+        value.slice(0, (contactFields[name as keyof typeof contactFields] as { maxLength?: number }).maxLength),
+      ]),
     );
     expect(state.values).toEqual(echoed);
   });
@@ -182,7 +204,9 @@ describe("submitContact without a webhook URL", () => {
     expect((await submit(first)).status).toBe("success");
     expect((await submit(second)).status).toBe("success");
 
-    const held = (await heldLeads("contact")).filter((row) => [first.name, second.name].some((name) => row.payload?.includes(name)));
+    const held = (await heldLeads("contact")).filter((row) =>
+      [first.name, second.name].some((name) => row.payload?.includes(name)),
+    );
     expect(held.map((row) => JSON.parse(row.payload ?? ""))).toEqual([{ ...first }, { ...second }]);
     expect(held[0]?.id).toMatch(/^msg_/);
     expect(receiver.received.length).toBe(before);
@@ -208,7 +232,9 @@ describe("a contact request the webhook failed", () => {
 
     // This lead alone, due now: the other tests' failures and the schedule's wait are not this test's.
     await (await database(readEnv())).db.deleteFrom("leads").where("id", "!=", kept!.id).execute();
-    expect(await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) })).toMatchObject({ delivered: 1 });
+    expect(await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) })).toMatchObject({
+      delivered: 1,
+    });
     const requests = receiver.withName(fields.name);
     expect(requests.map((request) => [request.headers["webhook-id"], request.answered])).toStrictEqual([
       [kept!.id, 503],
@@ -217,7 +243,9 @@ describe("a contact request the webhook failed", () => {
       [kept!.id, 200],
     ]);
     // Signed when redelivered, with the six fields the visitor sent, trimmed.
-    expect(new Webhook(secret).verify(requests[3]!.body, requests[3]!.headers as Record<string, string>)).toStrictEqual(fields);
+    expect(new Webhook(secret).verify(requests[3]!.body, requests[3]!.headers as Record<string, string>)).toStrictEqual(
+      fields,
+    );
     expect(Object.keys(requests[3]!.json as object).sort()).toStrictEqual(Object.keys(contactFields).sort());
     expect(await pendingLeads(fields.name)).toStrictEqual([]);
   });
@@ -225,5 +253,7 @@ describe("a contact request the webhook failed", () => {
 
 /** The contact form's pending leads whose name carries the token. */
 async function pendingLeads(name: string) {
-  return (await listLeads(await database(readEnv()), { states: ["pending"], form: "contact" })).filter((row) => row.payload?.includes(name));
+  return (await listLeads(await database(readEnv()), { states: ["pending"], form: "contact" })).filter((row) =>
+    row.payload?.includes(name),
+  );
 }

@@ -47,7 +47,12 @@ function signup(directive = "", javascript = true) {
 }
 
 function from(address: string, extra: Record<string, string> = {}) {
-  pinRequestHeaders({ "x-forwarded-for": address, "user-agent": browser, referer: "https://sous.example/signup?utm_source=ig", ...extra });
+  pinRequestHeaders({
+    "x-forwarded-for": address,
+    "user-agent": browser,
+    referer: "https://sous.example/signup?utm_source=ig",
+    ...extra,
+  });
 }
 
 const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
@@ -55,7 +60,12 @@ const historyOf = async (phone: string) => consentRecords(await database(readEnv
 
 describe("a consent record", () => {
   /** The record as the test expects it, every field: the time is the clock the test set. */
-  const recordOf = (e164: string, leadId: string | undefined, at: number, fields: { ip: string; page_url: string; javascript: 0 | 1 }) => ({
+  const recordOf = (
+    e164: string,
+    leadId: string | undefined,
+    at: number,
+    fields: { ip: string; page_url: string; javascript: 0 | 1 },
+  ) => ({
     id: expect.stringMatching(/^con_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
     phone: e164,
     consented_at: at,
@@ -79,7 +89,13 @@ describe("a consent record", () => {
     // The record names the lead the workflow received, by its webhook-id.
     const [request] = receiver.withName(fields.name);
     expect(request?.headers["webhook-id"]).toMatch(/^msg_/);
-    expect(consents).toStrictEqual([recordOf(e164, request?.headers["webhook-id"] as string, at, { ip: "203.0.113.7", page_url: "https://sous.example/signup?utm_source=ig", javascript: 1 })]);
+    expect(consents).toStrictEqual([
+      recordOf(e164, request?.headers["webhook-id"] as string, at, {
+        ip: "203.0.113.7",
+        page_url: "https://sous.example/signup?utm_source=ig",
+        javascript: 1,
+      }),
+    ]);
   });
 
   it("is kept for a sign-up the browser posted itself, JavaScript off, with the address the rate limiter counts", async () => {
@@ -93,14 +109,22 @@ describe("a consent record", () => {
     vi.useRealTimers();
     const { consents } = await historyOf(e164);
     const [request] = receiver.withName(fields.name);
-    expect(consents).toStrictEqual([recordOf(e164, request?.headers["webhook-id"] as string, at, { ip: "198.51.100.23", page_url: "https://sous.example/signup", javascript: 0 })]);
+    expect(consents).toStrictEqual([
+      recordOf(e164, request?.headers["webhook-id"] as string, at, {
+        ip: "198.51.100.23",
+        page_url: "https://sous.example/signup",
+        javascript: 0,
+      }),
+    ]);
   });
 
   it("leaves the webhook's body exactly {phone, name}", async () => {
     const { fields, e164 } = signup();
     from("203.0.113.8");
     await submit(fields);
-    expect(receiver.withName(fields.name).map((request) => request.body)).toStrictEqual([JSON.stringify({ phone: e164, name: fields.name })]);
+    expect(receiver.withName(fields.name).map((request) => request.body)).toStrictEqual([
+      JSON.stringify({ phone: e164, name: fields.name }),
+    ]);
   });
 
   it("is kept when the workflow answers 503: consent was given whether or not it answered", async () => {
@@ -158,18 +182,26 @@ describe("a consent record", () => {
   it("names the version the page posted when the database holds it, and the text in force otherwise", async () => {
     const store = await database(readEnv());
     const older = disclosureOf("An older consent text, shown before the copy changed.");
-    await store.db.insertInto("disclosures").values({ ...older, first_recorded_at: 1 }).execute();
+    await store.db
+      .insertInto("disclosures")
+      .values({ ...older, first_recorded_at: 1 })
+      .execute();
 
     const stale = signup();
     from("203.0.113.14");
     await submit({ ...stale.fields, [consentFieldNames.disclosure]: older.version });
-    expect((await historyOf(stale.e164)).consents[0]).toMatchObject({ disclosure_version: older.version, disclosure_text: older.text });
+    expect((await historyOf(stale.e164)).consents[0]).toMatchObject({
+      disclosure_version: older.version,
+      disclosure_text: older.text,
+    });
 
     const forged = signup();
     await submit({ ...forged.fields, [consentFieldNames.disclosure]: "f".repeat(64) });
     expect((await historyOf(forged.e164)).consents[0]).toMatchObject({ disclosure_version: shown.version });
     // The text in force is stored once, however many records name it.
-    expect(await store.db.selectFrom("disclosures").select("version").where("version", "=", shown.version).execute()).toHaveLength(1);
+    expect(
+      await store.db.selectFrom("disclosures").select("version").where("version", "=", shown.version).execute(),
+    ).toHaveLength(1);
   });
 
   it("that cannot be written gives the visitor's address its point back: nothing was sent", async () => {
@@ -201,8 +233,19 @@ describe("a consent record", () => {
     expect(state.status).toBe("failed");
     expect(state.values).toMatchObject({ name: fields.name, consent: true });
     expect(receiver.withName(fields.name)).toStrictEqual([]);
-    const failed = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0]))).filter((line) => line.event === "submission");
-    expect(failed).toStrictEqual([expect.objectContaining({ outcome: "failed", via: "webhook", reason: "unrecorded", attempts: 0, durationMs: expect.any(Number) })]);
+    const failed = vi
+      .mocked(console.error)
+      .mock.calls.map((call) => JSON.parse(String(call[0])))
+      .filter((line) => line.event === "submission");
+    expect(failed).toStrictEqual([
+      expect.objectContaining({
+        outcome: "failed",
+        via: "webhook",
+        reason: "unrecorded",
+        attempts: 0,
+        durationMs: expect.any(Number),
+      }),
+    ]);
 
     // The database answers again: the same sign-up is kept with its consent and delivered.
     vi.stubEnv("DATA_DIR", home);

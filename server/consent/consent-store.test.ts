@@ -4,7 +4,14 @@ import type { LeadRow } from "@/server/delivery/lead";
 import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { consentRecords, consentStates, forgetOldConsents, recordConsent, revokeConsent, type ConsentEvidence } from "./consent-store";
+import {
+  consentRecords,
+  consentStates,
+  forgetOldConsents,
+  recordConsent,
+  revokeConsent,
+  type ConsentEvidence,
+} from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 const forms = [{ form: "waitlist", phoneKey: "phone" }];
@@ -48,8 +55,12 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
       [5_000, text.text],
       [6_000, text.text],
     ]);
-    expect(history.revocations).toStrictEqual([expect.objectContaining({ phone, revoked_at: 7_000, channel: "email", source: "operator", message_id: null })]);
-    expect(await store.db.selectFrom("disclosures").selectAll().where("version", "=", text.version).execute()).toHaveLength(1);
+    expect(history.revocations).toStrictEqual([
+      expect.objectContaining({ phone, revoked_at: 7_000, channel: "email", source: "operator", message_id: null }),
+    ]);
+    expect(
+      await store.db.selectFrom("disclosures").selectAll().where("version", "=", text.version).execute(),
+    ).toHaveLength(1);
     expect((await consentRecords(store, { phone: "+15559999999" })).consents).toStrictEqual([]);
   });
 
@@ -60,15 +71,33 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const pending = await signUp(store, phone);
     const held = await signUp(store, phone, Date.now(), { state: "held" });
     const dead = await signUp(store, phone, Date.now(), { state: "dead" });
-    const delivered = await signUp(store, phone, Date.now(), { state: "delivered", dedupe_key: null, delivered_at: 3_000 });
+    const delivered = await signUp(store, phone, Date.now(), {
+      state: "delivered",
+      dedupe_key: null,
+      delivered_at: 3_000,
+    });
     const someoneElse = await signUp(store, other);
     // Released, as after the visitor's failed attempt.
-    for (const row of [pending, held, dead, someoneElse]) await store.db.updateTable("leads").set({ claimed_by: null, claimed_until: null }).where("id", "=", row.id).execute();
+    for (const row of [pending, held, dead, someoneElse])
+      await store.db
+        .updateTable("leads")
+        .set({ claimed_by: null, claimed_until: null })
+        .where("id", "=", row.id)
+        .execute();
 
-    const result = await revokeConsent(store, { phone, channel: "sms", source: "workflow", messageId: `msg_${engine}_2` }, forms);
+    const result = await revokeConsent(
+      store,
+      { phone, channel: "sms", source: "workflow", messageId: `msg_${engine}_2` },
+      forms,
+    );
     expect(result).toMatchObject({ recorded: true, leadsStopped: 3 });
     for (const row of [pending, held, dead]) {
-      expect(await leadById(store, row.id)).toMatchObject({ state: "revoked", payload: null, dedupe_key: null, last_failure: "consent revoked" });
+      expect(await leadById(store, row.id)).toMatchObject({
+        state: "revoked",
+        payload: null,
+        dedupe_key: null,
+        last_failure: "consent revoked",
+      });
     }
     expect(await leadById(store, delivered.id)).toMatchObject({ state: "delivered" });
     expect(await leadById(store, someoneElse.id)).toMatchObject({ state: "pending" });
@@ -88,7 +117,11 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000004`;
     const row = await signUp(store, phone);
     const claim = newClaim(60_000);
-    await store.db.updateTable("leads").set({ claimed_by: claim.token, claimed_until: claim.until }).where("id", "=", row.id).execute();
+    await store.db
+      .updateTable("leads")
+      .set({ claimed_by: claim.token, claimed_until: claim.until })
+      .where("id", "=", row.id)
+      .execute();
     await revokeConsent(store, { phone, channel: "sms", source: "workflow" }, forms);
     await settle(store, row, claim, { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" }, []);
     expect(await leadById(store, row.id)).toMatchObject({ state: "revoked" });
@@ -97,7 +130,8 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
   it("tell each number's consent state: in force while its last consent is later than its last revocation", async () => {
     const store = await open(engine);
     const number = (n: number) => `+1556${engine === "sqlite" ? 1 : 2}${String(n).padStart(6, "0")}`;
-    const revoke = (phone: string, at: number) => revokeConsent(store, { phone, channel: "sms", source: "workflow", at }, forms);
+    const revoke = (phone: string, at: number) =>
+      revokeConsent(store, { phone, channel: "sms", source: "workflow", at }, forms);
     await signUp(store, number(1), 1_000);
     await signUp(store, number(2), 1_000);
     await revoke(number(2), 2_000);
@@ -117,7 +151,17 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const asked = [...Array.from({ length: 600 }, (_, i) => number(i + 1)), number(1)];
     const states = await consentStates(store, asked);
     expect(states.size).toBe(600);
-    expect([1, 2, 3, 4, 5, 6, 7, 550, 551].map((n) => states.get(number(n)))).toEqual(["in force", "revoked", "in force", "revoked", "none", "revoked", "revoked", "in force", "none"]);
+    expect([1, 2, 3, 4, 5, 6, 7, 550, 551].map((n) => states.get(number(n)))).toEqual([
+      "in force",
+      "revoked",
+      "in force",
+      "revoked",
+      "none",
+      "revoked",
+      "revoked",
+      "in force",
+      "none",
+    ]);
     expect(await consentStates(store, [])).toEqual(new Map());
   });
 
@@ -139,7 +183,9 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     await revokeConsent(store, { phone, channel: "other", source: "operator", at: 30 * day }, forms);
 
     const since = await consentRecords(store, { since: 15 * day });
-    expect(since.consents.filter((record) => record.phone === phone).map((record) => record.consented_at)).toStrictEqual([20 * day]);
+    expect(
+      since.consents.filter((record) => record.phone === phone).map((record) => record.consented_at),
+    ).toStrictEqual([20 * day]);
     expect(since.revocations.filter((revocation) => revocation.phone === phone)).toHaveLength(1);
 
     const forgotten = await forgetOldConsents(store, 25 * day);
@@ -147,7 +193,9 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const left = await consentRecords(store, { phone });
     expect(left.consents).toStrictEqual([]);
     expect(left.revocations).toHaveLength(1);
-    expect(await store.db.selectFrom("disclosures").select("version").where("version", "=", text.version).execute()).toHaveLength(1);
+    expect(
+      await store.db.selectFrom("disclosures").select("version").where("version", "=", text.version).execute(),
+    ).toHaveLength(1);
   });
 
   it("outlive their lead: dropping or delivering it leaves the record", async () => {
@@ -155,6 +203,8 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000007`;
     const row = await signUp(store, phone);
     await store.db.deleteFrom("leads").where("id", "=", row.id).execute();
-    expect((await consentRecords(store, { phone })).consents).toStrictEqual([expect.objectContaining({ lead_id: row.id })]);
+    expect((await consentRecords(store, { phone })).consents).toStrictEqual([
+      expect.objectContaining({ lead_id: row.id }),
+    ]);
   });
 });

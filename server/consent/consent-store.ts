@@ -5,7 +5,6 @@ import type { Store } from "@/server/db/connect";
 import type { ConsentRevocationsTable, ConsentsTable, Database } from "@/server/db/schema";
 import type { Disclosure } from "./disclosure";
 
-
 /** What a sign-up's request says of the consent it gives, read by the form's action. */
 export type ConsentEvidence = {
   /** E.164, as the schema gave it. */
@@ -101,7 +100,14 @@ export async function revokeConsent({ db }: Store, revocation: Revocation, forms
       const pattern = `%${JSON.stringify({ [phoneKey]: revocation.phone }).slice(1, -1)}%`;
       const { numUpdatedRows } = await trx
         .updateTable("leads")
-        .set({ state: "revoked", payload: null, dedupe_key: null, claimed_by: null, claimed_until: null, last_failure: "consent revoked" })
+        .set({
+          state: "revoked",
+          payload: null,
+          dedupe_key: null,
+          claimed_by: null,
+          claimed_until: null,
+          last_failure: "consent revoked",
+        })
         .where("form", "=", form)
         .where("state", "in", ["pending", "held", "dead"])
         .where("payload", "like", pattern)
@@ -160,12 +166,23 @@ export async function consentStates({ db }: Store, phones: readonly string[]) {
   for (let start = 0; start < unique.length; start += PHONES_PER_QUERY) {
     const batch = unique.slice(start, start + PHONES_PER_QUERY);
     const [consents, revocations] = await Promise.all([
-      db.selectFrom("consents").select(["phone", (eb) => eb.fn.max("consented_at").as("at")]).where("phone", "in", batch).groupBy("phone").execute(),
-      db.selectFrom("consent_revocations").select(["phone", (eb) => eb.fn.max("revoked_at").as("at")]).where("phone", "in", batch).groupBy("phone").execute(),
+      db
+        .selectFrom("consents")
+        .select(["phone", (eb) => eb.fn.max("consented_at").as("at")])
+        .where("phone", "in", batch)
+        .groupBy("phone")
+        .execute(),
+      db
+        .selectFrom("consent_revocations")
+        .select(["phone", (eb) => eb.fn.max("revoked_at").as("at")])
+        .where("phone", "in", batch)
+        .groupBy("phone")
+        .execute(),
     ]);
     const revokedAt = new Map(revocations.map((row) => [row.phone, Number(row.at)]));
     for (const phone of batch) states.set(phone, "none");
-    for (const row of consents) states.set(row.phone, Number(row.at) > (revokedAt.get(row.phone) ?? -1) ? "in force" : "revoked");
+    for (const row of consents)
+      states.set(row.phone, Number(row.at) > (revokedAt.get(row.phone) ?? -1) ? "in force" : "revoked");
     for (const [phone] of revokedAt) if (states.get(phone) === "none") states.set(phone, "revoked");
   }
   return states;

@@ -29,9 +29,12 @@ describe("consentEvidence", () => {
   });
 
   it("falls back to the form's page on the browser's Origin, then to nothing, and never keeps a non-web URL", () => {
-    const page = (headers: Record<string, string>) => consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
+    const page = (headers: Record<string, string>) =>
+      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
     expect(page({ origin: "https://sous.example" })).toBe("https://sous.example/signup");
-    expect(page({ referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe("http://127.0.0.1:3000/signup");
+    expect(page({ referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe(
+      "http://127.0.0.1:3000/signup",
+    );
     expect(page({ referer: "not a url" })).toBeNull();
     expect(page({ origin: "null" })).toBeNull();
     expect(page({})).toBeNull();
@@ -39,7 +42,13 @@ describe("consentEvidence", () => {
   });
 
   it("keeps no made-up address, caps the browser's name, and reads JavaScript as off unless the page said so", () => {
-    const evidence = consentEvidence(spec, "+15551234567", "unknown", posted({ [consentFieldNames.javascript]: "true" }), new Headers({ "user-agent": "U".repeat(1_500) }));
+    const evidence = consentEvidence(
+      spec,
+      "+15551234567",
+      "unknown",
+      posted({ [consentFieldNames.javascript]: "true" }),
+      new Headers({ "user-agent": "U".repeat(1_500) }),
+    );
     expect(evidence.ip).toBeNull();
     expect(evidence.userAgent).toHaveLength(1_000);
     expect(evidence.javascript).toBe(false);
@@ -47,9 +56,11 @@ describe("consentEvidence", () => {
   });
 
   it("takes a posted version only when it looks like one (64 hex digits)", () => {
-    const shown = (value: string) => consentEvidence(spec, "+1", "::1", posted({ [consentFieldNames.disclosure]: value }), new Headers()).shownVersion;
+    const shown = (value: string) =>
+      consentEvidence(spec, "+1", "::1", posted({ [consentFieldNames.disclosure]: value }), new Headers()).shownVersion;
     expect(shown("a".repeat(64))).toBe("a".repeat(64));
-    for (const bad of ["", "a".repeat(63), "a".repeat(65), `x${"a".repeat(64)}`, `${"a".repeat(64)}x`, "A".repeat(64)]) expect(shown(bad), bad).toBeNull();
+    for (const bad of ["", "a".repeat(63), "a".repeat(65), `x${"a".repeat(64)}`, `${"a".repeat(64)}x`, "A".repeat(64)])
+      expect(shown(bad), bad).toBeNull();
     const file = formData({});
     file.set(consentFieldNames.disclosure, new Blob(["a".repeat(64)]));
     expect(consentEvidence(spec, "+1", "::1", file, new Headers()).shownVersion).toBeNull();

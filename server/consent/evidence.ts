@@ -10,7 +10,10 @@ const cap = (value: string | null, length: number) => (value ? value.slice(0, le
 
 /** The page the form was on: the browser's Referer, else the form's page on the site the browser named. */
 function pageUrlOf(headers: Headers, page: string) {
-  for (const [value, path] of [[headers.get("referer"), ""], [headers.get("origin"), page]] as const) {
+  for (const [value, path] of [
+    [headers.get("referer"), ""],
+    [headers.get("origin"), page],
+  ] as const) {
     try {
       const url = new URL(path, value ?? undefined);
       if (url.protocol === "https:" || url.protocol === "http:") return cap(url.href, 2_048);
@@ -26,7 +29,13 @@ function pageUrlOf(headers: Headers, page: string) {
  * rate limiter counted, the browser, the page and how the form was sent, and
  * the consent text the page showed.
  */
-export function consentEvidence(spec: ConsentSpec, phone: string, ip: string, formData: FormData, headers: Headers): ConsentEvidence {
+export function consentEvidence(
+  spec: ConsentSpec,
+  phone: string,
+  ip: string,
+  formData: FormData,
+  headers: Headers,
+): ConsentEvidence {
   const posted = (name: string) => {
     const value = formData.get(name);
     return typeof value === "string" ? value : null;

@@ -68,10 +68,18 @@ describe("POST /api/consent/revoke", () => {
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(await response.json()).toStrictEqual({ recorded: true, leadsStopped: 0 });
     // The operator's log says what happened, never to which number.
-    expect(logged("consent_revoked")).toStrictEqual([expect.objectContaining({ level: "info", via: "workflow", channel: "sms", recorded: true, leadsStopped: 0 })]);
+    expect(logged("consent_revoked")).toStrictEqual([
+      expect.objectContaining({ level: "info", via: "workflow", channel: "sms", recorded: true, leadsStopped: 0 }),
+    ]);
     expect(JSON.stringify(logged("consent_revoked"))).not.toContain(phone.slice(2));
     expect(await revocationsOf(phone)).toStrictEqual([
-      expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "msg_stop_1", revoked_at: expect.any(Number) }),
+      expect.objectContaining({
+        phone,
+        channel: "sms",
+        source: "workflow",
+        message_id: "msg_stop_1",
+        revoked_at: expect.any(Number),
+      }),
     ]);
   });
 
@@ -107,7 +115,9 @@ describe("POST /api/consent/revoke", () => {
 
   it("answers 401 to an unsigned call, and to a signed body changed on the way", async () => {
     const phone = number();
-    const unsigned = await POST(new Request("http://localhost/api/consent/revoke", { method: "POST", body: JSON.stringify({ phone }) }));
+    const unsigned = await POST(
+      new Request("http://localhost/api/consent/revoke", { method: "POST", body: JSON.stringify({ phone }) }),
+    );
     expect(unsigned.status).toBe(401);
 
     const id = "msg_tampered";
@@ -116,7 +126,11 @@ describe("POST /api/consent/revoke", () => {
     const tampered = await POST(
       new Request("http://localhost/api/consent/revoke", {
         method: "POST",
-        headers: { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": new Webhook(secret).sign(id, at, signedFor) },
+        headers: {
+          "webhook-id": id,
+          "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+          "webhook-signature": new Webhook(secret).sign(id, at, signedFor),
+        },
         body: JSON.stringify({ phone, channel: "sms" }),
       }),
     );
@@ -155,7 +169,13 @@ describe("POST /api/consent/revoke", () => {
     const padded = { phone, channel: "sms", padding: "x".repeat(4_096) };
     expect((await call(padded)).status).toBe(413);
     const text = JSON.stringify({ phone, channel: "sms" });
-    const claimed = await POST(new Request("http://localhost/api/consent/revoke", { method: "POST", headers: { "content-length": "5000" }, body: text }));
+    const claimed = await POST(
+      new Request("http://localhost/api/consent/revoke", {
+        method: "POST",
+        headers: { "content-length": "5000" },
+        body: text,
+      }),
+    );
     expect(claimed.status).toBe(413);
     // Exactly at the limit is read.
     const exact = { phone, channel: "sms", padding: "" };
@@ -169,7 +189,9 @@ describe("POST /api/consent/revoke", () => {
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     const down = await call({ phone, channel: "sms" }, { id });
     expect(down.status).toBe(503);
-    expect(logged("consent_revoke_failed")).toStrictEqual([expect.objectContaining({ level: "error", message: expect.stringContaining("DATA_DIR") })]);
+    expect(logged("consent_revoke_failed")).toStrictEqual([
+      expect.objectContaining({ level: "error", message: expect.stringContaining("DATA_DIR") }),
+    ]);
     vi.unstubAllEnvs();
     vi.stubEnv("CONSENT_WEBHOOK_SECRET", secret);
     expect((await call({ phone, channel: "sms" }, { id })).status).toBe(200);
@@ -195,6 +217,9 @@ describe("POST /api/consent/revoke", () => {
     expect(receiver.withName(kept.name).map((request) => request.answered)).toStrictEqual([503, 200]);
     // The receiver would have acknowledged this time: only the visitor's failed attempt ever reached it.
     expect(receiver.withName(body.name)).toHaveLength(1);
-    expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({ state: "revoked", payload: null });
+    expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({
+      state: "revoked",
+      payload: null,
+    });
   });
 });

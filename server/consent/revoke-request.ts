@@ -80,10 +80,23 @@ export async function revokeRequest(request: Request): Promise<Response> {
   try {
     const store = await database(env);
     const messageId = request.headers.get("webhook-id")!;
-    const result = await revokeConsent(store, { phone, channel: parsed.channel, source: "workflow", messageId }, consentForms);
+    const result = await revokeConsent(
+      store,
+      { phone, channel: parsed.channel, source: "workflow", messageId },
+      consentForms,
+    );
     await store.durable();
-    logEvent("info", { event: "consent_revoked", via: "workflow", channel: parsed.channel, recorded: result.recorded, leadsStopped: result.leadsStopped });
-    return Response.json({ recorded: result.recorded, leadsStopped: result.leadsStopped }, { headers: { "cache-control": "no-store" } });
+    logEvent("info", {
+      event: "consent_revoked",
+      via: "workflow",
+      channel: parsed.channel,
+      recorded: result.recorded,
+      leadsStopped: result.leadsStopped,
+    });
+    return Response.json(
+      { recorded: result.recorded, leadsStopped: result.leadsStopped },
+      { headers: { "cache-control": "no-store" } },
+    );
   } catch (error) {
     // The workflow retries a 5xx: the STOP is recorded once the database answers.
     logEvent("error", { event: "consent_revoke_failed", message: messageOf(error) });

@@ -54,7 +54,9 @@ describe("groupSync", () => {
 
 describe("postgresTarget", () => {
   it("names the host and database, never the user or password", () => {
-    expect(postgresTarget("postgres://sous:s3cret@db.example.com:5432/leads?sslmode=require")).toBe("db.example.com:5432/leads");
+    expect(postgresTarget("postgres://sous:s3cret@db.example.com:5432/leads?sslmode=require")).toBe(
+      "db.example.com:5432/leads",
+    );
   });
 });
 
@@ -67,7 +69,18 @@ describe("the SQLite database", () => {
       expect((await stat(path.join(dir, "sous.db"))).mode & 0o777).toBe(0o600);
       const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
       expect(rows).toStrictEqual([{ journal_mode: "wal" }]);
-      await store.db.insertInto("leads").values({ id: "msg_1", form: "waitlist", dedupe_key: null, payload: "{}", state: "held", created_at: 1, next_attempt_at: 1 }).execute();
+      await store.db
+        .insertInto("leads")
+        .values({
+          id: "msg_1",
+          form: "waitlist",
+          dedupe_key: null,
+          payload: "{}",
+          state: "held",
+          created_at: 1,
+          next_attempt_at: 1,
+        })
+        .execute();
       await expect(store.durable()).resolves.toBeUndefined();
     } finally {
       await store.db.destroy();
@@ -79,16 +92,36 @@ describe("the SQLite database", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
     try {
-      const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(store.db)).rows[0] as object)[0];
-      expect([await pragma("synchronous"), await pragma("busy_timeout"), await pragma("foreign_keys"), await pragma("wal_autocheckpoint")]).toStrictEqual([1, 5000, 1, 0]);
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`pragma ${name}`).execute(store.db)).rows[0] as object)[0];
+      expect([
+        await pragma("synchronous"),
+        await pragma("busy_timeout"),
+        await pragma("foreign_keys"),
+        await pragma("wal_autocheckpoint"),
+      ]).toStrictEqual([1, 5000, 1, 0]);
 
       // The server's connection never checkpoints: the database file grows only when the worker copies the WAL in.
       const size = async () => (await stat(path.join(dir, "sous.db"))).size;
-      const row = (n: number) => ({ id: `msg_${n}`, form: "waitlist", dedupe_key: null, payload: "x".repeat(2_000), state: "held" as const, created_at: 1, next_attempt_at: 1 });
+      const row = (n: number) => ({
+        id: `msg_${n}`,
+        form: "waitlist",
+        dedupe_key: null,
+        payload: "x".repeat(2_000),
+        state: "held" as const,
+        created_at: 1,
+        next_attempt_at: 1,
+      });
       const before = await size();
-      await store.db.insertInto("leads").values(Array.from({ length: 100 }, (_, n) => row(n))).execute();
+      await store.db
+        .insertInto("leads")
+        .values(Array.from({ length: 100 }, (_, n) => row(n)))
+        .execute();
       expect(await size()).toBe(before);
-      await vi.waitFor(async () => expect(await size()).toBeGreaterThan(before + 100 * 2_000), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect(await size()).toBeGreaterThan(before + 100 * 2_000), {
+        timeout: 10_000,
+        interval: 50,
+      });
     } finally {
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });
@@ -101,7 +134,10 @@ describe("the SQLite database", () => {
     // The worker loads the driver by the name sqlite-driver.ts gives it: here, one that does not exist.
     // A second instance of connect.ts only (the query makes it a module of its own): the
     // modules it shares with the rest of the file are not loaded again.
-    vi.doMock("./sqlite-driver", async (importOriginal) => ({ ...(await importOriginal<typeof SqliteDriverModule>()), sqliteDriver: "no-such-driver" }));
+    vi.doMock("./sqlite-driver", async (importOriginal) => ({
+      ...(await importOriginal<typeof SqliteDriverModule>()),
+      sqliteDriver: "no-such-driver",
+    }));
     const secondInstance = "./connect?no-driver";
     const { connect: connectWithout } = (await import(secondInstance)) as typeof ConnectModule;
     vi.doUnmock("./sqlite-driver");
@@ -109,7 +145,11 @@ describe("the SQLite database", () => {
     try {
       await vi.waitFor(() =>
         expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
-          expect.objectContaining({ level: "warn", event: "checkpointer_failed", message: expect.stringContaining("Cannot find module 'no-such-driver'") }),
+          expect.objectContaining({
+            level: "warn",
+            event: "checkpointer_failed",
+            message: expect.stringContaining("Cannot find module 'no-such-driver'"),
+          }),
         ),
       );
       const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
@@ -155,7 +195,9 @@ describe("the SQLite database", () => {
     foreign.exec("create table leads (something text)");
     foreign.close();
     try {
-      await expect(connect({ DATA_DIR: dir, DATABASE_URL: undefined })).rejects.toThrow(/DATA_DIR: .* cannot hold the database: .*table "leads" already exists/);
+      await expect(connect({ DATA_DIR: dir, DATABASE_URL: undefined })).rejects.toThrow(
+        /DATA_DIR: .* cannot hold the database: .*table "leads" already exists/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -199,14 +241,22 @@ describe("a Postgres connection that breaks while idle", () => {
     const other = await open("postgres");
     const { rows } = await sql<{ ended: boolean }>`
       select pg_terminate_backend(pid) as ended from pg_stat_activity
-      where pid <> pg_backend_pid() and datname = current_database() and backend_type = 'client backend'`.execute(other.db);
+      where pid <> pg_backend_pid() and datname = current_database() and backend_type = 'client backend'`.execute(
+      other.db,
+    );
     expect(rows.length).toBeGreaterThanOrEqual(1);
 
     await vi.waitFor(() =>
       expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(
-        expect.objectContaining({ level: "warn", event: "database_connection_lost", message: expect.stringContaining("terminating connection") }),
+        expect.objectContaining({
+          level: "warn",
+          event: "database_connection_lost",
+          message: expect.stringContaining("terminating connection"),
+        }),
       ),
     );
-    await expect(sql<{ one: number }>`select 1 as one`.execute(store.db)).resolves.toMatchObject({ rows: [{ one: 1 }] });
+    await expect(sql<{ one: number }>`select 1 as one`.execute(store.db)).resolves.toMatchObject({
+      rows: [{ one: 1 }],
+    });
   });
 });

@@ -101,7 +101,10 @@ function startCheckpointer(file: string, database: SQLiteDatabase) {
          // Busy past the timeout, or a disk error: the next round tries again.
        }
      }, workerData.everyMs);`,
-    { eval: true, workerData: { file, driver: sqliteDriver, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES } },
+    {
+      eval: true,
+      workerData: { file, driver: sqliteDriver, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES },
+    },
   );
   worker.unref();
   database.pragma("wal_autocheckpoint = 0");
@@ -175,7 +178,9 @@ function openSqlite(dataDir: string): Store {
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
   return {
-    db: new Kysely<Database>({ dialect: new SqliteWriterDialect({ database: dialectDatabase(database, startCheckpointer(file, database)) }) }),
+    db: new Kysely<Database>({
+      dialect: new SqliteWriterDialect({ database: dialectDatabase(database, startCheckpointer(file, database)) }),
+    }),
     engine: "sqlite",
     durable: walSync(`${file}-wal`),
   };
@@ -188,15 +193,23 @@ function openPostgres(url: string): Store {
     max: 10,
     connectionTimeoutMillis: 5_000,
     // BIGINT columns hold milliseconds, well inside a double's exact range.
-    types: { getTypeParser: ((oid: number, format?: "text") => (oid === int8 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: "text") =>
+        oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // An idle connection that breaks must not crash the server; the next query reconnects.
   pool.on("error", (error) => logEvent("warn", { event: "database_connection_lost", message: error.message }));
   // Postgres answers a commit once it is durable (synchronous_commit on, its default).
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), engine: "postgres", durable: async () => {} };
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    engine: "postgres",
+    durable: async () => {},
+  };
 }
 
-const busy = (error: unknown) => /SQLITE_BUSY|database is locked/.test(`${(error as { code?: string })?.code} ${messageOf(error)}`);
+const busy = (error: unknown) =>
+  /SQLITE_BUSY|database is locked/.test(`${(error as { code?: string })?.code} ${messageOf(error)}`);
 
 /**
  * Runs the committed migrations, in a transaction: Postgres serialises two
@@ -260,5 +273,12 @@ export function database(env: Settings): Promise<Store> {
 export async function closeDatabases() {
   const stores = [...opened.values()];
   opened.clear();
-  await Promise.all(stores.map((store) => store.then(({ db }) => db.destroy(), () => {})));
+  await Promise.all(
+    stores.map((store) =>
+      store.then(
+        ({ db }) => db.destroy(),
+        () => {},
+      ),
+    ),
+  );
 }

@@ -11,7 +11,9 @@ describe.each(["sqlite", "postgres"] as const)("claimAlert on %s", (engine) => {
   it("lets one instance of many send an alert of a kind for a form per interval", async () => {
     const [a, b] = [await open(engine), await open(engine)];
     const hour = 3_600_000;
-    const claims = await Promise.all([a, b, a, b].map((store) => claimAlert(store, "dead", "waitlist", 10 * hour, hour)));
+    const claims = await Promise.all(
+      [a, b, a, b].map((store) => claimAlert(store, "dead", "waitlist", 10 * hour, hour)),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
     // Another kind, another form: their own interval.
     expect(await claimAlert(b, "failing", "waitlist", 10 * hour, hour)).toBe(true);
@@ -44,7 +46,15 @@ describe("what each alert says", () => {
     for (const created of createdAt) {
       await db
         .insertInto("leads")
-        .values({ id: `msg_${crypto.randomUUID()}`, form: "waitlist", dedupe_key: null, payload: "{}", state, created_at: created, next_attempt_at: created })
+        .values({
+          id: `msg_${crypto.randomUUID()}`,
+          form: "waitlist",
+          dedupe_key: null,
+          payload: "{}",
+          state,
+          created_at: created,
+          next_attempt_at: created,
+        })
         .execute();
     }
   }
@@ -72,7 +82,11 @@ describe("what each alert says", () => {
     expect(await told("pending", at + 59 * minute)).toHaveLength(1);
     // After it: a reminder, still counted from the first failure.
     const [, reminder] = await told("pending", at + 150 * minute);
-    expect(reminder).toMatchObject({ since: "2026-11-24T16:00:00.000Z", leads: 2, text: expect.stringContaining("since 2026-11-24 16:00 UTC (3 h). 2 leads waiting") });
+    expect(reminder).toMatchObject({
+      since: "2026-11-24T16:00:00.000Z",
+      leads: 2,
+      text: expect.stringContaining("since 2026-11-24 16:00 UTC (3 h). 2 leads waiting"),
+    });
 
     await leads("dead", at);
     const [, , recovered] = await told("delivered", at + 200 * minute);
@@ -91,7 +105,11 @@ describe("what each alert says", () => {
   it("a recovery with nothing dead points at the list", async () => {
     await told("pending", at);
     const [, recovered] = await told("delivered", at + 30 * minute);
-    expect(recovered).toMatchObject({ leads: 0, command: "npm run leads", text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting will be redelivered on schedule." });
+    expect(recovered).toMatchObject({
+      leads: 0,
+      command: "npm run leads",
+      text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting will be redelivered on schedule.",
+    });
   });
 
   it("counts a failure in minutes up to two hours, then in hours", async () => {
@@ -139,25 +157,61 @@ describe("what each alert says", () => {
   it("no alert of any kind, for either form, and no log line about one, holds a visitor's name, phone, email or message", async () => {
     const people = {
       waitlist: { name: "Ximena Quartermaine", phone: "+15035550187" },
-      contact: { name: "Yusuf Brightwater", email: "yusuf.brightwater@example.org", phone: "(503) 555-0199", clientCount: "6-15", currentTools: "Zorblatt Planner", message: "Allergic guests: kumquat" },
+      contact: {
+        name: "Yusuf Brightwater",
+        email: "yusuf.brightwater@example.org",
+        phone: "(503) 555-0199",
+        clientCount: "6-15",
+        currentTools: "Zorblatt Planner",
+        message: "Allergic guests: kumquat",
+      },
     };
     const { db } = await database(readEnv());
     for (const [form, payload] of Object.entries(people)) {
       for (const state of ["pending", "dead", "held"] as const) {
-        await db.insertInto("leads").values({ id: `msg_${crypto.randomUUID()}`, form, dedupe_key: null, payload: JSON.stringify(payload), state, created_at: at, next_attempt_at: at }).execute();
+        await db
+          .insertInto("leads")
+          .values({
+            id: `msg_${crypto.randomUUID()}`,
+            form,
+            dedupe_key: null,
+            payload: JSON.stringify(payload),
+            state,
+            created_at: at,
+            next_attempt_at: at,
+          })
+          .execute();
       }
     }
     const store = await database(readEnv());
     const kinds: string[] = [];
     for (const form of ["waitlist", "contact"]) {
-      for (const [outcome, now] of [["pending", at], ["dead", at + minute], ["held", at + 2 * minute], ["delivered", at + 3 * minute]] as const) {
+      for (const [outcome, now] of [
+        ["pending", at],
+        ["dead", at + minute],
+        ["held", at + 2 * minute],
+        ["delivered", at + 3 * minute],
+      ] as const) {
         noteOutcome(store, form, outcome, readEnv(), now);
         await alertsSettled();
       }
     }
-    kinds.push(...chat.received.slice(seen).map((request) => `${(request.json as { form: string }).form}:${(request.json as { kind: string }).kind}`));
+    kinds.push(
+      ...chat.received
+        .slice(seen)
+        .map((request) => `${(request.json as { form: string }).form}:${(request.json as { kind: string }).kind}`),
+    );
     // The same set-up that works: every kind went out, for both forms.
-    expect(kinds.sort()).toStrictEqual(["contact:dead", "contact:failing", "contact:held", "contact:recovered", "waitlist:dead", "waitlist:failing", "waitlist:held", "waitlist:recovered"]);
+    expect(kinds.sort()).toStrictEqual([
+      "contact:dead",
+      "contact:failing",
+      "contact:held",
+      "contact:recovered",
+      "waitlist:dead",
+      "waitlist:failing",
+      "waitlist:held",
+      "waitlist:recovered",
+    ]);
 
     // An alert the chat refuses is logged as alert_failed: that line too.
     chat.outage(500);
@@ -166,10 +220,14 @@ describe("what each alert says", () => {
     await alertsSettled();
     chat.outage(undefined);
 
-    const logged = (["info", "warn", "error"] as const).flatMap((method) => vi.mocked(console[method]).mock.calls.map((call) => String(call[0])));
+    const logged = (["info", "warn", "error"] as const).flatMap((method) =>
+      vi.mocked(console[method]).mock.calls.map((call) => String(call[0])),
+    );
     expect(logged.filter((line) => line.includes('"event":"alert_sent"'))).toHaveLength(8);
     expect(logged.filter((line) => line.includes('"event":"alert_failed"')).length).toBeGreaterThan(0);
-    const words = [...Object.values(people.waitlist), ...Object.values(people.contact)].filter((value) => !["6-15"].includes(value));
+    const words = [...Object.values(people.waitlist), ...Object.values(people.contact)].filter(
+      (value) => !["6-15"].includes(value),
+    );
     const digits = ["5035550187", "5035550199", "0187", "0199"];
     for (const text of [...chat.received.slice(seen).map((request) => request.body), ...logged]) {
       for (const word of [...words, ...digits]) expect(text).not.toContain(word);
@@ -179,7 +237,9 @@ describe("what each alert says", () => {
   it("no alert without ALERT_WEBHOOK_URL, though the receiver's state is kept for /api/health; the same outcome with it set alerts", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     expect(await told("dead", at)).toStrictEqual([]);
-    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([{ form: "waitlist", failing_since: at }]);
+    expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([
+      { form: "waitlist", failing_since: at },
+    ]);
 
     vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
     expect((await told("dead", at + minute)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
@@ -212,6 +272,8 @@ describe("what each alert says", () => {
     noteOutcome(failing, "waitlist", "held", readEnv(), at);
     await alertsSettled();
     const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
-    expect(errors).toStrictEqual([expect.objectContaining({ event: "alert_failed", kind: "held", form: "waitlist", message: "disk I/O error" })]);
+    expect(errors).toStrictEqual([
+      expect.objectContaining({ event: "alert_failed", kind: "held", form: "waitlist", message: "disk I/O error" }),
+    ]);
   });
 });

@@ -25,7 +25,12 @@ export async function claimAlert({ db }: Store, kind: AlertKind, form: string, n
   const row = await db
     .insertInto("alerts")
     .values({ kind, form, last_sent_at: now })
-    .onConflict((conflict) => conflict.columns(["kind", "form"]).doUpdateSet({ last_sent_at: now }).where("alerts.last_sent_at", "<=", now - intervalMs))
+    .onConflict((conflict) =>
+      conflict
+        .columns(["kind", "form"])
+        .doUpdateSet({ last_sent_at: now })
+        .where("alerts.last_sent_at", "<=", now - intervalMs),
+    )
     .returning("kind")
     .executeTakeFirst();
   return row !== undefined;
@@ -39,7 +44,9 @@ async function markFailing({ db }: Store, form: string, now: number) {
   const started = await db
     .insertInto("receivers")
     .values({ form, failing_since: now })
-    .onConflict((conflict) => conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null))
+    .onConflict((conflict) =>
+      conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null),
+    )
     .returning("failing_since")
     .executeTakeFirst();
   // This failure started the outage: the row it wrote says since when, no need to read it back.
@@ -53,13 +60,22 @@ async function stopFailing({ db }: Store, form: string) {
   const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
   const since = row?.failing_since;
   if (since === null || since === undefined) return undefined;
-  const { numUpdatedRows } = await db.updateTable("receivers").set({ failing_since: null }).where("form", "=", form).where("failing_since", "=", since).executeTakeFirst();
+  const { numUpdatedRows } = await db
+    .updateTable("receivers")
+    .set({ failing_since: null })
+    .where("form", "=", form)
+    .where("failing_since", "=", since)
+    .executeTakeFirst();
   return numUpdatedRows > 0n ? since : undefined;
 }
 
 /** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
 export async function failingReceivers({ db }: Store) {
-  const rows = await db.selectFrom("receivers").select(["form", "failing_since"]).where("failing_since", "is not", null).execute();
+  const rows = await db
+    .selectFrom("receivers")
+    .select(["form", "failing_since"])
+    .where("failing_since", "is not", null)
+    .execute();
   return rows.map((row) => ({ form: row.form, since: Number(row.failing_since) }));
 }
 
@@ -75,7 +91,8 @@ async function rearm({ db }: Store, kind: AlertKind, form: string) {
 /** How many of a form's leads are in each open state, and the oldest one's time. */
 async function leadsOf(store: Store, form: string) {
   const counts = await openLeadCounts(store, form);
-  return (state: "pending" | "dead" | "held") => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
+  return (state: "pending" | "dead" | "held") =>
+    counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
 }
 
 type Message = { text: string; since: number; leads: number; command: string };
@@ -96,31 +113,69 @@ async function alertMessage(store: Store, kind: AlertKind, form: string, since: 
   if (kind === "dead") {
     const { count, oldest } = leadsIn("dead");
     const command = "npm run leads -- retry --dead";
-    return { since: oldest ?? since, leads: count, command, text: `Sous: ${plural(count, `dead ${form} lead`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. Fix the workflow, then run \`${command}\`.` };
+    return {
+      since: oldest ?? since,
+      leads: count,
+      command,
+      text: `Sous: ${plural(count, `dead ${form} lead`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. Fix the workflow, then run \`${command}\`.`,
+    };
   }
   if (kind === "held") {
     const { count, oldest } = leadsIn("held");
     const variable = readWebhook(form).urlVariable;
     const command = "npm run leads";
-    return { since: oldest ?? since, leads: count, command, text: `Sous: ${plural(count, `${form} lead`)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.` };
+    return {
+      since: oldest ?? since,
+      leads: count,
+      command,
+      text: `Sous: ${plural(count, `${form} lead`)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.`,
+    };
   }
   const [pending, dead] = [leadsIn("pending"), leadsIn("dead")];
   const command = dead.count ? "npm run leads -- retry --dead" : "npm run leads";
-  const left = dead.count ? ` ${plural(dead.count, "dead lead")} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.` : "";
-  return { since, leads: pending.count, command, text: `Sous: ${form} deliveries work again, after failing for ${duration(now - since)} since ${utc(since)}. ${plural(pending.count, "lead")} still waiting will be redelivered on schedule.${left}` };
+  const left = dead.count
+    ? ` ${plural(dead.count, "dead lead")} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.`
+    : "";
+  return {
+    since,
+    leads: pending.count,
+    command,
+    text: `Sous: ${form} deliveries work again, after failing for ${duration(now - since)} since ${utc(since)}. ${plural(pending.count, "lead")} still waiting will be redelivered on schedule.${left}`,
+  };
 }
 
 async function send(store: Store, kind: AlertKind, form: string, since: number, env: ServerEnv, now: number) {
   const url = env.ALERT_WEBHOOK_URL!;
   if (!(await claimAlert(store, kind, form, now, env.ALERT_MIN_INTERVAL_MINUTES * 60_000))) return;
   const message = await alertMessage(store, kind, form, since, now);
-  const body = JSON.stringify({ text: message.text, kind, form, since: new Date(message.since).toISOString(), leads: message.leads, command: message.command });
-  const headers = env.ALERT_WEBHOOK_SECRET ? signatureHeaders(`alert_${randomUUID()}`, body, env.ALERT_WEBHOOK_SECRET) : {};
+  const body = JSON.stringify({
+    text: message.text,
+    kind,
+    form,
+    since: new Date(message.since).toISOString(),
+    leads: message.leads,
+    command: message.command,
+  });
+  const headers = env.ALERT_WEBHOOK_SECRET
+    ? signatureHeaders(`alert_${randomUUID()}`, body, env.ALERT_WEBHOOK_SECRET)
+    : {};
   const result = await postJson(url, body, headers, env.WEBHOOK_ATTEMPT_TIMEOUT_MS);
   if (result.ok) return logEvent("info", { event: "alert_sent", kind, form, leads: message.leads });
-  logEvent("error", { event: "alert_failed", kind, form, reason: result.reason, ...("status" in result ? { status: result.status } : {}) });
+  logEvent("error", {
+    event: "alert_failed",
+    kind,
+    form,
+    reason: result.reason,
+    ...("status" in result ? { status: result.status } : {}),
+  });
   // Not sent: the next event of this kind may try again, instead of an interval of silence.
-  await store.db.updateTable("alerts").set({ last_sent_at: 0 }).where("kind", "=", kind).where("form", "=", form).where("last_sent_at", "=", now).execute();
+  await store.db
+    .updateTable("alerts")
+    .set({ last_sent_at: 0 })
+    .where("kind", "=", kind)
+    .where("form", "=", form)
+    .where("last_sent_at", "=", now)
+    .execute();
 }
 
 /**

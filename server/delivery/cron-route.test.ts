@@ -36,11 +36,25 @@ describe("the cron route", () => {
     const body = { phone: "+15551234567", name: `Cron ${Date.now()} [fail=3]` };
     const first = await submitLead("waitlist", body, readEnv(), performance.now());
     expect(first.ok).toBe(false);
-    await (await database(readEnv())).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    await (
+      await database(readEnv())
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
 
     const response = await call(`Bearer ${secret}`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toStrictEqual({ delivered: 1, pending: 0, dead: 0, held: 0, unreadable: 0, paused: [], budgetSpent: false });
+    expect(await response.json()).toStrictEqual({
+      delivered: 1,
+      pending: 0,
+      dead: 0,
+      held: 0,
+      unreadable: 0,
+      paused: [],
+      budgetSpent: false,
+    });
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(receiver.withName(body.name).map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
     expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({ state: "delivered" });

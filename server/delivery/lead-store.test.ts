@@ -105,17 +105,33 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const attempt = { at: 5_000, status: 200, failure: null, duration_ms: 12, sender: "pass" };
     await settle(store, lead, claim, { state: "delivered", delivered_at: 5_000, dedupe_key: null }, [attempt]);
 
-    expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", attempts: 1, dedupe_key: null, claimed_by: null, payload: lead.payload });
+    expect(await leadById(store, lead.id)).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+      dedupe_key: null,
+      claimed_by: null,
+      payload: lead.payload,
+    });
     expect(await attemptsOf(store, lead.id)).toStrictEqual([{ lead_id: lead.id, number: 1, ...attempt }]);
     expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
     // The same values again are a new lead.
     const again = newRow({ dedupe_key: lead.dedupe_key });
-    expect(await insertClaimed(store, again, newClaim(1_000))).toMatchObject({ id: again.id, dedupe_key: lead.dedupe_key, state: "pending" });
+    expect(await insertClaimed(store, again, newClaim(1_000))).toMatchObject({
+      id: again.id,
+      dedupe_key: lead.dedupe_key,
+      state: "pending",
+    });
     // A stale failure from a sender whose claim ran out changes nothing.
     await settle(store, lead, newClaim(1), { state: "pending", last_failure: "status 503" }, []);
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", last_failure: null });
     // Nor does a second delivery of it: delivered once, at its first time.
-    await settle(store, { id: lead.id, attempts: 1 }, newClaim(1), { state: "delivered", delivered_at: 9_000, dedupe_key: null }, []);
+    await settle(
+      store,
+      { id: lead.id, attempts: 1 },
+      newClaim(1),
+      { state: "delivered", delivered_at: 9_000, dedupe_key: null },
+      [],
+    );
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", delivered_at: 5_000, attempts: 1 });
   });
 
@@ -124,10 +140,24 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const holder = newClaim(60_000);
     await claimById(store, lead.id, holder);
     const failed = { at: 1, status: 503, failure: "status", duration_ms: 3, sender: "pass" };
-    await settle(store, lead, newClaim(60_000), { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, []);
+    await settle(
+      store,
+      lead,
+      newClaim(60_000),
+      { state: "pending", last_failure: "status 503", next_attempt_at: 99 },
+      [],
+    );
     expect(await leadById(store, lead.id)).toMatchObject({ claimed_by: holder.token, last_failure: null });
-    await settle(store, lead, holder, { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, [failed, failed]);
-    expect(await leadById(store, lead.id)).toMatchObject({ claimed_by: null, last_failure: "status 503", next_attempt_at: 99, attempts: 2 });
+    await settle(store, lead, holder, { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, [
+      failed,
+      failed,
+    ]);
+    expect(await leadById(store, lead.id)).toMatchObject({
+      claimed_by: null,
+      last_failure: "status 503",
+      next_attempt_at: 99,
+      attempts: 2,
+    });
     expect((await attemptsOf(store, lead.id)).map((row) => row.number)).toStrictEqual([1, 2]);
   });
 
@@ -135,7 +165,9 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const old = await kept(store);
     const recent = await kept(store);
     const open = await kept(store);
-    await settle(store, old, newClaim(1), { state: "delivered", delivered_at: 1_000, dedupe_key: null }, [{ at: 1_000, status: 200, failure: null, duration_ms: 1, sender: "visitor" }]);
+    await settle(store, old, newClaim(1), { state: "delivered", delivered_at: 1_000, dedupe_key: null }, [
+      { at: 1_000, status: 200, failure: null, duration_ms: 1, sender: "visitor" },
+    ]);
     await settle(store, recent, newClaim(1), { state: "delivered", delivered_at: 9_000, dedupe_key: null }, []);
 
     expect(await forgetDeliveredPayloads(store, 5_000)).toBe(1);
@@ -150,7 +182,9 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     await store.db.deleteFrom("leads").execute();
     const a = await kept(store);
     const b = await kept(store, { state: "dead", form: "contact" });
-    await settle(store, a, newClaim(1), { state: "delivered", delivered_at: 1, dedupe_key: null }, [{ at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" }]);
+    await settle(store, a, newClaim(1), { state: "delivered", delivered_at: 1, dedupe_key: null }, [
+      { at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" },
+    ]);
     expect((await listLeads(store, { states: ["dead"] })).map((row) => row.id)).toStrictEqual([b.id]);
     expect((await listLeads(store, { form: "waitlist" })).map((row) => row.id)).toStrictEqual([a.id]);
     expect(await dropLead(store, a.id)).toBe(true);
@@ -171,11 +205,14 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     await kept(store, { created_at: 3_000 });
     await kept(store, { created_at: 2_000 });
     await kept(store, { form: "contact", state: "held", created_at: 1_000 });
-    const byKey = (rows: { form: string; state: string }[]) => [...rows].sort((x, y) => `${x.form}${x.state}`.localeCompare(`${y.form}${y.state}`));
+    const byKey = (rows: { form: string; state: string }[]) =>
+      [...rows].sort((x, y) => `${x.form}${x.state}`.localeCompare(`${y.form}${y.state}`));
     expect(byKey(await openLeadCounts(store))).toStrictEqual([
       { form: "contact", state: "held", count: 1, oldest: 1_000 },
       { form: "waitlist", state: "pending", count: 2, oldest: 2_000 },
     ]);
-    expect(await openLeadCounts(store, "waitlist")).toStrictEqual([{ form: "waitlist", state: "pending", count: 2, oldest: 2_000 }]);
+    expect(await openLeadCounts(store, "waitlist")).toStrictEqual([
+      { form: "waitlist", state: "pending", count: 2, oldest: 2_000 },
+    ]);
   });
 });

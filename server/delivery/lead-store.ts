@@ -15,7 +15,11 @@ export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: rando
 const openStates: LeadState[] = ["pending", "held", "dead"];
 
 /** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
-export async function insertClaimed({ db }: Store, lead: Insertable<LeadsTable>, claim: Claim): Promise<LeadRow | undefined> {
+export async function insertClaimed(
+  { db }: Store,
+  lead: Insertable<LeadsTable>,
+  claim: Claim,
+): Promise<LeadRow | undefined> {
   return db
     .insertInto("leads")
     .values({ ...lead, claimed_by: claim.token, claimed_until: claim.until })
@@ -68,7 +72,8 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
       if (selection.pendingDueBy !== undefined) {
         wanted.push(eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", selection.pendingDueBy)]));
       }
-      if (selection.heldForms?.length) wanted.push(eb.and([eb("state", "=", "held"), eb("form", "in", selection.heldForms)]));
+      if (selection.heldForms?.length)
+        wanted.push(eb.and([eb("state", "=", "held"), eb("form", "in", selection.heldForms)]));
       if (selection.dead) wanted.push(eb("state", "=", "dead"));
       return eb.and([
         eb.or(wanted),
@@ -114,9 +119,16 @@ export async function settle(
     }
     await trx
       .updateTable("leads")
-      .set((eb) => ({ ...change, attempts: eb("attempts", "+", attempts.length), claimed_by: null, claimed_until: null }))
+      .set((eb) => ({
+        ...change,
+        attempts: eb("attempts", "+", attempts.length),
+        claimed_by: null,
+        claimed_until: null,
+      }))
       .where("id", "=", lead.id)
-      .where((eb) => (change.state === "delivered" ? eb("state", "<>", "delivered") : eb("claimed_by", "=", claim.token)))
+      .where((eb) =>
+        change.state === "delivered" ? eb("state", "<>", "delivered") : eb("claimed_by", "=", claim.token),
+      )
       .execute();
   });
 }
@@ -134,7 +146,12 @@ export async function openLeadCounts({ db }: Store, form?: string) {
     .$if(form !== undefined, (query) => query.where("form", "=", form!))
     .groupBy(["form", "state"])
     .execute();
-  return rows.map((row) => ({ form: row.form, state: row.state, count: Number(row.count), oldest: Number(row.oldest) }));
+  return rows.map((row) => ({
+    form: row.form,
+    state: row.state,
+    count: Number(row.count),
+    oldest: Number(row.oldest),
+  }));
 }
 
 export type LeadFilter = { states?: readonly LeadState[]; form?: string };

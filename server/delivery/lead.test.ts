@@ -33,9 +33,12 @@ describe("leadOf", () => {
     expect(leadOf(row({ last_failure: "status 503" }))?.lastFailure).toBe("status 503");
   });
 
-  it.each([null, "", "{not json", "[]", "null", "42", '"text"'])("refuses values that are not a JSON object: %s", (payload) => {
-    expect(leadOf(row({ payload }))).toBeUndefined();
-  });
+  it.each([null, "", "{not json", "[]", "null", "42", '"text"'])(
+    "refuses values that are not a JSON object: %s",
+    (payload) => {
+      expect(leadOf(row({ payload }))).toBeUndefined();
+    },
+  );
 
   it("refuses a form this site does not have, and an id that is not a webhook-id", () => {
     expect(leadOf(row({ form: "catering" }))).toBeUndefined();

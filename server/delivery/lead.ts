@@ -30,7 +30,9 @@ function objectOf(json: string | null) {
   if (!json) return undefined;
   try {
     const value: unknown = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -55,7 +57,9 @@ export function leadOf(row: LeadRow): Lead | undefined {
 
 /** The same form with the same values (already normalised by the schema) has the same key. */
 export function leadKey(form: string, payload: Record<string, unknown>) {
-  return createHash("sha256").update(`${form}\n${JSON.stringify(payload)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${form}\n${JSON.stringify(payload)}`)
+    .digest("hex");
 }
 
 /** Where a lead stands, for the operator's log: no values. */

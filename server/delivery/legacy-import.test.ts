@@ -51,7 +51,14 @@ describe("the upgrade import", () => {
     await importLegacyLeads(store, readEnv());
     const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(logged).toContainEqual(
-      expect.objectContaining({ level: "info", event: "legacy_leads_imported", from: "files", found: 3, imported: 2, renamedTo: expect.stringMatching(/pending\.imported-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/) }),
+      expect.objectContaining({
+        level: "info",
+        event: "legacy_leads_imported",
+        from: "files",
+        found: 3,
+        imported: 2,
+        renamedTo: expect.stringMatching(/pending\.imported-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/),
+      }),
     );
     expect(await leadById(store, "msg_legacy-1")).toMatchObject({
       form: "waitlist",
@@ -73,7 +80,9 @@ describe("the upgrade import", () => {
 
     // A second start finds nothing to import, and changes nothing.
     await importLegacyLeads(store, readEnv());
-    expect((await listLeads(store, { states: ["pending", "dead"] })).filter((row) => row.id.startsWith("msg_legacy-"))).toHaveLength(2);
+    expect(
+      (await listLeads(store, { states: ["pending", "dead"] })).filter((row) => row.id.startsWith("msg_legacy-")),
+    ).toHaveLength(2);
   });
 
   it("brings Redis's pending leads in when REDIS_URL is set, then renames their keys", async () => {
@@ -84,12 +93,18 @@ describe("the upgrade import", () => {
     const store = await database(readEnv());
 
     await importLegacyLeads(store, readEnv());
-    expect(await leadById(store, "msg_legacy-redis")).toMatchObject({ state: "pending", attempts: 3, dedupe_key: lead.key });
+    expect(await leadById(store, "msg_legacy-redis")).toMatchObject({
+      state: "pending",
+      attempts: 3,
+      dedupe_key: lead.key,
+    });
     expect(await redisServer.client.exists(`leads:lead:${lead.key}`, "leads:all")).toBe(0);
     expect(JSON.parse((await redisServer.client.get(`leads:imported:lead:${lead.key}`)) ?? "")).toStrictEqual(lead);
     expect(await redisServer.client.smembers("leads:imported:all")).toStrictEqual([lead.key]);
     const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
-    expect(logged).toContainEqual(expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }),
+    );
   });
 
   it("finds nothing to do on a site that never had the old stores, and logs nothing; the same start with an old folder imports it", async () => {
@@ -105,7 +120,9 @@ describe("the upgrade import", () => {
     await writeFile(path.join(dataDir, "pending", `${"5".repeat(64)}.json`), JSON.stringify(legacy(5)));
     await importLegacyLeads(store, readEnv());
     expect(await leadById(store, "msg_legacy-5")).toMatchObject({ state: "pending" });
-    expect(vi.mocked(console.info).mock.calls.filter((call) => String(call[0]).includes("legacy_leads_imported"))).toHaveLength(1);
+    expect(
+      vi.mocked(console.info).mock.calls.filter((call) => String(call[0]).includes("legacy_leads_imported")),
+    ).toHaveLength(1);
   });
 
   it("imports the files even when Redis cannot be reached, and says what failed", async () => {
@@ -116,6 +133,8 @@ describe("the upgrade import", () => {
     await importLegacyLeads(store, readEnv());
     expect(await leadById(store, "msg_legacy-5")).toMatchObject({ state: "pending" });
     const failures = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
-    expect(failures).toStrictEqual([expect.objectContaining({ level: "error", event: "legacy_import_failed", message: expect.any(String) })]);
+    expect(failures).toStrictEqual([
+      expect.objectContaining({ level: "error", event: "legacy_import_failed", message: expect.any(String) }),
+    ]);
   });
 });

@@ -102,8 +102,13 @@ async function importRedis(store: Store, url: string) {
  * never deleted. A failure is logged and the import tried again at the next start.
  */
 export async function importLegacyLeads(store: Store, env: Pick<ServerEnv, "DATA_DIR" | "REDIS_URL">) {
-  const sources = [() => importFiles(store, env.DATA_DIR), ...(env.REDIS_URL ? [() => importRedis(store, env.REDIS_URL!)] : [])];
+  const sources = [
+    () => importFiles(store, env.DATA_DIR),
+    ...(env.REDIS_URL ? [() => importRedis(store, env.REDIS_URL!)] : []),
+  ];
   for (const source of sources) {
-    await source().catch((error: unknown) => logEvent("error", { event: "legacy_import_failed", message: messageOf(error) }));
+    await source().catch((error: unknown) =>
+      logEvent("error", { event: "legacy_import_failed", message: messageOf(error) }),
+    );
   }
 }

@@ -68,7 +68,12 @@ describe("a visitor's submission", () => {
     const body = payload();
     const delivery = await send(body);
     expect(delivery).toMatchObject({ ok: true, status: 200, via: "webhook" });
-    expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", attempts: 1, dedupe_key: null, payload: JSON.stringify(body) });
+    expect(await row(delivery.webhookId)).toMatchObject({
+      state: "delivered",
+      attempts: 1,
+      dedupe_key: null,
+      payload: JSON.stringify(body),
+    });
     expect(await attemptsOf(await store(), delivery.webhookId)).toStrictEqual([
       expect.objectContaining({ number: 1, status: 200, failure: null, sender: "visitor" }),
     ]);
@@ -85,7 +90,13 @@ describe("a visitor's submission", () => {
     const body = payload("[delay=400]");
     const sending = send(body);
     await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
-    const rows = await (await store()).db.selectFrom("leads").selectAll().where("payload", "=", JSON.stringify(body)).execute();
+    const rows = await (
+      await store()
+    ).db
+      .selectFrom("leads")
+      .selectAll()
+      .where("payload", "=", JSON.stringify(body))
+      .execute();
     expect(rows).toHaveLength(1);
     const [inFlight] = rows;
     expect(inFlight).toMatchObject({ state: "pending", attempts: 0, claimed_by: expect.any(String) });
@@ -102,7 +113,9 @@ describe("a visitor's submission", () => {
     await closeDatabases();
     const delivery = await sending;
     expect(delivery).toMatchObject({ ok: true, status: 200 });
-    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ level: "error", form: "waitlist", webhookId: delivery.webhookId })]);
+    expect(logged("lead_store_failed")).toStrictEqual([
+      expect.objectContaining({ level: "error", form: "waitlist", webhookId: delivery.webhookId }),
+    ]);
     expect(JSON.stringify(logged("lead_store_failed"))).not.toContain(body.name);
     // The next lead opens it again: the outage is over, and the log says so.
     expect(await send(payload())).toMatchObject({ ok: true });
@@ -113,10 +126,22 @@ describe("a visitor's submission", () => {
     const body = payload("[status=503]");
     const delivery = await send(body);
     expect(delivery).toMatchObject({ ok: false, status: 503, attempts: 3 });
-    expect(await row(delivery.webhookId)).toMatchObject({ state: "pending", attempts: 3, rounds: 0, last_failure: "status 503", claimed_by: null });
+    expect(await row(delivery.webhookId)).toMatchObject({
+      state: "pending",
+      attempts: 3,
+      rounds: 0,
+      last_failure: "status 503",
+      claimed_by: null,
+    });
     const [line] = logged("lead_pending");
     const kept = await row(delivery.webhookId);
-    expect(line).toMatchObject({ level: "warn", form: "waitlist", webhookId: delivery.webhookId, attempts: 3, reason: "status 503" });
+    expect(line).toMatchObject({
+      level: "warn",
+      form: "waitlist",
+      webhookId: delivery.webhookId,
+      attempts: 3,
+      reason: "status 503",
+    });
     expect(line.nextAttemptAt).toBe(new Date(kept!.next_attempt_at).toISOString());
     expect(JSON.stringify(line)).not.toContain(body.name);
     // The schedule starts when the visitor's last attempt ended, not when the lead was kept.
@@ -129,15 +154,32 @@ describe("a visitor's submission", () => {
     const body = payload("[status=503]");
     const first = await send(body);
     // A round of redelivery has run already: its place and round count are the schedule's.
-    await (await store()).db.updateTable("leads").set({ rounds: 1, next_attempt_at: 123_456 }).where("id", "=", first.webhookId).execute();
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ rounds: 1, next_attempt_at: 123_456 })
+      .where("id", "=", first.webhookId)
+      .execute();
     expect(await send(body)).toMatchObject({ ok: false, webhookId: first.webhookId, attempts: 3 });
-    expect(await row(first.webhookId)).toMatchObject({ state: "pending", rounds: 1, next_attempt_at: 123_456, attempts: 6 });
+    expect(await row(first.webhookId)).toMatchObject({
+      state: "pending",
+      rounds: 1,
+      next_attempt_at: 123_456,
+      attempts: 6,
+    });
   });
 
   it("starts the schedule again when a visitor retries a dead lead", async () => {
     const body = payload("[status=503]");
     const first = await send(body);
-    await (await store()).db.updateTable("leads").set({ state: "dead", rounds: 2, next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ state: "dead", rounds: 2, next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
     const again = await send(body);
     expect(again).toMatchObject({ ok: false, webhookId: first.webhookId, attempts: 3 });
     const kept = await row(first.webhookId);
@@ -164,7 +206,14 @@ describe("a visitor's submission", () => {
       expect(answered).toBe(false);
       vi.advanceTimersByTime(1);
       const again = await pending;
-      expect(again).toMatchObject({ ok: false, via: "webhook", reason: "busy", webhookId: first.webhookId, attempts: 0, durationMs: 350 });
+      expect(again).toMatchObject({
+        ok: false,
+        via: "webhook",
+        reason: "busy",
+        webhookId: first.webhookId,
+        attempts: 0,
+        durationMs: 350,
+      });
     } finally {
       vi.useRealTimers();
     }
@@ -177,7 +226,9 @@ describe("a visitor's submission", () => {
     const due = (await row(first.webhookId))?.next_attempt_at;
     const second = await send(body);
     expect(second).toMatchObject({ ok: true, webhookId: first.webhookId });
-    expect(new Set(receiver.withName(body.name).map((request) => request.headers["webhook-id"]))).toStrictEqual(new Set([first.webhookId]));
+    expect(new Set(receiver.withName(body.name).map((request) => request.headers["webhook-id"]))).toStrictEqual(
+      new Set([first.webhookId]),
+    );
     expect(await row(first.webhookId)).toMatchObject({ state: "delivered", attempts: 4, next_attempt_at: due });
   });
 
@@ -191,7 +242,13 @@ describe("a visitor's submission", () => {
     const visitor = send(body);
     // The pass delivers once the visitor is seen waiting on the lead: simulated by recording the delivery under its claim.
     await vi.waitFor(() => expect(polls.mock.calls.some(([, id]) => id === first.webhookId)).toBe(true));
-    await leadStore.settle(await store(), { id: first.webhookId, attempts: 3 }, taken, { state: "delivered", delivered_at: Date.now(), dedupe_key: null }, []);
+    await leadStore.settle(
+      await store(),
+      { id: first.webhookId, attempts: 3 },
+      taken,
+      { state: "delivered", delivered_at: Date.now(), dedupe_key: null },
+      [],
+    );
     expect(await visitor).toMatchObject({ ok: true, via: "webhook", webhookId: first.webhookId, attempts: 0 });
     expect(receiver.withName(body.name)).toHaveLength(sentBefore);
     expect(sentBefore).toBe(3);
@@ -219,7 +276,9 @@ describe("a visitor's submission", () => {
     expect(await send(b)).toMatchObject({ ok: true });
     expect(receiver.withName(a.name)).toHaveLength(1);
     expect(receiver.withName(b.name)).toHaveLength(1);
-    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ level: "error", form: "waitlist", message: expect.stringContaining("DATA_DIR") })]);
+    expect(logged("lead_store_failed")).toStrictEqual([
+      expect.objectContaining({ level: "error", form: "waitlist", message: expect.stringContaining("DATA_DIR") }),
+    ]);
     expect(JSON.stringify(logged("lead_store_failed"))).not.toContain(a.name);
     // A lead that fails now cannot be kept: no lead_pending promises a redelivery that will not come.
     expect(await send(payload("[status=503]"))).toMatchObject({ ok: false, status: 503 });
@@ -246,8 +305,21 @@ describe("redeliveryPass", () => {
     const last = requests.at(-1)!;
     expect(last.headers["webhook-id"]).toBe(first.webhookId);
     expect(new Webhook(rotated).verify(last.body, last.headers as Record<string, string>)).toStrictEqual(body);
-    expect(logged("lead_redelivered")).toStrictEqual([expect.objectContaining({ level: "info", form: "waitlist", webhookId: first.webhookId, attempts: 4, status: 200 })]);
-    expect((await attemptsOf(await store(), first.webhookId)).map((attempt) => attempt.sender)).toStrictEqual(["visitor", "visitor", "visitor", "pass"]);
+    expect(logged("lead_redelivered")).toStrictEqual([
+      expect.objectContaining({
+        level: "info",
+        form: "waitlist",
+        webhookId: first.webhookId,
+        attempts: 4,
+        status: 200,
+      }),
+    ]);
+    expect((await attemptsOf(await store(), first.webhookId)).map((attempt) => attempt.sender)).toStrictEqual([
+      "visitor",
+      "visitor",
+      "visitor",
+      "pass",
+    ]);
 
     expect(await everythingDue()).toMatchObject({ delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(4);
@@ -268,12 +340,16 @@ describe("redeliveryPass", () => {
     const first = await send(body);
     expect(await everythingDue()).toMatchObject({ pending: 1 });
     expect(await everythingDue()).toMatchObject({ dead: 1 });
-    expect(logged("lead_dead")).toStrictEqual([expect.objectContaining({ level: "error", webhookId: first.webhookId, attempts: 5, reason: "status 503" })]);
+    expect(logged("lead_dead")).toStrictEqual([
+      expect.objectContaining({ level: "error", webhookId: first.webhookId, attempts: 5, reason: "status 503" }),
+    ]);
     // Dead leads are left alone by the timer's passes...
     expect(await everythingDue()).toMatchObject({ delivered: 0, dead: 0 });
     expect(receiver.withName(body.name)).toHaveLength(5);
     // ...and delivered when the operator asks.
-    expect(await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) })).toMatchObject({ delivered: 1 });
+    expect(await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) })).toMatchObject({
+      delivered: 1,
+    });
     expect(receiver.withName(body.name).at(-1)).toMatchObject({ answered: 200 });
   });
 
@@ -297,7 +373,11 @@ describe("redeliveryPass", () => {
     const before = receiver.received.length;
     // The clock reads 0 for the pass's start and each worker's first look, then the budget is gone.
     let reads = 0;
-    const summary = await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), budgetMs: 1_000, clock: () => (reads++ < 3 ? 0 : 1_000) });
+    const summary = await redeliveryPass(readEnv(), {
+      selection: () => dueNow(Number.MAX_SAFE_INTEGER),
+      budgetMs: 1_000,
+      clock: () => (reads++ < 3 ? 0 : 1_000),
+    });
     expect(summary).toMatchObject({ pending: 2, budgetSpent: true });
     expect(receiver.received.length - before).toBe(2);
     const rows = await Promise.all(leads.map((lead) => row(lead.webhookId)));
@@ -312,16 +392,32 @@ describe("redeliveryPass", () => {
     const before = receiver.received.length;
     expect(await everythingDue()).toMatchObject({ pending: PAUSE_AFTER_FAILURES, paused: ["waitlist"] });
     expect(receiver.received.length - before).toBe(PAUSE_AFTER_FAILURES);
-    const untouched = (await Promise.all(leads.map((lead) => row(lead.webhookId)))).filter((lead) => lead?.rounds === 0);
+    const untouched = (await Promise.all(leads.map((lead) => row(lead.webhookId)))).filter(
+      (lead) => lead?.rounds === 0,
+    );
     expect(untouched).toHaveLength(5 - PAUSE_AFTER_FAILURES);
-    expect(logged("receiver_paused")).toStrictEqual([expect.objectContaining({ level: "warn", form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES })]);
+    expect(logged("receiver_paused")).toStrictEqual([
+      expect.objectContaining({ level: "warn", form: "waitlist", failuresInARow: PAUSE_AFTER_FAILURES }),
+    ]);
   });
 
   it(`does not count rows it cannot read as the receiver's failures: ${PAUSE_AFTER_FAILURES} of them pause nothing`, async () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "1");
     const db = await store();
     for (let i = 0; i < PAUSE_AFTER_FAILURES; i += 1) {
-      await insertClaimed(db, { id: `msg_unreadable-${i}`, form: "waitlist", dedupe_key: null, payload: "{", state: "pending", created_at: 0, next_attempt_at: i }, newClaim(0, 0));
+      await insertClaimed(
+        db,
+        {
+          id: `msg_unreadable-${i}`,
+          form: "waitlist",
+          dedupe_key: null,
+          payload: "{",
+          state: "pending",
+          created_at: 0,
+          next_attempt_at: i,
+        },
+        newClaim(0, 0),
+      );
     }
     const body = payload("[fail=3]");
     const good = await send(body);
@@ -332,25 +428,59 @@ describe("redeliveryPass", () => {
 
   it("never sends a row it cannot read, and still delivers the good ones", async () => {
     const db = await store();
-    await insertClaimed(db, { id: "msg_corrupt", form: "waitlist", dedupe_key: null, payload: '{"phone":"+1555', state: "pending", created_at: 0, next_attempt_at: 0 }, newClaim(0, 0));
-    await insertClaimed(db, { id: "msg_foreign", form: "catering", dedupe_key: null, payload: '{"name":"Foreign"}', state: "pending", created_at: 0, next_attempt_at: 0 }, newClaim(0, 0));
+    await insertClaimed(
+      db,
+      {
+        id: "msg_corrupt",
+        form: "waitlist",
+        dedupe_key: null,
+        payload: '{"phone":"+1555',
+        state: "pending",
+        created_at: 0,
+        next_attempt_at: 0,
+      },
+      newClaim(0, 0),
+    );
+    await insertClaimed(
+      db,
+      {
+        id: "msg_foreign",
+        form: "catering",
+        dedupe_key: null,
+        payload: '{"name":"Foreign"}',
+        state: "pending",
+        created_at: 0,
+        next_attempt_at: 0,
+      },
+      newClaim(0, 0),
+    );
     const body = payload("[fail=3]");
     const good = await send(body);
     const before = receiver.received.length;
 
     expect(await everythingDue()).toMatchObject({ delivered: 1, unreadable: 2 });
-    expect(logged("lead_unreadable")).toContainEqual(expect.objectContaining({ level: "error", webhookId: "msg_foreign", form: "catering" }));
+    expect(logged("lead_unreadable")).toContainEqual(
+      expect.objectContaining({ level: "error", webhookId: "msg_foreign", form: "catering" }),
+    );
     expect(receiver.received.length - before).toBe(1);
     expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe(good.webhookId);
     expect(await row("msg_corrupt")).toMatchObject({ state: "dead", last_failure: "unreadable" });
-    expect(logged("lead_unreadable").map((line) => line.webhookId).sort()).toStrictEqual(["msg_corrupt", "msg_foreign"]);
+    expect(
+      logged("lead_unreadable")
+        .map((line) => line.webhookId)
+        .sort(),
+    ).toStrictEqual(["msg_corrupt", "msg_foreign"]);
   });
 
   it("forgets the values of leads delivered more than LEAD_RETENTION_DAYS ago, keeping their delivery log", async () => {
     const body = payload();
     const delivery = await send(body);
     const db = await store();
-    await db.db.updateTable("leads").set({ delivered_at: Date.now() - 31 * 86_400_000 }).where("id", "=", delivery.webhookId).execute();
+    await db.db
+      .updateTable("leads")
+      .set({ delivered_at: Date.now() - 31 * 86_400_000 })
+      .where("id", "=", delivery.webhookId)
+      .execute();
     const recentBody = payload();
     const recent = await send(recentBody);
     (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
@@ -358,7 +488,9 @@ describe("redeliveryPass", () => {
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
     expect(await row(recent.webhookId)).toMatchObject({ state: "delivered", payload: JSON.stringify(recentBody) });
     expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
-    expect(logged("lead_payloads_forgotten")).toStrictEqual([expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 })]);
+    expect(logged("lead_payloads_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 }),
+    ]);
   });
 });
 
@@ -368,7 +500,11 @@ describe("retention, with a pass", () => {
   it("runs at most every ten minutes per process, and says nothing when nothing was old enough", async () => {
     const delivery = await send(payload());
     const { db } = await store();
-    await db.updateTable("leads").set({ delivered_at: Date.now() - 31 * 86_400_000 }).where("id", "=", delivery.webhookId).execute();
+    await db
+      .updateTable("leads")
+      .set({ delivered_at: Date.now() - 31 * 86_400_000 })
+      .where("id", "=", delivery.webhookId)
+      .execute();
     // Nine minutes since the last run: not yet.
     lastRun.lastRetentionRun = Date.now() - 9 * 60_000;
     await redeliveryPass(readEnv());
@@ -391,7 +527,11 @@ describe("consent retention, with a pass", () => {
     const { db } = await store();
     const day = 86_400_000;
     const now = Date.now();
-    await db.insertInto("disclosures").values({ version: "v-retention", text: "I agree.", first_recorded_at: 0 }).onConflict((conflict) => conflict.doNothing()).execute();
+    await db
+      .insertInto("disclosures")
+      .values({ version: "v-retention", text: "I agree.", first_recorded_at: 0 })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
     const consent = (id: string, at: number) => ({
       id,
       phone: "+15551234567",
@@ -403,20 +543,41 @@ describe("consent retention, with a pass", () => {
       lead_id: `msg_${id}`,
       disclosure_version: "v-retention",
     });
-    await db.insertInto("consents").values([consent("c-old", now - 1_462 * day), consent("c-kept", now - 1_460 * day)]).execute();
+    await db
+      .insertInto("consents")
+      .values([consent("c-old", now - 1_462 * day), consent("c-kept", now - 1_460 * day)])
+      .execute();
     await db
       .insertInto("consent_revocations")
-      .values({ id: "r-old", phone: "+15551234567", revoked_at: now - 1_500 * day, channel: "sms", source: "test", message_id: null })
+      .values({
+        id: "r-old",
+        phone: "+15551234567",
+        revoked_at: now - 1_500 * day,
+        channel: "sms",
+        source: "test",
+        message_id: null,
+      })
       .execute();
     (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
     await redeliveryPass(readEnv());
 
-    expect((await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map((row) => row.id)).toStrictEqual(["c-kept"]);
-    expect(await db.selectFrom("consent_revocations").select("id").where("id", "=", "r-old").execute()).toStrictEqual([]);
-    expect(logged("consents_forgotten")).toStrictEqual([expect.objectContaining({ level: "info", consents: 1, revocations: 1, retentionDays: 1461 })]);
+    expect(
+      (await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map(
+        (row) => row.id,
+      ),
+    ).toStrictEqual(["c-kept"]);
+    expect(await db.selectFrom("consent_revocations").select("id").where("id", "=", "r-old").execute()).toStrictEqual(
+      [],
+    );
+    expect(logged("consents_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", consents: 1, revocations: 1, retentionDays: 1461 }),
+    ]);
 
     // Only a consent record old enough, no revocation: still said.
-    await db.insertInto("consents").values(consent("c-old-2", now - 1_462 * day)).execute();
+    await db
+      .insertInto("consents")
+      .values(consent("c-old-2", now - 1_462 * day))
+      .execute();
     (globalThis as { lastRetentionRun?: number }).lastRetentionRun = 0;
     await redeliveryPass(readEnv());
     expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
@@ -429,12 +590,21 @@ describe("the operator's retry of one lead", () => {
     const [one, other] = [payload("[fail=3]"), payload("[fail=3]")];
     const first = await send(one);
     await send(other);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 1, pending: 0 });
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+      delivered: 1,
+      pending: 0,
+    });
     expect(receiver.withName(one.name).at(-1)).toMatchObject({ answered: 200 });
     expect(receiver.withName(other.name)).toHaveLength(3);
-    expect((await attemptsOf(await store(), first.webhookId)).at(-1)).toMatchObject({ sender: "operator", status: 200 });
+    expect((await attemptsOf(await store(), first.webhookId)).at(-1)).toMatchObject({
+      sender: "operator",
+      status: 200,
+    });
     // Delivered: asked again, there is nothing to send.
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 0, pending: 0 });
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+      delivered: 0,
+      pending: 0,
+    });
     expect(receiver.withName(one.name)).toHaveLength(4);
   });
 
@@ -442,7 +612,10 @@ describe("the operator's retry of one lead", () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
     const body = payload("[status=503]");
     const first = await send(body);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({ delivered: 0, pending: 1 });
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+      delivered: 0,
+      pending: 1,
+    });
     expect(receiver.withName(body.name)).toHaveLength(4);
   });
 });
@@ -458,7 +631,13 @@ describe("the redelivery timer", () => {
     vi.stubEnv("REDELIVERY_POLL_MS", "100");
     const body = payload("[fail=3]");
     const first = await send(body);
-    await (await store()).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
     startRedelivery();
     startRedelivery();
     expect(vi.getTimerCount()).toBe(1);
@@ -466,7 +645,9 @@ describe("the redelivery timer", () => {
     vi.advanceTimersByTime(99);
     expect(receiver.withName(body.name)).toHaveLength(3);
     vi.advanceTimersByTime(1);
-    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), {
+      timeout: 5_000,
+    });
     stopRedelivery();
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -479,7 +660,11 @@ describe("the redelivery timer", () => {
     ["unreadable", "", () => {}],
   ] as const)("logs a tick whose pass only left a lead %s", async (outcome, directive, setUp) => {
     const body = payload(directive);
-    const lead = waitlistLead(body.phone, { payload: outcome === "unreadable" ? "{" : JSON.stringify(body), dedupe_key: null, next_attempt_at: 0 });
+    const lead = waitlistLead(body.phone, {
+      payload: outcome === "unreadable" ? "{" : JSON.stringify(body),
+      dedupe_key: null,
+      next_attempt_at: 0,
+    });
     await (await store()).db.insertInto("leads").values(lead).execute();
     setUp();
     const began = Date.now();
@@ -494,11 +679,19 @@ describe("the redelivery timer", () => {
   it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
     const body = payload("[fail=3]");
     const first = await send(body);
-    await (await store()).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", first.webhookId).execute();
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
     expect(await redeliveryTick()).toBe(true);
     expect(await row(first.webhookId)).toMatchObject({ state: "delivered" });
     expect(receiver.withName(body.name)).toHaveLength(4);
-    expect(logged("redelivery_pass")).toStrictEqual([expect.objectContaining({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) })]);
+    expect(logged("redelivery_pass")).toStrictEqual([
+      expect.objectContaining({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) }),
+    ]);
     // Two more ticks ran a pass each, with nothing to send: nothing logged.
     expect(await redeliveryTick()).toBe(true);
     expect(await redeliveryTick()).toBe(true);
@@ -508,7 +701,12 @@ describe("the redelivery timer", () => {
   it("starts no pass while the last one still runs", async () => {
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
     const body = payload("[hang]");
-    await (await store()).db.insertInto("leads").values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null })).execute();
+    await (
+      await store()
+    ).db
+      .insertInto("leads")
+      .values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null }))
+      .execute();
     const first = redeliveryTick();
     await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
     expect(await redeliveryTick()).toBe(false);
@@ -522,7 +720,9 @@ describe("the redelivery timer", () => {
     const home = process.env.DATA_DIR!;
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     for (let tick = 0; tick < 3; tick += 1) expect(await redeliveryTick()).toBe(true);
-    expect(logged("lead_store_failed")).toStrictEqual([expect.objectContaining({ event: "lead_store_failed", during: "redelivery_pass" })]);
+    expect(logged("lead_store_failed")).toStrictEqual([
+      expect.objectContaining({ event: "lead_store_failed", during: "redelivery_pass" }),
+    ]);
 
     // Answered again, then failing again: the next outage is logged anew.
     vi.stubEnv("DATA_DIR", home);

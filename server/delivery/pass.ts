@@ -4,7 +4,16 @@ import { database, type Store } from "@/server/db/connect";
 import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { logEvent } from "@/server/log";
-import { CLAIM_MARGIN_MS, claimById, claimNext, forgetDeliveredPayloads, newClaim, storeAnswered, storeFailed, type Selection } from "./lead-store";
+import {
+  CLAIM_MARGIN_MS,
+  claimById,
+  claimNext,
+  forgetDeliveredPayloads,
+  newClaim,
+  storeAnswered,
+  storeFailed,
+  type Selection,
+} from "./lead-store";
 import { sendClaimed, type Sender, type Sent } from "./send";
 
 export type PassSummary = Record<Sent["state"], number> & {
@@ -45,9 +54,11 @@ async function applyRetention(store: Store, env: ServerEnv, now: number) {
   if (now - (shared.lastRetentionRun ?? 0) < RETENTION_EVERY_MS) return;
   shared.lastRetentionRun = now;
   const forgotten = await forgetDeliveredPayloads(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);
-  if (forgotten) logEvent("info", { event: "lead_payloads_forgotten", leads: forgotten, retentionDays: env.LEAD_RETENTION_DAYS });
+  if (forgotten)
+    logEvent("info", { event: "lead_payloads_forgotten", leads: forgotten, retentionDays: env.LEAD_RETENTION_DAYS });
   const consents = await forgetOldConsents(store, now - env.CONSENT_RETENTION_DAYS * 86_400_000);
-  if (consents.consents || consents.revocations) logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });
+  if (consents.consents || consents.revocations)
+    logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });
 }
 
 /**
@@ -63,7 +74,15 @@ export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOp
   const began = clock();
   await applyRetention(store, env, Date.now());
 
-  const summary: PassSummary = { delivered: 0, pending: 0, dead: 0, held: 0, unreadable: 0, paused: [], budgetSpent: false };
+  const summary: PassSummary = {
+    delivered: 0,
+    pending: 0,
+    dead: 0,
+    held: 0,
+    unreadable: 0,
+    paused: [],
+    budgetSpent: false,
+  };
   const failuresInARow = new Map<string, number>();
   const sent: string[] = [];
   const claimMs = env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS;
@@ -105,7 +124,8 @@ export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOp
   return summary;
 }
 
-const worked = (summary: PassSummary) => summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0;
+const worked = (summary: PassSummary) =>
+  summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0;
 
 const timer = globalThis as typeof globalThis & { redeliveryTimer?: NodeJS.Timeout; redeliveryRunning?: boolean };
 

@@ -164,43 +164,80 @@ describe("the deadline, on a virtual clock", () => {
         return { ok: false, reason: "timeout" };
       },
     };
-    const { records } = await attemptAll({ ...readWebhook("waitlist"), url: "http://127.0.0.1:9/" }, "msg_virtual", "{}", readEnv(), sender, started, timing);
+    const { records } = await attemptAll(
+      { ...readWebhook("waitlist"), url: "http://127.0.0.1:9/" },
+      "msg_virtual",
+      "{}",
+      readEnv(),
+      sender,
+      started,
+      timing,
+    );
     expect(records).toHaveLength(given.length);
     return { given, paused, took: clock - started };
   }
 
   it("retries twice, each attempt with its full timeout, when the deadline leaves room", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "150", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({ given: [150, 150, 150], paused: [10, 20], took: 480 });
+    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "150", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({
+      given: [150, 150, 150],
+      paused: [10, 20],
+      took: 480,
+    });
   });
 
   it("shortens the last attempt to what the deadline leaves, and ends on it", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({ given: [300, 300, 270], paused: [10, 20], took: 900 });
+    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({
+      given: [300, 300, 270],
+      paused: [10, 20],
+      took: 900,
+    });
   });
 
   it("starts an attempt that would have exactly 250 ms, and none shorter", async () => {
     // 560 − 300 − 10 leaves 250 for the second attempt; after it nothing is left.
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "560" })).toStrictEqual({ given: [300, 250], paused: [10], took: 560 });
+    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "560" })).toStrictEqual({
+      given: [300, 250],
+      paused: [10],
+      took: 560,
+    });
     // 559 leaves 249: not worth starting.
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "559" })).toStrictEqual({ given: [300], paused: [], took: 300 });
+    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "559" })).toStrictEqual({
+      given: [300],
+      paused: [],
+      took: 300,
+    });
   });
 
   it("stops retrying when the next attempt would overrun the deadline", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "500" })).toStrictEqual({ given: [300], paused: [], took: 300 });
+    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "500" })).toStrictEqual({
+      given: [300],
+      paused: [],
+      took: 300,
+    });
   });
 
   it("counts from when the visitor's wait began: 800 ms spent of 1,000 leave one attempt of 200", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { spent: 800 })).toStrictEqual({ given: [200], paused: [], took: 1000 });
+    expect(
+      await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { spent: 800 }),
+    ).toStrictEqual({ given: [200], paused: [], took: 1000 });
   });
 
   it("makes no more than WEBHOOK_MAX_RETRIES retries however much time is left", async () => {
-    expect((await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "0" })).given).toStrictEqual([100]);
-    expect((await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "4" })).given).toStrictEqual([100, 100, 100, 100, 100]);
+    expect(
+      (await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "0" }))
+        .given,
+    ).toStrictEqual([100]);
+    expect(
+      (await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "4" }))
+        .given,
+    ).toStrictEqual([100, 100, 100, 100, 100]);
   });
 
   it("gives a pass or the operator one attempt with the full timeout, whatever the visitor's deadline", async () => {
     for (const sender of ["pass", "operator"] as const) {
-      expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { sender, spent: 5_000 })).toStrictEqual({ given: [4000], paused: [], took: 9000 });
+      expect(
+        await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { sender, spent: 5_000 }),
+      ).toStrictEqual({ given: [4000], paused: [], took: 9000 });
     }
   });
-
 });

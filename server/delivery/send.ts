@@ -24,7 +24,10 @@ export type Delivery = {
   via: "webhook" | "held";
   attempts: number;
   durationMs: number;
-} & ({ ok: true; status?: number } | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number });
+} & (
+  | { ok: true; status?: number }
+  | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number }
+);
 
 /** Where a lead stands after a sender is done with it. */
 export type Sent = { state: Exclude<LeadState, "revoked"> | "unreadable"; delivery: Delivery };
@@ -46,7 +49,12 @@ export function nextAttemptAfter(rounds: number, schedule: readonly number[], no
  * One signed, authenticated POST of a body, with the secrets and auth header
  * in force now: a redelivery a day later is signed with the current secrets.
  */
-export function attemptOnce(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, timeoutMs: number) {
+export function attemptOnce(
+  webhook: WebhookSettings & { url: string },
+  webhookId: string,
+  body: string,
+  timeoutMs: number,
+) {
   const headers = {
     ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
     ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
@@ -80,11 +88,19 @@ export async function attemptAll(
   const left = () => env.WEBHOOK_DEADLINE_MS - (timing.now() - started);
   const records: AttemptRecord[] = [];
   for (;;) {
-    const timeoutMs = sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
+    const timeoutMs =
+      sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
     const result = await timing.attempt(webhook, webhookId, body, Math.max(1, Math.round(timeoutMs)));
-    records.push({ at, status: "status" in result ? result.status : null, failure: result.ok ? null : result.reason, duration_ms: Date.now() - at, sender });
-    if (sender !== "visitor" || !isTransient(result) || records.length > env.WEBHOOK_MAX_RETRIES) return { result, records };
+    records.push({
+      at,
+      status: "status" in result ? result.status : null,
+      failure: result.ok ? null : result.reason,
+      duration_ms: Date.now() - at,
+      sender,
+    });
+    if (sender !== "visitor" || !isTransient(result) || records.length > env.WEBHOOK_MAX_RETRIES)
+      return { result, records };
 
     const delay = backoffMs(records.length, env.WEBHOOK_RETRY_BASE_MS);
     if (left() - delay < MIN_ATTEMPT_MS) return { result, records };
@@ -97,7 +113,11 @@ function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): 
   const firstDelay = now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000;
   if (sender === "visitor") {
     const keepsPlace = lead.state === "pending" && lead.attempts > 0;
-    return { state: "pending", ...(lead.state === "dead" ? { rounds: 0 } : {}), next_attempt_at: keepsPlace ? lead.nextAttemptAt : firstDelay };
+    return {
+      state: "pending",
+      ...(lead.state === "dead" ? { rounds: 0 } : {}),
+      next_attempt_at: keepsPlace ? lead.nextAttemptAt : firstDelay,
+    };
   }
   const rounds = lead.rounds + 1;
   const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
@@ -105,7 +125,13 @@ function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): 
 }
 
 /** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
-async function keep(store: Store | undefined, row: LeadRow, claim: Claim, change: Updateable<LeadsTable>, records: AttemptRecord[]) {
+async function keep(
+  store: Store | undefined,
+  row: LeadRow,
+  claim: Claim,
+  change: Updateable<LeadsTable>,
+  records: AttemptRecord[],
+) {
   if (!store) return false;
   try {
     await settle(store, row, claim, change, records);
@@ -127,14 +153,31 @@ async function keep(store: Store | undefined, row: LeadRow, claim: Claim, change
  * goes into the delivery log. `store` is undefined only when the database
  * failed to keep the lead: it is still sent.
  */
-export async function sendClaimed(store: Store | undefined, row: LeadRow, claim: Claim, env: ServerEnv, sender: Sender, started = performance.now()): Promise<Sent> {
+export async function sendClaimed(
+  store: Store | undefined,
+  row: LeadRow,
+  claim: Claim,
+  env: ServerEnv,
+  sender: Sender,
+  started = performance.now(),
+): Promise<Sent> {
   const durationMs = () => Math.round(performance.now() - started);
   const lead = leadOf(row);
   if (!lead) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
     await keep(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
-    return { state: "unreadable", delivery: { webhookId: row.id, via: "webhook", ok: false, reason: "unreadable", attempts: 0, durationMs: durationMs() } };
+    return {
+      state: "unreadable",
+      delivery: {
+        webhookId: row.id,
+        via: "webhook",
+        ok: false,
+        reason: "unreadable",
+        attempts: 0,
+        durationMs: durationMs(),
+      },
+    };
   }
 
   // The operator hears of what the lead's fate says about its receiver (see alertOn).
@@ -143,17 +186,40 @@ export async function sendClaimed(store: Store | undefined, row: LeadRow, claim:
   if (!webhook.url) {
     await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
     tell("held");
-    return { state: "held", delivery: { webhookId: lead.id, via: "held", ok: true, attempts: 0, durationMs: durationMs() } };
+    return {
+      state: "held",
+      delivery: { webhookId: lead.id, via: "held", ok: true, attempts: 0, durationMs: durationMs() },
+    };
   }
 
-  const { result, records } = await attemptAll({ ...webhook, url: webhook.url }, lead.id, JSON.stringify(lead.payload), env, sender, started);
+  const { result, records } = await attemptAll(
+    { ...webhook, url: webhook.url },
+    lead.id,
+    JSON.stringify(lead.payload),
+    env,
+    sender,
+    started,
+  );
   const now = Date.now();
   const sent = { ...lead, attempts: lead.attempts + records.length };
-  const delivery: Delivery = { webhookId: lead.id, via: "webhook", attempts: records.length, durationMs: durationMs(), ...result };
+  const delivery: Delivery = {
+    webhookId: lead.id,
+    via: "webhook",
+    attempts: records.length,
+    durationMs: durationMs(),
+    ...result,
+  };
   if (result.ok) {
-    await keep(store, row, claim, { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null }, records);
+    await keep(
+      store,
+      row,
+      claim,
+      { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null },
+      records,
+    );
     tell("delivered");
-    if (sender !== "visitor") logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
+    if (sender !== "visitor")
+      logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
     return { state: "delivered", delivery };
   }
 
@@ -166,6 +232,7 @@ export async function sendClaimed(store: Store | undefined, row: LeadRow, claim:
   }
   const nextAttemptAt = new Date(change.next_attempt_at ?? lead.nextAttemptAt).toISOString();
   // Not kept (the store failed): no redelivery will come, and lead_store_failed said so.
-  if (kept) logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
+  if (kept)
+    logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
   return { state: "pending", delivery };
 }

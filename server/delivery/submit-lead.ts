@@ -5,7 +5,17 @@ import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { leadKey, newWebhookId, type LeadRow } from "./lead";
-import { CLAIM_MARGIN_MS, claimById, insertClaimed, leadById, newClaim, openLeadByKey, storeAnswered, storeFailed, type Claim } from "./lead-store";
+import {
+  CLAIM_MARGIN_MS,
+  claimById,
+  insertClaimed,
+  leadById,
+  newClaim,
+  openLeadByKey,
+  storeAnswered,
+  storeFailed,
+  type Claim,
+} from "./lead-store";
 import { sendClaimed, type Delivery } from "./send";
 
 // How often a visitor whose lead another sender holds looks again.
@@ -34,7 +44,14 @@ function keepLead(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEv
  * under one webhook-id). When a pass is sending that lead right now, the
  * visitor waits for it instead of sending it a second time.
  */
-async function take(store: Store, fresh: LeadRow, claim: Claim, env: ServerEnv, started: number, consent?: ConsentEvidence): Promise<Taken> {
+async function take(
+  store: Store,
+  fresh: LeadRow,
+  claim: Claim,
+  env: ServerEnv,
+  started: number,
+  consent?: ConsentEvidence,
+): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
     const { inserted, open } = await keepLead(store, fresh, claim, consent);
@@ -94,13 +111,22 @@ export async function submitLead(
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });
-    if (consent) return { webhookId: fresh.id, via: "webhook", ok: false, reason: "unrecorded", attempts: 0, durationMs: Math.round(performance.now() - started) };
+    if (consent)
+      return {
+        webhookId: fresh.id,
+        via: "webhook",
+        ok: false,
+        reason: "unrecorded",
+        attempts: 0,
+        durationMs: Math.round(performance.now() - started),
+      };
     store = undefined;
     taken = { row: fresh };
   }
 
   const durationMs = Math.round(performance.now() - started);
   if ("delivered" in taken) return { webhookId: taken.delivered.id, via: "webhook", ok: true, attempts: 0, durationMs };
-  if ("busy" in taken) return { webhookId: taken.busy.id, via: "webhook", ok: false, reason: "busy", attempts: 0, durationMs };
+  if ("busy" in taken)
+    return { webhookId: taken.busy.id, via: "webhook", ok: false, reason: "busy", attempts: 0, durationMs };
   return (await sendClaimed(store, taken.row, claim, env, "visitor", started)).delivery;
 }

@@ -99,7 +99,10 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
  * Every outcome is a result and one log line; the log names fields, statuses
  * and limiters, never what the visitor typed.
  */
-export async function submitForm<Name extends string>(name: Name, formData: FormData): Promise<FormState<ValuesOf<Name>>> {
+export async function submitForm<Name extends string>(
+  name: Name,
+  formData: FormData,
+): Promise<FormState<ValuesOf<Name>>> {
   // The name comes with the post: one the site has no form for is refused like any bad post.
   if (!isFormName(name)) {
     logEvent("warn", { event: "submission", outcome: "unknown_form" });
@@ -159,7 +162,13 @@ export async function submitForm<Name extends string>(name: Name, formData: Form
     // The record keeps the words the visitor agreed to, and the page they were on.
     const consent =
       entry.consent &&
-      consentEvidence({ text: consentTextOf(entry), page: pageOf(entry) }, String(lead[entry.consent.phone]), address, formData, request);
+      consentEvidence(
+        { text: consentTextOf(entry), page: pageOf(entry) },
+        String(lead[entry.consent.phone]),
+        address,
+        formData,
+        request,
+      );
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();

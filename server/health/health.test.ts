@@ -34,10 +34,20 @@ beforeEach(async () => {
 });
 
 const health = async (authorization?: string) => {
-  const response = await GET(new Request("http://localhost/api/health", { headers: authorization ? { authorization } : {} }));
-  return { status: response.status, cache: response.headers.get("cache-control"), body: (await response.json()) as Record<string, unknown> };
+  const response = await GET(
+    new Request("http://localhost/api/health", { headers: authorization ? { authorization } : {} }),
+  );
+  return {
+    status: response.status,
+    cache: response.headers.get("cache-control"),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 };
-const alerts = () => chat.received.slice(seen).filter((request) => request.path === "/hooks/alerts").map((request) => request.json as { kind: string; [key: string]: unknown });
+const alerts = () =>
+  chat.received
+    .slice(seen)
+    .filter((request) => request.path === "/hooks/alerts")
+    .map((request) => request.json as { kind: string; [key: string]: unknown });
 const lead = () => {
   counter += 1;
   return { phone: `+1555600${String(counter).padStart(4, "0")}`, name: `Grace Health ${counter}x${Date.now()}` };
@@ -61,11 +71,19 @@ describe("GET /api/health", () => {
 
   it("turns 503 with dead_leads when a lead dies, and one alert without personal data reaches the chat", async () => {
     const body = await leadThatDies();
-    expect(await health()).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing", "dead_leads"] } });
+    expect(await health()).toMatchObject({
+      status: 503,
+      body: { status: "degraded", problems: ["receiver_failing", "dead_leads"] },
+    });
 
     const dead = alerts().filter((alert) => alert.kind === "dead");
     expect(dead).toStrictEqual([
-      expect.objectContaining({ form: "waitlist", leads: 1, command: "npm run leads -- retry --dead", text: expect.stringContaining("1 dead waitlist lead") }),
+      expect.objectContaining({
+        form: "waitlist",
+        leads: 1,
+        command: "npm run leads -- retry --dead",
+        text: expect.stringContaining("1 dead waitlist lead"),
+      }),
     ]);
     // The first failure after a success said the receiver started failing.
     expect(alerts().filter((alert) => alert.kind === "failing")).toHaveLength(1);
@@ -101,7 +119,11 @@ describe("GET /api/health", () => {
     await alertsSettled();
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
     const { db } = await database(readEnv());
-    await db.updateTable("leads").set({ created_at: Date.now() - 2 * 3_600_000 }).where("id", "=", first.webhookId).execute();
+    await db
+      .updateTable("leads")
+      .set({ created_at: Date.now() - 2 * 3_600_000 })
+      .where("id", "=", first.webhookId)
+      .execute();
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing", "overdue_leads"] } });
     vi.stubEnv("HEALTH_MAX_PENDING_AGE_SECONDS", String(3 * 3_600));
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
@@ -129,7 +151,18 @@ describe("GET /api/health", () => {
     // A lead waiting for its next attempt, with nothing failing now.
     const { db } = await database(readEnv());
     const now = Date.now();
-    await db.insertInto("leads").values({ id: `msg_${crypto.randomUUID()}`, form: "waitlist", dedupe_key: null, payload: "{}", state: "pending", created_at: now, next_attempt_at: now + 3_600_000 }).execute();
+    await db
+      .insertInto("leads")
+      .values({
+        id: `msg_${crypto.randomUUID()}`,
+        form: "waitlist",
+        dedupe_key: null,
+        payload: "{}",
+        state: "pending",
+        created_at: now,
+        next_attempt_at: now + 3_600_000,
+      })
+      .execute();
     expect(Object.keys((await health(`Bearer ${token}`)).body)).toStrictEqual(["status"]);
 
     vi.stubEnv("HEALTH_TOKEN", token);
@@ -140,14 +173,30 @@ describe("GET /api/health", () => {
     expect(body).toStrictEqual({
       status: "ok",
       forms: {
-        contact: { pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null },
-        waitlist: { pending: 1, held: 0, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null, failingSince: null },
+        contact: {
+          pending: 0,
+          held: 0,
+          dead: 0,
+          oldestPendingAgeSeconds: null,
+          lastDeliveredAt: null,
+          failingSince: null,
+        },
+        waitlist: {
+          pending: 1,
+          held: 0,
+          dead: 0,
+          oldestPendingAgeSeconds: expect.any(Number),
+          lastDeliveredAt: null,
+          failingSince: null,
+        },
       },
     });
 
     await submitLead("waitlist", lead(), readEnv(), performance.now());
     const after = await health(`Bearer ${token}`);
-    expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(
+      /^\d{4}-\d\d-\d\dT/,
+    );
   });
 });
 
@@ -187,7 +236,12 @@ describe("GET /api/health's figures", () => {
     vi.stubEnv("HEALTH_TOKEN", token);
     const { db } = await database(readEnv());
     const now = Date.now();
-    const row = (form: string, state: "pending" | "held" | "dead" | "delivered", createdAt: number, deliveredAt: number | null = null) => ({
+    const row = (
+      form: string,
+      state: "pending" | "held" | "dead" | "delivered",
+      createdAt: number,
+      deliveredAt: number | null = null,
+    ) => ({
       id: `msg_${crypto.randomUUID()}`,
       form,
       dedupe_key: null,
@@ -214,9 +268,30 @@ describe("GET /api/health's figures", () => {
     expect(body.problems).toStrictEqual(["dead_leads"]);
     const forms = body.forms as Record<string, { oldestPendingAgeSeconds: number }>;
     expect(forms).toStrictEqual({
-      waitlist: { pending: 2, held: 1, dead: 0, oldestPendingAgeSeconds: expect.any(Number), lastDeliveredAt: null, failingSince: null },
-      contact: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: "2026-11-24T12:00:00.000Z", failingSince: null },
-      retired: { pending: 0, held: 0, dead: 1, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null },
+      waitlist: {
+        pending: 2,
+        held: 1,
+        dead: 0,
+        oldestPendingAgeSeconds: expect.any(Number),
+        lastDeliveredAt: null,
+        failingSince: null,
+      },
+      contact: {
+        pending: 0,
+        held: 0,
+        dead: 1,
+        oldestPendingAgeSeconds: null,
+        lastDeliveredAt: "2026-11-24T12:00:00.000Z",
+        failingSince: null,
+      },
+      retired: {
+        pending: 0,
+        held: 0,
+        dead: 1,
+        oldestPendingAgeSeconds: null,
+        lastDeliveredAt: null,
+        failingSince: null,
+      },
     });
     expect(forms.waitlist!.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(600);
     expect(forms.waitlist!.oldestPendingAgeSeconds).toBeLessThan(660);
@@ -245,7 +320,11 @@ describe("alerts", () => {
     await submitLead("waitlist", lead(), readEnv(), performance.now());
     await alertsSettled();
     expect(alerts().filter((alert) => alert.kind === "held")).toStrictEqual([
-      expect.objectContaining({ form: "waitlist", leads: 1, text: expect.stringContaining("WAITLIST_WEBHOOK_URL is not set") }),
+      expect.objectContaining({
+        form: "waitlist",
+        leads: 1,
+        text: expect.stringContaining("WAITLIST_WEBHOOK_URL is not set"),
+      }),
     ]);
   });
 
@@ -257,11 +336,15 @@ describe("alerts", () => {
     // The visitor has the answer while the alert still hangs: it settles only at its own timeout.
     let alertSettled = false;
     const settling = alertsSettled().then(() => (alertSettled = true));
-    await vi.waitFor(() => expect(chat.received.slice(seen).filter((request) => request.answered === "hang")).toHaveLength(1));
+    await vi.waitFor(() =>
+      expect(chat.received.slice(seen).filter((request) => request.answered === "hang")).toHaveLength(1),
+    );
     expect(alertSettled).toBe(false);
     await settling;
     const logged = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
-    expect(logged).toContainEqual(expect.objectContaining({ event: "alert_failed", kind: "failing", form: "waitlist", reason: "timeout" }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ event: "alert_failed", kind: "failing", form: "waitlist", reason: "timeout" }),
+    );
 
     // The failed alert did not use up the interval: the next failure sends it.
     chat.outage(undefined);
@@ -296,7 +379,10 @@ describe("alerts", () => {
     const answers = [await health(), await health(`Bearer ${token}`)];
     // The token's figures are there: the same set-up that would leak, if anything did.
     expect(JSON.stringify(answers[1]!.body)).toContain('"waitlist"');
-    const texts = [...answers.map((answer) => JSON.stringify(answer.body)), ...alerts().map((alert) => JSON.stringify(alert))];
+    const texts = [
+      ...answers.map((answer) => JSON.stringify(answer.body)),
+      ...alerts().map((alert) => JSON.stringify(alert)),
+    ];
     expect(alerts().length).toBeGreaterThan(0);
     for (const person of [dead, pending, held]) {
       for (const text of texts) {

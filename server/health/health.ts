@@ -6,7 +6,8 @@ import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
 
-export type Problem = "database_unreachable" | "redis_unreachable" | "receiver_failing" | "dead_leads" | "overdue_leads";
+export type Problem =
+  "database_unreachable" | "redis_unreachable" | "receiver_failing" | "dead_leads" | "overdue_leads";
 
 export type FormFigures = {
   pending: number;
@@ -22,7 +23,14 @@ export type FormFigures = {
 
 export type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
 
-const emptyFigures = (): FormFigures => ({ pending: 0, held: 0, dead: 0, oldestPendingAgeSeconds: null, lastDeliveredAt: null, failingSince: null });
+const emptyFigures = (): FormFigures => ({
+  pending: 0,
+  held: 0,
+  dead: 0,
+  oldestPendingAgeSeconds: null,
+  lastDeliveredAt: null,
+  failingSince: null,
+});
 
 /**
  * What an uptime monitor asks: does the database answer, does Redis (when
@@ -49,17 +57,25 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
     if (figures) {
       await Promise.all(
         Object.entries(forms).map(async ([form, figure]) => {
-          const last = await db.selectFrom("leads").select((eb) => eb.fn.max("delivered_at").as("at")).where("form", "=", form).where("state", "=", "delivered").executeTakeFirst();
-          figure.lastDeliveredAt = last?.at === null || last?.at === undefined ? null : new Date(Number(last.at)).toISOString();
+          const last = await db
+            .selectFrom("leads")
+            .select((eb) => eb.fn.max("delivered_at").as("at"))
+            .where("form", "=", form)
+            .where("state", "=", "delivered")
+            .executeTakeFirst();
+          figure.lastDeliveredAt =
+            last?.at === null || last?.at === undefined ? null : new Date(Number(last.at)).toISOString();
         }),
       );
     }
     const failing = await failingReceivers(store);
-    for (const { form, since } of failing) (forms[form] ??= emptyFigures()).failingSince = new Date(since).toISOString();
+    for (const { form, since } of failing)
+      (forms[form] ??= emptyFigures()).failingSince = new Date(since).toISOString();
     if (failing.length) problems.push("receiver_failing");
     const all = Object.values(forms);
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
-    if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS)) problems.push("overdue_leads");
+    if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS))
+      problems.push("overdue_leads");
   } catch {
     problems.unshift("database_unreachable");
   }

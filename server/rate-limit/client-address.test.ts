@@ -47,7 +47,9 @@ describe("clientAddress", () => {
     expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:198.51.100.4" }), 0)).toBe("198.51.100.4");
     expect(clientAddress(forwarded(null, { [socketHeader]: "::FFFF:198.51.100.4" }), 0)).toBe("198.51.100.4");
     expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:1" }), 0)).toBe("2001:db8::ffff:1");
-    expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:198.51.100.4" }), 0)).toBe("2001:db8::ffff:198.51.100.4");
+    expect(clientAddress(forwarded(null, { [socketHeader]: "2001:db8::ffff:198.51.100.4" }), 0)).toBe(
+      "2001:db8::ffff:198.51.100.4",
+    );
     expect(clientAddress(forwarded(null, { [socketHeader]: "::ffff:1:2" }), 0)).toBe("::ffff:1:2");
     expect(addressSource(1)).toBe("x-forwarded-for");
   });
@@ -66,7 +68,12 @@ describe("addressKey", () => {
   it("keys IPv6 by its /64, however the address is written", () => {
     const key = addressKey("2001:db8:1:2::1");
     expect(key).toBe("2001:db8:1:2::/64");
-    for (const sameNetwork of ["2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:0DB8:0001:0002:0:0:0:9", "[2001:db8:1:2::abcd]", "2001:db8:1:2::1%eth0"]) {
+    for (const sameNetwork of [
+      "2001:db8:1:2:ffff:ffff:ffff:ffff",
+      "2001:0DB8:0001:0002:0:0:0:9",
+      "[2001:db8:1:2::abcd]",
+      "2001:db8:1:2::1%eth0",
+    ]) {
       expect(addressKey(sameNetwork), sameNetwork).toBe(key);
     }
     expect(addressKey("2001:db8:1:3::1")).not.toBe(key);
@@ -74,7 +81,13 @@ describe("addressKey", () => {
   });
 
   it("keys an IPv4-mapped IPv6 address as the plain IPv4 address", () => {
-    for (const spelling of ["::ffff:203.0.113.9", "::FFFF:203.0.113.9", "0:0:0:0:0:ffff:203.0.113.9", "::ffff:cb00:7109", "203.0.113.9"]) {
+    for (const spelling of [
+      "::ffff:203.0.113.9",
+      "::FFFF:203.0.113.9",
+      "0:0:0:0:0:ffff:203.0.113.9",
+      "::ffff:cb00:7109",
+      "203.0.113.9",
+    ]) {
       expect(addressKey(spelling), spelling).toBe("203.0.113.9");
     }
   });

@@ -41,7 +41,9 @@ function ipv6Groups(address: string) {
   const missing = 8 - head.length - tail.length;
   if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
   const groups = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill("0"), ...tail];
-  return groups.every((group) => /^[0-9a-f]{1,4}$/.test(group)) ? groups.map((group) => parseInt(group, 16)) : undefined;
+  return groups.every((group) => /^[0-9a-f]{1,4}$/.test(group))
+    ? groups.map((group) => parseInt(group, 16))
+    : undefined;
 }
 
 /**
@@ -51,7 +53,10 @@ function ipv6Groups(address: string) {
  * (::ffff:203.0.113.9, what a dual-stack socket reports) as plain IPv4.
  */
 export function addressKey(address: string) {
-  const plain = address.toLowerCase().replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const plain = address
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/%.*$/, "");
   const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(plain);
   if (mapped?.[1]) return mapped[1];
   const groups = ipv6Groups(plain);
@@ -61,5 +66,8 @@ export function addressKey(address: string) {
     const [high = 0, low = 0] = groups.slice(6);
     return [high >> 8, high & 255, low >> 8, low & 255].join(".");
   }
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(":")}::/64`;
 }

@@ -45,7 +45,8 @@ describe("checkLimits in memory", () => {
   it("does not warn for the minute's burst ceiling", async () => {
     const ceiling = { perMinute: 5, perDay: 1_000 };
     const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "100" }));
-    for (let i = 0; i < 5; i += 1) await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
+    for (let i = 0; i < 5; i += 1)
+      await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
   });
 });
@@ -58,12 +59,18 @@ describe("checkLimits with Redis", () => {
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const address = freshAddress();
     const ceiling = { perMinute: 100, perDay: 1000 };
-    for (let i = 0; i < 2; i += 1) expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({ ok: true });
+    for (let i = 0; i < 2; i += 1)
+      expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({
+        ok: true,
+      });
 
     expect(await redis.client.get(`rl:address:waitlist:${address}`)).toBe("2");
     expect(Number(await redis.client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
     expect(Number(await redis.client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
-    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: false, limiter: "address" });
+    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({
+      ok: false,
+      limiter: "address",
+    });
 
     // What another instance does to the count, this one sees.
     await redis.client.del(`rl:address:waitlist:${address}`);

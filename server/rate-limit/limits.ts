@@ -38,7 +38,11 @@ const limiters = (shared.rateLimiters ??= new Map<string, Limiter>());
 function storeDown(reason: string) {
   if (shared.rateLimitStoreDown) return;
   shared.rateLimitStoreDown = true;
-  logEvent("warn", { event: "redis_unavailable", message: reason, fallback: "rate limits count in this instance's memory" });
+  logEvent("warn", {
+    event: "redis_unavailable",
+    message: reason,
+    fallback: "rate limits count in this instance's memory",
+  });
 }
 function storeUp() {
   if (!shared.rateLimitStoreDown) return;
@@ -159,10 +163,20 @@ function rulesFor({ form, address, phone, email, ceiling }: Subject, env: Server
       key: `${form}:${address}`,
     },
     ...(phone
-      ? [{ spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS }, key: phone } as const]
+      ? [
+          {
+            spec: { name: "phone", points: env.RATE_LIMIT_PHONE_POINTS, duration: env.RATE_LIMIT_PHONE_WINDOW_SECONDS },
+            key: phone,
+          } as const,
+        ]
       : []),
     ...(email
-      ? [{ spec: { name: "email", points: env.RATE_LIMIT_EMAIL_POINTS, duration: env.RATE_LIMIT_EMAIL_WINDOW_SECONDS }, key: `${form}:${email.toLowerCase()}` } as const]
+      ? [
+          {
+            spec: { name: "email", points: env.RATE_LIMIT_EMAIL_POINTS, duration: env.RATE_LIMIT_EMAIL_WINDOW_SECONDS },
+            key: `${form}:${email.toLowerCase()}`,
+          } as const,
+        ]
       : []),
     ...(ceiling
       ? ([

@@ -31,7 +31,12 @@ test.afterAll(async () => {
 
 async function start(hops: string, command: "npm start" | "next start" = "npm start") {
   // One sign-up per address: a second from the same bucket is refused.
-  const env = { WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`, DATA_DIR: dataDir, TRUSTED_PROXY_HOPS: hops, RATE_LIMIT_FORM_POINTS: "1" };
+  const env = {
+    WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
+    DATA_DIR: dataDir,
+    TRUSTED_PROXY_HOPS: hops,
+    RATE_LIMIT_FORM_POINTS: "1",
+  };
   const server = await startNextServer(env, undefined, command);
   started.push(server);
   return server;
@@ -42,7 +47,11 @@ let counter = 0;
 async function signUp(server: Started, forwardedFor: string) {
   counter += 1;
   const phone = `+1555011${String(1000 + counter)}`;
-  const { html } = await postSignupWithoutScript(server.url, { name: `Ada Address ${counter}`, phone, consent: "on" }, { "x-forwarded-for": forwardedFor });
+  const { html } = await postSignupWithoutScript(
+    server.url,
+    { name: `Ada Address ${counter}`, phone, consent: "on" },
+    { "x-forwarded-for": forwardedFor },
+  );
   const table = leadsTable({ dataDir });
   try {
     const records = await table.db.selectFrom("consents").select("ip").where("phone", "=", phone).execute();
@@ -61,7 +70,9 @@ test("0 hops: the connection's address, whatever X-Forwarded-For a visitor sends
 
 test("1 hop, the same requests: the entry the proxy wrote is believed, so each forged address is its own bucket", async () => {
   const server = await start("1");
-  await expect.poll(() => server.output()).toContain('"event":"client_address","trustedProxyHops":1,"from":"x-forwarded-for"');
+  await expect
+    .poll(() => server.output())
+    .toContain('"event":"client_address","trustedProxyHops":1,"from":"x-forwarded-for"');
   expect(await signUp(server, "203.0.113.77")).toStrictEqual({ taken: true, ip: ["203.0.113.77"] });
   expect(await signUp(server, "203.0.113.78")).toStrictEqual({ taken: true, ip: ["203.0.113.78"] });
   // What a visitor prepends is passed over: the right-most entry is the proxy's.
@@ -70,12 +81,17 @@ test("1 hop, the same requests: the entry the proxy wrote is believed, so each f
 
 test("2 hops: the address the outer proxy saw, past the inner proxy's own", async () => {
   const server = await start("2");
-  expect(await signUp(server, "198.51.100.9, 203.0.113.80, 10.0.0.2")).toStrictEqual({ taken: true, ip: ["203.0.113.80"] });
+  expect(await signUp(server, "198.51.100.9, 203.0.113.80, 10.0.0.2")).toStrictEqual({
+    taken: true,
+    ip: ["203.0.113.80"],
+  });
   expect(await signUp(server, "198.51.100.10, 203.0.113.80, 10.0.0.3")).toStrictEqual({ taken: false, ip: [] });
 });
 
 test("0 hops under plain next start: no address to believe, so the consent record keeps no address, and the log says why", async () => {
   const server = await start("0", "next start");
-  await expect.poll(() => server.output()).toContain('"event":"client_address","trustedProxyHops":0,"from":"unavailable"');
+  await expect
+    .poll(() => server.output())
+    .toContain('"event":"client_address","trustedProxyHops":0,"from":"unavailable"');
   expect(await signUp(server, "203.0.113.81")).toStrictEqual({ taken: true, ip: [null] });
 });

@@ -33,7 +33,11 @@ async function signUp(form: SignupFormPage, jsEnabled: boolean, name: string, ph
   else await expect(form.status).toContainText(waitlistMessages.success.title);
 }
 
-test("a sign-up leaves one consent record: the address, the browser, the page, how it was sent, and the words shown", async ({ page, jsEnabled, extraHTTPHeaders }) => {
+test("a sign-up leaves one consent record: the address, the browser, the page, how it was sent, and the words shown", async ({
+  page,
+  jsEnabled,
+  extraHTTPHeaders,
+}) => {
   const form = new SignupFormPage(page);
   const phone = uniquePhone();
   const token = uniqueToken();
@@ -67,7 +71,10 @@ test("a sign-up leaves one consent record: the address, the browser, the page, h
   expect(delivery?.body).toBe(JSON.stringify({ phone: phone.e164, name: `Ada ${token}` }));
 });
 
-test("a sign-up refused for its missing consent leaves no record; ticked, the same sign-up leaves one", async ({ page, jsEnabled }) => {
+test("a sign-up refused for its missing consent leaves no record; ticked, the same sign-up leaves one", async ({
+  page,
+  jsEnabled,
+}) => {
   const form = new SignupFormPage(page);
   const phone = uniquePhone();
   const name = `Ada ${uniqueToken()}`;

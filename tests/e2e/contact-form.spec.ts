@@ -50,11 +50,16 @@ test("a contact request reaches the webhook and the visitor is thanked", async (
   expect(delivery?.headers["content-type"]).toBe("application/json");
   expect(delivery?.json).toEqual(input);
   // Signed with the contact form's secret, and carrying its fixed auth header.
-  expect(new Webhook(e2e.webhookSecrets.contact).verify(delivery!.body, delivery!.headers as Record<string, string>)).toStrictEqual(input);
+  expect(
+    new Webhook(e2e.webhookSecrets.contact).verify(delivery!.body, delivery!.headers as Record<string, string>),
+  ).toStrictEqual(input);
   expect(delivery?.headers["x-e2e-key"]).toBe(e2e.authHeaderValues.contact);
 });
 
-test("a request sent from the top of the page is answered where the visitor can see it", async ({ page, jsEnabled }) => {
+test("a request sent from the top of the page is answered where the visitor can see it", async ({
+  page,
+  jsEnabled,
+}) => {
   const form = new ContactFormPage(page);
   const token = uniqueToken();
   await page.goto("/");

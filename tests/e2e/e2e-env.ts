@@ -4,7 +4,8 @@ const receiverPort = Number(process.env.E2E_RECEIVER_PORT ?? 3211);
 const receiverURL = `http://127.0.0.1:${receiverPort}`;
 
 // Fixed, so that the config and every worker know them; they sign nothing real.
-const secret = (label: string) => `whsec_${Buffer.from(`e2e ${label} signing secret, 32 bytes`.slice(0, 32)).toString("base64")}`;
+const secret = (label: string) =>
+  `whsec_${Buffer.from(`e2e ${label} signing secret, 32 bytes`.slice(0, 32)).toString("base64")}`;
 const webhookSecrets = { contact: secret("contact"), waitlist: secret("waitlist") };
 const authHeaderValues = { contact: "e2e-contact-header-value-7f3a91", waitlist: "e2e-waitlist-header-value-c04d2e" };
 

@@ -25,7 +25,12 @@ const listening = (port: number) =>
 function descendantsOf(pid: number): number[] {
   let children: number[] = [];
   try {
-    children = execFileSync("pgrep", ["-P", String(pid)]).toString().trim().split("\n").filter(Boolean).map(Number);
+    children = execFileSync("pgrep", ["-P", String(pid)])
+      .toString()
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   } catch {
     // pgrep exits 1 when there are none.
   }
@@ -47,10 +52,21 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const receiver = await startWebhookReceiver();
     const dataDir = await mkdtemp(path.join(tmpdir(), "sous-stop-"));
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production" as const, NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: dataDir, WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist` };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: "production" as const,
+      NEXT_TELEMETRY_DISABLED: "1",
+      E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
+      DATA_DIR: dataDir,
+      WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
+    };
     // As an operator or a process manager starts it.
     let descendants: number[] = [];
-    const npm = await startProcess("npm", ["start", "--", "--hostname", "127.0.0.1", "--port", String(port)], { env, url: `http://127.0.0.1:${port}`, ready: (output) => output.includes("Ready in") });
+    const npm = await startProcess("npm", ["start", "--", "--hostname", "127.0.0.1", "--port", String(port)], {
+      env,
+      url: `http://127.0.0.1:${port}`,
+      ready: (output) => output.includes("Ready in"),
+    });
     try {
       descendants = descendantsOf(npm.child.pid!);
       expect(descendants.length).toBeGreaterThan(0);

@@ -8,7 +8,13 @@ import { expect, test } from "./fixtures";
 type VnuMessage = { type: string; message: string; url: string; extract?: string };
 
 const vnuJar = path.join(process.cwd(), "node_modules", "vnu-jar", "build", "dist", "vnu.jar");
-const pages = { "home.html": "/", "signup.html": "/signup", "terms.html": "/terms", "privacy.html": "/privacy", "not-found.html": "/no-such-page" };
+const pages = {
+  "home.html": "/",
+  "signup.html": "/signup",
+  "terms.html": "/terms",
+  "privacy.html": "/privacy",
+  "not-found.html": "/no-such-page",
+};
 
 // The stylesheet is inlined, so the checker reads Tailwind's CSS too. Its CSS
 // module predates three things Tailwind 4 writes and browsers support: the
@@ -33,9 +39,13 @@ test("the three pages are valid HTML", async ({ request }) => {
       files.push(path.join(dir, file));
       await writeFile(files.at(-1) ?? "", await response.text());
     }
-    const { stderr } = await promisify(execFile)("java", ["-jar", vnuJar, "--errors-only", "--format", "json", "--exit-zero-always", ...files], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stderr } = await promisify(execFile)(
+      "java",
+      ["-jar", vnuJar, "--errors-only", "--format", "json", "--exit-zero-always", ...files],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     const { messages } = JSON.parse(stderr) as { messages: VnuMessage[] };
     const errors = messages.filter(({ message }) => !cssTheCheckerDoesNotKnow.some((known) => known.test(message)));
     expect(errors.map(({ url, message, extract }) => `${path.basename(url)}: ${message} ${extract ?? ""}`)).toEqual([]);

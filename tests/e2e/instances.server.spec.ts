@@ -158,19 +158,26 @@ test("SMS pumping: spellings, a failing receiver and an IPv6 /64 cannot walk aro
   const server = await start({ WAITLIST_WEBHOOK_SECRET: newWebhookSecret() });
   const post = (fields: Record<string, string>, address: string) =>
     postSignupWithoutScript(server.url, fields, { "x-forwarded-for": address });
-  const namesOf = (prefix: string) => receiver.received.filter((request) => (request.json as { name?: string })?.name?.startsWith(prefix));
+  const namesOf = (prefix: string) =>
+    receiver.received.filter((request) => (request.json as { name?: string })?.name?.startsWith(prefix));
 
   // One number in five spellings, from five addresses: three sign-ups at most.
   const spelled = `Pump ${process.pid} spelled`;
   const spellings = ["(555) 201-4477", "5552014477", "+1 555 201 4477", "555.201.4477", "1-555-201-4477"];
-  for (const [i, phone] of spellings.entries()) await post({ name: `${spelled} ${i}`, phone, consent: "on" }, `198.18.1.${i + 1}`);
+  for (const [i, phone] of spellings.entries())
+    await post({ name: `${spelled} ${i}`, phone, consent: "on" }, `198.18.1.${i + 1}`);
   expect(namesOf(spelled)).toHaveLength(3);
 
   // The receiver answers 500 every time: ten posts for one number, from ten addresses.
   const failing = `Pump ${process.pid} failing`;
   const answers = [];
   for (let i = 0; i < 10; i += 1) {
-    answers.push(await post({ name: `${failing} ${i} [status=500]`, phone: "+1 555 202 4477", consent: "on" }, `198.18.2.${i + 1}`));
+    answers.push(
+      await post(
+        { name: `${failing} ${i} [status=500]`, phone: "+1 555 202 4477", consent: "on" },
+        `198.18.2.${i + 1}`,
+      ),
+    );
   }
   // The three the limit lets through reach the receiver, each as its own lead; the rest never do.
   expect(new Set(namesOf(failing).map((request) => request.headers["webhook-id"])).size).toBe(3);
@@ -179,7 +186,10 @@ test("SMS pumping: spellings, a failing receiver and an IPv6 /64 cannot walk aro
   // Eight addresses of one /64, each with its own number: five at most.
   const network = `Pump ${process.pid} network`;
   for (let i = 1; i <= 8; i += 1) {
-    await post({ name: `${network} ${i}`, phone: `+1 555 203 ${String(4400 + i)}`, consent: "on" }, `2001:db8:77:1::${i}`);
+    await post(
+      { name: `${network} ${i}`, phone: `+1 555 203 ${String(4400 + i)}`, consent: "on" },
+      `2001:db8:77:1::${i}`,
+    );
   }
   expect(namesOf(network)).toHaveLength(5);
 });

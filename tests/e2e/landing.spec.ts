@@ -104,7 +104,12 @@ test("the contact section has every field with its label, type and required flag
   const options = section.getByLabel(contactFields.clientCount.label).locator("option:not([value=''])");
   await expect(options).toHaveText(["1-5 clients", "6-15 clients", "16-30 clients", "30+ clients"]);
   // The values the webhook receives, as the spec gives them.
-  expect(await options.evaluateAll((list) => list.map((option) => (option as HTMLOptionElement).value))).toEqual(["1-5", "6-15", "16-30", "30+"]);
+  expect(await options.evaluateAll((list) => list.map((option) => (option as HTMLOptionElement).value))).toEqual([
+    "1-5",
+    "6-15",
+    "16-30",
+    "30+",
+  ]);
 
   await expect(section.getByRole("button", { name: contactMessages.submit })).toHaveAttribute("type", "submit");
 
@@ -116,7 +121,10 @@ test("the contact section has every field with its label, type and required flag
 
 test("the closing call to action and the footer", async ({ page }) => {
   const closingSection = page.getByRole("region", { name: "Cook More. Type Less." });
-  await expect(closingSection.getByRole("link", { name: "Sign Up for Early Access" })).toHaveAttribute("href", "/signup");
+  await expect(closingSection.getByRole("link", { name: "Sign Up for Early Access" })).toHaveAttribute(
+    "href",
+    "/signup",
+  );
   const demo = closingSection.getByRole("link", { name: "Schedule Demo" });
   await expect(demo).toHaveAttribute("href", "#contact");
   await demo.click();
@@ -129,9 +137,17 @@ test("every claim of the pitch appears as given", async ({ page }) => {
   const main = page.getByRole("main");
   const stats = await main
     .locator("dl > div")
-    .evaluateAll((pairs) => pairs.map((pair) => `${pair.querySelector("dd")?.textContent} ${pair.querySelector("dt")?.textContent}`));
+    .evaluateAll((pairs) =>
+      pairs.map((pair) => `${pair.querySelector("dd")?.textContent} ${pair.querySelector("dt")?.textContent}`),
+    );
   expect(stats).toEqual(
-    expect.arrayContaining(["8+ hours saved", "2x faster payments", "0 new apps", "10+ hours saved per week", "24/7 always on"]),
+    expect.arrayContaining([
+      "8+ hours saved",
+      "2x faster payments",
+      "0 new apps",
+      "10+ hours saved per week",
+      "24/7 always on",
+    ]),
   );
   await expect(main.locator("#problem")).toContainText(/lose about 10 hours a week.*back, guaranteed/);
   for (const claim of ["0% transaction fees", "Flat monthly pricing", "Ready to Save 10+ Hours a Week?"]) {

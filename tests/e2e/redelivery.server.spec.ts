@@ -68,7 +68,8 @@ const acknowledged = (name: string) => receiver.withName(name).filter((request) 
 function twoHundredsPerId(prefix: string) {
   const counts = new Map<string, number>();
   for (const request of receiver.withName(prefix)) {
-    if (request.answered === 200) counts.set(String(request.headers["webhook-id"]), (counts.get(String(request.headers["webhook-id"])) ?? 0) + 1);
+    if (request.answered === 200)
+      counts.set(String(request.headers["webhook-id"]), (counts.get(String(request.headers["webhook-id"])) ?? 0) + 1);
   }
   return counts;
 }
@@ -130,7 +131,9 @@ test("a SIGKILL in the middle of a pass loses nothing, and the lead is sent agai
   const controlDelivery = acknowledged(`Control ${process.pid}`)[0]!;
   expect(controlDelivery.at).toBeLessThan(claimedUntil);
 
-  await expect.poll(() => table.states(ids), { timeout: 40_000 }).toStrictEqual(["delivered", "delivered", "delivered"]);
+  await expect
+    .poll(() => table.states(ids), { timeout: 40_000 })
+    .toStrictEqual(["delivered", "delivered", "delivered"]);
   await table.close();
   const requests = receiver.withName(prefix);
   // The three the killed pass sent, then nothing for those ids until their claims expired, then one 2xx each.
@@ -155,7 +158,9 @@ for (const engine of ["sqlite", "postgres"] as const) {
     const prefix = `Pair ${engine} ${process.pid}`;
     const ids = await table.addDue(200, prefix);
 
-    await expect.poll(async () => (await table.states(ids)).filter((state) => state === "delivered").length, { timeout: 60_000 }).toBe(200);
+    await expect
+      .poll(async () => (await table.states(ids)).filter((state) => state === "delivered").length, { timeout: 60_000 })
+      .toBe(200);
     // Both stopped before anything is counted: nothing can still be on its way.
     await Promise.all([a.stop(), b.stop()]);
     const perId = twoHundredsPerId(prefix);
@@ -164,7 +169,11 @@ for (const engine of ["sqlite", "postgres"] as const) {
     expect([...perId].filter(([, count]) => count !== 1)).toStrictEqual([]);
     expect(receiver.withName(prefix)).toHaveLength(200);
     // The delivery log agrees: one attempt per lead, a 2xx, by a pass.
-    const attempts = await table.db.selectFrom("lead_attempts").select(["lead_id", "status", "sender"]).where("lead_id", "in", ids).execute();
+    const attempts = await table.db
+      .selectFrom("lead_attempts")
+      .select(["lead_id", "status", "sender"])
+      .where("lead_id", "in", ids)
+      .execute();
     await table.close();
     expect(attempts).toHaveLength(200);
     expect(new Set(attempts.map((attempt) => attempt.lead_id)).size).toBe(200);
@@ -241,7 +250,11 @@ test("a visitor who tries again after the error makes one lead for the workflow"
 });
 
 test("a hanging receiver does not hold a pass past its budget: the pass stops starting attempts", async () => {
-  const server = await start({ REDELIVERY_PASS_BUDGET_MS: "2000", WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", REDELIVERY_CONCURRENCY: "2" });
+  const server = await start({
+    REDELIVERY_PASS_BUDGET_MS: "2000",
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000",
+    REDELIVERY_CONCURRENCY: "2",
+  });
   const table = leadsTable({ dataDir });
   const prefix = `Hang ${process.pid}`;
   receiver.outage("hang");
@@ -250,7 +263,11 @@ test("a hanging receiver does not hold a pass past its budget: the pass stops st
 
   // The first pass claims two, waits 4 s for answers that never come, and then, its 2 s spent, starts nothing more.
   await expect.poll(() => server.output(), { timeout: 20_000 }).toContain('"event":"redelivery_pass"');
-  const [pass] = server.output().split("\n").filter((line) => line.includes('"event":"redelivery_pass"')).map((line) => JSON.parse(line));
+  const [pass] = server
+    .output()
+    .split("\n")
+    .filter((line) => line.includes('"event":"redelivery_pass"'))
+    .map((line) => JSON.parse(line));
   expect(pass).toMatchObject({ pending: 2, delivered: 0, budgetSpent: true });
 });
 
@@ -271,7 +288,9 @@ test("a lead whose schedule is spent is listed as dead, and the operator's retry
   expect(await leads("--show")).toContain(fields.name);
   const shown = JSON.parse(await leads("show", String(webhookId)));
   expect(shown).toMatchObject({ id: webhookId, state: "dead", attempts: 4, payload: { name: fields.name } });
-  expect(shown.deliveryLog.map((attempt: { sender: string; status: number }) => [attempt.sender, attempt.status])).toStrictEqual([
+  expect(
+    shown.deliveryLog.map((attempt: { sender: string; status: number }) => [attempt.sender, attempt.status]),
+  ).toStrictEqual([
     ["visitor", 503],
     ["visitor", 503],
     ["visitor", 503],
@@ -296,7 +315,9 @@ test("without a webhook URL a sign-up is held in the database, listed and export
   const csv = (await leads("export", "--form", "waitlist", "--format", "csv", "--state", "held")).trim().split("\r\n");
   // A sign-up comes with its number's consent: given on the form, so in force.
   expect(csv[0]).toBe("id,state,createdAt,consent,phone,name");
-  expect(csv[1]).toBe(`${held.id},held,${held.createdAt},in force,${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`);
+  expect(csv[1]).toBe(
+    `${held.id},held,${held.createdAt},in force,${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`,
+  );
 
   await server.stop();
   await start();
@@ -326,10 +347,11 @@ test("an upgrade imports the file store's pending leads, renames the folder, and
 
   const server = await start();
   await expect.poll(() => receiver.withName(token).length, { timeout: 20_000 }).toBe(2);
-  expect(new Set(receiver.withName(token).map((request) => request.headers["webhook-id"]))).toEqual(new Set([lead(1).id, lead(2).id]));
+  expect(new Set(receiver.withName(token).map((request) => request.headers["webhook-id"]))).toEqual(
+    new Set([lead(1).id, lead(2).id]),
+  );
   expect(server.output()).toContain('"event":"legacy_leads_imported"');
   const names = await readdir(dataDir);
   expect(names).not.toContain("pending");
   expect(names.some((name) => name.startsWith("pending.imported-"))).toBe(true);
 });
-

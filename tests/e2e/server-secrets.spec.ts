@@ -52,7 +52,10 @@ for (const { outcome, directive, shows } of [
   { outcome: "failure", directive: " [status=500]", shows: waitlistMessages.failure.text },
   { outcome: "success", directive: "", shows: waitlistMessages.success.text },
 ]) {
-  test(`no webhook address, secret or auth header is in what a form post sends back on ${outcome}`, async ({ page, jsEnabled }) => {
+  test(`no webhook address, secret or auth header is in what a form post sends back on ${outcome}`, async ({
+    page,
+    jsEnabled,
+  }) => {
     // Pass the post through ourselves to keep its answer; the browser may not keep a streamed body.
     let body = "";
     await page.route("/signup", async (route) => {

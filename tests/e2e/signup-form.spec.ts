@@ -37,7 +37,12 @@ test("a sign-up reaches the waitlist webhook without the consent flag", async ({
   // The number in E.164, as SMS tools want it.
   expect(deliveries[0]?.body).toBe(JSON.stringify({ phone: phone.e164, name }));
   // Signed with the waitlist's secret, and carrying its fixed auth header.
-  expect(new Webhook(e2e.webhookSecrets.waitlist).verify(deliveries[0]!.body, deliveries[0]!.headers as Record<string, string>)).toStrictEqual({ phone: phone.e164, name });
+  expect(
+    new Webhook(e2e.webhookSecrets.waitlist).verify(
+      deliveries[0]!.body,
+      deliveries[0]!.headers as Record<string, string>,
+    ),
+  ).toStrictEqual({ phone: phone.e164, name });
   expect(deliveries[0]?.headers["x-e2e-key"]).toBe(e2e.authHeaderValues.waitlist);
 });
 

@@ -118,19 +118,32 @@ const consentInForce = async (phone: string) => (await consentShow(phone)).match
 /** Where the number's sign-ups stand, as the operator finds out: their ids from its consent records, their states from the leads. */
 async function stateOf(phone: string) {
   const ids = [...(await consentShow(phone)).matchAll(/^\s+lead\s+(\S+)$/gm)].map((match) => match[1]);
-  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "leads", "--", "list", "--json", "--state", "all"], {
-    env: { ...process.env, ...siteSettings() },
-  });
-  return (JSON.parse(stdout) as Array<{ id: string; state: string }>).filter((lead) => ids.includes(lead.id)).map((lead) => lead.state);
+  const { stdout } = await promisify(execFile)(
+    "npm",
+    ["run", "--silent", "leads", "--", "list", "--json", "--state", "all"],
+    {
+      env: { ...process.env, ...siteSettings() },
+    },
+  );
+  return (JSON.parse(stdout) as Array<{ id: string; state: string }>)
+    .filter((lead) => ids.includes(lead.id))
+    .map((lead) => lead.state);
 }
 
 async function signUpWithoutScript(person: { name: string; phone: string }) {
-  const { html } = await postSignupWithoutScript(site.url, { name: person.name, phone: person.phone, consent: "on" }, { "x-forwarded-for": `198.51.100.${counter % 250}` });
+  const { html } = await postSignupWithoutScript(
+    site.url,
+    { name: person.name, phone: person.phone, consent: "on" },
+    { "x-forwarded-for": `198.51.100.${counter % 250}` },
+  );
   return html;
 }
 
 async function signUpInBrowser(browser: Browser, person: { name: string; phone: string }, javaScriptEnabled: boolean) {
-  const context = await browser.newContext({ javaScriptEnabled, extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${counter % 250}` } });
+  const context = await browser.newContext({
+    javaScriptEnabled,
+    extraHTTPHeaders: { "x-forwarded-for": `198.51.100.${counter % 250}` },
+  });
   const page = await context.newPage();
   await page.goto(`${site.url}/signup`);
   const form = new SignupFormPage(page);
@@ -153,13 +166,19 @@ const deliver = (body: string, headers: Record<string, string>, signal?: AbortSi
   fetch(n8n.webhookUrl(webhookPaths.welcome), { method: "POST", body, headers, signal });
 
 const incoming = (fields: { From: string; Body: string; OptOutType?: string }, signature?: string) =>
-  postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), fields, { authToken: twilio.authToken, accountSid: twilio.accountSid, signature });
+  postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), fields, {
+    authToken: twilio.authToken,
+    accountSid: twilio.accountSid,
+    signature,
+  });
 
 const emptyTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
 test.describe("the welcome text", () => {
   for (const javaScriptEnabled of [true, false]) {
-    test(`a chef who signs up on /signup with JavaScript ${javaScriptEnabled ? "on" : "off"} gets exactly one welcome text`, async ({ browser }) => {
+    test(`a chef who signs up on /signup with JavaScript ${javaScriptEnabled ? "on" : "off"} gets exactly one welcome text`, async ({
+      browser,
+    }) => {
       const person = chef();
       await signUpInBrowser(browser, person, javaScriptEnabled);
 
@@ -189,7 +208,10 @@ test.describe("the welcome text", () => {
     const person = chef();
     const body = JSON.stringify({ phone: person.e164, name: person.name });
     const wrong = await deliver(body, signedDelivery(body, "msg_wrong_secret", newWebhookSecret()));
-    const stale = await deliver(body, signedDelivery(body, "msg_stale", waitlistSecret, new Date(Date.now() - 6 * 60_000)));
+    const stale = await deliver(
+      body,
+      signedDelivery(body, "msg_stale", waitlistSecret, new Date(Date.now() - 6 * 60_000)),
+    );
     const unsigned = await deliver(body, { "content-type": "application/json" });
     const tampered = await deliver(body.replace(person.name, "Mallory"), signedDelivery(body, "msg_tampered"));
     expect([wrong.status, stale.status, unsigned.status, tampered.status]).toEqual([401, 401, 401, 401]);
@@ -311,7 +333,8 @@ test.describe("replies from chefs", () => {
     }
     const alert = alerts.received[0]!;
     expect(alert.json).toEqual({ text: expect.stringContaining("a STOP reply could not be recorded") });
-    for (const spelling of [lasting.e164, lasting.e164.slice(2), lasting.phone, lasting.e164.slice(-4)]) expect(alert.body).not.toContain(spelling);
+    for (const spelling of [lasting.e164, lasting.e164.slice(2), lasting.phone, lasting.e164.slice(-4)])
+      expect(alert.body).not.toContain(spelling);
     expect(await consentInForce(lasting.phone)).toBe("yes");
   });
 
@@ -320,7 +343,10 @@ test.describe("replies from chefs", () => {
     await signUpWithoutScript(person);
     const forged = await incoming({ From: person.e164, Body: "STOP" }, "bm90IGEgc2lnbmF0dXJlIGZyb20gVHdpbGlv");
     expect(forged.status).toBe(403);
-    const unsigned = await postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), { From: person.e164, Body: "STOP" });
+    const unsigned = await postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), {
+      From: person.e164,
+      Body: "STOP",
+    });
     expect(unsigned.status).toBe(403);
     expect(await consentInForce(person.phone)).toBe("yes");
 
@@ -333,8 +359,10 @@ test.describe("replies from chefs", () => {
     await signUpWithoutScript(person);
     const helpText = smsTexts.help(supportEmail);
     const helpTwiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${helpText.replaceAll("&", "&amp;").replaceAll("'", "&apos;")}</Message></Response>`;
-    for (const text of ["HELP", "info"]) expect((await incoming({ From: person.e164, Body: text })).text).toBe(helpTwiml);
-    for (const text of ["START", "hello"]) expect((await incoming({ From: person.e164, Body: text })).text).toBe(emptyTwiml);
+    for (const text of ["HELP", "info"])
+      expect((await incoming({ From: person.e164, Body: text })).text).toBe(helpTwiml);
+    for (const text of ["START", "hello"])
+      expect((await incoming({ From: person.e164, Body: text })).text).toBe(emptyTwiml);
     expect(await consentInForce(person.phone)).toBe("yes");
     expect(await consentShow(person.phone)).toContain("1 consent record, 0 revocations");
 

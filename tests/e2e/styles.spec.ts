@@ -14,15 +14,27 @@ async function expectStyled(page: Page, where: string) {
   const looks = await page.evaluate(() => {
     const root = getComputedStyle(document.documentElement);
     const body = getComputedStyle(document.body);
-    return { marker: root.getPropertyValue("--sous-stylesheet").trim(), background: body.backgroundColor, font: body.fontFamily, margin: body.margin };
+    return {
+      marker: root.getPropertyValue("--sous-stylesheet").trim(),
+      background: body.backgroundColor,
+      font: body.fontFamily,
+      margin: body.margin,
+    };
   });
   // The cream background and Inter first in the stack are the site's own; Preflight zeroes the margin.
-  expect(looks, where).toEqual({ marker: "1", background: "rgb(251, 248, 243)", font: expect.stringMatching(/^Inter,/), margin: "0px" });
+  expect(looks, where).toEqual({
+    marker: "1",
+    background: "rgb(251, 248, 243)",
+    font: expect.stringMatching(/^Inter,/),
+    margin: "0px",
+  });
 }
 
 /** The other pages the site's own links on this page lead to (fragments, this page and other sites left out). */
 async function linkedPaths(page: Page) {
-  const hrefs = await page.locator("a[href]").evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href));
+  const hrefs = await page
+    .locator("a[href]")
+    .evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href));
   const here = new URL(page.url());
   const paths = hrefs.filter((href) => href.startsWith(here.origin)).map((href) => new URL(href).pathname);
   return [...new Set(paths)].filter((path) => path !== here.pathname).sort();
@@ -45,7 +57,11 @@ test("every page the site links to is styled, reached by its links and by going 
     }
   }
   // The walk covered the pages the footer and the calls to action lead to.
-  for (const path of start) expect(visited.some((step) => step.endsWith(`→ ${path}`)), path).toBe(true);
+  for (const path of start)
+    expect(
+      visited.some((step) => step.endsWith(`→ ${path}`)),
+      path,
+    ).toBe(true);
   // Requests a page had under way when the walk left it are aborted, so only the console is judged here (page-hygiene.spec.ts judges requests).
   expect(problems.consoleErrors).toEqual([]);
 });

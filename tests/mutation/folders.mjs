@@ -36,12 +36,15 @@ const score = ({ detected, missed }) => (detected + missed ? (100 * detected) / 
 const row = (name, counts, bar) => {
   const value = score(counts);
   const flag = value < bar ? `  < ${bar}%` : "";
-  console.log(`${name.padEnd(28)} ${value.toFixed(2).padStart(6)}%  ${String(counts.detected).padStart(5)} detected  ${String(counts.missed).padStart(4)} missed${flag}`);
+  console.log(
+    `${name.padEnd(28)} ${value.toFixed(2).padStart(6)}%  ${String(counts.detected).padStart(5)} detected  ${String(counts.missed).padStart(4)} missed${flag}`,
+  );
   return value >= bar;
 };
 
 console.log(`\nMutation score by folder (bars: ${FOLDER_BAR}% each folder, ${TOTAL_BAR}% in all)`);
 let ok = true;
-for (const [folder, counts] of [...folders].sort(([a], [b]) => a.localeCompare(b))) ok = row(folder, counts, FOLDER_BAR) && ok;
+for (const [folder, counts] of [...folders].sort(([a], [b]) => a.localeCompare(b)))
+  ok = row(folder, counts, FOLDER_BAR) && ok;
 ok = row("all", total, TOTAL_BAR) && ok;
 process.exitCode = ok ? 0 : 1;

@@ -31,7 +31,11 @@ export async function heldLeads(form: string) {
  * that one, so a receiver that was never reachable fails the test. Resolves
  * to `send`'s answer.
  */
-export async function withoutDelivery<T>(receiver: { received: readonly unknown[] }, send: () => Promise<T>, control: () => Promise<unknown>) {
+export async function withoutDelivery<T>(
+  receiver: { received: readonly unknown[] },
+  send: () => Promise<T>,
+  control: () => Promise<unknown>,
+) {
   const before = receiver.received.length;
   const answer = await send();
   expect(receiver.received.length).toBe(before);

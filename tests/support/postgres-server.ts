@@ -7,9 +7,18 @@ import { freePort } from "./processes";
 /** Debian's Postgres binaries: the newest major installed. */
 function binDir() {
   const root = "/usr/lib/postgresql";
-  const majors = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = majors.map((major) => path.join(root, major, "bin")).find((dir) => existsSync(path.join(dir, "initdb")));
-  if (!found) throw new Error("Postgres is not installed: npm test installs Debian's postgresql package (tests/support/ensure-system-deps.sh)");
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const found = majors
+    .map((major) => path.join(root, major, "bin"))
+    .find((dir) => existsSync(path.join(dir, "initdb")));
+  if (!found)
+    throw new Error(
+      "Postgres is not installed: npm test installs Debian's postgresql package (tests/support/ensure-system-deps.sh)",
+    );
   return found;
 }
 
@@ -25,13 +34,26 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const dir = mkdtempSync(path.join(tmpdir(), "sous-pg-"));
   const root = process.getuid?.() === 0;
   const run = (command: string, args: string[]) =>
-    execFileSync(root ? "runuser" : path.join(bin, command), root ? ["-u", "postgres", "--", path.join(bin, command), ...args] : args, { stdio: "pipe" });
+    execFileSync(
+      root ? "runuser" : path.join(bin, command),
+      root ? ["-u", "postgres", "--", path.join(bin, command), ...args] : args,
+      { stdio: "pipe" },
+    );
   if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), -1);
   const port = await freePort();
   const data = path.join(dir, "data");
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   // fsync stays on: the tests prove durability on the settings a server would have.
-  run("pg_ctl", ["-D", data, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", path.join(dir, "log"), "-w", "start"]);
+  run("pg_ctl", [
+    "-D",
+    data,
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "-l",
+    path.join(dir, "log"),
+    "-w",
+    "start",
+  ]);
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -152,7 +152,9 @@ function answeringWorkflow(spec: {
     webhook(id, spec.trigger, spec.path),
     code(id, decide.name, codeOf(decide.code, "return [{ json: await main(this.helpers) }];"), at(220, 0), true),
     respond(id, answer, at(440, -100)),
-    ...(after ? [code(id, after.name, codeOf(after.code, "return await main(this.helpers);"), at(660, -100), false)] : []),
+    ...(after
+      ? [code(id, after.name, codeOf(after.code, "return await main(this.helpers);"), at(660, -100), false)]
+      : []),
     ...failure(id, at(440, 100)),
   ];
   const connections = {

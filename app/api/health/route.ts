@@ -14,6 +14,7 @@ export async function GET(request: Request) {
   const env = readEnv();
   const figures = Boolean(env.HEALTH_TOKEN) && bearerMatches(request.headers.get("authorization"), env.HEALTH_TOKEN!);
   const { status, problems, forms } = await checkHealth(env, { figures });
-  const body = status === "ok" ? { status, ...(figures ? { forms } : {}) } : { status, problems, ...(figures ? { forms } : {}) };
+  const body =
+    status === "ok" ? { status, ...(figures ? { forms } : {}) } : { status, problems, ...(figures ? { forms } : {}) };
   return Response.json(body, { status: status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } });
 }

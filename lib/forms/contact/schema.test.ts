@@ -6,7 +6,13 @@ import { contactMessages, emptyContactValues } from "./words";
 const m = contactMessages.invalid;
 // Built per call, as a test runs: what a schema is built with is what the test checks.
 const request = (fields: Partial<typeof emptyContactValues>) =>
-  check(contactSchema(), { ...emptyContactValues, name: "Ada", email: "ada@example.com", clientCount: "6-15", ...fields });
+  check(contactSchema(), {
+    ...emptyContactValues,
+    name: "Ada",
+    email: "ada@example.com",
+    clientCount: "6-15",
+    ...fields,
+  });
 
 describe("contactSchema", () => {
   it("keeps a valid request, trimmed, with the phone as typed", () => {

@@ -17,7 +17,9 @@ export function contactSchema() {
     // The browser's own rule for type="email", so both sides accept the same addresses.
     email: trimmedText(f.email.maxLength).check(z.regex(z.regexes.html5Email, { error: m.email })),
     phone: trimmedText(f.phone.maxLength),
-    clientCount: z.enum(clientCounts as [(typeof clientCounts)[number], ...typeof clientCounts], { error: m.clientCount }),
+    clientCount: z.enum(clientCounts as [(typeof clientCounts)[number], ...typeof clientCounts], {
+      error: m.clientCount,
+    }),
     currentTools: trimmedText(f.currentTools.maxLength),
     message: trimmedText(f.message.maxLength, undefined, multiline),
   });

@@ -33,7 +33,13 @@ describe("waitlistSchema", () => {
   it("takes 10 to 15 digits written with spaces, dots, dashes, brackets and a leading +", () => {
     expect(signup({ phone: "+1 (415) 555-0132" }).ok).toBe(true);
     expect(signup({ phone: "415.555.0132" }).ok).toBe(true);
-    for (const phone of ["415 555 013", "415-555-0132 ext 1", "415/555/0132", "+1 415 555 0132 1234 5", "++14155550132"]) {
+    for (const phone of [
+      "415 555 013",
+      "415-555-0132 ext 1",
+      "415/555/0132",
+      "+1 415 555 0132 1234 5",
+      "++14155550132",
+    ]) {
       expect(signup({ phone }), phone).toStrictEqual({ ok: false, errors: { phone: m.phone } });
     }
   });

@@ -56,7 +56,10 @@ describe("the committed migrations", () => {
 describe("a column as a plan writes it", () => {
   const compiled = (spec: string) => {
     const db = new Kysely<unknown>({ dialect: dialects.sqlite! });
-    return db.schema.createTable("t").addColumn("c", ...columnOf(spec)).compile().sql;
+    return db.schema
+      .createTable("t")
+      .addColumn("c", ...columnOf(spec))
+      .compile().sql;
   };
 
   it("reads each modifier the migrations use, in any order", () => {

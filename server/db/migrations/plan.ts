@@ -23,7 +23,8 @@ const MODIFIERS: [RegExp, Modifier][] = [
   [/^ default (\d+)/, (column, [, value]) => column.defaultTo(Number(value))],
   [
     /^ references (\w+\.\w+)( on delete cascade)?/,
-    (column, [, target, cascade]) => (cascade ? column.references(target!).onDelete("cascade") : column.references(target!)),
+    (column, [, target, cascade]) =>
+      cascade ? column.references(target!).onDelete("cascade") : column.references(target!),
   ],
 ];
 
@@ -44,7 +45,8 @@ export function columnOf(spec: string): [ColumnDataType, (column: ColumnDefiniti
 }
 
 async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record<string, Index> = {}) {
-  for (const [name, { columns }] of Object.entries(indexes)) await db.schema.createIndex(name).on(table).columns(columns).execute();
+  for (const [name, { columns }] of Object.entries(indexes))
+    await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
 /** The migration a plan describes: up creates each table and index in order; down drops what up made, last first. */
@@ -55,7 +57,8 @@ export function migrationOf(plan: Plan): Migration {
     async up(db) {
       for (const [name, table] of tables) {
         let create = db.schema.createTable(name);
-        for (const [column, spec] of Object.entries(table.columns)) create = create.addColumn(column, ...columnOf(spec));
+        for (const [column, spec] of Object.entries(table.columns))
+          create = create.addColumn(column, ...columnOf(spec));
         if (table.primaryKey) create = create.addPrimaryKeyConstraint(`${name}_pk`, table.primaryKey as never);
         await create.execute();
         await createIndexes(db, name, table.indexes);

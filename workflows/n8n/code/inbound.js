@@ -7,7 +7,9 @@ const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>
 
 /** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL, then every field's name and value, sorted by name. */
 function twilioSignature(authToken, url, pairs) {
-  const sorted = [...pairs].sort(([a, aValue], [b, bValue]) => (a < b ? -1 : a > b ? 1 : aValue < bValue ? -1 : aValue > bValue ? 1 : 0));
+  const sorted = [...pairs].sort(([a, aValue], [b, bValue]) =>
+    a < b ? -1 : a > b ? 1 : aValue < bValue ? -1 : aValue > bValue ? 1 : 0,
+  );
   const signed = url + sorted.map(([name, value]) => name + value).join("");
   return crypto.createHmac("sha1", authToken).update(signed, "utf8").digest();
 }
@@ -60,5 +62,7 @@ async function main(helpers) {
   }
   const twiml = answer(200, EMPTY_TWIML, "text/xml");
   // Only a STOP carries the number on to the next node, which records it at the site.
-  return intent === "stop" ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid } : { ...twiml, intent };
+  return intent === "stop"
+    ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid }
+    : { ...twiml, intent };
 }

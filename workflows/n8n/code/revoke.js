@@ -13,7 +13,9 @@ function retryDelays() {
     .split(/[\s,]+/)
     .filter(Boolean)
     .map(Number);
-  return delays.every((delay) => Number.isFinite(delay) && delay >= 0 && delay <= 3_600) ? delays : DEFAULT_RETRY_SECONDS.split(" ").map(Number);
+  return delays.every((delay) => Number.isFinite(delay) && delay >= 0 && delay <= 3_600)
+    ? delays
+    : DEFAULT_RETRY_SECONDS.split(" ").map(Number);
 }
 
 /** One signed call to /api/consent/revoke: "recorded", "retry" (the site or the network failed) or "refused". */
@@ -21,10 +23,14 @@ async function revokeOnce(helpers, site, secrets, id, payload) {
   const response = await post(helpers, {
     url: `${site}/api/consent/revoke`,
     body: payload,
-    headers: { "content-type": "application/json", ...standardHeaders(secrets, id, payload, Math.floor(Date.now() / 1000)) },
+    headers: {
+      "content-type": "application/json",
+      ...standardHeaders(secrets, id, payload, Math.floor(Date.now() / 1000)),
+    },
     timeout: ATTEMPT_TIMEOUT_MS,
   });
-  if (response.status >= 200 && response.status < 300) return { outcome: "recorded", status: response.status, body: response.body };
+  if (response.status >= 200 && response.status < 300)
+    return { outcome: "recorded", status: response.status, body: response.body };
   const retry = response.status === 0 || response.status === 408 || response.status === 429 || response.status >= 500;
   return { outcome: retry ? "retry" : "refused", status: response.status, error: response.error };
 }
@@ -32,7 +38,12 @@ async function revokeOnce(helpers, site, secrets, id, payload) {
 async function alert(helpers, text) {
   const url = setting("SOUS_ALERT_WEBHOOK_URL");
   if (!url) return "not set";
-  const sent = await post(helpers, { url, body: JSON.stringify({ text }), headers: { "content-type": "application/json" }, timeout: ATTEMPT_TIMEOUT_MS });
+  const sent = await post(helpers, {
+    url,
+    body: JSON.stringify({ text }),
+    headers: { "content-type": "application/json" },
+    timeout: ATTEMPT_TIMEOUT_MS,
+  });
   return sent.status >= 200 && sent.status < 300 ? "sent" : `failed (${sent.status || sent.error})`;
 }
 
@@ -64,5 +75,7 @@ async function main(helpers) {
     `Twilio stops texting the number on its own, but the site still counts the consent in force. ` +
     `Open n8n execution ${$execution.id} (Twilio message ${job.messageSid || "unknown"}) for the number and record it with npm run consent -- revoke.`;
   const alerted = await alert(helpers, text);
-  throw new Error(`The STOP (Twilio message ${job.messageSid || "unknown"}) was not recorded at the site: ${why} after ${attempts} attempt(s); alert ${alerted}.`);
+  throw new Error(
+    `The STOP (Twilio message ${job.messageSid || "unknown"}) was not recorded at the site: ${why} after ${attempts} attempt(s); alert ${alerted}.`,
+  );
 }

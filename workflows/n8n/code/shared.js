@@ -88,7 +88,12 @@ function formEncode(fields) {
 
 /** Text for XML, so a message can never be markup. */
 function xmlText(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
 }
 
 /** What the Respond to Webhook node answers: the status, the body and its type, decided here. */
@@ -99,7 +104,12 @@ function answer(status, body, contentType = "application/json") {
 /** An HTTP call that never throws: { status, body } or { status: 0, error } when nothing answered in time. */
 async function post(helpers, request) {
   try {
-    const response = await helpers.httpRequest({ ...request, method: "POST", returnFullResponse: true, ignoreHttpStatusErrors: true });
+    const response = await helpers.httpRequest({
+      ...request,
+      method: "POST",
+      returnFullResponse: true,
+      ignoreHttpStatusErrors: true,
+    });
     let body = response.body;
     if (typeof body === "string" || Buffer.isBuffer(body)) {
       try {

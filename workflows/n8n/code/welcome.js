@@ -43,7 +43,12 @@ async function sendText(helpers, to, body) {
   if (response.status >= 200 && response.status < 300) return { outcome: "accepted", messageSid: response.body?.sid };
   const code = typeof response.body?.code === "number" ? response.body.code : undefined;
   if (response.status === 400 && NUMBER_REFUSED.includes(code)) return { outcome: "refused", code };
-  return { outcome: "unavailable", reason: response.status ? "twilio_refused" : "twilio_unreachable", twilioStatus: response.status || undefined, code };
+  return {
+    outcome: "unavailable",
+    reason: response.status ? "twilio_refused" : "twilio_unreachable",
+    twilioStatus: response.status || undefined,
+    code,
+  };
 }
 
 async function main(helpers) {

@@ -22,7 +22,10 @@ export async function GET(request: Request) {
     return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } });
   }
   // The last attempt started may still take WEBHOOK_ATTEMPT_TIMEOUT_MS.
-  const budgetMs = Math.max(0, Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS));
+  const budgetMs = Math.max(
+    0,
+    Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS),
+  );
   const summary = await redeliveryPass(env, { budgetMs });
   // Vercel may freeze the function once it answers: the pass's alerts go out first.
   await alertsSettled();
