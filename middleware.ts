@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { isKnownPath } from "@/server/known-paths";
+import { isKnownPath } from "@/server/http/known-paths";
 import { logEvent } from "@/server/log";
 
 /**
@@ -26,7 +26,7 @@ export const config = {
   // definitions: a form's page left out of it still works (isKnownPath lets
   // it through unlogged), but every view and post of it runs this function,
   // which cost /signup a fifth of its throughput (docs/performance.md).
-  // server/known-paths.test.ts keeps the lists in step.
+  // server/http/known-paths.test.ts keeps the lists in step.
   matcher:
     "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

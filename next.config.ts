@@ -1,6 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
-import { securityHeaders } from "./server/security-headers";
+import { securityHeaders } from "./server/http/security-headers";
 
 // The browser tests' build (E2E_TEST_BUILD=1) also picks up *.e2e.tsx pages,
 // the error-boundary fixtures under app/test-error, and writes to .next-e2e:

@@ -6,8 +6,8 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { consentForms } from "@/lib/forms";
 import { database } from "@/server/db/connect";
-import { insertClaimed, leadById, newClaim } from "@/server/delivery/lead-store";
-import { leadKey, newWebhookId } from "@/server/delivery/lead";
+import { insertClaimed, leadById, newClaim } from "@/server/leads/lead-store";
+import { leadKey, newWebhookId } from "@/server/leads/lead";
 import { readEnv } from "@/server/env";
 import { consentCommand } from "./consent-command";
 

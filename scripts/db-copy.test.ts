@@ -8,7 +8,7 @@ import { recordConsent, revokeConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { connect, sqliteFile } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
-import { insertClaimed, newClaim, settle } from "@/server/delivery/lead-store";
+import { insertClaimed, newClaim, settle } from "@/server/leads/lead-store";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { copiedTables, copyDatabase } from "./db-copy-command";

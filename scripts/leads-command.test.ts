@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { idleState } from "@/lib/forms/form-state";
-import { sendForm } from "@/server/actions/send-form";
+import { sendForm } from "@/server/submission/send-form";
 import { database } from "@/server/db/connect";
-import { leadById, listLeads } from "@/server/delivery/lead-store";
+import { leadById, listLeads } from "@/server/leads/lead-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
@@ -168,7 +168,7 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
 describe("npm run leads -- export and list, after a number revoked its consent", () => {
   it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
     const { consentCommand } = await import("./consent-command");
-    const { insertClaimed, newClaim } = await import("@/server/delivery/lead-store");
+    const { insertClaimed, newClaim } = await import("@/server/leads/lead-store");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
     const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };

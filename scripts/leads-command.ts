@@ -10,9 +10,10 @@ import { consentForms } from "@/lib/forms";
 import { consentStates, type ConsentState } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
-import { leadOf, type LeadRow } from "@/server/delivery/lead";
-import { attemptsOf, dropLead, leadById, listLeads } from "@/server/delivery/lead-store";
-import { dueNow, redeliveryPass } from "@/server/delivery/pass";
+import { leadOf, type LeadRow } from "@/server/leads/lead";
+import { attemptsOf, dropLead, leadById, listLeads } from "@/server/leads/lead-store";
+import { dueNow } from "@/server/leads/pass";
+import { scheduledPass } from "@/server/schedule/redelivery";
 import { readEnv } from "@/server/env";
 import { toCsv } from "./csv";
 
@@ -191,7 +192,7 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
   }
 
   if (command === "retry") {
-    const summary = await redeliveryPass(env, {
+    const summary = await scheduledPass(env, {
       sender: "operator",
       id,
       // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { connect, type Store } from "@/server/db/connect";
-import { insertClaimed, newClaim } from "@/server/delivery/lead-store";
+import { insertClaimed, newClaim } from "@/server/leads/lead-store";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 

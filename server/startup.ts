@@ -1,6 +1,6 @@
 import "server-only";
 import { database, postgresTarget, sqliteFile } from "./db/connect";
-import { importLegacyLeads } from "./delivery/legacy-import";
+import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
 import { smsTexts } from "@/lib/sms/program";

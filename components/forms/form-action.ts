@@ -1,6 +1,6 @@
 import "server-only";
 import type { PostedValues } from "@/lib/forms/define";
-import { sendForm } from "@/server/actions/send-form";
+import { sendForm } from "@/server/submission/send-form";
 import type { FormAction } from "./use-server-form";
 
 /**

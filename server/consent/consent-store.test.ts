@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "@/server/db/connect";
-import type { LeadRow } from "@/server/delivery/lead";
-import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/delivery/lead-store";
+import type { LeadRow } from "@/server/leads/lead";
+import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/leads/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import {

@@ -19,6 +19,7 @@ import {
 import pg from "pg";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
+import { processWide } from "@/server/process-wide";
 import { migrations } from "./migrations";
 import { SQLite, sqliteDriver, type SQLiteDatabase, type SQLiteStatement } from "./sqlite-driver";
 import type { Database } from "./schema";
@@ -249,9 +250,8 @@ export async function connect(env: Settings): Promise<Store> {
   }
 }
 
-// On globalThis: instrumentation.ts and the routes are bundled apart, and must share one pool.
-const shared = globalThis as typeof globalThis & { sousDatabases?: Map<string, Promise<Store>> };
-const opened = (shared.sousDatabases ??= new Map<string, Promise<Store>>());
+// Process-wide: instrumentation.ts and the routes are bundled apart, and must share one pool.
+const opened = processWide("databases", () => new Map<string, Promise<Store>>());
 
 /**
  * The database for these settings, opened and migrated once per process:

@@ -1,10 +1,10 @@
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/health/route";
-import { alertsSettled } from "@/server/delivery/alerts";
+import { alertsSettled } from "@/server/alerts/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
-import { redeliveryPass, dueNow } from "@/server/delivery/pass";
-import { submitLead } from "@/server/delivery/submit-lead";
+import { redeliveryPass, dueNow } from "@/server/leads/pass";
+import { submitLead } from "@/server/leads/submit-lead";
 import { readEnv } from "@/server/env";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
@@ -218,7 +218,7 @@ describe("GET /api/health while a receiver fails", () => {
     const { connect } = await import("@/server/db/connect");
     const other = await connect({ DATA_DIR: String(process.env.DATA_DIR), DATABASE_URL: undefined });
     try {
-      const { failingReceivers } = await import("@/server/delivery/alerts");
+      const { failingReceivers } = await import("@/server/alerts/alerts");
       expect(await failingReceivers(other)).toStrictEqual([{ form: "waitlist", since }]);
     } finally {
       await other.db.destroy();

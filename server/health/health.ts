@@ -1,7 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
-import { failingReceivers } from "@/server/delivery/alerts";
-import { openLeadCounts } from "@/server/delivery/lead-store";
+import { failingReceivers } from "@/server/alerts/alerts";
+import { openLeadCounts } from "@/server/leads/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";

@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
+import { processWide } from "@/server/process-wide";
 
 export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;
 
@@ -22,22 +23,19 @@ export type LimitCheck =
 
 type LimiterSpec = { name: LimiterName; points: number; duration: number };
 
-// On globalThis, not in module scope: Next bundles instrumentation.ts and the
-// routes apart, each with its own copy of this module. The connection opened
-// at start must be the one the actions use, and every copy must count in the
-// same memory.
-const shared = globalThis as typeof globalThis & {
-  rateLimitRedisClients?: Map<string, Redis>;
-  rateLimiters?: Map<string, Limiter>;
-  rateLimitStoreDown?: boolean;
-};
-const redisClients = (shared.rateLimitRedisClients ??= new Map<string, Redis>());
-const limiters = (shared.rateLimiters ??= new Map<string, Limiter>());
+// Process-wide: the connection opened at start must be the one the actions
+// use, and every bundle must count in the same memory.
+const shared = processWide("rate-limits", () => ({
+  redisClients: new Map<string, Redis>(),
+  limiters: new Map<string, Limiter>(),
+  storeDown: false,
+}));
+const { redisClients, limiters } = shared;
 
 /** Says once that the counts moved to memory, and once that they came back; not per reconnect attempt. */
 function storeDown(reason: string) {
-  if (shared.rateLimitStoreDown) return;
-  shared.rateLimitStoreDown = true;
+  if (shared.storeDown) return;
+  shared.storeDown = true;
   logEvent("warn", {
     event: "redis_unavailable",
     message: reason,
@@ -45,8 +43,8 @@ function storeDown(reason: string) {
   });
 }
 function storeUp() {
-  if (!shared.rateLimitStoreDown) return;
-  shared.rateLimitStoreDown = false;
+  if (!shared.storeDown) return;
+  shared.storeDown = false;
   logEvent("info", { event: "redis_recovered" });
 }
 

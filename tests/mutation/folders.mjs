@@ -12,7 +12,7 @@ const counted = { Killed: "detected", Timeout: "detected", Survived: "missed", N
 const tally = () => ({ detected: 0, missed: 0 });
 const folders = new Map();
 const total = tally();
-// server/'s own folders (server/delivery, server/db with its migrations…), the files
+// server/'s own folders (server/leads, server/db with its migrations…), the files
 // at server/'s top (env, startup, headers…) together, and lib/forms with its forms.
 function folderOf(file) {
   const parts = file.split(path.sep);

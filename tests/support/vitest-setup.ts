@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
+import { alertOnOutcomes } from "@/server/alerts/alerts";
 import { closeDatabases } from "@/server/db/connect";
 import { pinRequestHeaders } from "./request-headers";
 
@@ -20,3 +21,6 @@ afterAll(async () => {
   await closeDatabases();
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+// As a server's start does (instrumentation.ts): the alerts hear every lead a test settles.
+alertOnOutcomes();

@@ -1,4 +1,4 @@
-import { leadKey, newWebhookId, type LeadRow } from "@/server/delivery/lead";
+import { leadKey, newWebhookId, type LeadRow } from "@/server/leads/lead";
 
 let counter = 0;
 

@@ -1,4 +1,4 @@
-import { bearerMatches } from "@/server/bearer";
+import { bearerMatches } from "@/server/http/bearer";
 import { readEnv } from "@/server/env";
 import { checkHealth } from "@/server/health/health";
 

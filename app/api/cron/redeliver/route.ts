@@ -1,6 +1,6 @@
-import { alertsSettled } from "@/server/delivery/alerts";
-import { bearerMatches } from "@/server/bearer";
-import { redeliveryPass } from "@/server/delivery/pass";
+import { alertsSettled } from "@/server/alerts/alerts";
+import { bearerMatches } from "@/server/http/bearer";
+import { scheduledPass } from "@/server/schedule/redelivery";
 import { readEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
 
@@ -26,7 +26,7 @@ export async function GET(request: Request) {
     0,
     Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS),
   );
-  const summary = await redeliveryPass(env, { budgetMs });
+  const summary = await scheduledPass(env, { budgetMs });
   // Vercel may freeze the function once it answers: the pass's alerts go out first.
   await alertsSettled();
   logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });

@@ -4,12 +4,12 @@ import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
-import { openLeadCounts } from "./lead-store";
-import { postJson } from "./post-json";
-import { signatureHeaders } from "./signing";
+import { openLeadCounts } from "@/server/leads/lead-store";
+import { listenToOutcomes, type Outcome } from "@/server/leads/outcomes";
+import { processWide } from "@/server/process-wide";
+import { postJson } from "@/server/webhooks/post-json";
+import { signatureHeaders } from "@/server/webhooks/signing";
 
-/** What happened to a lead, as the sender that settled it saw it. */
-export type Outcome = "delivered" | "pending" | "dead" | "held";
 export type AlertKind = "failing" | "dead" | "held" | "recovered";
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
@@ -213,7 +213,8 @@ async function alertOn(store: Store, form: string, outcome: Outcome, env: Server
   }
 }
 
-const inFlight = new Set<Promise<void>>();
+// Process-wide: an alert started in one bundle is waited for by another (the action's after(), a command's exit).
+const inFlight = processWide("alerts", () => new Set<Promise<void>>());
 
 /** Starts what alertOn does for a settled lead and returns at once: no sender waits for an alert. */
 export function noteOutcome(store: Store, form: string, outcome: Outcome, env: ServerEnv, now = Date.now()) {
@@ -224,4 +225,13 @@ export function noteOutcome(store: Store, form: string, outcome: Outcome, env: S
 /** Resolves once the alerts started so far are sent or given up: for tests and for a server shutting down. */
 export async function alertsSettled() {
   await Promise.all(inFlight);
+}
+
+/**
+ * Makes the operator hear of every settled lead from now on: each entry that
+ * may send a lead calls it (start-up, the action, the cron route, the leads
+ * command). Calling it again changes nothing.
+ */
+export function alertOnOutcomes() {
+  listenToOutcomes("alerts", noteOutcome);
 }

@@ -6,7 +6,7 @@ import { formData } from "@/tests/support/form-data";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { sendForm } from "@/server/actions/send-form";
+import { sendForm } from "@/server/submission/send-form";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);

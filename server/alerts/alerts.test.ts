@@ -3,7 +3,8 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { alertsSettled, claimAlert, noteOutcome, type Outcome } from "./alerts";
+import { alertsSettled, claimAlert, noteOutcome } from "./alerts";
+import type { Outcome } from "@/server/leads/outcomes";
 
 const open = setupBothEngines();
 

@@ -5,12 +5,12 @@ import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { readWebhook, type ServerEnv, type WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { noteOutcome, type Outcome } from "./alerts";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
+import { announceOutcome, type Outcome } from "./outcomes";
 import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
-import { postJson, type AttemptResult } from "./post-json";
+import { postJson, type AttemptResult } from "@/server/webhooks/post-json";
 import { backoffMs, isTransient } from "./retry-policy";
-import { signatureHeaders } from "./signing";
+import { signatureHeaders } from "@/server/webhooks/signing";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
@@ -180,8 +180,8 @@ export async function sendClaimed(
     };
   }
 
-  // The operator hears of what the lead's fate says about its receiver (see alertOn).
-  const tell = (outcome: Outcome) => store && noteOutcome(store, lead.form, outcome, env);
+  // Whoever listens (the alerts) hears of what the lead's fate says about its receiver.
+  const tell = (outcome: Outcome) => store && announceOutcome(store, lead.form, outcome, env);
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
     await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);

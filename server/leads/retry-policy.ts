@@ -1,4 +1,4 @@
-import type { AttemptResult } from "./post-json";
+import type { AttemptResult } from "@/server/webhooks/post-json";
 
 /**
  * Worth another try: the receiver may answer next time. A 4xx other than 408

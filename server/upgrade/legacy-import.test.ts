@@ -6,7 +6,7 @@ import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { importLegacyLeads } from "./legacy-import";
-import { leadById, listLeads } from "./lead-store";
+import { leadById, listLeads } from "@/server/leads/lead-store";
 
 const redisServer = setupRedisServer();
 let dataDir: string;

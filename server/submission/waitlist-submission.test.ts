@@ -4,7 +4,7 @@ import { emptyWaitlistValues, waitlistMessages } from "@/lib/forms/waitlist";
 import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { sendForm } from "@/server/actions/send-form";
+import { sendForm } from "@/server/submission/send-form";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 

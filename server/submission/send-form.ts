@@ -1,6 +1,6 @@
 "use server";
 
-import { submitForm } from "@/server/forms/submit-form";
+import { submitForm } from "@/server/submission/submit-form";
 
 /**
  * Every form's server action, bound to its form's name by the form's component

@@ -11,8 +11,8 @@ import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/en
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
-import { submitLead } from "@/server/delivery/submit-lead";
-import { alertsSettled } from "@/server/delivery/alerts";
+import { submitLead } from "@/server/leads/submit-lead";
+import { alertOnOutcomes, alertsSettled } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 
 type Values = PostedValues;
@@ -169,6 +169,8 @@ export async function submitForm<Name extends string>(
         formData,
         request,
       );
+    // The operator hears of this lead's fate (registered at start too; this bundle may not be the one that started).
+    alertOnOutcomes();
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();

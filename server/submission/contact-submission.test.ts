@@ -6,10 +6,10 @@ import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/actio
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { sendForm } from "@/server/actions/send-form";
+import { sendForm } from "@/server/submission/send-form";
 import { database } from "@/server/db/connect";
-import { listLeads } from "@/server/delivery/lead-store";
-import { dueNow, redeliveryPass } from "@/server/delivery/pass";
+import { listLeads } from "@/server/leads/lead-store";
+import { dueNow, redeliveryPass } from "@/server/leads/pass";
 import { readEnv } from "@/server/env";
 // What the forms' components bind the action to (see useServerForm).
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);

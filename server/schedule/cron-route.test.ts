@@ -3,8 +3,8 @@ import { GET } from "@/app/api/cron/redeliver/route";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { leadById } from "./lead-store";
-import { submitLead } from "./submit-lead";
+import { leadById } from "@/server/leads/lead-store";
+import { submitLead } from "@/server/leads/submit-lead";
 
 const receiver = setupWebhookReceiver();
 

@@ -1,9 +1,10 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Insertable, Updateable } from "kysely";
+import type { ExpressionBuilder, Insertable, Updateable } from "kysely";
 import type { Store } from "@/server/db/connect";
-import type { LeadAttemptsTable, LeadState, LeadsTable } from "@/server/db/schema";
+import type { Database, LeadAttemptsTable, LeadState, LeadsTable } from "@/server/db/schema";
 import { logEvent, messageOf } from "@/server/log";
+import { processWide } from "@/server/process-wide";
 import type { LeadRow } from "./lead";
 
 /** Who holds a lead, and until when: a claim left by a dead process expires and is taken over. */
@@ -13,6 +14,10 @@ export const CLAIM_MARGIN_MS = 5_000;
 export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: randomUUID(), until: now + ms });
 
 const openStates: LeadState[] = ["pending", "held", "dead"];
+
+/** Nobody holds the lead: it was never claimed, or its claim ran out (the sender that held it died). */
+const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, "leads">) =>
+  eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]);
 
 /** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
 export async function insertClaimed(
@@ -43,7 +48,7 @@ export function claimById({ db }: Store, id: string, claim: Claim, now = Date.no
     .set({ claimed_by: claim.token, claimed_until: claim.until })
     .where("id", "=", id)
     .where("state", "in", openStates)
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+    .where(unclaimed(now))
     .returningAll()
     .executeTakeFirst();
 }
@@ -77,7 +82,7 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
       if (selection.dead) wanted.push(eb("state", "=", "dead"));
       return eb.and([
         eb.or(wanted),
-        eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]),
+        unclaimed(now)(eb),
         ...(selection.skipForms?.length ? [eb("form", "not in", selection.skipForms)] : []),
         ...(selection.skipIds?.length ? [eb("id", "not in", selection.skipIds)] : []),
       ]);
@@ -89,7 +94,7 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
     .updateTable("leads")
     .set({ claimed_by: claim.token, claimed_until: claim.until })
     .where("id", "in", due)
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+    .where(unclaimed(now))
     .returningAll()
     .executeTakeFirst();
 }
@@ -188,7 +193,8 @@ export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
   return Number(numUpdatedRows);
 }
 
-const shared = globalThis as typeof globalThis & { leadStoreDown?: boolean };
+// Process-wide, so an outage is logged once, not once per bundle.
+const shared = processWide("lead-store", () => ({ down: false }));
 
 /**
  * The store failed (unreachable Postgres, a full disk, a read-only file):
@@ -196,14 +202,14 @@ const shared = globalThis as typeof globalThis & { leadStoreDown?: boolean };
  * once per post.
  */
 export function storeFailed(error: unknown, facts: object = {}) {
-  if (shared.leadStoreDown) return;
-  shared.leadStoreDown = true;
+  if (shared.down) return;
+  shared.down = true;
   logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
 }
 
 /** The store answered: the next failure is a new outage. */
 export function storeAnswered() {
-  if (!shared.leadStoreDown) return;
-  shared.leadStoreDown = false;
+  if (!shared.down) return;
+  shared.down = false;
   logEvent("info", { event: "lead_store_recovered" });
 }

@@ -1,0 +1,32 @@
+/**
+ * State a server process keeps once, whichever of Next's bundles asks for it.
+ *
+ * Under `next start`, instrumentation.ts, each route and the server actions are
+ * bundled apart, and each bundle has its own copy of every module it imports: a
+ * value kept in module scope exists once per bundle. What must exist once per
+ * process lives here instead, on globalThis under one key, each value named by
+ * the module that owns it:
+ *
+ * - `databases` (db/connect): one pool per database, opened and migrated once;
+ * - `rate-limits` (rate-limit/limits): one Redis client and one set of counters,
+ *   so every bundle counts in the same memory;
+ * - `lead-store` (leads/lead-store): whether the store is down, so an outage is
+ *   logged once, not once per bundle;
+ * - `redelivery` (schedule/redelivery): the one timer and whether its pass runs;
+ * - `retention` (schedule/retention): when retention last ran;
+ * - `outcomes` (leads/outcomes): who listens to delivery outcomes, so the alerts
+ *   registered at start hear the sign-ups the action bundle settles;
+ * - `alerts` (alerts/alerts): the alerts under way, so whoever waits for them
+ *   (the action, the cron route, a command) waits for all of them.
+ */
+const KEY = Symbol.for("sous.process-wide");
+
+type Slots = Map<string, unknown>;
+
+/** The process's one value under `name`, made by `initial` the first time any bundle asks. */
+export function processWide<T>(name: string, initial: () => T): T {
+  const holder = globalThis as typeof globalThis & { [KEY]?: Slots };
+  const slots = (holder[KEY] ??= new Map());
+  if (!slots.has(name)) slots.set(name, initial());
+  return slots.get(name) as T;
+}

@@ -1,0 +1,264 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { attemptsOf, leadById } from "@/server/leads/lead-store";
+import { submitLead } from "@/server/leads/submit-lead";
+import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
+import { retentionRuns } from "./retention";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
+
+const receiver = setupWebhookReceiver();
+let secret: string;
+let counter = 0;
+
+beforeEach(async () => {
+  secret = newWebhookSecret();
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("WAITLIST_WEBHOOK_SECRET", secret);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,1");
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+  // Each test starts from an empty table: a pass takes everything due.
+  await (await store()).db.deleteFrom("leads").execute();
+});
+
+/** A waitlist body whose name tells the receiver how to answer, e.g. [fail=3]. */
+function payload(directive = "") {
+  counter += 1;
+  return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
+}
+
+const send = (body: Record<string, unknown>) => submitLead("waitlist", body, readEnv(), performance.now());
+const store = () => database(readEnv());
+const row = async (id: string) => leadById(await store(), id);
+const logged = (event: string) =>
+  (["info", "warn", "error"] as const)
+    .flatMap((method) => vi.mocked(console[method]).mock.calls)
+    .map((call) => JSON.parse(String(call[0])))
+    .filter((line) => line.event === event);
+
+describe("retention, with a scheduled pass", () => {
+  it("forgets the values of leads delivered more than LEAD_RETENTION_DAYS ago, keeping their delivery log", async () => {
+    const body = payload();
+    const delivery = await send(body);
+    const db = await store();
+    await db.db
+      .updateTable("leads")
+      .set({ delivered_at: Date.now() - 31 * 86_400_000 })
+      .where("id", "=", delivery.webhookId)
+      .execute();
+    const recentBody = payload();
+    const recent = await send(recentBody);
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+    expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
+    expect(await row(recent.webhookId)).toMatchObject({ state: "delivered", payload: JSON.stringify(recentBody) });
+    expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
+    expect(logged("lead_payloads_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 }),
+    ]);
+  });
+});
+
+describe("retention, with a pass", () => {
+  it("runs at most every ten minutes per process, and says nothing when nothing was old enough", async () => {
+    const delivery = await send(payload());
+    const { db } = await store();
+    await db
+      .updateTable("leads")
+      .set({ delivered_at: Date.now() - 31 * 86_400_000 })
+      .where("id", "=", delivery.webhookId)
+      .execute();
+    // Nine minutes since the last run: not yet.
+    retentionRuns.last = Date.now() - 9 * 60_000;
+    await scheduledPass(readEnv());
+    expect((await row(delivery.webhookId))?.payload).not.toBeNull();
+    // Eleven: it runs, and forgets.
+    retentionRuns.last = Date.now() - 11 * 60_000;
+    await scheduledPass(readEnv());
+    expect((await row(delivery.webhookId))?.payload).toBeNull();
+    expect(logged("lead_payloads_forgotten")).toHaveLength(1);
+    // Run again with nothing old left: no line.
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+    expect(logged("lead_payloads_forgotten")).toHaveLength(1);
+    expect(logged("consents_forgotten")).toStrictEqual([]);
+  });
+});
+
+describe("consent retention, with a pass", () => {
+  it("forgets consent records and revocations older than CONSENT_RETENTION_DAYS, keeps the rest, and says how many", async () => {
+    const { db } = await store();
+    const day = 86_400_000;
+    const now = Date.now();
+    await db
+      .insertInto("disclosures")
+      .values({ version: "v-retention", text: "I agree.", first_recorded_at: 0 })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
+    const consent = (id: string, at: number) => ({
+      id,
+      phone: "+15551234567",
+      consented_at: at,
+      ip: null,
+      user_agent: null,
+      page_url: null,
+      javascript: 1,
+      lead_id: `msg_${id}`,
+      disclosure_version: "v-retention",
+    });
+    await db
+      .insertInto("consents")
+      .values([consent("c-old", now - 1_462 * day), consent("c-kept", now - 1_460 * day)])
+      .execute();
+    await db
+      .insertInto("consent_revocations")
+      .values({
+        id: "r-old",
+        phone: "+15551234567",
+        revoked_at: now - 1_500 * day,
+        channel: "sms",
+        source: "test",
+        message_id: null,
+      })
+      .execute();
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+
+    expect(
+      (await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map(
+        (row) => row.id,
+      ),
+    ).toStrictEqual(["c-kept"]);
+    expect(await db.selectFrom("consent_revocations").select("id").where("id", "=", "r-old").execute()).toStrictEqual(
+      [],
+    );
+    expect(logged("consents_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", consents: 1, revocations: 1, retentionDays: 1461 }),
+    ]);
+
+    // Only a consent record old enough, no revocation: still said.
+    await db
+      .insertInto("consents")
+      .values(consent("c-old-2", now - 1_462 * day))
+      .execute();
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+    expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
+  });
+});
+
+describe("the redelivery timer", () => {
+  afterEach(() => {
+    stopRedelivery();
+    vi.useRealTimers();
+  });
+
+  it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    vi.stubEnv("REDELIVERY_POLL_MS", "100");
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
+    startRedelivery();
+    startRedelivery();
+    expect(vi.getTimerCount()).toBe(1);
+    // Not before its interval; after it, the tick's pass delivers.
+    vi.advanceTimersByTime(99);
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), {
+      timeout: 5_000,
+    });
+    stopRedelivery();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it.each([
+    ["delivered", "", () => {}],
+    ["pending", "[status=503]", () => {}],
+    ["dead", "[status=503]", () => vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1")],
+    ["held", "", () => vi.stubEnv("WAITLIST_WEBHOOK_URL", "")],
+    ["unreadable", "", () => {}],
+  ] as const)("logs a tick whose pass only left a lead %s", async (outcome, directive, setUp) => {
+    const body = payload(directive);
+    const lead = waitlistLead(body.phone, {
+      payload: outcome === "unreadable" ? "{" : JSON.stringify(body),
+      dedupe_key: null,
+      next_attempt_at: 0,
+    });
+    await (await store()).db.insertInto("leads").values(lead).execute();
+    setUp();
+    const began = Date.now();
+    expect(await redeliveryTick()).toBe(true);
+    const [line, ...more] = logged("redelivery_pass");
+    expect(more).toStrictEqual([]);
+    expect(line).toMatchObject({ level: "info", via: "timer", [outcome]: 1 });
+    expect(line.durationMs).toBeLessThanOrEqual(Date.now() - began);
+    expect(await row(lead.id)).toMatchObject({ state: outcome === "unreadable" ? "dead" : outcome });
+  });
+
+  it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
+    expect(await redeliveryTick()).toBe(true);
+    expect(await row(first.webhookId)).toMatchObject({ state: "delivered" });
+    expect(receiver.withName(body.name)).toHaveLength(4);
+    expect(logged("redelivery_pass")).toStrictEqual([
+      expect.objectContaining({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) }),
+    ]);
+    // Two more ticks ran a pass each, with nothing to send: nothing logged.
+    expect(await redeliveryTick()).toBe(true);
+    expect(await redeliveryTick()).toBe(true);
+    expect(logged("redelivery_pass")).toHaveLength(1);
+  });
+
+  it("starts no pass while the last one still runs", async () => {
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
+    const body = payload("[hang]");
+    await (
+      await store()
+    ).db
+      .insertInto("leads")
+      .values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null }))
+      .execute();
+    const first = redeliveryTick();
+    await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
+    expect(await redeliveryTick()).toBe(false);
+    expect(await first).toBe(true);
+    expect(receiver.withName(body.name)).toHaveLength(1);
+    // Once it ended, the next tick runs.
+    expect(await redeliveryTick()).toBe(true);
+  });
+
+  it("logs a database that fails its passes once per outage, not once a pass", async () => {
+    const home = process.env.DATA_DIR!;
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    for (let tick = 0; tick < 3; tick += 1) expect(await redeliveryTick()).toBe(true);
+    expect(logged("lead_store_failed")).toStrictEqual([
+      expect.objectContaining({ event: "lead_store_failed", during: "redelivery_pass" }),
+    ]);
+
+    // Answered again, then failing again: the next outage is logged anew.
+    vi.stubEnv("DATA_DIR", home);
+    expect(await redeliveryTick()).toBe(true);
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    expect(await redeliveryTick()).toBe(true);
+    expect(logged("lead_store_failed")).toHaveLength(2);
+  });
+});
