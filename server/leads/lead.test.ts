@@ -24,6 +24,7 @@ describe("leadOf", () => {
       id: "msg_abc-1",
       form: "waitlist",
       payload: { phone: "+15551234567", name: "Ada" },
+      body: row().payload,
       state: "pending",
       attempts: 2,
       rounds: 1,

@@ -11,8 +11,10 @@ export type Lead = {
   /** The webhook-id every attempt carries, so the receiver drops duplicates. */
   id: string;
   form: FormName;
-  /** The webhook body, exactly as the first attempt sent it. */
+  /** The webhook's values. */
   payload: Record<string, unknown>;
+  /** The webhook body: the bytes the first attempt sent and every redelivery sends again. */
+  body: string;
   state: LeadState;
   /** HTTP attempts made so far, by the visitor, the passes and the operator. */
   attempts: number;
@@ -41,11 +43,12 @@ function objectOf(json: string | null) {
 /** The lead a row holds, or undefined for a row nobody should send: a foreign form, a bad id, a payload that is not a JSON object. */
 export function leadOf(row: LeadRow): Lead | undefined {
   const payload = objectOf(row.payload);
-  if (!payload || !isFormName(row.form) || !/^msg_[\w-]+$/.test(row.id)) return undefined;
+  if (!payload || !row.payload || !isFormName(row.form) || !/^msg_[\w-]+$/.test(row.id)) return undefined;
   return {
     id: row.id,
     form: row.form,
     payload,
+    body: row.payload,
     state: row.state,
     attempts: row.attempts,
     rounds: row.rounds,

@@ -4,7 +4,7 @@ import { readEnv, readWebhook } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
-import { attemptAll, type Sender, type Timing } from "./send";
+import { attemptAll, timing, type Sender } from "./send";
 import { submitLead } from "./submit-lead";
 
 const receiver = setupWebhookReceiver();
@@ -152,18 +152,16 @@ describe("the deadline, on a virtual clock", () => {
     const started = clock - spent;
     const given: number[] = [];
     const paused: number[] = [];
-    const timing: Timing = {
-      now: () => clock,
-      sleep: async (ms) => {
-        paused.push(ms);
-        clock += ms;
-      },
-      attempt: async (_webhook, _id, _body, timeoutMs) => {
-        given.push(timeoutMs);
-        clock += timeoutMs;
-        return { ok: false, reason: "timeout" };
-      },
-    };
+    vi.spyOn(timing, "now").mockImplementation(() => clock);
+    vi.spyOn(timing, "sleep").mockImplementation(async (ms) => {
+      paused.push(ms);
+      clock += ms;
+    });
+    vi.spyOn(timing, "attempt").mockImplementation(async (_webhook, _id, _body, timeoutMs) => {
+      given.push(timeoutMs);
+      clock += timeoutMs;
+      return { ok: false, reason: "timeout" };
+    });
     const { records } = await attemptAll(
       { ...readWebhook("waitlist"), url: "http://127.0.0.1:9/" },
       "msg_virtual",
@@ -171,7 +169,6 @@ describe("the deadline, on a virtual clock", () => {
       readEnv(),
       sender,
       started,
-      timing,
     );
     expect(records).toHaveLength(given.length);
     return { given, paused, took: clock - started };

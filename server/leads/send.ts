@@ -29,6 +29,19 @@ export type Delivery = {
   | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number }
 );
 
+type Answer =
+  { ok: true; status?: number } | { ok: false; reason: Extract<Delivery, { ok: false }>["reason"]; status?: number };
+
+/** The one way a Delivery is made: what a sender answers, with its time counted from `started`. */
+export function deliveryOf(
+  webhookId: string,
+  started: number,
+  answer: Answer,
+  { via = "webhook", attempts = 0 }: { via?: Delivery["via"]; attempts?: number } = {},
+): Delivery {
+  return { webhookId, via, attempts, durationMs: Math.round(performance.now() - started), ...answer };
+}
+
 /** Where a lead stands after a sender is done with it. */
 export type Sent = { state: Exclude<LeadState, "revoked"> | "unreadable"; delivery: Delivery };
 
@@ -62,13 +75,16 @@ export function attemptOnce(
   return postJson(webhook.url, body, headers, timeoutMs);
 }
 
-/** The clock a sender's deadline is read on, the pause between its attempts, and the attempt itself: the real ones, or a test's. */
-export type Timing = {
-  now: () => number;
-  sleep: (ms: number) => Promise<unknown>;
-  attempt: typeof attemptOnce;
+/**
+ * The clock a sender's deadline is read on, the pause between its attempts,
+ * and the attempt itself. This module owns them; a test replaces one with
+ * vi.spyOn to run the deadline on a clock of its own.
+ */
+export const timing = {
+  now: (): number => performance.now(),
+  sleep: (ms: number): Promise<unknown> => sleep(ms),
+  attempt: attemptOnce,
 };
-const realTiming: Timing = { now: () => performance.now(), sleep, attempt: attemptOnce };
 
 /**
  * Posts a body until it is acknowledged, a failure will not change by
@@ -83,7 +99,6 @@ export async function attemptAll(
   env: ServerEnv,
   sender: Sender,
   started: number,
-  timing: Timing = realTiming,
 ) {
   const left = () => env.WEBHOOK_DEADLINE_MS - (timing.now() - started);
   const records: AttemptRecord[] = [];
@@ -151,7 +166,9 @@ async function keep(
  * held; acknowledged, it is delivered and never sent again; failed, it waits
  * for its next round, or is dead once the schedule is spent. Every attempt
  * goes into the delivery log. `store` is undefined only when the database
- * failed to keep the lead: it is still sent.
+ * failed to keep a contact request: it is sent once, with no redelivery
+ * after it (a sign-up never gets here without its consent record: submitLead
+ * refuses it). `lead` is the lead the row holds, when the caller made it.
  */
 export async function sendClaimed(
   store: Store | undefined,
@@ -160,24 +177,13 @@ export async function sendClaimed(
   env: ServerEnv,
   sender: Sender,
   started = performance.now(),
+  lead = leadOf(row),
 ): Promise<Sent> {
-  const durationMs = () => Math.round(performance.now() - started);
-  const lead = leadOf(row);
   if (!lead) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
     await keep(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
-    return {
-      state: "unreadable",
-      delivery: {
-        webhookId: row.id,
-        via: "webhook",
-        ok: false,
-        reason: "unreadable",
-        attempts: 0,
-        durationMs: durationMs(),
-      },
-    };
+    return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
   }
 
   // Whoever listens (the alerts) hears of what the lead's fate says about its receiver.
@@ -186,29 +192,20 @@ export async function sendClaimed(
   if (!webhook.url) {
     await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
     tell("held");
-    return {
-      state: "held",
-      delivery: { webhookId: lead.id, via: "held", ok: true, attempts: 0, durationMs: durationMs() },
-    };
+    return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
   }
 
   const { result, records } = await attemptAll(
     { ...webhook, url: webhook.url },
     lead.id,
-    JSON.stringify(lead.payload),
+    lead.body,
     env,
     sender,
     started,
   );
   const now = Date.now();
   const sent = { ...lead, attempts: lead.attempts + records.length };
-  const delivery: Delivery = {
-    webhookId: lead.id,
-    via: "webhook",
-    attempts: records.length,
-    durationMs: durationMs(),
-    ...result,
-  };
+  const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
   if (result.ok) {
     await keep(
       store,

@@ -4,7 +4,7 @@ import { recordConsent, type ConsentEvidence } from "@/server/consent/consent-st
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
-import { leadKey, newWebhookId, type LeadRow } from "./lead";
+import { leadKey, newWebhookId, type Lead, type LeadRow } from "./lead";
 import {
   CLAIM_MARGIN_MS,
   claimById,
@@ -16,12 +16,13 @@ import {
   storeFailed,
   type Claim,
 } from "./lead-store";
-import { sendClaimed, type Delivery } from "./send";
+import { deliveryOf, sendClaimed, type Delivery } from "./send";
 
 // How often a visitor whose lead another sender holds looks again.
 const WAIT_POLL_MS = 100;
 
-type Taken = { row: LeadRow } | { delivered: LeadRow } | { busy: LeadRow };
+/** `inserted`: the row is the new lead these values made, not an open one found again. */
+type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow };
 
 /**
  * Keeps a new lead, claimed by this visitor, or finds the open lead the same
@@ -57,7 +58,7 @@ async function take(
     const { inserted, open } = await keepLead(store, fresh, claim, consent);
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
-    if (inserted) return { row: inserted };
+    if (inserted) return { row: inserted, inserted: true };
     if (!open) continue; // Delivered meanwhile: these values are a new lead.
     for (;;) {
       const claimed = await claimById(store, open.id, claim);
@@ -74,9 +75,10 @@ async function take(
 /**
  * Delivers a checked submission the way a lead must be: kept in the database
  * before the first attempt, so a failure the visitor is told about is
- * redelivered later. When the database fails, the lead is still sent, unless
- * it comes with consent: a number is not texted without the record that
- * proves it agreed, so the visitor is told to try again.
+ * redelivered later. When the database fails, a contact request is sent
+ * once, with nothing kept for a redelivery; a sign-up is refused and not
+ * sent: a number is not texted without the record that proves it agreed, so
+ * the visitor is told to try again.
  */
 export async function submitLead(
   form: FormName,
@@ -87,16 +89,28 @@ export async function submitLead(
 ): Promise<Delivery> {
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
-  const fresh: LeadRow = {
+  // The body is made once: the row keeps these bytes, and every attempt sends them.
+  const lead: Lead = {
     id: newWebhookId(),
     form,
-    dedupe_key: leadKey(form, payload),
-    payload: JSON.stringify(payload),
+    payload,
+    body: JSON.stringify(payload),
     state: "pending",
     attempts: 0,
     rounds: 0,
-    created_at: now,
-    next_attempt_at: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+    createdAt: now,
+    nextAttemptAt: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+  };
+  const fresh: LeadRow = {
+    id: lead.id,
+    form,
+    dedupe_key: leadKey(form, payload),
+    payload: lead.body,
+    state: lead.state,
+    attempts: lead.attempts,
+    rounds: lead.rounds,
+    created_at: lead.createdAt,
+    next_attempt_at: lead.nextAttemptAt,
     last_failure: null,
     delivered_at: null,
     claimed_by: null,
@@ -111,22 +125,14 @@ export async function submitLead(
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });
-    if (consent)
-      return {
-        webhookId: fresh.id,
-        via: "webhook",
-        ok: false,
-        reason: "unrecorded",
-        attempts: 0,
-        durationMs: Math.round(performance.now() - started),
-      };
+    if (consent) return deliveryOf(lead.id, started, { ok: false, reason: "unrecorded" });
     store = undefined;
-    taken = { row: fresh };
+    taken = { row: fresh, inserted: true };
   }
 
-  const durationMs = Math.round(performance.now() - started);
-  if ("delivered" in taken) return { webhookId: taken.delivered.id, via: "webhook", ok: true, attempts: 0, durationMs };
-  if ("busy" in taken)
-    return { webhookId: taken.busy.id, via: "webhook", ok: false, reason: "busy", attempts: 0, durationMs };
-  return (await sendClaimed(store, taken.row, claim, env, "visitor", started)).delivery;
+  if ("delivered" in taken) return deliveryOf(taken.delivered.id, started, { ok: true });
+  if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
+  // The new lead goes out as made here; an open one found again is read from its row.
+  const made = taken.inserted ? lead : undefined;
+  return (await sendClaimed(store, taken.row, claim, env, "visitor", started, made)).delivery;
 }
