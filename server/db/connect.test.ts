@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "./sqlite-driver";
 import type * as SqliteDriverModule from "./sqlite-driver";
-import type * as ConnectModule from "./connect";
+import type * as SqliteModule from "./sqlite";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { closeDatabases, connect, database, groupSync, postgresTarget } from "./connect";
+import { closeDatabases, connect, database, postgresTarget } from "./connect";
+import { groupSync } from "./sqlite";
 
 describe("groupSync", () => {
   it("runs once for a lone caller, and again, at once, for the next", async () => {
@@ -132,16 +133,16 @@ describe("the SQLite database", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     // The worker loads the driver by the name sqlite-driver.ts gives it: here, one that does not exist.
-    // A second instance of connect.ts only (the query makes it a module of its own): the
+    // A second instance of sqlite.ts only (the query makes it a module of its own): the
     // modules it shares with the rest of the file are not loaded again.
     vi.doMock("./sqlite-driver", async (importOriginal) => ({
       ...(await importOriginal<typeof SqliteDriverModule>()),
       sqliteDriver: "no-such-driver",
     }));
-    const secondInstance = "./connect?no-driver";
-    const { connect: connectWithout } = (await import(secondInstance)) as typeof ConnectModule;
+    const secondInstance = "./sqlite?no-driver";
+    const { openSqlite: openWithout } = (await import(secondInstance)) as typeof SqliteModule;
     vi.doUnmock("./sqlite-driver");
-    const store = await connectWithout({ DATA_DIR: dir, DATABASE_URL: undefined });
+    const store = openWithout(dir);
     try {
       await vi.waitFor(() =>
         expect(warn.mock.calls.map((call) => JSON.parse(String(call[0])))).toContainEqual(

@@ -1,191 +1,26 @@
 import "server-only";
-import { chmodSync, mkdirSync } from "node:fs";
-import { open as openFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
-import {
-  CompiledQuery,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  sql,
-  type DatabaseConnection,
-  type SqliteDialectConfig,
-} from "kysely";
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { migrations } from "./migrations";
-import { SQLite, sqliteDriver, type SQLiteDatabase, type SQLiteStatement } from "./sqlite-driver";
 import type { Database } from "./schema";
+import { openSqlite, sqliteFile } from "./sqlite";
+import type { Store } from "./store";
 
-export type Engine = "sqlite" | "postgres";
-export type Store = {
-  db: Kysely<Database>;
-  engine: Engine;
-  /** Resolves once every commit made so far is on disk. */
-  durable(): Promise<void>;
-};
+export type { Engine, Store } from "./store";
 type Settings = Pick<ServerEnv, "DATA_DIR" | "DATABASE_URL">;
 
-/** The SQLite file under DATA_DIR. */
-export const sqliteFile = (dataDir: string) => path.join(dataDir, "sous.db");
+export { sqliteFile } from "./sqlite";
 
 /** Where a Postgres URL points, for messages: never its user or password. */
 export const postgresTarget = (url: string) => {
   const { host, pathname } = new URL(url);
   return `${host}${pathname}`;
 };
-
-/**
- * SQLite as Kysely speaks it, with two changes: a transaction takes the write
- * lock when it begins (BEGIN IMMEDIATE), so two processes queue for it
- * through the busy timeout instead of one failing when it first writes; and
- * migrations run inside one, which SQLite allows, so the second of two
- * servers starting at once finds the first one's work done.
- */
-class SqliteWriterDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
-  }
-  override createDriver() {
-    return new (class extends SqliteDriver {
-      override async beginTransaction(connection: DatabaseConnection) {
-        await connection.executeQuery(CompiledQuery.raw("begin immediate"));
-      }
-    })(this.settings);
-  }
-  override createAdapter() {
-    return new (class extends SqliteAdapter {
-      override get supportsTransactionalDdl() {
-        return true;
-      }
-    })();
-  }
-}
-
-// Prepared statements kept per SQL text: preparing costs about as much as a small query.
-const STATEMENTS_KEPT = 200;
-
-// How often the checkpointer copies the WAL into the database file, and the
-// WAL's size (in 4 KiB pages, 16 MiB) past which it empties it.
-const CHECKPOINT_EVERY_MS = 1_000;
-const WAL_LIMIT_PAGES = 4_096;
-
-/**
- * Checkpoints in a worker thread, on a connection of its own: copying the WAL
- * into the database file and syncing both is the one slow write SQLite
- * makes, and done by the connection that commits it stalls every visitor
- * for tens of milliseconds every few hundred commits. PASSIVE never waits
- * for a reader or a writer. If the worker fails, the server checkpoints as
- * SQLite does by default.
- */
-function startCheckpointer(file: string, database: SQLiteDatabase) {
-  // The driver is required by name inside the worker's own code, from the
-  // folder the server runs in: the bundler would rewrite a name it can see.
-  const worker = new Worker(
-    `const { workerData } = require("node:worker_threads");
-     const db = new (require(workerData.driver))(workerData.file);
-     db.pragma("busy_timeout = 5000");
-     setInterval(() => {
-       try {
-         const [{ log }] = db.pragma("wal_checkpoint(PASSIVE)");
-         // Under a steady stream of commits the WAL is never found fully copied, and grows:
-         // past the limit, writers wait a moment while it is copied and emptied.
-         if (log > workerData.walLimitPages) db.pragma("wal_checkpoint(TRUNCATE)");
-       } catch {
-         // Busy past the timeout, or a disk error: the next round tries again.
-       }
-     }, workerData.everyMs);`,
-    {
-      eval: true,
-      workerData: { file, driver: sqliteDriver, everyMs: CHECKPOINT_EVERY_MS, walLimitPages: WAL_LIMIT_PAGES },
-    },
-  );
-  worker.unref();
-  database.pragma("wal_autocheckpoint = 0");
-  worker.on("error", (error) => {
-    logEvent("warn", { event: "checkpointer_failed", message: error.message });
-    if (database.open) database.pragma("wal_autocheckpoint = 1000");
-  });
-  return worker;
-}
-
-/** better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared once, and the checkpointer stopped on close. */
-function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker) {
-  const statements = new Map<string, SQLiteStatement>();
-  return {
-    close() {
-      void checkpointer.terminate();
-      database.close();
-    },
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (!statement) {
-        if (statements.size >= STATEMENTS_KEPT) statements.clear();
-        statements.set(text, (statement = database.prepare(text)));
-      }
-      return statement;
-    },
-  };
-}
-
-/**
- * Runs `sync` for every caller, sharing runs: a caller that arrives while a
- * run is under way (which may have started before the caller's commit) waits
- * for the next run, and every caller arriving meanwhile shares that one.
- */
-export function groupSync(sync: () => Promise<void>) {
-  let running: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  const run = () => (running = sync().finally(() => (running = undefined)));
-  return () => {
-    if (!running) return run();
-    next ??= running
-      .catch(() => {})
-      .then(() => {
-        next = undefined;
-        return run();
-      });
-    return next;
-  };
-}
-
-/** What synchronous=FULL does after each commit, in the thread pool: an fdatasync of the WAL (the same file while a connection is open). */
-function walSync(walFile: string) {
-  let handle: Promise<FileHandle> | undefined;
-  return groupSync(async () => (await (handle ??= openFile(walFile, "r"))).datasync());
-}
-
-function openSqlite(dataDir: string): Store {
-  const file = sqliteFile(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const database = new SQLite(file);
-  // The file holds visitors' details: the server's user only. SQLite gives
-  // its -wal and -shm files the same mode.
-  chmodSync(file, 0o600);
-  // WAL lets readers and one writer work at once. A commit is written to the
-  // WAL at once and synced by durable() below, off the server's one
-  // JavaScript thread, as checkpoints are (startCheckpointer): with
-  // synchronous=FULL every visitor would wait for the disk on that thread. A
-  // second process waits for the write lock instead of failing.
-  database.pragma("journal_mode = WAL");
-  database.pragma("synchronous = NORMAL");
-  database.pragma("busy_timeout = 5000");
-  database.pragma("foreign_keys = ON");
-  return {
-    db: new Kysely<Database>({
-      dialect: new SqliteWriterDialect({ database: dialectDatabase(database, startCheckpointer(file, database)) }),
-    }),
-    engine: "sqlite",
-    durable: walSync(`${file}-wal`),
-  };
-}
 
 function openPostgres(url: string): Store {
   const int8 = pg.types.builtins.INT8;

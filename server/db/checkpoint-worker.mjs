@@ -1,0 +1,34 @@
+// @ts-check
+/**
+ * The SQLite checkpointer, in a worker thread of its own (server/db/sqlite.ts
+ * starts it with its CheckpointerSettings as workerData). Every `everyMs` it
+ * copies the WAL into the database file on a connection of its own: PASSIVE
+ * never waits for a reader or a writer. Under a steady stream of commits the
+ * WAL is never found fully copied, and grows: past `walLimitPages`, writers
+ * wait a moment while it is copied and emptied (TRUNCATE). An error thrown
+ * here (the driver missing, the file unopenable) ends the worker, and the
+ * server checkpoints as SQLite does by default.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { workerData } from "node:worker_threads";
+
+/** @type {import("./sqlite").CheckpointerSettings} */
+const settings = workerData;
+
+// The driver the server chose for this Node (sqlite-driver.ts), loaded by name
+// from the folder the server runs in, as the server loads it.
+const load = createRequire(path.join(process.cwd(), "package.json"));
+/** @type {typeof import("better-sqlite3")} */
+const SQLite = load(settings.driver);
+const db = new SQLite(settings.file);
+db.pragma("busy_timeout = 5000");
+
+setInterval(() => {
+  try {
+    const [copied] = /** @type {{ log: number }[]} */ (db.pragma("wal_checkpoint(PASSIVE)"));
+    if (copied && copied.log > settings.walLimitPages) db.pragma("wal_checkpoint(TRUNCATE)");
+  } catch {
+    // Busy past the timeout, or a disk error: the next round tries again.
+  }
+}, settings.everyMs);
