@@ -18,7 +18,7 @@ import { useServerForm, type FormAction } from "./use-server-form";
  * as the spec asks; the server action checks it again and forwards it.
  */
 export function ContactForm({ action }: { action: FormAction<ContactValues> }) {
-  const form = useServerForm({ form: contact, action });
+  const form = useServerForm({ definition: contact, action });
   const { values } = form;
   const clientCount = form.control("clientCount");
   const message = form.control("message");

@@ -13,10 +13,10 @@ type Schema<Values, Lead> = (policy: PhonePolicy) => Promise<z.ZodMiniType<Lead,
  * the page's first load.
  */
 export async function formResolver<Values extends FieldValues, Lead extends FieldValues>(
-  form: { name: string; schema: Schema<Values, Lead> },
+  definition: { name: string; schema: Schema<Values, Lead> },
   policy: PhonePolicy,
 ) {
-  const key = `${form.name} ${JSON.stringify(policy)}`;
-  if (made?.key !== key) made = { key, resolver: zodResolver(await form.schema(policy)) };
+  const key = `${definition.name} ${JSON.stringify(policy)}`;
+  if (made?.key !== key) made = { key, resolver: zodResolver(await definition.schema(policy)) };
   return made.resolver as Resolver<Values, unknown, Lead>;
 }

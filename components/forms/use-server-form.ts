@@ -18,7 +18,7 @@ type Options<Values extends FieldValues, Checked> = {
    * the page and anchor a post made without JavaScript comes back to (also the
    * form's action attribute, which must not be empty in valid HTML).
    */
-  form: { name: string; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
+  definition: { name: string; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
   action: FormAction<Values>;
   /** react-hook-form, for a form whose fields the browser checks with its schema. */
   browserCheck?: UseFormReturn<Values, unknown, Checked>;
@@ -33,8 +33,8 @@ type Options<Values extends FieldValues, Checked> = {
  * check when there is one, else from the server.
  */
 export function useServerForm<Values extends FieldValues, Checked = Values>(options: Options<Values, Checked>) {
-  const { form, action, browserCheck: check } = options;
-  const { name, emptyValues, messages, event, permalink } = form;
+  const { definition, action, browserCheck: check } = options;
+  const { name, emptyValues, messages, event, permalink } = definition;
   const [state, formAction, pending] = useActionState(action, idleState(emptyValues), permalink);
   const formRef = useRef<HTMLFormElement>(null);
   const [sentWithScript, setSentWithScript] = useState(false);

@@ -49,7 +49,7 @@ export function WaitlistForm({
     reValidateMode: "onChange",
     shouldFocusError: true,
   });
-  const form = useServerForm({ form: waitlist, action, browserCheck });
+  const form = useServerForm({ definition: waitlist, action, browserCheck });
 
   return (
     <form {...form.formProps} onFocus={() => void loadResolver()} className="relative space-y-5">

@@ -140,7 +140,7 @@ function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): 
 }
 
 /** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
-async function keep(
+async function recordSettlement(
   store: Store | undefined,
   row: LeadRow,
   claim: Claim,
@@ -182,7 +182,7 @@ export async function sendClaimed(
   if (!lead) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
-    await keep(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
+    await recordSettlement(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
     return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
   }
 
@@ -190,7 +190,7 @@ export async function sendClaimed(
   const tell = (outcome: Outcome) => store && announceOutcome(store, lead.form, outcome, env);
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
-    await keep(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
+    await recordSettlement(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
     tell("held");
     return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
   }
@@ -207,7 +207,7 @@ export async function sendClaimed(
   const sent = { ...lead, attempts: lead.attempts + records.length };
   const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
   if (result.ok) {
-    await keep(
+    await recordSettlement(
       store,
       row,
       claim,
@@ -221,7 +221,7 @@ export async function sendClaimed(
   }
 
   const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
-  const kept = await keep(store, row, claim, change, records);
+  const kept = await recordSettlement(store, row, claim, change, records);
   if (kept) tell(change.state === "dead" ? "dead" : "pending");
   if (change.state === "dead") {
     logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });

@@ -29,7 +29,7 @@ type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy
  * values left; with its consent record, when the form asks for one, in the
  * same transaction: no lead without its consent, no consent without its lead.
  */
-function keepLead(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
   return store.db.transaction().execute(async (db) => {
     const inserted = await insertClaimed({ ...store, db }, fresh, claim);
     const open = inserted ? undefined : await openLeadByKey({ ...store, db }, fresh.dedupe_key!);
@@ -55,7 +55,7 @@ async function take(
 ): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
-    const { inserted, open } = await keepLead(store, fresh, claim, consent);
+    const { inserted, open } = await insertWithConsent(store, fresh, claim, consent);
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
     if (inserted) return { row: inserted, inserted: true };

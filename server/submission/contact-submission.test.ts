@@ -39,7 +39,7 @@ function lead(overrides: Record<string, string> = {}, directive = "") {
 
 const submit = (fields: Record<string, string>) => submitContact(idleState(emptyContactValues), formData(fields));
 
-describe("submitContact delivering", () => {
+describe("the contact form delivering", () => {
   it("posts exactly the six fields as JSON and clears the form", async () => {
     const fields = lead({ currentTools: "", message: "" });
     const state = await submit({ ...fields, email: "  julia@example.com  " });
@@ -144,7 +144,7 @@ describe("submitContact delivering", () => {
   });
 });
 
-describe("submitContact validating", () => {
+describe("the contact form validating", () => {
   it.each([
     ["name", { name: "   " }, "Please enter your name."],
     ["email", { email: "julia" }, "Please enter a valid email address."],
@@ -196,7 +196,7 @@ describe("submitContact validating", () => {
   });
 });
 
-describe("submitContact without a webhook URL", () => {
+describe("the contact form without a webhook URL", () => {
   it("keeps each request as a held lead in the database, and sends nothing", async () => {
     vi.stubEnv("CONTACT_WEBHOOK_URL", "");
     const [first, second] = [lead(), lead()];

@@ -56,7 +56,7 @@ function pick(lead: Record<string, unknown>, keys: readonly string[]) {
  * where a host freezes a function once it answers (Vercel), Next's after()
  * keeps it running. Outside a request (a unit test) there is nothing to keep.
  */
-function keepAliveFor(work: () => Promise<unknown>) {
+function finishAfterAnswer(work: () => Promise<unknown>) {
   try {
     after(work);
   } catch {
@@ -172,7 +172,7 @@ export async function submitForm<Name extends string>(
     // The operator hears of this lead's fate (registered at start too; this bundle may not be the one that started).
     alertOnOutcomes();
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
-    if (env.ALERT_WEBHOOK_URL) keepAliveFor(alertsSettled);
+    if (env.ALERT_WEBHOOK_URL) finishAfterAnswer(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
     return answer(ok ? "success" : "failed");

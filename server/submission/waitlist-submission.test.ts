@@ -26,7 +26,7 @@ function signup(overrides: Record<string, string> = {}, directive = "") {
 
 const submit = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
 
-describe("joinWaitlist delivering", () => {
+describe("the waitlist form delivering", () => {
   it("posts exactly {phone, name}, trimmed, and never the consent flag", async () => {
     const fields = signup();
     const state = await submit({ ...fields, name: `  ${fields.name} `, phone: " (555) 123-4567 " });
@@ -55,7 +55,7 @@ describe("joinWaitlist delivering", () => {
   });
 });
 
-describe("joinWaitlist validating", () => {
+describe("the waitlist form validating", () => {
   it.each([
     ["name", { name: "A" }, m.name],
     ["name", { name: "  A  " }, m.name],
@@ -133,7 +133,7 @@ describe("joinWaitlist validating", () => {
   });
 });
 
-describe("joinWaitlist without a webhook URL", () => {
+describe("the waitlist form without a webhook URL", () => {
   it("keeps the sign-up, without consent, as a held lead in the database", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
     const fields = signup();
@@ -159,7 +159,7 @@ describe("sendForm with a name the site has no form for", () => {
   });
 });
 
-describe("joinWaitlist when the server's settings are broken", () => {
+describe("the waitlist form when the server's settings are broken", () => {
   it("tells the visitor it failed, keeps what they typed, and logs the error without their data", async () => {
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "soon");
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
