@@ -235,15 +235,38 @@ describe("what each alert says", () => {
     }
   });
 
+  /** The alert lines logged so far (alert_sent, alert_failed). */
+  const alertLines = () =>
+    (["info", "warn", "error"] as const)
+      .flatMap((method) => vi.mocked(console[method]).mock.calls)
+      .map((call) => JSON.parse(String(call[0])) as { event?: string })
+      .filter((line) => line.event?.startsWith("alert_"));
+
   it("no alert without ALERT_WEBHOOK_URL, though the receiver's state is kept for /api/health; the same outcome with it set alerts", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     expect(await told("dead", at)).toStrictEqual([]);
     expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([
       { form: "waitlist", failing_since: at },
     ]);
+    // Held and recovered leads say nothing either: no alert is tried, so none fails.
+    expect(await told("held", at)).toStrictEqual([]);
+    expect(await told("delivered", at)).toStrictEqual([]);
+    expect(alertLines()).toStrictEqual([]);
+    expect(await (await database(readEnv())).db.selectFrom("alerts").selectAll().execute()).toStrictEqual([]);
 
     vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
     expect((await told("dead", at + minute)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+  });
+
+  it("a delivery while the receiver was not failing is no recovery: no alert, no alert line", async () => {
+    expect(await told("delivered", at)).toStrictEqual([]);
+    expect(alertLines()).toStrictEqual([]);
+    // The same delivery after a failure is one.
+    expect((await told("pending", at + minute)).map((alert) => alert.kind)).toStrictEqual(["failing"]);
+    expect((await told("delivered", at + 2 * minute)).map((alert) => alert.kind)).toStrictEqual([
+      "failing",
+      "recovered",
+    ]);
   });
 
   it("a new outage after a recovery alerts at once, and its recovery too; the interval still holds within one outage", async () => {

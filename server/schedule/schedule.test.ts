@@ -8,6 +8,9 @@ import { submitLead } from "@/server/leads/submit-lead";
 import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
 import { retentionRuns } from "./retention";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
+import { noteOutcome } from "@/server/alerts/alerts";
+import type { OutcomeListener } from "@/server/leads/outcomes";
+import { processWide } from "@/server/process-wide";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -150,10 +153,54 @@ describe("consent retention, with a pass", () => {
   });
 });
 
+describe("a scheduled pass", () => {
+  it("makes the alerts hear what it settles, whichever entry runs it", async () => {
+    const listeners = processWide("outcomes", () => new Map<string, OutcomeListener>());
+    const saved = new Map(listeners);
+    listeners.clear();
+    try {
+      await scheduledPass(readEnv());
+      expect([...listeners]).toStrictEqual([["alerts", noteOutcome]]);
+    } finally {
+      listeners.clear();
+      for (const [name, listener] of saved) listeners.set(name, listener);
+    }
+  });
+
+  it("counts the time retention took against the pass's budget", async () => {
+    const body = payload("[fail=3]");
+    const first = await send(body);
+    await (
+      await store()
+    ).db
+      .updateTable("leads")
+      .set({ next_attempt_at: 0 })
+      .where("id", "=", first.webhookId)
+      .execute();
+    // Retention took the whole budget and more: the pass starts no attempt.
+    const times = [0, 1_000];
+    const clock = () => times.shift() ?? 1_000;
+    expect(await scheduledPass(readEnv(), { budgetMs: 500, clock })).toMatchObject({ budgetSpent: true, delivered: 0 });
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    // The same pass with the budget left: the lead goes out.
+    expect(await scheduledPass(readEnv(), { budgetMs: 5_000, clock: () => 0 })).toMatchObject({ delivered: 1 });
+  });
+});
+
 describe("the redelivery timer", () => {
   afterEach(() => {
     stopRedelivery();
     vi.useRealTimers();
+  });
+
+  it("does not keep the process alive by itself, where a plain interval would", () => {
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+    const before = timers();
+    const plain = setInterval(() => {}, 60_000);
+    expect(timers()).toBe(before + 1);
+    clearInterval(plain);
+    startRedelivery();
+    expect(timers()).toBe(before);
   });
 
   it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", async () => {
