@@ -1,7 +1,6 @@
 import "server-only";
-import type { PostedValues } from "@/lib/forms/define";
+import type { ValuesByForm } from "@/lib/forms";
 import { sendForm } from "@/server/submission/send-form";
-import type { FormAction } from "./use-server-form";
 
 /**
  * A form's server action: the one action every form posts to, bound to this
@@ -9,8 +8,8 @@ import type { FormAction } from "./use-server-form";
  * server action a post made without JavaScript reaches (a binding made in the
  * browser's component would hang that post: vercel/next.js#98045).
  */
-export function formAction<Values extends PostedValues>(definition: { name: string; emptyValues: Values }) {
-  // A cast: the fixture's third form is registered at run time only, so the
-  // action cannot take its type from lib/forms' registry (decision 0004).
-  return sendForm.bind(null, definition.name) as unknown as FormAction<Values>;
+export function formAction<Name extends keyof ValuesByForm & string>(definition: { name: Name }) {
+  // Instantiated for this form first: bind() would type the action for any name.
+  const send = sendForm<Name>;
+  return send.bind(null, definition.name);
 }

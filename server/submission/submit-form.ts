@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { headers } from "next/headers";
 import { after } from "next/server";
 import { z } from "zod";
-import { forms, isFormName, type FormName, type FormValues } from "@/lib/forms";
+import { forms, isFormName, type ValuesByForm } from "@/lib/forms";
 import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
 import type { FieldErrors, FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
@@ -17,7 +17,7 @@ import { consentEvidence } from "@/server/consent/evidence";
 
 type Values = PostedValues;
 /** What a form's post carries, as typed: its own fields for a form of the site's. */
-export type ValuesOf<Name extends string> = Name extends FormName ? FormValues<Name> : Values;
+export type ValuesOf<Name extends string> = Name extends keyof ValuesByForm ? ValuesByForm[Name] : Values;
 
 /** The posted fields as typed: absent or a file counts as empty, a checked box posts "on". */
 function readValues(formData: FormData, emptyValues: Values): Values {
