@@ -1,49 +1,21 @@
 import { Webhook } from "standardwebhooks";
-import { beforeEach, describe, expect, it, vi } from "vitest";
-import { closeDatabases, database } from "@/server/db/connect";
+import { describe, expect, it, vi } from "vitest";
+import { closeDatabases } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { setupLeadSending } from "@/tests/support/lead-sending";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import * as leadStore from "./lead-store";
-import { leadById, newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
+import { newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
 import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass } from "./pass";
 import { nextAttemptAfter } from "./send";
-import { submitLead } from "./submit-lead";
 
-const receiver = setupWebhookReceiver();
-let secret: string;
-let counter = 0;
-
-beforeEach(async () => {
-  secret = newWebhookSecret();
-  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-  vi.stubEnv("WAITLIST_WEBHOOK_SECRET", secret);
-  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
-  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,1");
-  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
-  // Each test starts from an empty table: a pass takes everything due.
-  await (await store()).db.deleteFrom("leads").execute();
-});
-
-/** A waitlist body whose name tells the receiver how to answer, e.g. [fail=3]. */
-function payload(directive = "") {
-  counter += 1;
-  return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
-}
+const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
 /** Waits on the real clock until `done()` (vi.waitFor would move a fake clock on as it polls). */
 async function until(done: () => boolean) {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-const send = (body: Record<string, unknown>) => submitLead("waitlist", body, readEnv(), performance.now());
-const store = () => database(readEnv());
-const row = async (id: string) => leadById(await store(), id);
-const logged = (event: string) =>
-  (["info", "warn", "error"] as const)
-    .flatMap((method) => vi.mocked(console[method]).mock.calls)
-    .map((call) => JSON.parse(String(call[0])))
-    .filter((line) => line.event === event);
 /** Every pending lead is due now: what the schedule would make wait, the test does not. */
 const everythingDue = () => redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
 

@@ -1,10 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { database } from "@/server/db/connect";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
-import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { attemptsOf, leadById } from "@/server/leads/lead-store";
-import { submitLead } from "@/server/leads/submit-lead";
+import { setupLeadSending } from "@/tests/support/lead-sending";
+import { attemptsOf } from "@/server/leads/lead-store";
 import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
 import { retentionRuns } from "./retention";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
@@ -12,35 +9,20 @@ import { noteOutcome } from "@/server/alerts/alerts";
 import type { OutcomeListener } from "@/server/leads/outcomes";
 import { processWide } from "@/server/process-wide";
 
-const receiver = setupWebhookReceiver();
-let secret: string;
-let counter = 0;
+const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
-beforeEach(async () => {
-  secret = newWebhookSecret();
-  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-  vi.stubEnv("WAITLIST_WEBHOOK_SECRET", secret);
-  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
-  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,1");
-  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
-  // Each test starts from an empty table: a pass takes everything due.
-  await (await store()).db.deleteFrom("leads").execute();
-});
-
-/** A waitlist body whose name tells the receiver how to answer, e.g. [fail=3]. */
-function payload(directive = "") {
-  counter += 1;
-  return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
+/** A body the visitor sent (and that failed, with "[fail=3]"), made due now. */
+async function sentAndDue(body: Record<string, unknown>) {
+  const delivery = await send(body);
+  await (
+    await store()
+  ).db
+    .updateTable("leads")
+    .set({ next_attempt_at: 0 })
+    .where("id", "=", delivery.webhookId)
+    .execute();
+  return delivery;
 }
-
-const send = (body: Record<string, unknown>) => submitLead("waitlist", body, readEnv(), performance.now());
-const store = () => database(readEnv());
-const row = async (id: string) => leadById(await store(), id);
-const logged = (event: string) =>
-  (["info", "warn", "error"] as const)
-    .flatMap((method) => vi.mocked(console[method]).mock.calls)
-    .map((call) => JSON.parse(String(call[0])))
-    .filter((line) => line.event === event);
 
 describe("retention, with a scheduled pass", () => {
   it("forgets the values of leads delivered more than LEAD_RETENTION_DAYS ago, keeping their delivery log", async () => {
@@ -169,14 +151,7 @@ describe("a scheduled pass", () => {
 
   it("counts the time retention took against the pass's budget", async () => {
     const body = payload("[fail=3]");
-    const first = await send(body);
-    await (
-      await store()
-    ).db
-      .updateTable("leads")
-      .set({ next_attempt_at: 0 })
-      .where("id", "=", first.webhookId)
-      .execute();
+    const first = await sentAndDue(body);
     // Retention took the whole budget and more: the pass starts no attempt.
     const times = [0, 1_000];
     const clock = () => times.shift() ?? 1_000;
@@ -207,14 +182,7 @@ describe("the redelivery timer", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     vi.stubEnv("REDELIVERY_POLL_MS", "100");
     const body = payload("[fail=3]");
-    const first = await send(body);
-    await (
-      await store()
-    ).db
-      .updateTable("leads")
-      .set({ next_attempt_at: 0 })
-      .where("id", "=", first.webhookId)
-      .execute();
+    const first = await sentAndDue(body);
     startRedelivery();
     startRedelivery();
     expect(vi.getTimerCount()).toBe(1);
@@ -255,14 +223,7 @@ describe("the redelivery timer", () => {
 
   it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
     const body = payload("[fail=3]");
-    const first = await send(body);
-    await (
-      await store()
-    ).db
-      .updateTable("leads")
-      .set({ next_attempt_at: 0 })
-      .where("id", "=", first.webhookId)
-      .execute();
+    const first = await sentAndDue(body);
     expect(await redeliveryTick()).toBe(true);
     expect(await row(first.webhookId)).toMatchObject({ state: "delivered" });
     expect(receiver.withName(body.name)).toHaveLength(4);
