@@ -151,7 +151,7 @@ describe("a scheduled pass", () => {
 
   it("counts the time retention took against the pass's budget", async () => {
     const body = payload("[fail=3]");
-    const first = await sentAndDue(body);
+    await sentAndDue(body);
     // Retention took the whole budget and more: the pass starts no attempt.
     const times = [0, 1_000];
     const clock = () => times.shift() ?? 1_000;
