@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leadFacts, leadKey, leadOf, newWebhookId, type LeadRow } from "./lead";
+import { leadFacts, leadKey, leadOf, newWebhookId, rowOf, type LeadRow } from "./lead";
 
 const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
   id: "msg_abc-1",
@@ -47,6 +47,15 @@ describe("leadOf", () => {
     expect(leadOf(row({ id: "msg_" }))).toBeUndefined();
     expect(leadOf(row({ id: "msg_a b" }))).toBeUndefined();
     expect(leadOf(row({ form: "contact" }))?.form).toBe("contact");
+  });
+});
+
+describe("rowOf", () => {
+  it("keeps a lead as the row leadOf reads back, unclaimed and undelivered, under the key it is given", () => {
+    expect(rowOf(leadOf(row({ last_failure: "status 503" }))!, "k")).toStrictEqual(
+      row({ last_failure: "status 503", dedupe_key: "k" }),
+    );
+    expect(rowOf(leadOf(row())!, null)).toStrictEqual(row());
   });
 });
 

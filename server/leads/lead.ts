@@ -58,6 +58,33 @@ export function leadOf(row: LeadRow): Lead | undefined {
   };
 }
 
+/**
+ * The row that keeps a lead, undelivered and claimed by no one: leadOf's
+ * inverse. Its form is any name, for the upgrade import's leads of old.
+ */
+export function rowOf(
+  lead: Pick<Lead, "id" | "body" | "state" | "attempts" | "rounds" | "createdAt" | "nextAttemptAt" | "lastFailure"> & {
+    form: string;
+  },
+  dedupeKey: string | null,
+): LeadRow {
+  return {
+    id: lead.id,
+    form: lead.form,
+    dedupe_key: dedupeKey,
+    payload: lead.body,
+    state: lead.state,
+    attempts: lead.attempts,
+    rounds: lead.rounds,
+    created_at: lead.createdAt,
+    next_attempt_at: lead.nextAttemptAt,
+    last_failure: lead.lastFailure ?? null,
+    delivered_at: null,
+    claimed_by: null,
+    claimed_until: null,
+  };
+}
+
 /** The same form with the same values (already normalised by the schema) has the same key. */
 export function leadKey(form: string, payload: Record<string, unknown>) {
   return createHash("sha256")

@@ -4,7 +4,7 @@ import { recordConsent, type ConsentEvidence } from "@/server/consent/consent-st
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
-import { leadKey, newWebhookId, type Lead, type LeadRow } from "./lead";
+import { leadKey, newWebhookId, rowOf, type Lead, type LeadRow } from "./lead";
 import {
   CLAIM_MARGIN_MS,
   claimById,
@@ -101,21 +101,7 @@ export async function submitLead(
     createdAt: now,
     nextAttemptAt: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
   };
-  const fresh: LeadRow = {
-    id: lead.id,
-    form,
-    dedupe_key: leadKey(form, payload),
-    payload: lead.body,
-    state: lead.state,
-    attempts: lead.attempts,
-    rounds: lead.rounds,
-    created_at: lead.createdAt,
-    next_attempt_at: lead.nextAttemptAt,
-    last_failure: null,
-    delivered_at: null,
-    claimed_by: null,
-    claimed_until: null,
-  };
+  const fresh = rowOf(lead, leadKey(form, payload));
 
   let store: Store | undefined;
   let taken: Taken;

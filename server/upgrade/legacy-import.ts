@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { z } from "zod";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
+import { rowOf } from "@/server/leads/lead";
 import { logEvent, messageOf } from "@/server/log";
 
 // A lead as the file and Redis stores kept it, before the database.
@@ -38,18 +39,7 @@ async function insertAll({ db }: Store, texts: (string | null)[]) {
   for (const lead of leads) {
     await db
       .insertInto("leads")
-      .values({
-        id: lead.id,
-        form: lead.form,
-        dedupe_key: lead.key,
-        payload: JSON.stringify(lead.payload),
-        state: lead.state,
-        attempts: lead.attempts,
-        rounds: lead.rounds,
-        created_at: lead.createdAt,
-        next_attempt_at: lead.nextAttemptAt,
-        last_failure: lead.lastFailure ?? null,
-      })
+      .values(rowOf({ ...lead, body: JSON.stringify(lead.payload) }, lead.key))
       .onConflict((conflict) => conflict.doNothing())
       .execute();
   }
