@@ -19,6 +19,33 @@ test("the sections come in the spec's order", async ({ page }) => {
   await expect(page.locator("main + footer")).toBeVisible();
 });
 
+test("problem and pricing are set apart in white on the cream page, and every section keeps its padding", async ({
+  page,
+}) => {
+  const looks = () =>
+    page.locator("main > section[id]").evaluateAll((list) =>
+      list.map((section) => {
+        const style = getComputedStyle(section);
+        return [section.id, style.backgroundColor, style.paddingTop, style.paddingBottom];
+      }),
+    );
+  const white = "rgb(255, 255, 255)";
+  const cream = "rgba(0, 0, 0, 0)"; // the page's own cream shows through
+  // py-20 on a phone, sm:py-28 from 640 px up.
+  for (const [width, padding] of [
+    [375, "80px"],
+    [1280, "112px"],
+  ] as const) {
+    await page.setViewportSize({ width, height: 800 });
+    expect(await looks(), `${width} px wide`).toEqual([
+      ["problem", white, padding, padding],
+      ["features", cream, padding, padding],
+      ["pricing", white, padding, padding],
+      ["contact", cream, padding, padding],
+    ]);
+  }
+});
+
 test("the fixed header links to every section and to sign-up", async ({ page }) => {
   const header = page.getByRole("banner");
   await expect(header).toHaveCSS("position", "fixed");
