@@ -1,3 +1,5 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { stylesheetMarker } from "@/lib/style/marker";
 import { buildStylesheet, stylesheetProblems } from "./site-css";
@@ -50,5 +52,32 @@ describe("buildStylesheet", () => {
       },
     ]);
     expect(text).toContain(`url(/_next/static/media/${assets[0]!.name})`);
+  });
+
+  it("holds only the utilities the UI's own files name: words in server code, scripts, docs or tests add none", async () => {
+    const { text } = await buildStylesheet();
+    const root = path.resolve(import.meta.dirname, "..");
+    const uiFiles = (
+      await Promise.all(
+        ["app", "components", "lib"].map(async (folder) =>
+          (await readdir(path.join(root, folder), { recursive: true, withFileTypes: true }))
+            .filter((entry) => entry.isFile() && !entry.name.startsWith("site-css."))
+            .map((entry) => path.join(entry.parentPath, entry.name)),
+        ),
+      )
+    ).flat();
+    // Split roughly as Tailwind reads source files: on spaces, quotes, braces and the like.
+    const uiWords = new Set(
+      (await Promise.all(uiFiles.map((file) => readFile(file, "utf8")))).flatMap((source) =>
+        source.split(/[\s"'`{}<>;=]+/),
+      ),
+    );
+    // Each class selector, unescaped (".sm\\:py-28" is the class sm:py-28), leaving out comments and file names.
+    const rules = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/url\([^)]*\)/g, "");
+    const classes = new Set(
+      [...rules.matchAll(/\.((?:\\.|[\w-])+)/g)].map((match) => match[1]!.replace(/\\(.)/g, "$1")),
+    );
+    expect(classes.size).toBeGreaterThan(100);
+    expect([...classes].filter((name) => !/^\d/.test(name) && !uiWords.has(name))).toEqual([]);
   });
 });
