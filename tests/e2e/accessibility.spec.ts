@@ -43,10 +43,10 @@ async function scrollThrough(page: Page) {
 }
 
 /**
- * What axe found wrong, and the text whose contrast it could not measure. The
- * hero's text stands on a gradient, which axe never measures; anything else it
- * could not measure (text it took to be overlapped, say) is a page it did not
- * really check, so it counts against the page like a violation.
+ * What axe found wrong, and the text whose contrast it could not measure. Text
+ * on a gradient axe never measures: the hero's, and the header's logo over it.
+ * Anything else it could not measure (text it took to be overlapped, say) is a
+ * page it did not really check, so it counts against the page like a violation.
  */
 async function violations(page: Page) {
   await scrollThrough(page);
