@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 
 /** A TCP port nothing listens on right now, on 127.0.0.1. */
@@ -37,6 +38,20 @@ function stopper(child: ChildProcess) {
     });
 }
 
+const setpriv = "/usr/bin/setpriv";
+
+/**
+ * A test's servers stop in its `afterAll`, but a runner killed outright (a
+ * mutant that hangs past Stryker's timeout, a Ctrl-C'd worker) runs no hook.
+ * On Linux, util-linux's setpriv execs the server with SIGKILL as its
+ * parent-death signal, so the kernel stops it with the process that started it.
+ * The server keeps setpriv's pid, so signals sent to the child reach it.
+ */
+function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
+  if (process.platform !== "linux" || !existsSync(setpriv)) return [command, args];
+  return [setpriv, ["--pdeathsig", "KILL", "--", command, ...args]];
+}
+
 /**
  * Spawns a server and resolves once `ready(output)` says so; rejects if it
  * exits first or takes longer than the timeout.
@@ -46,7 +61,8 @@ export function startProcess(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; url: string; ready: (output: string) => boolean; timeoutMs?: number },
 ): Promise<Started> {
-  const child = spawn(command, args, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  const [file, argv] = withParentDeathSignal(command, args);
+  const child = spawn(file, argv, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const stop = stopper(child);
   return new Promise((resolve, reject) => {
