@@ -5,6 +5,7 @@ import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { leadById } from "@/server/leads/lead-store";
 import { submitLead } from "@/server/leads/submit-lead";
+import { makeDue } from "@/tests/support/lead-sending";
 
 const receiver = setupWebhookReceiver();
 
@@ -36,13 +37,7 @@ describe("the cron route", () => {
     const body = { phone: "+15551234567", name: `Cron ${Date.now()} [fail=3]` };
     const first = await submitLead("waitlist", body, readEnv(), performance.now());
     expect(first.ok).toBe(false);
-    await (
-      await database(readEnv())
-    ).db
-      .updateTable("leads")
-      .set({ next_attempt_at: 0 })
-      .where("id", "=", first.webhookId)
-      .execute();
+    await makeDue(first.webhookId);
 
     const response = await call(`Bearer ${secret}`);
     expect(response.status).toBe(200);

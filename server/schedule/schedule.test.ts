@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
-import { setupLeadSending } from "@/tests/support/lead-sending";
+import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
 import { attemptsOf } from "@/server/leads/lead-store";
 import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
 import { retentionRuns } from "./retention";
@@ -14,13 +14,7 @@ const { receiver, store, payload, send, row, logged } = setupLeadSending();
 /** A body the visitor sent (and that failed, with "[fail=3]"), made due now. */
 async function sentAndDue(body: Record<string, unknown>) {
   const delivery = await send(body);
-  await (
-    await store()
-  ).db
-    .updateTable("leads")
-    .set({ next_attempt_at: 0 })
-    .where("id", "=", delivery.webhookId)
-    .execute();
+  await makeDue(delivery.webhookId);
   return delivery;
 }
 

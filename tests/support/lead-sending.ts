@@ -6,6 +6,11 @@ import { submitLead } from "@/server/leads/submit-lead";
 import { setupWebhookReceiver } from "./setup-webhook-receiver";
 import { newWebhookSecret } from "./webhook-secrets";
 
+/** Makes a kept lead due now, as if its schedule's wait were over. */
+export async function makeDue(id: string) {
+  await (await database(readEnv())).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", id).execute();
+}
+
 /**
  * For a test file that sends waitlist leads to a real receiver: signed, quick
  * retries, a schedule of two 1 s rounds, the log captured, and an empty leads
