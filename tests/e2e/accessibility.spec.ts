@@ -95,6 +95,28 @@ test.describe("axe", () => {
     expect(await violations(visitorPage)).toEqual([]);
   });
 
+  test("the same check finds faint text, and text it cannot measure, on a page made to have them", async () => {
+    await visitorPage.goto("/");
+    await visitorPage.addStyleTag({ content: "#contact-title { color: #d6d3d1 !important }" });
+    await scrollThrough(visitorPage);
+    // A grey box over half of the problem's title, where axe cannot tell the title's background.
+    await visitorPage.evaluate(() => {
+      const title = document.getElementById("problem-title")!.getBoundingClientRect();
+      const cover = document.createElement("div");
+      cover.style.cssText = `position:absolute;left:${title.left + window.scrollX}px;top:${title.top + window.scrollY}px;width:${title.width / 2}px;height:${title.height}px;background:rgba(0,0,0,.5)`;
+      document.body.append(cover);
+    });
+    expect(await violations(visitorPage)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "color-contrast", targets: ["#contact-title"] }),
+        expect.objectContaining({
+          id: "color-contrast unmeasured",
+          targets: expect.arrayContaining(["#problem-title"]),
+        }),
+      ]),
+    );
+  });
+
   test("the open mobile menu has no violations", async () => {
     await visitorPage.setViewportSize({ width: 375, height: 740 });
     await visitorPage.goto("/");
