@@ -54,8 +54,8 @@ describe("buildStylesheet", () => {
     expect(text).toContain(`url(/_next/static/media/${assets[0]!.name})`);
   });
 
-  it("holds only the utilities the UI's own files name: words in server code, scripts, docs or tests add none", async () => {
-    const { text } = await buildStylesheet();
+  /** The words of the UI's own files, split roughly as Tailwind reads them: on spaces, quotes, braces and the like. */
+  async function uiWords() {
     const root = path.resolve(import.meta.dirname, "..");
     const uiFiles = (
       await Promise.all(
@@ -66,18 +66,31 @@ describe("buildStylesheet", () => {
         ),
       )
     ).flat();
-    // Split roughly as Tailwind reads source files: on spaces, quotes, braces and the like.
-    const uiWords = new Set(
-      (await Promise.all(uiFiles.map((file) => readFile(file, "utf8")))).flatMap((source) =>
-        source.split(/[\s"'`{}<>;=]+/),
-      ),
-    );
-    // Each class selector, unescaped (".sm\\:py-28" is the class sm:py-28), leaving out comments and file names.
-    const rules = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/url\([^)]*\)/g, "");
-    const classes = new Set(
-      [...rules.matchAll(/\.((?:\\.|[\w-])+)/g)].map((match) => match[1]!.replace(/\\(.)/g, "$1")),
-    );
+    const sources = await Promise.all(uiFiles.map((file) => readFile(file, "utf8")));
+    return new Set(sources.flatMap((source) => source.split(/[\s"'`{}<>;=]+/)));
+  }
+
+  /** Each class selector, unescaped (".sm\\:py-28" is the class sm:py-28), leaving out comments and file names. */
+  function classesOf(css: string) {
+    const rules = css.replace(/\/\*[\s\S]*?\*\//g, "").replace(/url\([^)]*\)/g, "");
+    return new Set([...rules.matchAll(/\.((?:\\.|[\w-])+)/g)].map((match) => match[1]!.replace(/\\(.)/g, "$1")));
+  }
+
+  const namedNowhere = (classes: Set<string>, words: Set<string>) =>
+    [...classes].filter((name) => !/^\d/.test(name) && !words.has(name));
+
+  it("holds only the utilities the UI's own files name: words in server code, scripts, docs or tests add none", async () => {
+    const { text } = await buildStylesheet();
+    const classes = classesOf(text);
     expect(classes.size).toBeGreaterThan(100);
-    expect([...classes].filter((name) => !/^\d/.test(name) && !uiWords.has(name))).toEqual([]);
+    expect(namedNowhere(classes, await uiWords())).toEqual([]);
+  });
+
+  it("would name a utility that came from a word outside the UI, as .grow did from a comment in server/", async () => {
+    const { text } = await buildStylesheet();
+    expect(namedNowhere(classesOf(`${text}.grow{flex-grow:1}.sm\\:grow{flex-grow:1}`), await uiWords())).toEqual([
+      "grow",
+      "sm:grow",
+    ]);
   });
 });
