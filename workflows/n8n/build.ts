@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import type { ContactValues } from "../../lib/forms/contact";
 import { helpWords, optInWords, optOutWords, smsTexts, supportEmailSlot } from "../../lib/sms/program";
 
 /**
@@ -14,8 +15,26 @@ import { helpWords, optInWords, optOutWords, smsTexts, supportEmailSlot } from "
 const here = path.resolve("workflows", "n8n");
 export const workflowFile = path.join(here, "sms-program.json");
 
-export const workflowIds = { welcome: "sousWelcomeText1", incoming: "sousIncomingSms1" } as const;
-export const webhookPaths = { welcome: "sous-waitlist", incoming: "sous-sms-inbound" } as const;
+export const workflowIds = {
+  welcome: "sousWelcomeText1",
+  incoming: "sousIncomingSms1",
+  contact: "sousContactChat1",
+} as const;
+export const webhookPaths = {
+  welcome: "sous-waitlist",
+  incoming: "sous-sms-inbound",
+  contact: "sous-contact",
+} as const;
+
+/** The chat message's line for each field of the contact form, in the form's order: a new field fails the type check here. */
+const contactChatLabels = {
+  name: "Name",
+  email: "Email",
+  phone: "Phone",
+  clientCount: "Clients",
+  currentTools: "Tools",
+  message: "Biggest business challenge",
+} satisfies Record<keyof ContactValues, string>;
 
 const program = {
   welcome: smsTexts.welcome,
@@ -24,12 +43,16 @@ const program = {
   optOutWords,
   optInWords,
   helpWords,
+  inboundPath: webhookPaths.incoming,
+  contact: { title: "New quote request from the website", fields: Object.entries(contactChatLabels) },
 };
+
+type CodeName = "welcome" | "inbound" | "revoke" | "report" | "contact";
 
 const source = (name: string) => readFileSync(path.join(here, "code", `${name}.js`), "utf8");
 
 /** A Code node's JavaScript: the program's words, the shared helpers, the node's own code, and the call that runs it. */
-export function codeOf(name: "welcome" | "inbound" | "revoke", call: string) {
+export function codeOf(name: CodeName, call: string) {
   return [`const PROGRAM = ${JSON.stringify(program, null, 2)};`, source("shared"), source(name), call, ""].join("\n");
 }
 
@@ -116,6 +139,49 @@ function failure(workflow: string, position: number[]): Node[] {
   ];
 }
 
+/** Routes an item by `$json.retry`: true to output 0, anything else to output 1. */
+function retrying(workflow: string, name: string, position: number[]): Node {
+  return {
+    id: idOf(workflow, name),
+    name,
+    type: "n8n-nodes-base.if",
+    typeVersion: 2,
+    position,
+    parameters: {
+      conditions: {
+        options: { caseSensitive: true, leftValue: "", typeValidation: "strict" },
+        conditions: [
+          {
+            id: idOf(workflow, name, "condition"),
+            leftValue: "={{ $json.retry === true }}",
+            rightValue: "",
+            operator: { type: "boolean", operation: "true", singleValue: true },
+          },
+        ],
+        combinator: "and",
+      },
+      options: {},
+    },
+  };
+}
+
+/**
+ * Waits `$json.waitSeconds`, then passes the item on: n8n's own wait, which
+ * keeps anything over 65 s in its database (it survives a restart) and is
+ * no Code node task, so no task time limit applies.
+ */
+function wait(workflow: string, name: string, position: number[]): Node {
+  return {
+    id: idOf(workflow, name),
+    name,
+    type: "n8n-nodes-base.wait",
+    typeVersion: 1.1,
+    position,
+    webhookId: idOf(workflow, name, "webhook"),
+    parameters: { resume: "timeInterval", amount: "={{ $json.waitSeconds }}", unit: "seconds" },
+  };
+}
+
 const to = (node: string) => [{ node, type: "main", index: 0 }];
 
 function workflow(id: string, name: string, nodes: Node[], connections: Record<string, unknown>) {
@@ -133,37 +199,63 @@ function workflow(id: string, name: string, nodes: Node[], connections: Record<s
 }
 
 /**
- * A webhook workflow of the shape both share: the webhook, a Code node that
- * decides the answer, the Respond node that sends it, then an optional Code
- * node that runs after the caller has its answer; any error of the deciding
- * node answers 500 and fails the execution.
+ * A webhook workflow of the shape all three share: the webhook, a Code node
+ * that decides the answer, the Respond node that sends it, then what runs
+ * after the caller has its answer; any error of the deciding node answers 500
+ * and fails the execution.
  */
 function answeringWorkflow(spec: {
   id: string;
   name: string;
   trigger: string;
   path: string;
-  decide: { name: string; code: "welcome" | "inbound" };
+  decide: { name: string; code: CodeName };
   answer: string;
-  after?: { name: string; code: "revoke" };
+  after?: { nodes: Node[]; connections: Record<string, unknown>; first: string[] };
 }) {
   const { id, decide, answer, after } = spec;
   const nodes = [
     webhook(id, spec.trigger, spec.path),
     code(id, decide.name, codeOf(decide.code, "return [{ json: await main(this.helpers) }];"), at(220, 0), true),
     respond(id, answer, at(440, -100)),
-    ...(after
-      ? [code(id, after.name, codeOf(after.code, "return await main(this.helpers);"), at(660, -100), false)]
-      : []),
+    ...(after?.nodes ?? []),
     ...failure(id, at(440, 100)),
   ];
   const connections = {
     [spec.trigger]: { main: [to(decide.name)] },
     [decide.name]: { main: [to(answer), to("Answer 500")] },
-    ...(after ? { [answer]: { main: [to(after.name)] } } : {}),
+    ...(after ? { [answer]: { main: [after.first.flatMap(to)] } } : {}),
+    ...after?.connections,
     "Answer 500": { main: [to("Fail the execution")] },
   };
   return workflow(id, spec.name, nodes, connections);
+}
+
+/**
+ * What follows Twilio's answer: a STOP is recorded at the site, one attempt
+ * per run of "Record the STOP", with n8n's Wait node between attempts (no
+ * Code node task sleeps); a setting that drops messages is reported.
+ */
+function afterIncoming(id: string) {
+  const record = "Record the STOP";
+  const again = "Retry later?";
+  const pause = "Wait before retrying";
+  const report = "Report a wrong setting";
+  const after = (name: string) => codeOf(name === record ? "revoke" : "report", "return await main(this.helpers);");
+  return {
+    first: [record, report],
+    nodes: [
+      code(id, record, after(record), at(660, -200), false),
+      retrying(id, again, at(880, -200)),
+      wait(id, pause, at(1100, -200)),
+      code(id, report, after(report), at(660, 0), false),
+    ],
+    connections: {
+      [record]: { main: [to(again)] },
+      [again]: { main: [to(pause), []] },
+      [pause]: { main: [to(record)] },
+    },
+  };
 }
 
 export function buildSmsProgram() {
@@ -183,7 +275,15 @@ export function buildSmsProgram() {
       path: webhookPaths.incoming,
       decide: { name: "Read the message", code: "inbound" },
       answer: "Answer Twilio",
-      after: { name: "Record the STOP", code: "revoke" },
+      after: afterIncoming(workflowIds.incoming),
+    }),
+    answeringWorkflow({
+      id: workflowIds.contact,
+      name: "Sous: contact requests",
+      trigger: "Sous contact request",
+      path: webhookPaths.contact,
+      decide: { name: "Verify and post", code: "contact" },
+      answer: "Answer the site",
     }),
   ];
 }

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { helpWords, optInWords, optOutWords, smsTexts } from "@/lib/sms/program";
+import { verificationBlock } from "@/tests/support/doc-verification";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { buildSmsProgram, serialised, workflowFile } from "./build";
 
@@ -10,7 +12,7 @@ import { buildSmsProgram, serialised, workflowFile } from "./build";
  * The Code nodes of the shipped workflow, run as n8n's sandbox runs them
  * (the code inside an async function, `this.helpers`, `$env`, `require`), with
  * Twilio's API and the site replaced by functions. The same file runs in a
- * real n8n in tests/e2e/sms-workflow.server.spec.ts.
+ * real n8n of each line in tests/e2e/sms-program.ts.
  */
 
 type HttpRequest = {
@@ -40,6 +42,10 @@ async function run(
     rawBody?: string;
     staticData?: object;
     answers?: HttpAnswer[];
+    /** n8n's Variables, where the instance has them. */
+    vars?: Record<string, string>;
+    /** What `require` does: Node's own unless a test makes it refuse, as n8n does by default. */
+    requireModule?: (name: string) => unknown;
   },
 ) {
   const requests: HttpRequest[] = [];
@@ -56,6 +62,7 @@ async function run(
   const staticData = options.staticData ?? {};
   const body = new Function(
     "$env",
+    "$vars",
     "$input",
     "$getWorkflowStaticData",
     "$execution",
@@ -66,10 +73,11 @@ async function run(
     const result = await body.call(
       { helpers },
       options.env,
+      options.vars,
       { first: () => ({ json: options.json ?? {} }) },
       () => staticData,
       { id: "4711" },
-      require,
+      options.requireModule ?? require,
     );
     return { result: result as Array<{ json: Record<string, unknown> }>, requests, staticData, error: undefined };
   } catch (error) {
@@ -271,18 +279,20 @@ describe("incoming messages", () => {
   const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
   // Twilio's own example (its "Validating signatures" page): token 12345, this URL and these fields.
   const docsSignature = "0/KCTR6DLpKmkAf8muzZqo1nDgQ=";
+  // Where n8n itself was called: never what the signature is checked against.
+  const n8nUrl = "http://127.0.0.1:5678/webhook/sous-sms-inbound";
   const read = (fields: Record<string, string>, signature = docsSignature, more: Record<string, string> = {}) =>
     run("Read the message", {
       env: { ...env, ...more },
       rawBody: form(fields),
-      json: { headers: { "x-twilio-signature": signature } },
+      json: { headers: { "x-twilio-signature": signature }, webhookUrl: n8nUrl },
     });
 
   it("checks X-Twilio-Signature as Twilio computes it, and answers 403 to anything else", async () => {
     expect((await read(docsFields)).result[0]!.json).toMatchObject({ status: 200, intent: "other" });
     expect((await read({ ...docsFields, Digits: "1235" })).result[0]!.json).toMatchObject({
       status: 403,
-      intent: "forged",
+      intent: "refused",
     });
     expect((await read(docsFields, "")).result[0]!.json).toMatchObject({ status: 403 });
     expect(
@@ -294,11 +304,56 @@ describe("incoming messages", () => {
   });
 
   // Signed with the fake Twilio's own code, written apart from the workflow's.
-  async function reply(Body: string, extra: Record<string, string> = {}, more: Record<string, string> = {}) {
+  const message = (Body: string, extra: Record<string, string> = {}) => ({
+    MessageSid: "SM1",
+    AccountSid: "AC1",
+    From: "+15035550142",
+    To: "+15005550006",
+    Body,
+    ...extra,
+  });
+  async function signedFor(url: string, fields: Record<string, string>) {
     const { twilioSignature } = await import("@/tests/support/fake-twilio");
-    const fields = { MessageSid: "SM1", From: "+15035550142", To: "+15005550006", Body, ...extra };
-    return (await read(fields, twilioSignature("12345", docsUrl, fields), more)).result[0]!.json;
+    return twilioSignature("12345", url, fields);
   }
+  async function reply(Body: string, extra: Record<string, string> = {}, more: Record<string, string> = {}) {
+    const fields = message(Body, extra);
+    return (await read(fields, await signedFor(docsUrl, fields), more)).result[0]!.json;
+  }
+
+  it("checks the signature against TWILIO_INBOUND_URL, not the URL n8n was called at", async () => {
+    const fields = message("STOP");
+    expect((await read(fields, await signedFor(docsUrl, fields))).result[0]!.json).toMatchObject({ status: 200 });
+    expect((await read(fields, await signedFor(n8nUrl, fields))).result[0]!.json).toMatchObject({ status: 403 });
+  });
+
+  it("names the URL Twilio signed when TWILIO_INBOUND_URL differs from it by a slash, a scheme or n8n's own address", async () => {
+    const base = "https://n8n.sous.test/webhook/sous-sms-inbound";
+    const fields = message("STOP");
+    for (const [configured, signed] of [
+      [`${base}/`, base],
+      [base, `${base}/`],
+      [base.replace("https:", "http:"), base],
+      ["https://typo.sous.test/webhook/sous-sms-inbound", n8nUrl],
+    ]) {
+      const answer = (await read(fields, await signedFor(signed!, fields), { TWILIO_INBOUND_URL: configured! }))
+        .result[0]!.json;
+      expect(answer).toMatchObject({ status: 403, intent: "refused" });
+      expect(answer.problem).toEqual({ kind: "inbound_url", expected: configured, signedUrl: signed, tokenSet: true });
+      expect(answer).not.toHaveProperty("phone");
+    }
+  });
+
+  it("counts a request that looks like Twilio's but matches no URL as a signature failure; one without Twilio's header or fields is not reported", async () => {
+    const fields = message("STOP");
+    const forged = (await read(fields, "bm90IGEgc2lnbmF0dXJl")).result[0]!.json;
+    expect(forged.problem).toEqual({ kind: "signature", expected: docsUrl, signedUrl: "", tokenSet: true });
+    const noToken = (await read(fields, await signedFor(docsUrl, fields), { TWILIO_AUTH_TOKEN: "" })).result[0]!.json;
+    expect(noToken.problem).toEqual({ kind: "signature", expected: docsUrl, signedUrl: "", tokenSet: false });
+    expect((await read(fields, "")).result[0]!.json).not.toHaveProperty("problem");
+    const withoutAccount = Object.fromEntries(Object.entries(fields).filter(([name]) => name !== "AccountSid"));
+    expect((await read(withoutAccount, "bm90IGEgc2lnbmF0dXJl")).result[0]!.json).not.toHaveProperty("problem");
+  });
 
   it("reads every opt-out word in any case, punctuation ignored, alone or leading a reply, and Twilio's OptOutType=STOP", async () => {
     const stops = [
@@ -330,27 +385,111 @@ describe("incoming messages", () => {
     expect(await reply("hello")).not.toHaveProperty("phone");
   });
 
-  it("answers HELP and INFO with the HELP text and the support email, escaped as XML; START and UNSTOP with empty TwiML", async () => {
-    for (const text of [...helpWords, "help?", "Info please"]) {
+  const emptyTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
+
+  it("leaves HELP to Twilio by default: one reply, never the workflow's as well", async () => {
+    for (const text of [...helpWords, "help?"])
       expect(await reply(text)).toEqual({
+        status: 200,
+        contentType: "text/xml",
+        intent: "help",
+        responseBody: emptyTwiml,
+      });
+    expect(await reply("HELP", {}, { SOUS_HELP_REPLY: "off" })).toMatchObject({ responseBody: emptyTwiml });
+  });
+
+  it("with SOUS_HELP_REPLY=on answers HELP and INFO with the HELP text and the support email, escaped as XML; START and UNSTOP with empty TwiML", async () => {
+    const on = { SOUS_HELP_REPLY: "on" };
+    for (const text of [...helpWords, "help?", "Info please"]) {
+      expect(await reply(text, {}, on)).toEqual({
         status: 200,
         contentType: "text/xml",
         intent: "help",
         responseBody: `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${smsTexts.help("help@sous.test").replaceAll("&", "&amp;").replaceAll("'", "&apos;")}</Message></Response>`,
       });
     }
-    expect((await reply("HELP", {}, { SOUS_SUPPORT_EMAIL: "a<b>&c@sous.test" })).responseBody).toContain(
+    expect((await reply("HELP", {}, { ...on, SOUS_SUPPORT_EMAIL: "a<b>&c@sous.test" })).responseBody).toContain(
       "Help: a&lt;b&gt;&amp;c@sous.test.",
     );
     for (const text of [...optInWords, "start!"])
-      expect(await reply(text)).toMatchObject({
-        intent: "start",
-        responseBody: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>',
-      });
-    expect(await reply("HELP", {}, { SOUS_HELP_REPLY: "off" })).toMatchObject({
+      expect(await reply(text, {}, on)).toMatchObject({ intent: "start", responseBody: emptyTwiml });
+  });
+
+  it("with SOUS_HELP_REPLY=on and no SOUS_SUPPORT_EMAIL, sends no address at all and reports the missing setting", async () => {
+    const answer = await reply("HELP", {}, { SOUS_HELP_REPLY: "on", SOUS_SUPPORT_EMAIL: "" });
+    expect(answer).toEqual({
+      status: 200,
+      contentType: "text/xml",
       intent: "help",
-      responseBody: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>',
+      responseBody: emptyTwiml,
+      problem: { kind: "help_email" },
     });
+    expect(nodeCode("Read the message")).not.toContain("example.com");
+  });
+});
+
+describe("reporting a wrong setting", () => {
+  const env = { SOUS_ALERT_WEBHOOK_URL: "http://alerts.test/hook" };
+  const wrongUrl = {
+    kind: "inbound_url",
+    expected: "https://n8n.sous.test/webhook/sous-sms-inbound/",
+    signedUrl: "https://n8n.sous.test/webhook/sous-sms-inbound",
+    tokenSet: true,
+  };
+  const report = (problem: object | undefined, staticData: object, more: Record<string, string> = {}) =>
+    run("Report a wrong setting", {
+      env: { ...env, ...more },
+      json: { status: 403, intent: "refused", ...(problem ? { problem } : {}) },
+      staticData,
+      answers: [{ statusCode: 200, body: "ok" }],
+    });
+  const alertTexts = (requests: Array<{ body: string }>) =>
+    requests.map((request) => (JSON.parse(request.body) as { text: string }).text);
+
+  it("does nothing when nothing is wrong", async () => {
+    const { result, requests } = await report(undefined, {});
+    expect([result, requests]).toEqual([[], []]);
+  });
+
+  it("alerts once per interval for each kind, naming both URLs and how many messages it cost, never a number", async () => {
+    const staticData: { problems?: Record<string, { reportedAt: number }> } = {};
+    const first = await report(wrongUrl, staticData);
+    expect(first.requests.map((request) => request.url)).toEqual(["http://alerts.test/hook"]);
+    const [text] = alertTexts(first.requests);
+    expect(text).toContain(
+      "Twilio signs them for https://n8n.sous.test/webhook/sous-sms-inbound, but TWILIO_INBOUND_URL is https://n8n.sous.test/webhook/sous-sms-inbound/.",
+    );
+    expect(text).toContain("(1 message since ");
+    expect(text).not.toMatch(/\+?1?\d{10}/);
+
+    const second = await report(wrongUrl, staticData);
+    expect(second.requests).toEqual([]);
+    expect(second.result[0]!.json).toEqual({ kind: "inbound_url", reported: false, countedSinceReport: 1 });
+    // Another kind has an interval of its own.
+    const other = await report(
+      { kind: "signature", expected: wrongUrl.expected, signedUrl: "", tokenSet: false },
+      staticData,
+    );
+    expect(alertTexts(other.requests)[0]).toContain("TWILIO_AUTH_TOKEN is not set.");
+
+    // An hour on, the next one is reported with the count of those held back.
+    staticData.problems!.inbound_url!.reportedAt -= 3_600;
+    const later = await report(wrongUrl, staticData);
+    expect(alertTexts(later.requests)[0]).toContain("(2 messages since ");
+    staticData.problems!.inbound_url!.reportedAt -= 600;
+    expect((await report(wrongUrl, staticData, { SOUS_ALERT_INTERVAL_MINUTES: "5" })).requests).toHaveLength(1);
+  });
+
+  it("says which setting is missing when HELP goes unanswered", async () => {
+    const { requests } = await report({ kind: "help_email" }, {});
+    expect(alertTexts(requests)[0]).toContain("SOUS_HELP_REPLY is on but SOUS_SUPPORT_EMAIL is not set");
+  });
+
+  it("fails the execution with the same words when there is no alert channel", async () => {
+    const { error, requests } = await report(wrongUrl, {}, { SOUS_ALERT_WEBHOOK_URL: "" });
+    expect(requests).toEqual([]);
+    expect(error?.message).toContain("Twilio signs them for https://n8n.sous.test/webhook/sous-sms-inbound");
+    expect(error?.message).toContain("(alert not set)");
   });
 });
 
@@ -359,16 +498,36 @@ describe("recording a STOP at the site", () => {
   const env = {
     SOUS_SITE_URL: "http://site.test/",
     CONSENT_WEBHOOK_SECRET: consent.join(" "),
-    SOUS_REVOKE_RETRY_SECONDS: "0 0 0",
+    SOUS_REVOKE_RETRY_SECONDS: "5 10 20",
     SOUS_ALERT_WEBHOOK_URL: "http://alerts.test/hook",
   };
   const stop = { intent: "stop", phone: "+16175550142", messageSid: "SM42" };
   const record = (answers: HttpAnswer[], json: object = stop, more: Record<string, string> = {}) =>
     run("Record the STOP", { env: { ...env, ...more }, json, answers });
 
+  /**
+   * The workflow's loop: "Record the STOP", then "Retry later?" sends an item
+   * with retry: true through "Wait before retrying" back to it.
+   */
+  async function loop(answers: HttpAnswer[], more: Record<string, string> = {}) {
+    const runs = [];
+    const queue = [...answers];
+    let json: object = stop;
+    for (;;) {
+      const run = await record(queue, json, more);
+      queue.splice(0, run.requests.length);
+      runs.push(run);
+      const out = run.result[0]?.json;
+      if (!out?.retry) return runs;
+      json = out;
+    }
+  }
+
   it("posts {phone, channel} to /api/consent/revoke, signed with every secret, under the message's SID", async () => {
     const { result, requests } = await record([{ statusCode: 200, body: '{"recorded":true,"leadsStopped":1}' }]);
-    expect(result).toEqual([{ json: { recorded: true, attempts: 1, site: { recorded: true, leadsStopped: 1 } } }]);
+    expect(result).toEqual([
+      { json: { ...stop, attempts: 1, retry: false, recorded: true, site: { recorded: true, leadsStopped: 1 } } },
+    ]);
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe("http://site.test/api/consent/revoke");
@@ -378,41 +537,73 @@ describe("recording a STOP at the site", () => {
   });
 
   it("does nothing for a message that is no STOP", async () => {
-    for (const intent of ["help", "start", "other", "forged"])
+    for (const intent of ["help", "start", "other", "refused"])
       expect((await record([], { intent })).requests).toEqual([]);
   });
 
-  it("retries while the site fails or cannot be reached, under the same webhook-id", async () => {
-    const { result, requests } = await record([
+  it("makes one attempt per run and hands n8n's Wait node the schedule's next delay while the site fails, under the same webhook-id", async () => {
+    const runs = await loop([
       { statusCode: 503, body: "" },
       new Error("ECONNREFUSED"),
       { statusCode: 200, body: "{}" },
     ]);
-    expect(result[0]!.json).toMatchObject({ recorded: true, attempts: 3 });
-    expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set(["SM42"]));
+    expect(runs.map((run) => run.requests.length)).toEqual([1, 1, 1]);
+    expect(runs.map((run) => run.result[0]!.json.waitSeconds)).toEqual([5, 10, undefined]);
+    expect(runs[2]!.result[0]!.json).toMatchObject({ recorded: true, retry: false, attempts: 3 });
+    expect(new Set(runs.flatMap((run) => run.requests.map((request) => request.headers["webhook-id"])))).toEqual(
+      new Set(["SM42"]),
+    );
   });
 
-  it("fails the execution and alerts without the number when the retries are spent, or at once when the site refuses", async () => {
-    const spent = await record([
+  it("no run can outlast a task time limit: one call to the site and at most one alert, each with a timeout, 13 s in all", async () => {
+    const runs = await loop(
+      Array.from({ length: 4 }, () => ({ statusCode: 503, body: "" })),
+      { SOUS_REVOKE_RETRY_SECONDS: "1 1 1" },
+    );
+    for (const run of runs) {
+      expect(run.requests.length).toBeLessThanOrEqual(2);
+      expect(run.requests.reduce((sum, request) => sum + (request.timeout ?? Infinity), 0)).toBeLessThanOrEqual(13_000);
+    }
+    expect(nodeCode("Record the STOP")).not.toMatch(/setTimeout\(|sleep\(/);
+  });
+
+  it("by default keeps trying for more than an hour before it gives up", async () => {
+    const failing = [
+      ...Array.from({ length: 10 }, () => ({ statusCode: 503, body: "" })),
+      { statusCode: 200, body: "" },
+    ];
+    const runs = await loop(failing, { SOUS_REVOKE_RETRY_SECONDS: "" });
+    const waited = runs.reduce((sum, run) => sum + Number(run.result[0]?.json.waitSeconds ?? 0), 0);
+    expect(waited).toBeGreaterThan(3_600);
+    expect(runs.at(-1)!.error?.message).toContain(`after ${runs.length} attempt(s); alert sent.`);
+    const unreadable = await loop(failing, { SOUS_REVOKE_RETRY_SECONDS: "2 ten 30" });
+    expect(unreadable).toHaveLength(runs.length);
+  });
+
+  it("fails the execution and alerts without the number when the schedule is spent, or at once when the site refuses", async () => {
+    const spent = await loop([
       { statusCode: 503, body: "" },
       { statusCode: 502, body: "" },
       new Error("ECONNRESET"),
       { statusCode: 503, body: "" },
       { statusCode: 200, body: "ok" },
+      { statusCode: 200, body: "ok" },
     ]);
-    const refused = await record([
+    const refused = await loop([
       { statusCode: 401, body: "" },
       { statusCode: 200, body: "ok" },
     ]);
-    for (const [run, attempts, why] of [
+    for (const [runs, attempts, why] of [
       [spent, 4, "HTTP 503"],
       [refused, 1, "HTTP 401"],
     ] as const) {
-      expect(run.error?.message).toBe(
+      const last = runs.at(-1)!;
+      expect(last.error?.message).toBe(
         `The STOP (Twilio message SM42) was not recorded at the site: ${why} after ${attempts} attempt(s); alert sent.`,
       );
-      expect(run.requests.filter((request) => request.url.endsWith("/api/consent/revoke"))).toHaveLength(attempts);
-      const alerts = run.requests.filter((request) => request.url === "http://alerts.test/hook");
+      const requests = runs.flatMap((run) => run.requests);
+      expect(requests.filter((request) => request.url.endsWith("/api/consent/revoke"))).toHaveLength(attempts);
+      const alerts = requests.filter((request) => request.url === "http://alerts.test/hook");
       expect(alerts).toHaveLength(1);
       const { text } = JSON.parse(alerts[0]!.body) as { text: string };
       expect(text).toContain("a STOP reply could not be recorded at the site");
@@ -425,7 +616,170 @@ describe("recording a STOP at the site", () => {
     const run = await record([], stop, { CONSENT_WEBHOOK_SECRET: "", SOUS_ALERT_WEBHOOK_URL: "" });
     expect(run.requests).toEqual([]);
     expect(run.error?.message).toContain(
-      "SOUS_SITE_URL or CONSENT_WEBHOOK_SECRET is not set after 0 attempt(s); alert not set.",
+      "SOUS_SITE_URL or CONSENT_WEBHOOK_SECRET is not set after 1 attempt(s); alert not set.",
+    );
+  });
+});
+
+describe("contact requests", () => {
+  const contactSecret = newWebhookSecret();
+  const env = { SOUS_CONTACT_WEBHOOK_SECRETS: contactSecret, SOUS_CONTACT_CHAT_URL: "http://chat.test/hook" };
+  const request = {
+    name: "Ana <b>Lopez</b>",
+    email: "ana@example.com",
+    phone: "(503) 555-0142",
+    clientCount: "6-15",
+    currentTools: '=HYPERLINK("x") & Venmo',
+    message: "Invoices eat my Sundays.\n<!channel> @everyone \u202egnp.exe",
+  };
+  const body = JSON.stringify(request);
+  const post = (
+    options: { id?: string; signWith?: string; at?: Date } = {},
+    answers: HttpAnswer[] = [],
+    staticData = {},
+  ) =>
+    run("Verify and post", {
+      env,
+      ...delivery(body, { signWith: contactSecret, ...options }),
+      answers: answers.length ? answers : [{ statusCode: 200, body: "ok" }],
+      staticData,
+    });
+
+  it("posts one chat message with every field, the visitor's words as plain text, and answers 200", async () => {
+    const { result, requests } = await post();
+    expect(result[0]!.json).toEqual({ status: 200, contentType: "application/json", responseBody: '{"posted":true}' });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ url: "http://chat.test/hook", timeout: 2_500 });
+    expect(JSON.parse(requests[0]!.body)).toEqual({
+      text: [
+        "New quote request from the website",
+        "Name: Ana &lt;b&gt;Lopez&lt;/b&gt;",
+        "Email: ana@example.com",
+        "Phone: (503) 555-0142",
+        "Clients: 6-15",
+        'Tools: =HYPERLINK("x") &amp; Venmo',
+        "Biggest business challenge:",
+        "Invoices eat my Sundays.\n&lt;!channel&gt; @\u200beveryone gnp.exe",
+      ].join("\n"),
+    });
+  });
+
+  it("answers 401 to an unsigned, wrongly signed, stale or changed delivery, and posts nothing", async () => {
+    for (const options of [{ signWith: newWebhookSecret() }, { at: new Date(Date.now() - 301_000) }]) {
+      const { result, requests } = await post(options);
+      expect([result[0]!.json.status, requests]).toEqual([401, []]);
+    }
+    const unsigned = await run("Verify and post", { env, rawBody: body, json: { headers: {} } });
+    expect(unsigned.result[0]!.json.status).toBe(401);
+    const changed = await run("Verify and post", {
+      env,
+      ...delivery(body, { signWith: contactSecret }),
+      rawBody: body.replace("Ana", "Eve"),
+    });
+    expect([changed.result[0]!.json.status, changed.requests]).toEqual([401, []]);
+  });
+
+  it("answers 400 to a signed body that is no contact request", async () => {
+    for (const raw of ["not json", JSON.stringify({ name: "Ana" })]) {
+      const { result, requests } = await run("Verify and post", {
+        env,
+        ...delivery(raw, { signWith: contactSecret }),
+      });
+      expect([result[0]!.json.status, requests]).toEqual([400, []]);
+    }
+  });
+
+  it("answers 503 while the chat is down or refuses, so the site redelivers; posts a webhook-id once", async () => {
+    const staticData = {};
+    for (const [chat, error] of [
+      [
+        { statusCode: 500, body: "" },
+        { posted: false, error: "chat_refused", chatStatus: 500 },
+      ],
+      [
+        { statusCode: 404, body: "no" },
+        { posted: false, error: "chat_refused", chatStatus: 404 },
+      ],
+      [Object.assign(new Error("timeout"), { code: "ECONNABORTED" }), { posted: false, error: "chat_unreachable" }],
+    ] as const) {
+      const { result } = await post({ id: "msg_c" }, [chat], staticData);
+      expect(result[0]!.json.status).toBe(503);
+      expect(JSON.parse(String(result[0]!.json.responseBody))).toEqual(error);
+    }
+    const posted = await post({ id: "msg_c" }, [], staticData);
+    expect([posted.result[0]!.json.status, posted.requests.length]).toEqual([200, 1]);
+    const again = await post({ id: "msg_c" }, [], staticData);
+    expect([again.result[0]!.json.responseBody, again.requests]).toEqual(['{"posted":true,"duplicate":true}', []]);
+    const unset = await run("Verify and post", {
+      env: { SOUS_CONTACT_WEBHOOK_SECRETS: contactSecret },
+      ...delivery(body, { signWith: contactSecret }),
+    });
+    expect(JSON.parse(String(unset.result[0]!.json.responseBody))).toEqual({
+      posted: false,
+      error: "chat_not_configured",
+    });
+  });
+});
+
+describe("where the settings come from", () => {
+  const blockedEnv = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error("access to env vars denied");
+      },
+    },
+  ) as Record<string, string>;
+  const twilioAnswer: HttpAnswer[] = [{ statusCode: 201, body: "{}" }];
+
+  it("reads n8n's Variables where $env is blocked (n8n Cloud), and $env first where both exist", async () => {
+    const fromVars = await run("Verify and text", {
+      env: blockedEnv,
+      vars: { SOUS_WEBHOOK_SECRETS: secret, ...twilioEnv },
+      ...delivery(signup),
+      answers: twilioAnswer,
+    });
+    expect(fromVars.result[0]!.json.status).toBe(200);
+    const both = await run("Verify and text", {
+      env: { SOUS_WEBHOOK_SECRETS: secret, ...twilioEnv },
+      vars: { SOUS_WEBHOOK_SECRETS: newWebhookSecret() },
+      ...delivery(signup),
+      answers: twilioAnswer,
+    });
+    expect(both.result[0]!.json.status).toBe(200);
+  });
+
+  it("fails with the setting to change where it can read neither, and where crypto is not allowed", async () => {
+    const blocked = await run("Verify and text", { env: blockedEnv, ...delivery(signup) });
+    expect(blocked.error?.message).toContain("Set N8N_BLOCK_ENV_ACCESS_IN_NODE=false");
+    const noCrypto = await run("Verify and text", {
+      env: { SOUS_WEBHOOK_SECRETS: secret },
+      ...delivery(signup),
+      requireModule: (name) => {
+        throw new Error(`Module '${name}' is disallowed`);
+      },
+    });
+    expect(noCrypto.error?.message).toBe(
+      "Module 'crypto' is disallowed: set NODE_FUNCTION_ALLOW_BUILTIN=crypto in n8n's environment",
+    );
+  });
+});
+
+describe("the verification Code node of docs/webhooks.md", () => {
+  const shared = readFileSync(path.join("workflows", "n8n", "code", "shared.js"), "utf8");
+  const block = verificationBlock();
+  /** Each top-level declaration of a source, with the comment above it. */
+  const declarations = (source: string) =>
+    [
+      ...source.matchAll(/^(?:\/\*\*[\s\S]*?\*\/\n)?(?:async function|function|const) \w+[\s\S]*?\n}\)?\(?\)?;?$/gm),
+    ].map((match) => match[0]);
+
+  it("is made of the workflow's own functions, word for word", () => {
+    const pieces = declarations(block).filter((piece) => !piece.startsWith("const SECRETS_SETTING"));
+    expect(pieces.length).toBeGreaterThanOrEqual(9);
+    for (const piece of pieces) expect(shared).toContain(piece);
+    expect(block).toContain(
+      "verifyStandardWebhook(item.headers ?? {}, body, secretsOf(setting(SECRETS_SETTING)), nowSeconds)",
     );
   });
 });

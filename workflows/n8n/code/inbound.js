@@ -42,25 +42,66 @@ function twimlMessage(text) {
   return `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${xmlText(text)}</Message></Response>`;
 }
 
+/** The URL with and without a trailing slash, in http and https: how a URL most often differs from the one Twilio signs. */
+function spellingsOf(url) {
+  if (!url) return [];
+  const trimmed = url.replace(/\/+$/, "");
+  return [trimmed, `${trimmed}/`].flatMap((spelling) => [
+    spelling,
+    spelling.replace(/^(https?):/, (_, scheme) => (scheme === "https" ? "http:" : "https:")),
+  ]);
+}
+
+/**
+ * For a request that looks like Twilio's but fails the check: the URL its
+ * signature does match, if one of the likely spellings does (TWILIO_INBOUND_URL's
+ * and the one n8n was called at). Only a request signed with the auth token
+ * matches anything, so a forger cannot choose what this returns.
+ */
+function urlTwilioSigned(authToken, expected, item, headers, pairs, received) {
+  if (!authToken) return undefined;
+  const called =
+    headers.host && headers["x-forwarded-proto"]
+      ? `${headers["x-forwarded-proto"].split(",")[0].trim()}://${headers.host}/webhook/${PROGRAM.inboundPath}`
+      : undefined;
+  const candidates = [...spellingsOf(expected), ...spellingsOf(item.webhookUrl), ...spellingsOf(called)];
+  return candidates.find((candidate) => sameBytes(twilioSignature(authToken, candidate, pairs), received));
+}
+
 async function main(helpers) {
-  const headers = $input.first().json.headers ?? {};
+  const item = $input.first().json;
+  const headers = item.headers ?? {};
   const body = await rawBodyOf(helpers);
   const pairs = formPairs(body);
+  const fields = Object.fromEntries(pairs);
   const authToken = setting("TWILIO_AUTH_TOKEN");
   const url = setting("TWILIO_INBOUND_URL");
   const received = Buffer.from(headers["x-twilio-signature"] ?? "", "base64");
   if (!authToken || !url || !sameBytes(twilioSignature(authToken, url, pairs), received)) {
-    return { ...answer(403, "Forbidden", "text/plain"), intent: "forged" };
+    const refused = { ...answer(403, "Forbidden", "text/plain"), intent: "refused" };
+    // Twilio's header and fields: a wrong setting here loses every STOP, so the next node reports it.
+    const looksLikeTwilio = received.length > 0 && Boolean(fields.MessageSid && fields.AccountSid && fields.From);
+    if (!looksLikeTwilio) return refused;
+    const signedUrl = urlTwilioSigned(authToken, url, item, headers, pairs, received);
+    // Two kinds, each alerted on its own: a URL that is surely wrong, and failures a forger can cause as well.
+    const kind = signedUrl ? "inbound_url" : "signature";
+    return {
+      ...refused,
+      problem: { kind, expected: url ?? "", signedUrl: signedUrl ?? "", tokenSet: Boolean(authToken) },
+    };
   }
 
-  const fields = Object.fromEntries(pairs);
   const intent = intentOf(fields.Body, fields.OptOutType);
-  const helpReply = setting("SOUS_HELP_REPLY", "on").toLowerCase() !== "off";
+  // Off by default: Twilio answers HELP itself unless its Advanced Opt-Out is told not to, and a chef gets one reply.
+  const helpReply = setting("SOUS_HELP_REPLY", "off").toLowerCase() === "on";
+  const twiml = answer(200, EMPTY_TWIML, "text/xml");
   if (intent === "help" && helpReply) {
-    const text = PROGRAM.help.replace(PROGRAM.supportEmailSlot, setting("SOUS_SUPPORT_EMAIL", "support@example.com"));
+    const supportEmail = setting("SOUS_SUPPORT_EMAIL");
+    // Never an example address on a chef's phone: no reply, and the next node reports the missing setting.
+    if (!supportEmail) return { ...twiml, intent, problem: { kind: "help_email" } };
+    const text = PROGRAM.help.replace(PROGRAM.supportEmailSlot, supportEmail);
     return { ...answer(200, twimlMessage(text), "text/xml"), intent };
   }
-  const twiml = answer(200, EMPTY_TWIML, "text/xml");
   // Only a STOP carries the number on to the next node, which records it at the site.
   return intent === "stop"
     ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid }

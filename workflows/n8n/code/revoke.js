@@ -1,19 +1,25 @@
 // The "Record the STOP" node of "Sous: incoming texts", run after Twilio has
 // its answer: tells the site that the number revoked its consent, so the
 // record shows when consent ended and a sign-up still waiting is never sent.
-// The call is retried while the site fails; a STOP that still cannot be
-// recorded is reported (without the number) and fails the execution.
+// One attempt per run. While the site fails, the node hands the STOP to the
+// "Wait before retrying" node, which waits out the schedule's next delay and
+// runs this node again: the wait is n8n's (longer waits are kept in n8n's
+// database and survive its restart), never a sleep inside a task that
+// N8N_RUNNERS_TASK_TIMEOUT would cut short. A STOP that still cannot be
+// recorded once the schedule is spent is reported (without the number) and
+// fails the execution.
 
-const ATTEMPT_TIMEOUT_MS = 10_000;
-// Seconds between attempts: SOUS_REVOKE_RETRY_SECONDS, e.g. "2 10 30 60 120" (the default, about 3.7 minutes).
-const DEFAULT_RETRY_SECONDS = "2 10 30 60 120";
+// One attempt plus the alert stays far inside n8n's task time limit (60 s announced).
+const ATTEMPT_TIMEOUT_MS = 8_000;
+// Seconds between attempts: SOUS_REVOKE_RETRY_SECONDS. The default retries for a little over an hour.
+const DEFAULT_RETRY_SECONDS = "2 10 30 60 120 300 600 900 1800";
 
 function retryDelays() {
   const delays = setting("SOUS_REVOKE_RETRY_SECONDS", DEFAULT_RETRY_SECONDS)
     .split(/[\s,]+/)
     .filter(Boolean)
     .map(Number);
-  return delays.every((delay) => Number.isFinite(delay) && delay >= 0 && delay <= 3_600)
+  return delays.every((delay) => Number.isFinite(delay) && delay >= 0 && delay <= 86_400)
     ? delays
     : DEFAULT_RETRY_SECONDS.split(" ").map(Number);
 }
@@ -35,41 +41,30 @@ async function revokeOnce(helpers, site, secrets, id, payload) {
   return { outcome: retry ? "retry" : "refused", status: response.status, error: response.error };
 }
 
-async function alert(helpers, text) {
-  const url = setting("SOUS_ALERT_WEBHOOK_URL");
-  if (!url) return "not set";
-  const sent = await post(helpers, {
-    url,
-    body: JSON.stringify({ text }),
-    headers: { "content-type": "application/json" },
-    timeout: ATTEMPT_TIMEOUT_MS,
-  });
-  return sent.status >= 200 && sent.status < 300 ? "sent" : `failed (${sent.status || sent.error})`;
-}
-
 async function main(helpers) {
   const job = $input.first().json;
   if (job.intent !== "stop") return [];
   const site = setting("SOUS_SITE_URL", "").replace(/\/+$/, "");
   const secrets = secretsOf(setting("CONSENT_WEBHOOK_SECRET"));
+  // Every attempt under one webhook-id, so the site records the STOP once however many arrive.
   const id = job.messageSid || `stop_${$execution.id}`;
+  const attempts = (job.attempts ?? 0) + 1;
+  // What goes round the loop: the STOP and how many attempts it has had.
+  const stop = { intent: job.intent, phone: job.phone, messageSid: job.messageSid, attempts };
   const payload = JSON.stringify({ phone: job.phone, channel: "sms" });
 
+  const last =
+    site && secrets.length > 0
+      ? await revokeOnce(helpers, site, secrets, id, payload)
+      : { outcome: "refused", status: 0, error: "SOUS_SITE_URL or CONSENT_WEBHOOK_SECRET is not set" };
   const delays = retryDelays();
-  let last = { outcome: "refused", status: 0, error: "SOUS_SITE_URL or CONSENT_WEBHOOK_SECRET is not set" };
-  let attempts = 0;
-  if (site && secrets.length > 0) {
-    for (let attempt = 0; attempt <= delays.length; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, delays[attempt - 1] * 1000));
-      attempts += 1;
-      last = await revokeOnce(helpers, site, secrets, id, payload);
-      if (last.outcome !== "retry") break;
-    }
+  const why = last.status ? `HTTP ${last.status}` : last.error;
+  if (last.outcome === "recorded") return [{ json: { ...stop, retry: false, recorded: true, site: last.body } }];
+  if (last.outcome === "retry" && attempts <= delays.length) {
+    return [{ json: { ...stop, retry: true, waitSeconds: delays[attempts - 1], lastFailure: why } }];
   }
-  if (last.outcome === "recorded") return [{ json: { recorded: true, attempts, site: last.body } }];
 
   // No phone number here: the alert goes to a chat channel. The number is in this execution's data.
-  const why = last.status ? `HTTP ${last.status}` : last.error;
   const text =
     `Sous SMS workflow: a STOP reply could not be recorded at the site (${why}, ${attempts} attempt${attempts === 1 ? "" : "s"}). ` +
     `Twilio stops texting the number on its own, but the site still counts the consent in force. ` +

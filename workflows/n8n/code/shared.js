@@ -1,15 +1,64 @@
 // Shared by every Code node of the SMS program: `npm run workflow:build` puts
 // this file, then the node's own file, into each node of sms-program.json.
-// It runs in n8n's Code node sandbox (n8n 1.x, "Run Once for All Items"):
-// `$env`, `this.helpers` and `require("crypto")` (NODE_FUNCTION_ALLOW_BUILTIN=crypto)
+// It runs in n8n's Code node sandbox, "Run Once for All Items", on n8n 1.x
+// (in n8n's process) and 2.x (in a task runner): `$env` or `$vars`,
+// `this.helpers` and `require("crypto")` (NODE_FUNCTION_ALLOW_BUILTIN=crypto)
 // are there; URLSearchParams is not. PROGRAM is written in by the build, from
-// lib/sms/program.ts.
-const crypto = require("crypto");
+// lib/sms/program.ts. No task may run longer than a few seconds: n8n 2.x
+// stops a Code node task after N8N_RUNNERS_TASK_TIMEOUT, so every wait
+// between attempts is a Wait node's, never a sleep in here.
+const crypto = (() => {
+  try {
+    return require("crypto");
+  } catch (error) {
+    throw new Error(`${error.message}: set NODE_FUNCTION_ALLOW_BUILTIN=crypto in n8n's environment`);
+  }
+})();
 
-/** A setting from n8n's environment; blank counts as unset. */
+/** One source of settings, read without throwing: undefined where it does not exist or may not be read. */
+function readFrom(source, name) {
+  try {
+    const value = source()[name];
+    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A setting: n8n's environment ($env) on a self-hosted n8n, else n8n's
+ * Variables ($vars, the only place n8n Cloud offers); blank counts as unset.
+ * Where neither can be read (n8n 2.x blocks $env by default), the node fails
+ * with a message that says so, rather than take every setting for unset.
+ */
 function setting(name, fallback) {
-  const value = $env[name];
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : fallback;
+  const fromEnv = readFrom(() => $env, name);
+  if (fromEnv !== undefined) return fromEnv;
+  const fromVars = readFrom(() => (typeof $vars === "undefined" ? {} : $vars), name);
+  if (fromVars !== undefined) return fromVars;
+  if (!envReadable() && !varsHoldSettings()) {
+    throw new Error(
+      "The workflow cannot read its settings: n8n blocks $env in Code nodes. Set N8N_BLOCK_ENV_ACCESS_IN_NODE=false in n8n's environment (or define the settings as n8n Variables).",
+    );
+  }
+  return fallback;
+}
+
+function envReadable() {
+  try {
+    void $env.N8N_BLOCK_ENV_ACCESS_IN_NODE;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function varsHoldSettings() {
+  try {
+    return typeof $vars !== "undefined" && Object.keys($vars).some((name) => /^(SOUS|TWILIO|CONSENT)_/.test(name));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether two byte strings are equal, in time that does not depend on where they differ. */
@@ -122,4 +171,33 @@ async function post(helpers, request) {
   } catch (error) {
     return { status: 0, error: error && error.code ? error.code : "no answer" };
   }
+}
+
+/**
+ * Ids already handled, kept in the workflow's static data under `key`: longer
+ * than the site's redelivery schedule (37.6 h by default), and never more
+ * than 10,000 ids.
+ */
+function remembered(key, nowSeconds) {
+  const REMEMBER_SECONDS = 7 * 86_400;
+  const REMEMBER_AT_MOST = 10_000;
+  const store = $getWorkflowStaticData("global");
+  const ids = (store[key] = store[key] ?? {});
+  for (const id of Object.keys(ids)) if (nowSeconds - ids[id].at > REMEMBER_SECONDS) delete ids[id];
+  const left = Object.keys(ids).sort((a, b) => ids[a].at - ids[b].at);
+  for (const id of left.slice(0, Math.max(0, left.length - REMEMBER_AT_MOST + 1))) delete ids[id];
+  return ids;
+}
+
+/** Reports to SOUS_ALERT_WEBHOOK_URL as {"text": …}: "sent", "not set" or why it failed. Never a phone number in `text`. */
+async function alert(helpers, text) {
+  const url = setting("SOUS_ALERT_WEBHOOK_URL");
+  if (!url) return "not set";
+  const sent = await post(helpers, {
+    url,
+    body: JSON.stringify({ text }),
+    headers: { "content-type": "application/json" },
+    timeout: 5_000,
+  });
+  return sent.status >= 200 && sent.status < 300 ? "sent" : `failed (${sent.status || sent.error})`;
 }

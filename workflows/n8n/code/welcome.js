@@ -11,20 +11,6 @@ const TWILIO_TIMEOUT_MS = 2_500;
 // valid number, 21610 the number replied STOP to this sender, 21614 not a mobile.
 const NUMBER_REFUSED = [21211, 21214, 21217, 21610, 21612, 21614];
 
-// How long a webhook-id is remembered as texted: longer than the site's
-// redelivery schedule (37.6 h by default), and never more than this many ids.
-const REMEMBER_SECONDS = 7 * 86_400;
-const REMEMBER_AT_MOST = 10_000;
-
-function remembered(store, nowSeconds) {
-  store.texted = store.texted ?? {};
-  const ids = Object.keys(store.texted);
-  for (const id of ids) if (nowSeconds - store.texted[id].at > REMEMBER_SECONDS) delete store.texted[id];
-  const left = Object.keys(store.texted).sort((a, b) => store.texted[a].at - store.texted[b].at);
-  for (const id of left.slice(0, Math.max(0, left.length - REMEMBER_AT_MOST + 1))) delete store.texted[id];
-  return store.texted;
-}
-
 /** One Twilio Messages API call: accepted, refused for the number, or unavailable (the operator's side). */
 async function sendText(helpers, to, body) {
   const sid = setting("TWILIO_ACCOUNT_SID");
@@ -68,7 +54,7 @@ async function main(helpers) {
   }
   if (typeof phone !== "string" || !/^\+[1-9]\d{7,14}$/.test(phone)) return answer(400, { error: "phone" });
 
-  const texted = remembered($getWorkflowStaticData("global"), nowSeconds);
+  const texted = remembered("texted", nowSeconds);
   const earlier = texted[verified.id];
   if (earlier) return answer(200, { texted: earlier.texted, duplicate: true });
 

@@ -1,0 +1,77 @@
+// The "Verify and post" node of "Sous: contact requests": each quote request
+// the site delivers to /webhook/sous-contact is posted once to the operator's
+// chat (SOUS_CONTACT_CHAT_URL, any webhook that takes {"text": …}: Slack,
+// Discord's /slack address, the site's alert channel), with every field the
+// visitor sent: this is the one place they belong. Every answer is decided
+// here and sent by the Respond to Webhook node after it.
+
+// The chat's answer must come well before the site gives up on the attempt
+// (WEBHOOK_ATTEMPT_TIMEOUT_MS, 4 s by default), so the site always hears ours.
+const CHAT_TIMEOUT_MS = 2_500;
+
+/**
+ * What a visitor typed, as plain text in a chat message: Slack's control
+ * characters escaped (no <!channel>, no link of the visitor's making), mentions
+ * that Discord would ping broken by a zero-width space, control characters gone.
+ */
+function chatText(value) {
+  return String(value ?? "")
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/@(?=(everyone|here|channel)\b)/gi, "@\u200b");
+}
+
+/** The chat message: a title, then one line per field in the form's order and words; the message last, on lines of its own. */
+function messageOf(request) {
+  const lines = PROGRAM.contact.fields
+    .filter(([name]) => name !== "message")
+    .map(([name, label]) => `${label}: ${chatText(request[name]) || "-"}`);
+  const message = chatText(request.message);
+  const last = PROGRAM.contact.fields.find(([name]) => name === "message");
+  return [PROGRAM.contact.title, ...lines, `${last[1]}:`, message || "-"].join("\n");
+}
+
+async function main(helpers) {
+  const item = $input.first().json;
+  const body = await rawBodyOf(helpers);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const verified = verifyStandardWebhook(
+    item.headers ?? {},
+    body,
+    secretsOf(setting("SOUS_CONTACT_WEBHOOK_SECRETS")),
+    nowSeconds,
+  );
+  if (!verified.ok) return answer(401, { error: verified.reason });
+
+  let request;
+  try {
+    request = JSON.parse(body);
+  } catch {
+    request = undefined;
+  }
+  if (!request || typeof request.name !== "string" || typeof request.email !== "string")
+    return answer(400, { error: "request" });
+
+  const posted = remembered("posted", nowSeconds);
+  if (posted[verified.id]) return answer(200, { posted: true, duplicate: true });
+
+  const chat = setting("SOUS_CONTACT_CHAT_URL");
+  if (!chat) return answer(503, { posted: false, error: "chat_not_configured" });
+  const sent = await post(helpers, {
+    url: chat,
+    body: JSON.stringify({ text: messageOf(request) }),
+    headers: { "content-type": "application/json" },
+    timeout: CHAT_TIMEOUT_MS,
+  });
+  // Anything but a 2xx is on the operator's side (chat down, wrong address): the site keeps the request and redelivers.
+  if (sent.status < 200 || sent.status >= 300)
+    return answer(503, {
+      posted: false,
+      error: sent.status ? "chat_refused" : "chat_unreachable",
+      chatStatus: sent.status || undefined,
+    });
+  posted[verified.id] = { at: nowSeconds };
+  return answer(200, { posted: true });
+}
