@@ -1,0 +1,131 @@
+/**
+ * How long an upgrade of the shipped workflows leaves the webhooks answering
+ * 404, or answering with the old version, on each line of n8n
+ * (docs/sms-workflow.md, "Taking an upgrade"). Not a test: it prints numbers.
+ *
+ *   node --import tsx bench/n8n-upgrade.ts [current|older]
+ *
+ * The "old" version is the shipped file with one difference a probe can see:
+ * its contact workflow answers an unsigned call 418 instead of 401. A probe
+ * posts an unsigned call every 100 ms from before the upgrade starts until the
+ * new version has answered for 15 s, and counts what answered.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ensureN8n, n8nLines, startN8n, type N8nLine } from "../tests/support/n8n-server";
+import { webhookPaths, workflowFile, workflowIds } from "../workflows/n8n/build";
+
+const line: N8nLine = process.argv[2] === "older" ? n8nLines.older : n8nLines.current;
+const folder = mkdtempSync(path.join(tmpdir(), "sous-upgrade-"));
+const newFile = workflowFile;
+const oldFile = path.join(folder, "old.json");
+type Workflow = { id: string; nodes: Array<{ type: string; parameters: { jsCode?: string } }> };
+const shipped = JSON.parse(readFileSync(newFile, "utf8")) as Workflow[];
+for (const node of shipped.find((workflow) => workflow.id === workflowIds.contact)!.nodes)
+  if (node.parameters.jsCode) node.parameters.jsCode = node.parameters.jsCode.replace("answer(401,", "answer(418,");
+writeFileSync(oldFile, JSON.stringify(shipped));
+if (!readFileSync(oldFile, "utf8").includes("answer(418,")) throw new Error("the old version is not marked");
+
+type Probe = { at: number; status: number };
+
+function probe(url: string) {
+  const seen: Probe[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const status = await fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+        .then((response) => response.status)
+        .catch(() => 0);
+      seen.push({ at: Date.now(), status });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    seen,
+    async until(done: () => boolean) {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 100));
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** From the upgrade's start: how long the webhook did not answer, answered 404, or answered the old version. */
+function summary(name: string, started: number, seen: Probe[]) {
+  const after = seen.filter((entry) => entry.at >= started);
+  const firstNew = after.find((entry) => entry.status === 401)?.at ?? NaN;
+  const span = (status: number) => {
+    const hits = after.filter((entry) => entry.status === status);
+    return hits.length ? ((hits.at(-1)!.at - started) / 1000).toFixed(1) : "0";
+  };
+  const count = (status: number) => after.filter((entry) => entry.status === status).length;
+  console.log(
+    `${line.label} ${name}: new version from ${((firstNew - started) / 1000).toFixed(1)} s; ` +
+      `no answer ${count(0)} probes (last at ${span(0)} s), 404 ${count(404)} probes (last at ${span(404)} s), ` +
+      `old version ${count(418)} probes (last at ${span(418)} s), other ${after.filter((e) => ![0, 401, 404, 418].includes(e.status)).length}`,
+  );
+}
+
+const installed = ensureN8n(line);
+const ids = Object.values(workflowIds);
+
+async function upgrade(
+  name: string,
+  steps: (n8n: Awaited<ReturnType<typeof startN8n>>, cli: (args: string[]) => void) => Promise<void>,
+) {
+  const n8n = await startN8n(line, { files: [oldFile], ids }, {});
+  const cli = (args: string[]) =>
+    execFileSync(installed.node, [installed.bin, ...args], {
+      env: {
+        ...process.env,
+        N8N_USER_FOLDER: n8n.userFolder,
+        ...line.settings(n8n.url),
+        PATH: `${path.dirname(installed.node)}:${process.env.PATH}`,
+      },
+      stdio: "pipe",
+      timeout: 180_000,
+    });
+  try {
+    const url = n8n.webhookUrl(webhookPaths.contact);
+    const watching = probe(url);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const started = Date.now();
+    await steps(n8n, cli);
+    const newSince = () => {
+      const firstNew = watching.seen.findIndex((entry) => entry.at >= started && entry.status === 401);
+      return (
+        firstNew >= 0 &&
+        watching.seen.slice(firstNew).every((entry) => entry.status === 401) &&
+        Date.now() - watching.seen[firstNew]!.at > 15_000
+      );
+    };
+    await watching.until(() => newSince() || Date.now() - started > 180_000);
+    summary(name, started, watching.seen);
+  } finally {
+    await n8n.stop();
+  }
+}
+
+async function main() {
+  await upgrade("import and publish while n8n runs", async (_n8n, cli) => {
+    cli(["import:workflow", `--input=${newFile}`]);
+    for (const id of ids) cli(line.publish(id));
+  });
+  await upgrade("stop, import, publish, start", async (n8n, cli) => {
+    const restart = n8n.restart.bind(n8n);
+    await n8n.child.kill("SIGTERM");
+    await new Promise((resolve) => n8n.child.once("exit", resolve));
+    cli(["import:workflow", `--input=${newFile}`]);
+    for (const id of ids) cli(line.publish(id));
+    await restart();
+  });
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(folder, { recursive: true, force: true }));
