@@ -8,7 +8,9 @@
  * The "old" version is the shipped file with one difference a probe can see:
  * its contact workflow answers an unsigned call 418 instead of 401. A probe
  * posts an unsigned call every 100 ms from before the upgrade starts until the
- * new version has answered for 15 s, and counts what answered.
+ * new version has answered for 15 s, and counts what answered. Three routes:
+ * the editor's (2.x: its REST calls, as the editor makes them), and the
+ * command line's with n8n running and with n8n stopped.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -108,7 +110,53 @@ async function upgrade(
   }
 }
 
+/**
+ * What n8n's editor does when one imports a file over an open workflow and
+ * publishes it: save the draft (PATCH), then publish that version. 2.x only.
+ */
+async function throughTheEditor(url: string) {
+  const headers = { "content-type": "application/json", "browser-id": "sous-upgrade-bench" };
+  const setup = await fetch(`${url}/rest/owner/setup`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      email: "owner@sous.test",
+      firstName: "Sous",
+      lastName: "Bench",
+      password: "Sous-bench-2026",
+    }),
+  });
+  if (!setup.ok) throw new Error(`owner setup: ${setup.status} ${await setup.text()}`);
+  const cookie = setup.headers
+    .getSetCookie()
+    .map((entry) => entry.split(";")[0])
+    .join("; ");
+  const call = async (method: string, pathName: string, body?: unknown) => {
+    const response = await fetch(`${url}/rest/workflows${pathName}`, {
+      method,
+      headers: { ...headers, cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${pathName}: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: { versionId: string } }).data;
+  };
+  const fresh = JSON.parse(readFileSync(newFile, "utf8")) as Array<Workflow & Record<string, unknown>>;
+  for (const workflow of fresh) {
+    const current = await call("GET", `/${workflow.id}`);
+    const saved = await call("PATCH", `/${workflow.id}`, {
+      name: workflow.name,
+      nodes: workflow.nodes,
+      connections: workflow.connections,
+      settings: workflow.settings,
+      versionId: current.versionId,
+    });
+    await call("POST", `/${workflow.id}/activate`, { versionId: saved.versionId });
+  }
+}
+
 async function main() {
+  if (line === n8nLines.current)
+    await upgrade("import over each workflow in the editor and publish it", (n8n) => throughTheEditor(n8n.url));
   await upgrade("import and publish while n8n runs", async (_n8n, cli) => {
     cli(["import:workflow", `--input=${newFile}`]);
     for (const id of ids) cli(line.publish(id));
