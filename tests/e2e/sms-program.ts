@@ -495,6 +495,22 @@ function quoteRequest() {
   };
 }
 
+/** A visitor sends the contact form on / and sees the site's answer. */
+async function askForQuote(
+  browser: Browser,
+  request: ReturnType<typeof quoteRequest>,
+  options: { javaScriptEnabled: boolean; answer: string },
+) {
+  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled });
+  const page = await context.newPage();
+  await page.goto(`${site.url}/#contact`);
+  const form = new ContactFormPage(page);
+  await form.fill(request);
+  await form.submit.click();
+  await expect(page.getByText(options.answer)).toBeVisible();
+  await context.close();
+}
+
 /** The chat messages the chat took (2xx) that carry this marker. */
 const postsWith = (marker: string) =>
   chat.received.filter((request) => request.answered === 200 && request.body.includes(marker));
@@ -506,14 +522,7 @@ function contactSpecs() {
         browser,
       }) => {
         const request = quoteRequest();
-        const context = await browser.newContext({ javaScriptEnabled });
-        const page = await context.newPage();
-        await page.goto(`${site.url}/#contact`);
-        const form = new ContactFormPage(page);
-        await form.fill(request);
-        await form.submit.click();
-        await expect(page.getByText(contactMessages.success.text)).toBeVisible();
-        await context.close();
+        await askForQuote(browser, request, { javaScriptEnabled, answer: contactMessages.success.text });
 
         const posts = postsWith(request.email);
         expect(posts).toHaveLength(1);
@@ -532,14 +541,7 @@ function contactSpecs() {
     }) => {
       const request = quoteRequest();
       chat.outage(503);
-      const context = await browser.newContext({ javaScriptEnabled: false });
-      const page = await context.newPage();
-      await page.goto(`${site.url}/#contact`);
-      const form = new ContactFormPage(page);
-      await form.fill(request);
-      await form.submit.click();
-      await expect(page.getByText(contactMessages.failure.text)).toBeVisible();
-      await context.close();
+      await askForQuote(browser, request, { javaScriptEnabled: false, answer: contactMessages.failure.text });
       expect(chat.received.filter((post) => post.body.includes(request.email)).length).toBeGreaterThan(0);
       expect(postsWith(request.email)).toEqual([]);
 
