@@ -41,6 +41,8 @@ async function linkedPaths(page: Page) {
 }
 
 test("every page the site links to is styled, reached by its links and by going back", async ({ page, problems }) => {
+  // Some forty navigations: the default 30 s ran out once on a loaded CI machine, with n8n starting beside it.
+  test.setTimeout(120_000);
   const start = ["/", "/signup", "/terms", "/privacy"];
   const visited: string[] = [];
   for (const from of start) {
