@@ -12,11 +12,10 @@
  * the editor's (2.x: its REST calls, as the editor makes them), and the
  * command line's with n8n running and with n8n stopped.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ensureN8n, n8nLines, startN8n, type N8nLine } from "../tests/support/n8n-server";
+import { n8nLines, startN8n, type N8nLine, type N8nServer } from "../tests/support/n8n-server";
 import { webhookPaths, workflowFile, workflowIds } from "../workflows/n8n/build";
 
 const line: N8nLine = process.argv[2] === "older" ? n8nLines.older : n8nLines.current;
@@ -70,31 +69,16 @@ function summary(name: string, started: number, seen: Probe[]) {
   );
 }
 
-const installed = ensureN8n(line);
 const ids = Object.values(workflowIds);
 
-async function upgrade(
-  name: string,
-  steps: (n8n: Awaited<ReturnType<typeof startN8n>>, cli: (args: string[]) => void) => Promise<void>,
-) {
+async function upgrade(name: string, steps: (n8n: N8nServer) => Promise<void>) {
   const n8n = await startN8n(line, { files: [oldFile], ids }, {});
-  const cli = (args: string[]) =>
-    execFileSync(installed.node, [installed.bin, ...args], {
-      env: {
-        ...process.env,
-        N8N_USER_FOLDER: n8n.userFolder,
-        ...line.settings(n8n.url),
-        PATH: `${path.dirname(installed.node)}:${process.env.PATH}`,
-      },
-      stdio: "pipe",
-      timeout: 180_000,
-    });
   try {
     const url = n8n.webhookUrl(webhookPaths.contact);
     const watching = probe(url);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const started = Date.now();
-    await steps(n8n, cli);
+    await steps(n8n);
     const newSince = () => {
       const firstNew = watching.seen.findIndex((entry) => entry.at >= started && entry.status === 401);
       return (
@@ -157,16 +141,16 @@ async function throughTheEditor(url: string) {
 async function main() {
   if (line === n8nLines.current)
     await upgrade("import over each workflow in the editor and publish it", (n8n) => throughTheEditor(n8n.url));
-  await upgrade("import and publish while n8n runs", async (_n8n, cli) => {
-    cli(["import:workflow", `--input=${newFile}`]);
-    for (const id of ids) cli(line.publish(id));
-  });
-  await upgrade("stop, import, publish, start", async (n8n, cli) => {
+  const importAndPublish = (n8n: N8nServer) => {
+    n8n.cli(["import:workflow", `--input=${newFile}`]);
+    for (const id of ids) n8n.cli(line.publish(id));
+  };
+  await upgrade("import and publish while n8n runs", async (n8n) => importAndPublish(n8n));
+  await upgrade("stop, import, publish, start", async (n8n) => {
     const restart = n8n.restart.bind(n8n);
-    await n8n.child.kill("SIGTERM");
+    n8n.child.kill("SIGTERM");
     await new Promise((resolve) => n8n.child.once("exit", resolve));
-    cli(["import:workflow", `--input=${newFile}`]);
-    for (const id of ids) cli(line.publish(id));
+    importAndPublish(n8n);
     await restart();
   });
 }

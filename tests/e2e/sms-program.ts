@@ -78,7 +78,7 @@ const urlAlert = "Twilio signs them for";
 const finishedNot = (execution: { status: string }) => ["new", "running", "waiting"].includes(execution.status);
 
 /** What a phone number may look like in an alert: none of these may appear. */
-function spellingsOf(person: { phone: string; e164: string }) {
+function phoneSpellings(person: { phone: string; e164: string }) {
   return [person.e164, person.e164.slice(2), person.phone, person.e164.slice(-7)];
 }
 
@@ -406,7 +406,7 @@ function replySpecs() {
       }
       const alert = alertsSaying(stopAlert)[0]!;
       expect(alert.json).toEqual({ text: expect.stringContaining(stopAlert) });
-      for (const spelling of spellingsOf(lasting)) expect(alert.body).not.toContain(spelling);
+      for (const spelling of phoneSpellings(lasting)) expect(alert.body).not.toContain(spelling);
       expect(await consentInForce(lasting.phone)).toBe("yes");
       const failed = n8n.executions().at(-1)!;
       expect([failed.workflowId, failed.status]).toEqual([workflowIds.incoming, "error"]);
@@ -470,7 +470,7 @@ function settingSpecs() {
         expect(alert.json).toEqual({
           text: expect.stringContaining(`Twilio signs them for ${inboundUrl}, but TWILIO_INBOUND_URL is ${mistyped}.`),
         });
-        for (const spelling of spellingsOf(person)) expect(alert.body).not.toContain(spelling);
+        for (const spelling of phoneSpellings(person)) expect(alert.body).not.toContain(spelling);
         expect(await consentInForce(person.phone)).toBe("yes");
       } finally {
         await n8n.restart({ TWILIO_INBOUND_URL: inboundUrl });

@@ -149,6 +149,8 @@ export type N8nServer = Started & {
   userFolder: string;
   webhookUrl(pathName: string): string;
   restart(env?: Record<string, string>): Promise<void>;
+  /** Runs an n8n command (`import:workflow`, `publish:workflow`…) with this instance's settings, as an operator would beside it. */
+  cli(args: string[]): void;
   /** Every execution so far, oldest first, read from n8n's own database. */
   executions(): N8nExecution[];
 };
@@ -190,7 +192,7 @@ export async function startN8n(
   const port = await freePort();
   let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, await freePort()), ...settings };
   const cli = (args: string[]) =>
-    execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
+    void execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
   for (const file of workflows.files) cli(["import:workflow", `--input=${file}`]);
   // Edits the database only: n8n registers the webhooks when it starts.
   for (const id of workflows.ids) cli(line.publish(id));
@@ -218,6 +220,7 @@ export async function startN8n(
     output: () => current.output(),
     webhookUrl: (pathName) => `${url}/webhook/${pathName}`,
     executions: readExecutions,
+    cli,
     async restart(more = {}) {
       await current.stop();
       env = { ...env, ...more, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };

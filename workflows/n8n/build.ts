@@ -241,14 +241,14 @@ function afterIncoming(id: string) {
   const again = "Retry later?";
   const pause = "Wait before retrying";
   const report = "Report a wrong setting";
-  const after = (name: string) => codeOf(name === record ? "revoke" : "report", "return await main(this.helpers);");
+  const after = (name: CodeName) => codeOf(name, "return await main(this.helpers);");
   return {
     first: [record, report],
     nodes: [
-      code(id, record, after(record), at(660, -200), false),
+      code(id, record, after("revoke"), at(660, -200), false),
       retrying(id, again, at(880, -200)),
       wait(id, pause, at(1100, -200)),
-      code(id, report, after(report), at(660, 0), false),
+      code(id, report, after("report"), at(660, 0), false),
     ],
     connections: {
       [record]: { main: [to(again)] },

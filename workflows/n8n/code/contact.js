@@ -23,14 +23,12 @@ function chatText(value) {
     .replace(/@(?=(everyone|here|channel)\b)/gi, "@\u200b");
 }
 
-/** The chat message: a title, then one line per field in the form's order and words; the message last, on lines of its own. */
+/** The chat message: a title, then one line per field in the form's order and words; the message (last) on lines of its own. */
 function messageOf(request) {
-  const lines = PROGRAM.contact.fields
-    .filter(([name]) => name !== "message")
-    .map(([name, label]) => `${label}: ${chatText(request[name]) || "-"}`);
-  const message = chatText(request.message);
-  const last = PROGRAM.contact.fields.find(([name]) => name === "message");
-  return [PROGRAM.contact.title, ...lines, `${last[1]}:`, message || "-"].join("\n");
+  const lines = PROGRAM.contact.fields.map(
+    ([name, label]) => `${label}:${name === "message" ? "\n" : " "}${chatText(request[name]) || "-"}`,
+  );
+  return [PROGRAM.contact.title, ...lines].join("\n");
 }
 
 async function main(helpers) {
