@@ -8,6 +8,7 @@ import {
   readCeiling,
   readEnv,
   readWebhook,
+  sendsInClear,
   siteUrl,
   waitlistPhonePolicy,
 } from "./env";
@@ -35,6 +36,32 @@ describe("readEnv", () => {
     expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "mysql://db.example.com/sous" })))).toStrictEqual([
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     ]);
+  });
+
+  it("takes libpq's socket form, and a percent-encoded password, as DATABASE_URL", () => {
+    for (const url of [
+      "postgresql://sous:pw@/sous?host=/run/postgresql",
+      "postgres:///sous?host=/var/run/postgresql",
+      "postgresql://sous:p%40ss%20word@db.example.com/sous",
+    ])
+      expect(readEnv(envOf({ DATABASE_URL: url })).DATABASE_URL).toBe(url);
+    // No host anywhere: not a database one can reach.
+    expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@/sous" })))).toStrictEqual([
+      "DATABASE_URL must be a postgres:// or postgresql:// URL",
+    ]);
+  });
+
+  it("believes no proxy unless told, except on Vercel, whose edge is one; and says where the value came from", () => {
+    expect(readEnv(envOf({}))).toMatchObject({ TRUSTED_PROXY_HOPS: 0, trustedProxyHopsFrom: "default" });
+    expect(readEnv(envOf({ VERCEL: "1" }))).toMatchObject({ TRUSTED_PROXY_HOPS: 1, trustedProxyHopsFrom: "vercel" });
+    expect(readEnv(envOf({ VERCEL: "1", TRUSTED_PROXY_HOPS: "0" }))).toMatchObject({
+      TRUSTED_PROXY_HOPS: 0,
+      trustedProxyHopsFrom: "setting",
+    });
+    expect(readEnv(envOf({ TRUSTED_PROXY_HOPS: "2" }))).toMatchObject({
+      TRUSTED_PROXY_HOPS: 2,
+      trustedProxyHopsFrom: "setting",
+    });
   });
 
   it("takes LEGAL_EFFECTIVE_DATE only as a real calendar day", () => {
@@ -72,6 +99,22 @@ describe("readEnv", () => {
     expect(error.name).toBe("EnvError");
     expect(error.problems.map((problem) => problem.split(" ")[0])).toStrictEqual(["WEBHOOK_DEADLINE_MS", "REDIS_URL"]);
     expect(error.message).toBe(`Invalid server environment: ${error.problems.join("; ")}`);
+  });
+});
+
+describe("sendsInClear", () => {
+  it("is true of http:// to another machine, false of https:// and of this machine", () => {
+    expect(sendsInClear("http://n8n.example.com/webhook/x")).toBe(true);
+    expect(sendsInClear("http://10.0.0.5:5678/webhook/x")).toBe(true);
+    expect(sendsInClear("http://localhost.example.com/x")).toBe(true);
+    for (const url of [
+      "https://n8n.example.com/webhook/x",
+      "http://127.0.0.1:5678/x",
+      "http://127.8.9.10/x",
+      "http://localhost:5678/x",
+      "http://[::1]:5678/x",
+    ])
+      expect(sendsInClear(url), url).toBe(false);
   });
 });
 
@@ -208,12 +251,14 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       REDIS_COMMAND_TIMEOUT_MS: 300,
       PHONE_DEFAULT_COUNTRY: "US",
       WAITLIST_PHONE_COUNTRIES: ["US", "CA"],
-      TRUSTED_PROXY_HOPS: 1,
+      TRUSTED_PROXY_HOPS: 0,
+      trustedProxyHopsFrom: "default",
       HEALTH_MAX_PENDING_AGE_SECONDS: 3_600,
       HEALTH_TOKEN: undefined,
       ALERT_WEBHOOK_URL: undefined,
       ALERT_WEBHOOK_SECRET: undefined,
       ALERT_MIN_INTERVAL_MINUTES: 60,
+      ALLOW_HTTP_WEBHOOKS: false,
       SITE_URL: undefined,
       VERCEL_PROJECT_PRODUCTION_URL: undefined,
       VERCEL: false,

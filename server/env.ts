@@ -1,5 +1,6 @@
 import "server-only";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
+import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
 import type { CountSetting } from "@/lib/forms/define";
 import type { PhonePolicy } from "@/lib/forms/phone";
@@ -129,10 +130,29 @@ export const businessDefaults = {
   LEGAL_EFFECTIVE_DATE: "2026-11-24",
 } as const;
 
+/**
+ * A Postgres connection URL as libpq reads it, its socket form included
+ * (postgresql://user:pass@/db?host=/run/postgresql), which a WHATWG URL
+ * refuses for its empty host. Characters such as @, : or a space in the
+ * password are percent-encoded (docs/operating.md).
+ */
+const postgresUrl = z.string().refine(
+  (url) => {
+    if (!/^postgres(ql)?:\/\//.test(url)) return false;
+    try {
+      const { host } = parseConnectionString(url);
+      return Boolean(host);
+    } catch {
+      return false;
+    }
+  },
+  { error: "must be a postgres:// or postgresql:// URL" },
+);
+
 const envSchema = z.object({
   // SQLite's folder; OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
-  DATABASE_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })),
+  DATABASE_URL: optional(postgresUrl),
   LEAD_RETENTION_DAYS: count(30, 3_650),
   // Four years: the federal limit for TCPA suits, so the proof outlives any claim.
   CONSENT_RETENTION_DAYS: count(1_461, 36_500),
@@ -182,7 +202,8 @@ const envSchema = z.object({
   PHONE_DEFAULT_COUNTRY: withDefault(country.default("US")),
   WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),
   // 0: no proxy, the connection's own address (npm start); n: the address n proxies back in X-Forwarded-For.
-  TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10).default(1)),
+  // Unset: 0, or 1 on Vercel (see trustedProxyHops).
+  TRUSTED_PROXY_HOPS: optional(z.coerce.number().int().min(0).max(10)),
 
   // GET /api/health turns 503 while a pending lead is older than this.
   HEALTH_MAX_PENDING_AGE_SECONDS: count(3_600, 30 * 86_400),
@@ -192,6 +213,8 @@ const envSchema = z.object({
   ALERT_WEBHOOK_URL: webhookUrl,
   ALERT_WEBHOOK_SECRET: webhookSecrets,
   ALERT_MIN_INTERVAL_MINUTES: count(60, 7 * 24 * 60),
+  // An http:// webhook or alert URL to a host other than this machine carries the lead and the auth header in clear: refused unless this is on.
+  ALLOW_HTTP_WEBHOOKS: flag,
 
   SITE_URL: httpUrl,
   // Set by Vercel: the production domain, without a scheme.
@@ -200,7 +223,28 @@ const envSchema = z.object({
   ENABLE_VERCEL_ANALYTICS: flag,
 });
 
-export type ServerEnv = z.infer<typeof envSchema>;
+type ParsedEnv = z.infer<typeof envSchema>;
+
+/** Where TRUSTED_PROXY_HOPS came from: the variable, the default (0), or Vercel's proxy (1, with VERCEL=1). */
+export type ProxyHopsSource = "setting" | "default" | "vercel";
+
+export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS"> & {
+  TRUSTED_PROXY_HOPS: number;
+  trustedProxyHopsFrom: ProxyHopsSource;
+};
+
+/**
+ * How many proxies stand in front, when the variable does not say: none under
+ * `npm start` (a client's X-Forwarded-For is not believed), one on Vercel,
+ * whose edge always writes it and where the custom server is not in use.
+ */
+function trustedProxyHops(env: ParsedEnv): Pick<ServerEnv, "TRUSTED_PROXY_HOPS" | "trustedProxyHopsFrom"> {
+  if (env.TRUSTED_PROXY_HOPS !== undefined)
+    return { TRUSTED_PROXY_HOPS: env.TRUSTED_PROXY_HOPS, trustedProxyHopsFrom: "setting" };
+  return env.VERCEL
+    ? { TRUSTED_PROXY_HOPS: 1, trustedProxyHopsFrom: "vercel" }
+    : { TRUSTED_PROXY_HOPS: 0, trustedProxyHopsFrom: "default" };
+}
 
 export class EnvError extends Error {
   override name = "EnvError";
@@ -229,8 +273,17 @@ function parseOrThrow<T extends z.ZodType>(schema: T, input: object, variable = 
 
 /** Parses the settings every form shares; throws an EnvError naming every bad variable. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
-  return parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
+  const env = parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
+  return { ...env, ...trustedProxyHops(env) };
 }
+
+const loopbackHosts = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Whether a URL sends in clear to another machine: http:// to anything but this one. */
+export const sendsInClear = (url: string) => {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "http:" && !loopbackHosts.test(hostname);
+};
 
 /**
  * A form's webhook variables: its name, upper-cased, is their prefix, so the

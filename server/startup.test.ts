@@ -1,3 +1,5 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { beforeEach, describe, expect, it, vi } from "vitest";
@@ -167,50 +169,57 @@ describe("checkEnvironmentAtStart", () => {
     for (const secret of [first, second]) expect(printed).not.toContain(secret.slice(6, 20));
   });
 
-  it("says where a visitor's address comes from, and that 0 hops needs npm start's socket address", async () => {
+  it("says where a visitor's address comes from, who set it, and warns where a forged X-Forwarded-For would be believed", async () => {
     const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const startWith = async (hops: string) => {
       vi.stubEnv("TRUSTED_PROXY_HOPS", hops);
-      info.mockClear();
-      error.mockClear();
+      for (const spy of [info, warn, error]) spy.mockClear();
       await checkEnvironmentAtStart();
-      return [...loggedLines(info), ...loggedLines(error)].filter((line) => line.event === "client_address");
+      return [...loggedLines(info), ...loggedLines(warn), ...loggedLines(error)].filter(
+        (line) => line.event === "client_address",
+      );
     };
 
+    // Unset, not started by npm start: the socket's address is wanted, and missing.
     expect(await startWith("")).toEqual([
-      expect.objectContaining({
-        level: "info",
-        trustedProxyHops: 1,
-        from: "x-forwarded-for",
-        message: expect.stringContaining("the proxy in front"),
-      }),
-    ]);
-    expect(await startWith("2")).toEqual([
-      expect.objectContaining({
-        level: "info",
-        trustedProxyHops: 2,
-        from: "x-forwarded-for",
-        message: expect.stringContaining("2 proxies back"),
-      }),
-    ]);
-    expect(await startWith("0")).toEqual([
       expect.objectContaining({
         level: "error",
         trustedProxyHops: 0,
+        setBy: "default",
         from: "unavailable",
         message: expect.stringContaining("only npm start"),
       }),
     ]);
-    vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", "x-sous-socket-0123456789abcdef");
-    expect(await startWith("0")).toEqual([
+    expect(await startWith("2")).toEqual([
       expect.objectContaining({
-        level: "info",
-        trustedProxyHops: 0,
-        from: "socket",
-        message: expect.stringContaining("X-Forwarded-For is ignored"),
+        level: "warn",
+        trustedProxyHops: 2,
+        setBy: "setting",
+        from: "x-forwarded-for",
+        message: expect.stringContaining("2 proxies back"),
       }),
     ]);
+    expect(await startWith("1")).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        setBy: "setting",
+        message: expect.stringContaining("a visitor can write their own"),
+      }),
+    ]);
+    vi.stubEnv("SOUS_SOCKET_ADDRESS_HEADER", "x-sous-socket-0123456789abcdef");
+    for (const hops of ["", "0"]) {
+      expect(await startWith(hops)).toEqual([
+        expect.objectContaining({
+          level: "info",
+          trustedProxyHops: 0,
+          setBy: hops ? "setting" : "default",
+          from: "socket",
+          message: expect.stringContaining("X-Forwarded-For is ignored"),
+        }),
+      ]);
+    }
   });
 
   it("connects to Redis before the first visitor, and says the limits are shared", async () => {
@@ -292,6 +301,66 @@ describe("checkEnvironmentAtStart refusing settings that can never deliver", () 
     const line = await startupFailure("DATA_DIR", path.join(import.meta.filename, "data"));
     expect(line.event).toBe("startup_failed");
     expect(line.message).toMatch(/DATA_DIR: .* cannot hold the database: ENOTDIR/);
+  });
+
+  it("refuses a DATA_DIR the kernel will not create (under /proc) at once, instead of hanging", async () => {
+    const line = await startupFailure("DATA_DIR", "/proc/sous-nope/data");
+    expect(line.event).toBe("startup_failed");
+    expect(line.message).toMatch(/DATA_DIR: \/proc\/sous-nope\/data cannot hold the database: ENOENT/);
+  });
+
+  it("refuses an http:// webhook URL to another machine, naming it and the way out", async () => {
+    const line = await startupFailure("WAITLIST_WEBHOOK_URL", "http://n8n.example.com/webhook/sous-waitlist");
+    expect(line.message).toContain("WAITLIST_WEBHOOK_URL is http:// to another machine");
+    expect(line.message).toContain("ALLOW_HTTP_WEBHOOKS=true");
+  });
+
+  it("refuses an http:// alert URL to another machine too", async () => {
+    const alert = await startupFailure("ALERT_WEBHOOK_URL", "http://hooks.example.com/alert");
+    expect(alert.message).toContain("ALERT_WEBHOOK_URL is http:// to another machine");
+  });
+
+  it("starts with https:// and with http:// to this machine; warns of http:// elsewhere that ALLOW_HTTP_WEBHOOKS allows", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const inClear = () => loggedLines(warn).filter((line) => line.event === "webhook_in_clear");
+    vi.stubEnv("ALERT_WEBHOOK_URL", "https://hooks.example.com/alert");
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", "http://127.0.0.1:5678/webhook/sous-waitlist");
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "http://localhost:5678/webhook/sous-contact");
+    await checkEnvironmentAtStart();
+    expect(inClear()).toStrictEqual([]);
+
+    vi.stubEnv("CONTACT_WEBHOOK_URL", "http://n8n.internal:5678/webhook/sous-contact");
+    vi.stubEnv("ALLOW_HTTP_WEBHOOKS", "true");
+    await checkEnvironmentAtStart();
+    expect(inClear()).toStrictEqual([expect.objectContaining({ level: "warn", variables: ["CONTACT_WEBHOOK_URL"] })]);
+  });
+
+  it("warns when a settings file others can read holds the secrets, naming chmod 600", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-envfiles-"));
+    try {
+      vi.spyOn(process, "cwd").mockReturnValue(dir);
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      const readable = () => loggedLines(warn).filter((line) => line.event === "env_file_readable");
+      await writeFile(path.join(dir, ".env.local"), "WAITLIST_WEBHOOK_SECRET=whsec_x\n", { mode: 0o600 });
+      await writeFile(path.join(dir, ".env"), "PORT=3000\n", { mode: 0o600 });
+      await chmod(path.join(dir, ".env.local"), 0o600);
+      await chmod(path.join(dir, ".env"), 0o600);
+      await checkEnvironmentAtStart();
+      expect(readable()).toStrictEqual([]);
+
+      // What `cp .env.example .env.local` makes under the usual umask.
+      await chmod(path.join(dir, ".env.local"), 0o644);
+      await chmod(path.join(dir, ".env"), 0o640);
+      await checkEnvironmentAtStart();
+      expect(readable()).toStrictEqual([
+        expect.objectContaining({
+          files: [".env", ".env.local"],
+          message: expect.stringContaining("chmod 600 .env .env.local"),
+        }),
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses an unreachable Postgres, naming DATABASE_URL and never its password", async () => {

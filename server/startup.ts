@@ -1,8 +1,19 @@
 import "server-only";
+import { statSync } from "node:fs";
+import path from "node:path";
 import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
-import { defaultedIdentity, EnvError, problemsOf, readCeiling, readEnv, readWebhook, type ServerEnv } from "./env";
+import {
+  defaultedIdentity,
+  EnvError,
+  problemsOf,
+  readCeiling,
+  readEnv,
+  readWebhook,
+  sendsInClear,
+  type ServerEnv,
+} from "./env";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
 import { addressSource } from "./rate-limit/client-address";
@@ -35,19 +46,74 @@ async function openDatabase(env: ServerEnv) {
   }
 }
 
+/**
+ * The URLs that would carry a lead, its auth header or an alert in clear
+ * (http:// to another machine): refused unless ALLOW_HTTP_WEBHOOKS is on,
+ * and then each is named at warn.
+ */
+function checkClearUrls(env: ServerEnv) {
+  const urls = [
+    ...formNames.map((form) => [readWebhook(form).urlVariable, readWebhook(form).url] as const),
+    ["ALERT_WEBHOOK_URL", env.ALERT_WEBHOOK_URL] as const,
+  ].filter((entry): entry is readonly [string, string] => Boolean(entry[1]) && sendsInClear(entry[1]!));
+  const variables = urls.map(([variable]) => variable);
+  if (!variables.length) return;
+  if (!env.ALLOW_HTTP_WEBHOOKS)
+    refuse(
+      variables.map(
+        (variable) =>
+          `${variable} is http:// to another machine: the lead and its auth header would cross the network in clear. Use https://, or set ALLOW_HTTP_WEBHOOKS=true on a network you trust`,
+      ),
+    );
+  logEvent("warn", {
+    event: "webhook_in_clear",
+    variables,
+    message: `${variables.join(" and ")} ${variables.length === 1 ? "is" : "are"} http:// to another machine, allowed by ALLOW_HTTP_WEBHOOKS: what they carry crosses the network in clear`,
+  });
+}
+
+// The files Next reads settings from in production, in the project's folder.
+const envFiles = [".env", ".env.local", ".env.production", ".env.production.local"];
+
+/** The settings files that users other than the server's can read: they hold every secret. */
+function warnReadableEnvFiles(dir = process.cwd()) {
+  const readable = envFiles.filter((name) => {
+    const file = path.join(/* turbopackIgnore: true */ dir, name);
+    try {
+      // Read at run time in the server's folder: nothing for the build to trace.
+      return (statSync(/* turbopackIgnore: true */ file).mode & 0o077) !== 0;
+    } catch {
+      return false;
+    }
+  });
+  if (!readable.length) return;
+  logEvent("warn", {
+    event: "env_file_readable",
+    files: readable,
+    message: `${readable.join(" and ")} can be read by other users of this machine, and hold the webhook secrets: run chmod 600 ${readable.join(" ")}`,
+  });
+}
+
 /** Where a visitor's address (rate limits, consent records) comes from, and what an operator should check. */
-function logClientAddress(hops: number) {
+function logClientAddress(env: ServerEnv) {
+  const hops = env.TRUSTED_PROXY_HOPS;
   const from = addressSource(hops);
+  const origin = {
+    setting: "set by TRUSTED_PROXY_HOPS",
+    default: "the default, TRUSTED_PROXY_HOPS unset",
+    vercel: "the default on Vercel (VERCEL=1), TRUSTED_PROXY_HOPS unset",
+  }[env.trustedProxyHopsFrom];
   const messages = {
-    socket:
-      "the connection's own address: X-Forwarded-For is ignored, right when nothing stands between visitors and npm start",
-    "x-forwarded-for": `X-Forwarded-For, the address ${hops === 1 ? "the proxy" : `${hops} proxies back`} in front of the site wrote: with no proxy there, a visitor can write their own (set TRUSTED_PROXY_HOPS=0)`,
-    unavailable:
-      'TRUSTED_PROXY_HOPS=0 reads the connection\'s address, which only npm start passes on: started some other way, every visitor counts as one address, "unknown", in rate limits and consent records',
+    socket: `the connection's own address (${origin}): X-Forwarded-For is ignored, right when nothing stands between visitors and npm start`,
+    "x-forwarded-for": `X-Forwarded-For, the address ${hops === 1 ? "the proxy" : `${hops} proxies back`} in front of the site wrote (${origin}): with no proxy there, a visitor can write their own into the rate limits and consent records (unset TRUSTED_PROXY_HOPS)`,
+    unavailable: `TRUSTED_PROXY_HOPS=0 (${origin}) reads the connection's address, which only npm start passes on: started some other way, every visitor counts as one address, "unknown", in rate limits and consent records`,
   };
-  logEvent(from === "unavailable" ? "error" : "info", {
+  // Believing X-Forwarded-For is right only where a proxy is known to write it: Vercel's edge.
+  const level = from === "unavailable" ? "error" : from === "x-forwarded-for" && !env.VERCEL ? "warn" : "info";
+  logEvent(level, {
     event: "client_address",
     trustedProxyHops: hops,
+    setBy: env.trustedProxyHopsFrom,
     from,
     message: messages[from],
   });
@@ -68,6 +134,8 @@ export async function checkEnvironmentAtStart() {
   const problems = [readEnv, ...perForm].flatMap(problemsOf);
   if (problems.length) refuse(problems);
   const env = readEnv();
+  checkClearUrls(env);
+  warnReadableEnvFiles();
   const store = await openDatabase(env);
   await importLegacyLeads(store, env);
 
@@ -99,7 +167,7 @@ export async function checkEnvironmentAtStart() {
       });
     }
   }
-  logClientAddress(env.TRUSTED_PROXY_HOPS);
+  logClientAddress(env);
   const defaulted = defaultedIdentity(env);
   if (defaulted.length) {
     logEvent("warn", {

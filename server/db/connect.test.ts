@@ -7,6 +7,9 @@ import type * as SqliteModule from "./sqlite";
 import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
+import { readEnv } from "@/server/env";
+import { envOf } from "@/tests/support/check-schema";
+import { startPostgresServer } from "@/tests/support/postgres-server";
 import { closeDatabases, connect, database, postgresTarget } from "./connect";
 import { groupSync } from "./sqlite";
 
@@ -58,6 +61,7 @@ describe("postgresTarget", () => {
     expect(postgresTarget("postgres://sous:s3cret@db.example.com:5432/leads?sslmode=require")).toBe(
       "db.example.com:5432/leads",
     );
+    expect(postgresTarget("postgresql://sous:s3cret@/leads?host=/run/postgresql")).toBe("/run/postgresql/leads");
   });
 });
 
@@ -228,6 +232,26 @@ describe("the SQLite database", () => {
     await closeDatabases();
     await rm(dir, { recursive: true, force: true });
   });
+});
+
+describe("a Postgres reached through its Unix socket, in libpq's URL form", () => {
+  it("opens, migrates and takes writes, as DATABASE_URL reads it", async () => {
+    const postgres = await startPostgresServer();
+    try {
+      const url = readEnv(envOf({ DATABASE_URL: postgres.socketUrl })).DATABASE_URL!;
+      const store = await connect({ DATA_DIR: "unused", DATABASE_URL: url });
+      try {
+        expect(store.engine).toBe("postgres");
+        const { rows } = await sql<{ local: boolean }>`select inet_server_addr() is null as local`.execute(store.db);
+        // No server address: the connection came through the socket, not TCP.
+        expect(rows).toStrictEqual([{ local: true }]);
+      } finally {
+        await store.db.destroy();
+      }
+    } finally {
+      await postgres.stop();
+    }
+  }, 60_000);
 });
 
 describe("a Postgres connection that breaks while idle", () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { parse as parseConnectionString } from "pg-connection-string";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
@@ -16,10 +17,10 @@ type Settings = Pick<ServerEnv, "DATA_DIR" | "DATABASE_URL">;
 
 export { sqliteFile } from "./sqlite";
 
-/** Where a Postgres URL points, for messages: never its user or password. */
+/** Where a Postgres URL points, for messages: never its user or password. A socket's folder in libpq's form. */
 export const postgresTarget = (url: string) => {
-  const { host, pathname } = new URL(url);
-  return `${host}${pathname}`;
+  const { host, port, database } = parseConnectionString(url);
+  return `${host ?? ""}${port ? `:${port}` : ""}/${database ?? ""}`;
 };
 
 function openPostgres(url: string): Store {

@@ -141,10 +141,29 @@ function walSync(walFile: string) {
   return groupSync(async () => (await (handle ??= openFile(walFile, "r"))).datasync());
 }
 
+/**
+ * Makes a folder and the missing ones above it, for the server's user only.
+ * Not mkdirSync's `recursive`: where the kernel answers ENOENT for a folder
+ * whose parent exists (under /proc), Node's recursive mkdir retries forever
+ * and the server hangs at start instead of refusing DATA_DIR.
+ */
+function makeFolder(dir: string) {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    const parent = path.dirname(dir);
+    if (code !== "ENOENT" || parent === dir) throw error;
+    makeFolder(parent);
+    mkdirSync(dir, { mode: 0o700 });
+  }
+}
+
 /** SQLite at DATA_DIR/sous.db, on the write path above. */
 export function openSqlite(dataDir: string): Store {
   const file = sqliteFile(dataDir);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeFolder(path.resolve(dataDir));
   const database = new SQLite(file);
   // The file holds visitors' details: the server's user only. SQLite gives
   // its -wal and -shm files the same mode.

@@ -63,16 +63,29 @@ async function signUp(server: Started, forwardedFor: string) {
 
 test("0 hops: the connection's address, whatever X-Forwarded-For a visitor sends; a second forged address is the same bucket", async () => {
   const server = await start("0");
-  await expect.poll(() => server.output()).toContain('"event":"client_address","trustedProxyHops":0,"from":"socket"');
+  await expect
+    .poll(() => server.output())
+    .toContain('"event":"client_address","trustedProxyHops":0,"setBy":"setting","from":"socket"');
   expect(await signUp(server, "203.0.113.77")).toStrictEqual({ taken: true, ip: ["127.0.0.1"] });
   expect(await signUp(server, "203.0.113.78")).toStrictEqual({ taken: false, ip: [] });
+});
+
+test("TRUSTED_PROXY_HOPS unset under npm start, the quick start's set-up: a forged X-Forwarded-For is not recorded", async () => {
+  const server = await start("");
+  await expect
+    .poll(() => server.output())
+    .toContain('"level":"info","event":"client_address","trustedProxyHops":0,"setBy":"default","from":"socket"');
+  expect(await signUp(server, "198.51.100.8")).toStrictEqual({ taken: true, ip: ["127.0.0.1"] });
+  expect(await signUp(server, "198.51.100.9")).toStrictEqual({ taken: false, ip: [] });
 });
 
 test("1 hop, the same requests: the entry the proxy wrote is believed, so each forged address is its own bucket", async () => {
   const server = await start("1");
   await expect
     .poll(() => server.output())
-    .toContain('"event":"client_address","trustedProxyHops":1,"from":"x-forwarded-for"');
+    .toContain(
+      '"level":"warn","event":"client_address","trustedProxyHops":1,"setBy":"setting","from":"x-forwarded-for"',
+    );
   expect(await signUp(server, "203.0.113.77")).toStrictEqual({ taken: true, ip: ["203.0.113.77"] });
   expect(await signUp(server, "203.0.113.78")).toStrictEqual({ taken: true, ip: ["203.0.113.78"] });
   // What a visitor prepends is passed over: the right-most entry is the proxy's.
@@ -92,6 +105,6 @@ test("0 hops under plain next start: no address to believe, so the consent recor
   const server = await start("0", "next start");
   await expect
     .poll(() => server.output())
-    .toContain('"event":"client_address","trustedProxyHops":0,"from":"unavailable"');
+    .toContain('"event":"client_address","trustedProxyHops":0,"setBy":"setting","from":"unavailable"');
   expect(await signUp(server, "203.0.113.81")).toStrictEqual({ taken: true, ip: [null] });
 });

@@ -41,6 +41,8 @@ export const e2e = {
     // specs start servers of their own with a short schedule.
     DATA_DIR: ".next-e2e/data",
     REDELIVERY_SCHEDULE_SECONDS: "86400",
+    // As behind one proxy: each spec writes the X-Forwarded-For of the visitor it plays.
+    TRUSTED_PROXY_HOPS: "1",
     NEXT_TELEMETRY_DISABLED: "1",
   },
 };

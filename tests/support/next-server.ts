@@ -27,6 +27,7 @@ export async function startNextServer(
         NEXT_TELEMETRY_DISABLED: "1",
         E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
         DATA_DIR: e2e.serverEnv.DATA_DIR,
+        TRUSTED_PROXY_HOPS: e2e.serverEnv.TRUSTED_PROXY_HOPS,
         ...env,
       },
       url: `http://127.0.0.1:${port}`,

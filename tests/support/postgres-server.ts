@@ -22,7 +22,12 @@ function binDir() {
   return found;
 }
 
-export type PostgresServer = { url: string; stop(): Promise<void> };
+export type PostgresServer = {
+  url: string;
+  /** The same database through its Unix socket, in libpq's form: postgresql://user@/db?host=FOLDER&port=N. */
+  socketUrl: string;
+  stop(): Promise<void>;
+};
 
 /**
  * A throwaway Postgres cluster in a temporary folder, on a free port of
@@ -57,6 +62,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    socketUrl: `postgresql://postgres@/postgres?host=${dir}&port=${port}`,
     async stop() {
       if (stopped) return;
       stopped = true;

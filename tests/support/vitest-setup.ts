@@ -17,6 +17,8 @@ afterEach(() => pinRequestHeaders(undefined));
 const dataDir = mkdtempSync(path.join(tmpdir(), "sous-unit-"));
 process.env.DATA_DIR = dataDir;
 delete process.env.DATABASE_URL;
+// The tests' requests come as through one proxy: each writes the X-Forwarded-For of the visitor it plays.
+process.env.TRUSTED_PROXY_HOPS = "1";
 afterAll(async () => {
   await closeDatabases();
   rmSync(dataDir, { recursive: true, force: true });
