@@ -4,16 +4,20 @@ export async function register() {
   const { checkEnvironmentAtStart } = await import("./server/startup");
   await checkEnvironmentAtStart();
   // The operator hears of every lead this server settles, whichever bundle settles it.
-  const { alertOnOutcomes } = await import("./server/alerts/alerts");
+  const { alertOnOutcomes, alertsSettled } = await import("./server/alerts/alerts");
   alertOnOutcomes();
+  const { beforeExit } = await import("./server/shutdown");
   // A server that stays up redelivers pending leads itself, those left from
   // before a restart included. On Vercel no process stays up: the cron route
   // (app/api/cron/redeliver) runs the passes instead.
   if (!process.env.VERCEL) {
-    const { startRedelivery, stopRedelivery } = await import("./server/schedule/redelivery");
+    const { startRedelivery, finishRedelivery } = await import("./server/schedule/redelivery");
     startRedelivery();
-    // Stopping: no new pass starts while Next closes the server; a pass under way
-    // settles what it sent, and a lead it had claimed waits out its claim for the next server.
-    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, stopRedelivery);
+    // Stopping: no new pass starts, a pass under way claims nothing more, and
+    // npm start waits for the attempts it sent to be answered and recorded.
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void finishRedelivery());
+    beforeExit("redelivery", finishRedelivery);
   }
+  // Then the alerts those attempts started.
+  beforeExit("alerts", alertsSettled);
 }

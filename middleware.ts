@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { isKnownPath } from "@/server/http/known-paths";
+import { maskedPath } from "@/server/http/masked-path";
 import { logEvent } from "@/server/log";
 
 /**
@@ -13,7 +14,7 @@ import { logEvent } from "@/server/log";
  */
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;
-  if (!isKnownPath(pathname)) logEvent("warn", { event: "not_found", path: pathname.slice(0, 200) });
+  if (!isKnownPath(pathname)) logEvent("warn", { event: "not_found", path: maskedPath(pathname) });
   return NextResponse.next();
 }
 

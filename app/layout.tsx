@@ -15,6 +15,11 @@ export function generateMetadata(): Metadata {
     title: { default: title, template: `%s | ${brand.name}` },
     description: brand.description,
     applicationName: brand.name,
+    // app/icon.svg/route.ts and app/apple-icon.tsx: named here, as the first is a route, not a metadata file.
+    icons: {
+      icon: [{ url: "/icon.svg", type: "image/svg+xml", sizes: "any" }],
+      apple: [{ url: "/apple-icon", type: "image/png", sizes: "180x180" }],
+    },
     openGraph: { type: "website", siteName: brand.name, title, description: brand.description, url: "/" },
     twitter: { card: "summary_large_image", title, description: brand.description },
   };

@@ -277,3 +277,53 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
     });
   });
 });
+
+describe("npm run consent, on a record whose browser sent C1 and bidi characters", () => {
+  // CSI (a C1 code a terminal may act on), a right-to-left override, a zero-width space.
+  const userAgent = "Mozilla/5.0 \u009b31mred\u009b0m \u202etxt.exe\u202c zero\u200bwidth";
+  const phone = "+15554000077";
+
+  beforeAll(async () => {
+    const store = await database(readEnv());
+    await store.db.transaction().execute(async (db) => {
+      await recordConsent(
+        db,
+        {
+          phone,
+          ip: "203.0.113.42",
+          userAgent,
+          pageUrl: null,
+          javascript: false,
+          disclosure: text,
+          shownVersion: null,
+        },
+        newWebhookId(),
+        Date.parse("2027-02-01T10:00:00Z"),
+      );
+    });
+  });
+
+  it("show prints each as a visible escape; the text around it, and a plain user agent, as they are", async () => {
+    const { stdout } = await consent("show", phone);
+    expect(stdout).toContain(
+      "  browser     Mozilla/5.0 \\u{009b}31mred\\u{009b}0m \\u{202e}txt.exe\\u{202c} zero\\u{200b}width\n",
+    );
+    expect(stdout).not.toMatch(/[\p{Cc}\p{Cf}](?<!\n)/u);
+    // Its working twin: the record of the file's first number prints its browser unchanged.
+    expect((await consent("show", "+15554000001")).stdout).not.toContain("\\u{");
+  });
+
+  it("the CSV export escapes them; JSONL and --json escape them as JSON, which parses back to what was recorded", async () => {
+    const csv = (await consent("export", "--since", "2027-02-01")).stdout;
+    expect(csv).toContain("\\u{202e}txt.exe\\u{202c}");
+    expect(csv).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u200b]/);
+
+    const jsonl = (await consent("export", "--since", "2027-02-01", "--format", "jsonl")).stdout;
+    expect(jsonl).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u200b]/);
+    expect(JSON.parse(jsonl.trim())).toMatchObject({ phone, user_agent: userAgent });
+
+    const json = (await consent("show", phone, "--json")).stdout;
+    expect(json).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u200b]/);
+    expect(JSON.parse(json)).toMatchObject({ records: [expect.objectContaining({ user_agent: userAgent })] });
+  });
+});

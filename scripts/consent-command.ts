@@ -18,6 +18,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { consentForms } from "@/lib/forms";
 import { toCsv } from "./csv";
+import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
   npm run consent -- show PHONE [--json]        every consent record and revocation of a number (any spelling), with the text shown
@@ -120,7 +121,8 @@ function dayOf(text: string) {
 }
 
 /** Runs one command; lines go to `print`, the export's CSV to `write`. Throws with the usage for a bad call. */
-export async function consentCommand(args: string[], print: Print, write: (text: string) => void) {
+export async function consentCommand(args: string[], rawPrint: Print, rawWrite: (text: string) => void) {
+  const { print, write } = safeSinks(rawPrint, rawWrite);
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -146,7 +148,7 @@ export async function consentCommand(args: string[], print: Print, write: (text:
     const phone = phoneOf(typed);
     const history = await consentRecords(await database(env), { phone });
     return values.json
-      ? print(JSON.stringify({ phone, records: timeline(history) }, null, 2))
+      ? print(jsonSafe(JSON.stringify({ phone, records: timeline(history) }, null, 2)))
       : printHistory(print, phone, history);
   }
 
@@ -156,7 +158,7 @@ export async function consentCommand(args: string[], print: Print, write: (text:
       since: values.since ? dayOf(values.since) : undefined,
     });
     // JSONL is the evidence exactly as recorded, for an auditor; CSV is made safe to open in a spreadsheet.
-    if (values.format === "jsonl") for (const row of timeline(history)) write(`${JSON.stringify(row)}\n`);
+    if (values.format === "jsonl") for (const row of timeline(history)) write(`${jsonSafe(JSON.stringify(row))}\n`);
     else write(toCsv(exportColumns, timeline(history)));
     return;
   }

@@ -16,6 +16,7 @@ import { dueNow } from "@/server/leads/pass";
 import { scheduledPass } from "@/server/schedule/redelivery";
 import { readEnv } from "@/server/env";
 import { toCsv } from "./csv";
+import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
   npm run leads                                  open leads (pending, held, dead) per form, without personal data
@@ -104,7 +105,8 @@ function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
   }
 }
 
-export async function leadsCommand(args: string[], line: (text: string) => void, write: (text: string) => void) {
+export async function leadsCommand(args: string[], rawLine: (text: string) => void, rawWrite: (text: string) => void) {
+  const { print: line, write } = safeSinks(rawLine, rawWrite);
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -130,10 +132,12 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
     if (!values.json) return print(rows, Boolean(values.show), line);
     const consent = await consentOf(store, rows);
     return line(
-      JSON.stringify(
-        rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })),
-        null,
-        2,
+      jsonSafe(
+        JSON.stringify(
+          rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })),
+          null,
+          2,
+        ),
       ),
     );
   }
@@ -151,7 +155,9 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
     }));
     const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
     return line(
-      JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2),
+      jsonSafe(
+        JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2),
+      ),
     );
   }
 
@@ -177,7 +183,7 @@ export async function leadsCommand(args: string[], line: (text: string) => void,
       }))
       .filter((row) => !values.consented || row.consent === "in force");
     if (values.format === "jsonl") {
-      for (const row of rows) write(`${JSON.stringify(row)}\n`);
+      for (const row of rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
       return;
     }
     const fields = [...new Set(rows.flatMap((row) => Object.keys(row.payload)))];

@@ -1,12 +1,22 @@
-import type { MetadataRoute } from "next";
 import { siteUrl } from "@/server/env";
 
-export default function sitemap(): MetadataRoute.Sitemap {
+// A route rather than a sitemap.ts metadata file, so its type names its charset; built once, like the pages.
+export const dynamic = "force-static";
+
+const pages = [
+  { path: "/", changeFrequency: "monthly", priority: 1 },
+  { path: "/signup", changeFrequency: "monthly", priority: 0.8 },
+  { path: "/terms", changeFrequency: "yearly", priority: 0.3 },
+  { path: "/privacy", changeFrequency: "yearly", priority: 0.3 },
+];
+
+export function GET() {
   const base = siteUrl();
-  return [
-    { url: new URL("/", base).href, changeFrequency: "monthly", priority: 1 },
-    { url: new URL("/signup", base).href, changeFrequency: "monthly", priority: 0.8 },
-    { url: new URL("/terms", base).href, changeFrequency: "yearly", priority: 0.3 },
-    { url: new URL("/privacy", base).href, changeFrequency: "yearly", priority: 0.3 },
-  ];
+  // The addresses are the site's own URLs: nothing in them needs escaping beyond &.
+  const urls = pages.map(
+    ({ path, changeFrequency, priority }) =>
+      `<url>\n<loc>${new URL(path, base).href.replaceAll("&", "&amp;")}</loc>\n<changefreq>${changeFrequency}</changefreq>\n<priority>${priority}</priority>\n</url>`,
+  );
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join("\n")}\n</urlset>\n`;
+  return new Response(xml, { headers: { "Content-Type": "application/xml; charset=utf-8" } });
 }

@@ -55,6 +55,19 @@ describe("consentEvidence", () => {
     expect(consentEvidence(spec, "+1", "::1", posted(), new Headers()).userAgent).toBeNull();
   });
 
+  it("keeps a browser's control characters as visible escapes, the rest of its name as sent", () => {
+    // Header bytes arrive one character per byte: a UTF-8 right-to-left override is â, U+0080 (C1) and ®.
+    const override = Buffer.from("\u202e", "utf8").toString("latin1");
+    const headers = new Headers({ "user-agent": `Agent \u009b31m ${override}evil ok` });
+    const spec = { text: "I agree.", page: "/signup" };
+    const evidence = consentEvidence(spec, "+15551234567", "203.0.113.9", new FormData(), headers);
+    expect(evidence.userAgent).toBe("Agent \\u{009b}31m \u00e2\\u{0080}\u00aeevil ok");
+    const plain = new Headers({ "user-agent": "Mozilla/5.0 (X11)" });
+    expect(consentEvidence(spec, "+15551234567", "203.0.113.9", new FormData(), plain).userAgent).toBe(
+      "Mozilla/5.0 (X11)",
+    );
+  });
+
   it("takes a posted version only when it looks like one (64 hex digits)", () => {
     const shown = (value: string) =>
       consentEvidence(spec, "+1", "::1", posted({ [consentFieldNames.disclosure]: value }), new Headers()).shownVersion;

@@ -1,12 +1,19 @@
 import "server-only";
 import { consentFieldNames } from "@/lib/forms/consent";
+import { escapeControls } from "@/server/escape-controls";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
 /** What a form that asks for consent tells the server about it (see FormEntry). */
 export type ConsentSpec = { text: string; page: string };
 
-const cap = (value: string | null, length: number) => (value ? value.slice(0, length) : null);
+/**
+ * A header's value as the record keeps it: control and format characters as
+ * visible escapes (C1 codes, bidi overrides), so the evidence says what was
+ * sent without being able to spoof what an operator reads; at most `length`
+ * characters.
+ */
+const cap = (value: string | null, length: number) => (value ? escapeControls(value).slice(0, length) : null);
 
 /** The page the form was on: the browser's Referer, else the form's page on the site the browser named. */
 function pageUrlOf(headers: Headers, page: string) {

@@ -3,6 +3,8 @@ import { Webhook } from "standardwebhooks";
 import { z } from "zod";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database } from "@/server/db/connect";
+import { jsonAnswer, plainAnswer } from "@/server/http/answers";
+import { boundedText, BodyTooLarge } from "@/server/http/bounded-body";
 import { readEnv } from "@/server/env";
 import { consentForms } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
@@ -18,8 +20,7 @@ const bodySchema = z.object({
   channel: z.enum(revocationChannels).default("sms"),
 });
 
-const plain = (status: number, text: string) =>
-  new Response(text, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+const plain = plainAnswer;
 
 /** Whether one of the secrets in force signed this body, within Standard Webhooks' five minutes. */
 function signedByOneOf(secrets: readonly string[], body: string, headers: Headers) {
@@ -55,9 +56,14 @@ function staleness(headers: Headers) {
 export async function revokeRequest(request: Request): Promise<Response> {
   const env = readEnv();
   if (!env.CONSENT_WEBHOOK_SECRET) return plain(404, "Not Found");
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return plain(413, "Payload Too Large");
-  const body = await request.text();
-  if (Buffer.byteLength(body) > MAX_BODY_BYTES) return plain(413, "Payload Too Large");
+  let body: string;
+  try {
+    body = await boundedText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    logEvent("warn", { event: "consent_revoke_refused", reason: "too_large" });
+    return plain(413, "Payload Too Large");
+  }
 
   if (!signedByOneOf(env.CONSENT_WEBHOOK_SECRET, body, request.headers)) {
     logEvent("warn", { event: "consent_revoke_refused", reason: staleness(request.headers) ?? "signature" });
@@ -93,10 +99,7 @@ export async function revokeRequest(request: Request): Promise<Response> {
       recorded: result.recorded,
       leadsStopped: result.leadsStopped,
     });
-    return Response.json(
-      { recorded: result.recorded, leadsStopped: result.leadsStopped },
-      { headers: { "cache-control": "no-store" } },
-    );
+    return jsonAnswer({ recorded: result.recorded, leadsStopped: result.leadsStopped });
   } catch (error) {
     // The workflow retries a 5xx: the STOP is recorded once the database answers.
     logEvent("error", { event: "consent_revoke_failed", message: messageOf(error) });

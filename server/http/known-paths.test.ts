@@ -8,10 +8,7 @@ import { isKnownPath } from "./known-paths";
 
 // Metadata files under app/ and the URL each one answers at.
 const metadataFiles: Record<string, string> = {
-  "icon.svg": "icon.svg",
   "apple-icon.tsx": "apple-icon",
-  "robots.ts": "robots.txt",
-  "sitemap.ts": "sitemap.xml",
   "opengraph-image.tsx": "opengraph-image",
   "twitter-image.tsx": "twitter-image",
 };

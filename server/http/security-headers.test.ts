@@ -31,7 +31,7 @@ describe("the production policy", () => {
       "font-src 'self'",
       "connect-src 'self'",
       "object-src 'none'",
-      "base-uri 'self'",
+      "base-uri 'none'",
       "form-action 'self'",
       "frame-ancestors 'none'",
       "manifest-src 'self'",

@@ -34,7 +34,7 @@ export function contentSecurityPolicy({ development }: HeaderOptions) {
     "font-src": ["'self'"],
     "connect-src": ["'self'"],
     "object-src": ["'none'"],
-    "base-uri": ["'self'"],
+    "base-uri": ["'none'"],
     "form-action": ["'self'"],
     "frame-ancestors": ["'none'"],
     "manifest-src": ["'self'"],

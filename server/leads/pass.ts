@@ -26,6 +26,8 @@ export type PassOptions = {
   budgetMs?: number;
   /** Milliseconds, for the budget. */
   clock?: () => number;
+  /** True once the server is stopping: the pass claims nothing more, and finishes the attempts it started. */
+  stopping?: () => boolean;
 };
 
 const formsWithUrl = () => formNames.filter((form) => readWebhook(form).url);
@@ -76,6 +78,7 @@ export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOp
         summary.budgetSpent = true;
         return;
       }
+      if (options.stopping?.()) return;
       const claimed = await next();
       if (!claimed) return;
       const { state, delivery } = await sendClaimed(store, claimed.row, claimed.claim, env, sender);

@@ -26,7 +26,13 @@ const worked = (summary: PassSummary) =>
   summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0;
 
 // Process-wide: one timer per server, whichever bundle starts it.
-const timer = processWide("redelivery", () => ({ interval: undefined as NodeJS.Timeout | undefined, running: false }));
+const timer = processWide("redelivery", () => ({
+  interval: undefined as NodeJS.Timeout | undefined,
+  /** The pass under way, if any. */
+  running: undefined as Promise<void> | undefined,
+  /** Set once the server stops: a pass under way claims nothing more. */
+  stopping: false,
+}));
 
 /**
  * What the timer runs each REDELIVERY_POLL_MS: a pass, logged only when it
@@ -34,32 +40,47 @@ const timer = processWide("redelivery", () => ({ interval: undefined as NodeJS.T
  * it ran one; a pass that fails is logged once per outage (lead_store_failed).
  */
 export async function redeliveryTick() {
-  if (timer.running) return false;
-  timer.running = true;
+  if (timer.running || timer.stopping) return false;
   const began = Date.now();
-  try {
-    const summary = await scheduledPass();
-    storeAnswered();
-    if (worked(summary) || summary.budgetSpent) {
-      logEvent("info", { event: "redelivery_pass", via: "timer", ...summary, durationMs: Date.now() - began });
+  const pass = async () => {
+    try {
+      const summary = await scheduledPass(readEnv(), { stopping: () => timer.stopping });
+      storeAnswered();
+      if (worked(summary) || summary.budgetSpent) {
+        logEvent("info", { event: "redelivery_pass", via: "timer", ...summary, durationMs: Date.now() - began });
+      }
+    } catch (error) {
+      storeFailed(error, { during: "redelivery_pass" });
+    } finally {
+      timer.running = undefined;
     }
-  } catch (error) {
-    storeFailed(error, { during: "redelivery_pass" });
-  } finally {
-    timer.running = false;
-  }
+  };
+  await (timer.running = pass());
   return true;
 }
 
 /** Runs redeliveryTick every REDELIVERY_POLL_MS for as long as the server lives; started once from instrumentation.ts. */
 export function startRedelivery(env: ServerEnv = readEnv()) {
   if (timer.interval) return;
+  timer.stopping = false;
   timer.interval = setInterval(() => void redeliveryTick(), env.REDELIVERY_POLL_MS);
   timer.interval.unref();
 }
 
-/** Stops the timer startRedelivery started (a server shutting down, a test). */
+/** Stops the timer startRedelivery started (a test): a pass under way goes on. */
 export function stopRedelivery() {
   clearInterval(timer.interval);
   timer.interval = undefined;
+}
+
+/**
+ * A server stopping: no pass starts, the one under way claims no more leads,
+ * and this resolves once the attempts it started are answered (each within
+ * WEBHOOK_ATTEMPT_TIMEOUT_MS) and recorded. A lead it did not get to keeps
+ * its place for the next server.
+ */
+export async function finishRedelivery() {
+  timer.stopping = true;
+  stopRedelivery();
+  await timer.running;
 }

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { leadsTable } from "../support/lead-rows";
-import { postSignupWithoutScript } from "../support/next-server";
-import { freePort, startProcess } from "../support/processes";
+import { postSignupWithoutScript, startNextServer } from "../support/next-server";
+import { freePort, startProcess, type Started } from "../support/processes";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
@@ -81,6 +81,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const { html } = await visitor;
       expect(html).toContain(waitlistMessages.success.text.replaceAll("'", "&#x27;"));
       await expect.poll(() => alive(npm.child.pid!), { timeout: 20_000 }).toBe(false);
+      // A stop asked for is not a failure: systemd and process managers read 0.
+      expect(npm.child.exitCode).toBe(0);
       for (const pid of descendants) expect(alive(pid), `process ${pid}`).toBe(false);
       expect(await listening(port)).toBe(false);
       expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
@@ -100,3 +102,52 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+test("SIGTERM while a redelivery pass waits 4 s on the receiver: the attempt is answered and recorded, never sent again after the restart, exit 0", async () => {
+  test.setTimeout(120_000);
+  const receiver = await startWebhookReceiver();
+  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-stop-pass-"));
+  const env = {
+    DATA_DIR: dataDir,
+    WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
+    REDELIVERY_POLL_MS: "200",
+    WEBHOOK_ATTEMPT_TIMEOUT_MS: "8000",
+  };
+  const servers: Started[] = [];
+  let opened: ReturnType<typeof leadsTable> | undefined;
+  try {
+    servers.push(await startNextServer(env));
+    // Opened once the server made the tables.
+    await expect.poll(() => servers[0]!.output()).toContain('"event":"database_ready"');
+    const table = (opened = leadsTable({ dataDir }));
+    const name = `Stopping pass ${process.pid}`;
+    receiver.slow(4_000);
+    const [id] = await table.addDue(1, name);
+    // The pass sent it, and waits for the answer, when the signal comes.
+    await expect.poll(() => receiver.withName(name).length, { timeout: 20_000 }).toBe(1);
+    const first = servers[0]!;
+    const exited = new Promise<number | null>((resolve) => first.child.once("exit", (code) => resolve(code)));
+    first.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
+    expect(await table.states([id!])).toStrictEqual(["delivered"]);
+    const attempts = await table.db.selectFrom("lead_attempts").select("status").where("lead_id", "=", id!).execute();
+    expect(attempts).toStrictEqual([{ status: 200 }]);
+
+    // The next server: its passes run (a lead due now goes out), and the one delivered before the stop does not.
+    receiver.slow(undefined);
+    servers.push(await startNextServer(env));
+    await expect.poll(() => servers[1]!.output()).toContain('"event":"database_ready"');
+    const [twin] = await table.addDue(1, `Twin after the stop ${process.pid}`);
+    await expect.poll(() => table.states([twin!]), { timeout: 20_000 }).toStrictEqual(["delivered"]);
+    // Past the claim the stopped server held (attempt timeout + 5 s): a lead it left claimed would be sent now.
+    await new Promise((resolve) => setTimeout(resolve, 14_000));
+    expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
+  } finally {
+    receiver.slow(undefined);
+    await Promise.all(servers.map((server) => server.stop()));
+    await opened?.close();
+    await receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});

@@ -67,6 +67,6 @@ test("the favicon and the home-screen icon answer", async ({ request }) => {
   expect(apple.headers()["content-type"]).toBe("image/png");
 
   const html = await (await request.get("/")).text();
-  expect(html).toMatch(/<link rel="icon" href="\/icon\.svg[^"]*" sizes="any" type="image\/svg\+xml"\/>/);
+  expect(html).toContain(`<link rel="icon" href="/icon.svg" type="image/svg+xml" sizes="any"/>`);
   expect(html).toMatch(/<link rel="apple-touch-icon" href="\/apple-icon[^"]*"/);
 });

@@ -23,7 +23,7 @@ for (const { path, status } of [
     const csp = directives(headers["content-security-policy"] ?? "");
     expect(csp.get("default-src")).toEqual(["'self'"]);
     expect(csp.get("object-src")).toEqual(["'none'"]);
-    expect(csp.get("base-uri")).toEqual(["'self'"]);
+    expect(csp.get("base-uri")).toEqual(["'none'"]);
     expect(csp.get("form-action")).toEqual(["'self'"]);
     expect(csp.get("frame-ancestors")).toEqual(["'none'"]);
     const scriptSrc = csp.get("script-src") ?? [];

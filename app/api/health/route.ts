@@ -1,3 +1,4 @@
+import { jsonAnswer } from "@/server/http/answers";
 import { bearerMatches } from "@/server/http/bearer";
 import { readEnv } from "@/server/env";
 import { checkHealth } from "@/server/health/health";
@@ -16,5 +17,5 @@ export async function GET(request: Request) {
   const { status, problems, forms } = await checkHealth(env, { figures });
   const body =
     status === "ok" ? { status, ...(figures ? { forms } : {}) } : { status, problems, ...(figures ? { forms } : {}) };
-  return Response.json(body, { status: status === "ok" ? 200 : 503, headers: { "cache-control": "no-store" } });
+  return jsonAnswer(body, { status: status === "ok" ? 200 : 503 });
 }

@@ -1,4 +1,5 @@
 import { alertsSettled } from "@/server/alerts/alerts";
+import { jsonAnswer, plainAnswer } from "@/server/http/answers";
 import { bearerMatches } from "@/server/http/bearer";
 import { scheduledPass } from "@/server/schedule/redelivery";
 import { readEnv } from "@/server/env";
@@ -17,9 +18,9 @@ const SAFETY_MS = 5_000;
  */
 export async function GET(request: Request) {
   const env = readEnv();
-  if (!env.CRON_SECRET) return new Response("Not Found", { status: 404 });
+  if (!env.CRON_SECRET) return plainAnswer(404, "Not Found");
   if (!bearerMatches(request.headers.get("authorization"), env.CRON_SECRET)) {
-    return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": "Bearer" } });
+    return plainAnswer(401, "Unauthorized", { "www-authenticate": "Bearer" });
   }
   // The last attempt started may still take WEBHOOK_ATTEMPT_TIMEOUT_MS.
   const budgetMs = Math.max(
@@ -30,5 +31,5 @@ export async function GET(request: Request) {
   // Vercel may freeze the function once it answers: the pass's alerts go out first.
   await alertsSettled();
   logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });
-  return Response.json(summary, { headers: { "cache-control": "no-store" } });
+  return jsonAnswer(summary);
 }
