@@ -24,6 +24,7 @@ export const copiedTables = [
   "consent_revocations",
   "alerts",
   "receivers",
+  "alert_states",
 ] as const;
 type Table = (typeof copiedTables)[number];
 
@@ -116,4 +117,5 @@ const keyOf: Record<Table, string[]> = {
   consent_revocations: ["id"],
   alerts: ["kind", "form"],
   receivers: ["form"],
+  alert_states: ["form"],
 };

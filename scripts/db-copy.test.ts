@@ -61,6 +61,10 @@ beforeAll(async () => {
   }
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
+  await source.db
+    .insertInto("alert_states")
+    .values({ form: "waitlist", reported: "failing", reported_at: 5_000, failures: 2, first_failure_at: 4_000 })
+    .execute();
   await source.db.destroy();
 }, 120_000);
 
@@ -83,6 +87,7 @@ async function tablesOf(db: Kysely<Database>) {
     consent_revocations: ["id"],
     alerts: ["kind", "form"],
     receivers: ["form"],
+    alert_states: ["form"],
   };
   const all: Record<string, unknown[]> = {};
   for (const table of copiedTables) {
@@ -105,6 +110,7 @@ describe("npm run db:copy", () => {
       consent_revocations: 172,
       alerts: 1,
       receivers: 1,
+      alert_states: 1,
     });
     expect(copied.lead_attempts).toBe(401 * 2);
 

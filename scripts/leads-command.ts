@@ -17,6 +17,7 @@ import { scheduledPass } from "@/server/schedule/redelivery";
 import { readEnv } from "@/server/env";
 import { toCsv } from "./csv";
 import { jsonSafe, safeSinks } from "./safe-output";
+import { reviewReceivers } from "@/server/alerts/alerts";
 
 const usage = `Usage:
   npm run leads                                  open leads (pending, held, dead) per form, without personal data
@@ -214,6 +215,8 @@ export async function leadsCommand(args: string[], rawLine: (text: string) => vo
 
   if (command === "drop" && id) {
     if (!(await dropLead(store, id))) throw new Error(`no lead with webhook-id ${id}`);
+    // The last waiting lead of a failing receiver dropped: /api/health clears now, the alert channel within its grace.
+    await reviewReceivers(store, env);
     return line(`dropped ${id}`);
   }
   throw new Error(`unknown command\n${usage}`);

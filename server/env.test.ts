@@ -258,6 +258,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       ALERT_WEBHOOK_URL: undefined,
       ALERT_WEBHOOK_SECRET: undefined,
       ALERT_MIN_INTERVAL_MINUTES: 60,
+      ALERT_GRACE_MINUTES: 5,
       ALLOW_HTTP_WEBHOOKS: false,
       SITE_URL: undefined,
       VERCEL_PROJECT_PRODUCTION_URL: undefined,
@@ -287,6 +288,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     ["TRUSTED_PROXY_HOPS", 0, 10],
     ["HEALTH_MAX_PENDING_AGE_SECONDS", 1, 2_592_000],
     ["ALERT_MIN_INTERVAL_MINUTES", 1, 10_080],
+    ["ALERT_GRACE_MINUTES", 1, 1_440],
   ];
   it.each(bounds)("takes %s from %i to %i, and nothing outside, nor a fraction", (variable, lowest, highest) => {
     const read = (value: number | string) =>

@@ -213,6 +213,8 @@ const envSchema = z.object({
   ALERT_WEBHOOK_URL: webhookUrl,
   ALERT_WEBHOOK_SECRET: webhookSecrets,
   ALERT_MIN_INTERVAL_MINUTES: count(60, 7 * 24 * 60),
+  // How long a receiver's new state must last before the channel hears of it within the interval.
+  ALERT_GRACE_MINUTES: count(5, 24 * 60),
   // An http:// webhook or alert URL to a host other than this machine carries the lead and the auth header in clear: refused unless this is on.
   ALLOW_HTTP_WEBHOOKS: flag,
 

@@ -3,7 +3,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { alertsSettled, claimAlert, noteOutcome } from "./alerts";
+import { alertsSettled, claimAlert, noteOutcome, reviewReceivers } from "./alerts";
 import type { Outcome } from "@/server/leads/outcomes";
 
 const open = setupBothEngines();
@@ -38,7 +38,7 @@ describe("what each alert says", () => {
     await alertsSettled();
     seen = chat.received.length;
     const { db } = await database(readEnv());
-    for (const table of ["leads", "alerts", "receivers"] as const) await db.deleteFrom(table).execute();
+    for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
   });
 
   /** Leads of the waitlist in a state, created at the given times. */
@@ -66,6 +66,19 @@ describe("what each alert says", () => {
     return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
   }
 
+  /** What a pass's review at `now` adds: what has lasted its grace period is told. */
+  async function tick(now: number) {
+    await reviewReceivers(await database(readEnv()), readEnv(), now);
+    await alertsSettled();
+    return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
+  }
+
+  /** The waitlist's open leads delivered, as a working receiver leaves them. */
+  async function deliverAll() {
+    const { db } = await database(readEnv());
+    await db.updateTable("leads").set({ state: "delivered" }).where("state", "in", ["pending", "dead"]).execute();
+  }
+
   it("a receiver that starts failing, then goes on failing, then works again", async () => {
     await leads("pending", at);
     expect(await told("pending", at)).toStrictEqual([
@@ -90,7 +103,10 @@ describe("what each alert says", () => {
     });
 
     await leads("dead", at);
-    const [, , recovered] = await told("delivered", at + 200 * minute);
+    // Working again 50 min after the reminder: within the interval, told once it has worked for the grace period.
+    expect(await told("delivered", at + 200 * minute)).toHaveLength(2);
+    expect(await tick(at + 204 * minute)).toHaveLength(2);
+    const [, , recovered] = await tick(at + 205 * minute);
     expect(recovered).toStrictEqual({
       kind: "recovered",
       form: "waitlist",
@@ -99,13 +115,17 @@ describe("what each alert says", () => {
       command: "npm run leads -- retry --dead",
       text: "Sous: waitlist deliveries work again, after failing for 3 h since 2026-11-24 16:00 UTC. 2 leads still waiting will be redelivered on schedule. 1 dead lead needs `npm run leads -- retry --dead`.",
     });
-    // Working already: a delivery says nothing.
+    // Working already: a delivery, or a review, says nothing.
     expect(await told("delivered", at + 400 * minute)).toHaveLength(3);
+    expect(await tick(at + 500 * minute)).toHaveLength(3);
   });
 
   it("a recovery with nothing dead points at the list", async () => {
+    await leads("pending", at);
     await told("pending", at);
-    const [, recovered] = await told("delivered", at + 30 * minute);
+    await deliverAll();
+    await told("delivered", at + 30 * minute);
+    const [, recovered] = await tick(at + 35 * minute);
     expect(recovered).toMatchObject({
       leads: 0,
       command: "npm run leads",
@@ -114,10 +134,20 @@ describe("what each alert says", () => {
   });
 
   it("counts a failure in minutes up to two hours, then in hours", async () => {
+    await leads("pending", at);
     await told("pending", at);
-    const [, recovered] = await told("delivered", at + 119 * minute);
+    await deliverAll();
+    await told("delivered", at + 119 * minute);
+    const [, recovered] = await tick(at + 124 * minute);
     expect(recovered!.text).toContain("after failing for 119 min since");
-    await told("pending", at + 200 * minute);
+    // Over an hour after the last alert: each change is told at once.
+    await leads("pending", at + 200 * minute);
+    expect((await told("pending", at + 200 * minute)).map((alert) => alert.kind)).toStrictEqual([
+      "failing",
+      "recovered",
+      "failing",
+    ]);
+    await deliverAll();
     const [, , , again] = await told("delivered", at + 320 * minute);
     expect(again!.text).toContain("after failing for 2 h since");
   });
@@ -197,6 +227,9 @@ describe("what each alert says", () => {
         await alertsSettled();
       }
     }
+    // Working for the grace period since: told.
+    await reviewReceivers(store, readEnv(), at + 10 * minute);
+    await alertsSettled();
     kinds.push(
       ...chat.received
         .slice(seen)
@@ -244,6 +277,7 @@ describe("what each alert says", () => {
 
   it("no alert without ALERT_WEBHOOK_URL, though the receiver's state is kept for /api/health; the same outcome with it set alerts", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
+    await leads("dead", at);
     expect(await told("dead", at)).toStrictEqual([]);
     expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([
       { form: "waitlist", failing_since: at },
@@ -260,27 +294,79 @@ describe("what each alert says", () => {
 
   it("a delivery while the receiver was not failing is no recovery: no alert, no alert line", async () => {
     expect(await told("delivered", at)).toStrictEqual([]);
+    expect(await tick(at + 10 * minute)).toStrictEqual([]);
     expect(alertLines()).toStrictEqual([]);
-    // The same delivery after a failure is one.
+    // The same delivery after a failure is one, told once it has lasted the grace period.
+    await leads("pending", at + minute);
     expect((await told("pending", at + minute)).map((alert) => alert.kind)).toStrictEqual(["failing"]);
-    expect((await told("delivered", at + 2 * minute)).map((alert) => alert.kind)).toStrictEqual([
-      "failing",
-      "recovered",
-    ]);
+    await deliverAll();
+    expect((await told("delivered", at + 2 * minute)).map((alert) => alert.kind)).toStrictEqual(["failing"]);
+    expect((await tick(at + 7 * minute)).map((alert) => alert.kind)).toStrictEqual(["failing", "recovered"]);
   });
 
-  it("a new outage after a recovery alerts at once, and its recovery too; the interval still holds within one outage", async () => {
-    const kinds = async (outcome: Outcome, now: number) => (await told(outcome, now)).map((alert) => alert.kind);
-    expect(await kinds("pending", at)).toStrictEqual(["failing"]);
-    expect(await kinds("delivered", at + minute)).toStrictEqual(["failing", "recovered"]);
-    // Failing again a minute later: news, though the hour is not over.
-    expect(await kinds("pending", at + 2 * minute)).toStrictEqual(["failing", "recovered", "failing"]);
-    // Within that outage, the interval holds.
-    expect(await kinds("pending", at + 3 * minute)).toStrictEqual(["failing", "recovered", "failing"]);
-    // Working again: said at once, so the last word in the channel is true.
-    const last = await told("delivered", at + 4 * minute);
-    expect(last.map((alert) => alert.kind)).toStrictEqual(["failing", "recovered", "failing", "recovered"]);
-    expect(last.at(-1)).toMatchObject({ since: new Date(at + 2 * minute).toISOString() });
+  it("a receiver flapping 8 times in 20 minutes: one failing, then one recovery that counts the flaps", async () => {
+    let now = at;
+    for (let flap = 0; flap < 8; flap += 1) {
+      // Failing for a minute, working for a minute and a half: each state shorter than the grace period.
+      await leads("pending", now);
+      await told("pending", now);
+      await tick(now + 30_000);
+      await deliverAll();
+      await told("delivered", now + minute);
+      await tick(now + 2 * minute);
+      now += 2.5 * minute;
+    }
+    const last = now - 1.5 * minute;
+    expect((await tick(last + 4 * minute)).map((alert) => alert.kind)).toStrictEqual(["failing"]);
+    // Working for the grace period after the last flap: told, with the flaps summed up.
+    const said = await tick(last + 5 * minute);
+    expect(said.map((alert) => alert.kind)).toStrictEqual(["failing", "recovered"]);
+    expect(said[1]!.text).toBe(
+      "Sous: waitlist deliveries work again, after failing 8 times in 19 min since 2026-11-24 16:00 UTC, working since 2026-11-24 16:18 UTC. 0 leads still waiting will be redelivered on schedule.",
+    );
+    // Quiet again: nothing more.
+    expect(await tick(last + 30 * minute)).toHaveLength(2);
+  });
+
+  it("a failure that lasts past the grace period after a recovery is told within the interval; a shorter one is not", async () => {
+    await leads("pending", at);
+    await told("pending", at);
+    await deliverAll();
+    await told("delivered", at + minute);
+    expect((await tick(at + 6 * minute)).map((alert) => alert.kind)).toStrictEqual(["failing", "recovered"]);
+
+    await leads("pending", at + 10 * minute);
+    await told("pending", at + 10 * minute);
+    expect(await tick(at + 14 * minute)).toHaveLength(2);
+    const again = await tick(at + 15 * minute);
+    expect(again.map((alert) => alert.kind)).toStrictEqual(["failing", "recovered", "failing"]);
+    expect(again[2]).toMatchObject({ since: new Date(at + 10 * minute).toISOString() });
+  });
+
+  it("each outage's dead leads are told, though an earlier outage's were within the interval", async () => {
+    await leads("dead", at);
+    expect((await told("dead", at)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+    await deliverAll();
+    await told("delivered", at + minute);
+    await tick(at + 6 * minute);
+    // A second outage 20 minutes later, whose lead dies at once.
+    await leads("dead", at + 20 * minute);
+    const kinds = (await told("dead", at + 20 * minute)).map((alert) => alert.kind);
+    expect(kinds).toStrictEqual(["failing", "dead", "recovered", "dead"]);
+  });
+
+  it("a failing receiver whose last waiting lead is dropped is cleared at once for health, and told within the grace period", async () => {
+    await leads("dead", at);
+    await told("dead", at);
+    const { db } = await database(readEnv());
+    await db.deleteFrom("leads").execute();
+    await tick(at + minute);
+    expect(await db.selectFrom("receivers").select("failing_since").execute()).toStrictEqual([{ failing_since: null }]);
+    const said = await tick(at + 6 * minute);
+    expect(said.map((alert) => alert.kind)).toStrictEqual(["failing", "dead", "recovered"]);
+    expect(said[2]!.text).toBe(
+      "Sous: waitlist: nothing waits for redelivery any more (failing since 2026-11-24 16:00 UTC; no delivery has succeeded since, the last waiting lead was dropped or sent elsewhere). The next lead will show whether the workflow works.",
+    );
   });
 
   it("an alert whose words cannot be read from the database is logged, not thrown", async () => {
@@ -299,5 +385,23 @@ describe("what each alert says", () => {
     expect(errors).toStrictEqual([
       expect.objectContaining({ event: "alert_failed", kind: "held", form: "waitlist", message: "disk I/O error" }),
     ]);
+  });
+});
+
+describe("docs/operating.md's alert table", () => {
+  it("names every kind of alert the code can send, and none it cannot", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const doc = await readFile("docs/operating.md", "utf8");
+    const start = doc.indexOf("## Health and alerts");
+    const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
+    const documented = [...section.matchAll(/^\| `([a-z_]+)` +\| /gm)].map((match) => match[1]!);
+    const source = await readFile("server/alerts/alerts.ts", "utf8");
+    const kinds = /export type AlertKind = ([^;]+);/
+      .exec(source)![1]!
+      .match(/"([a-z_]+)"/g)!
+      .map((kind) => kind.slice(1, -1));
+    expect(kinds.length).toBeGreaterThan(4);
+    // The header row names the column.
+    expect([...new Set(documented.slice(1))].sort()).toStrictEqual([...kinds].sort());
   });
 });

@@ -93,6 +93,23 @@ export type AlertsTable = { kind: string; form: string; last_sent_at: number };
 /** A form's receiver: failing since when, or null while it delivers. */
 export type ReceiversTable = { form: string; failing_since: number | null };
 
+/**
+ * What the alert channel last said of a form's receiver ("failing" or
+ * "working", null before anything), when, and what happened since: the
+ * outages begun (`failures`), the first of them, and since when the receiver
+ * works again.
+ */
+export type AlertStatesTable = {
+  form: string;
+  reported: "failing" | "working" | null;
+  reported_at: Generated<number>;
+  failures: Generated<number>;
+  first_failure_at: number | null;
+  working_since: number | null;
+  /** How it came to work: a delivery, or nothing left waiting (the last lead dropped or delivered elsewhere). */
+  working_how: "delivered" | "idle" | null;
+};
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
@@ -101,4 +118,5 @@ export type Database = {
   consent_revocations: ConsentRevocationsTable;
   alerts: AlertsTable;
   receivers: ReceiversTable;
+  alert_states: AlertStatesTable;
 };

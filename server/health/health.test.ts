@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/health/route";
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled, reviewReceivers } from "@/server/alerts/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
 import { redeliveryPass, dueNow } from "@/server/leads/pass";
 import { submitLead } from "@/server/leads/submit-lead";
@@ -9,6 +9,7 @@ import { readEnv } from "@/server/env";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { leadsCommand } from "@/scripts/leads-command";
 
 const workflow = setupWebhookReceiver();
 const chat = setupWebhookReceiver();
@@ -30,7 +31,7 @@ beforeEach(async () => {
   seen = chat.received.length;
   // Each test starts from an empty database: health looks at every lead.
   const { db } = await database(readEnv());
-  for (const table of ["leads", "alerts", "receivers"] as const) await db.deleteFrom(table).execute();
+  for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
 });
 
 const health = async (authorization?: string) => {
@@ -107,9 +108,28 @@ describe("GET /api/health", () => {
     expect(summary.delivered).toBe(2);
     await alertsSettled();
     expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
+    // Said within the interval once it has worked for the grace period: the next pass's review after it.
+    expect(alerts().filter((alert) => alert.kind === "recovered")).toStrictEqual([]);
+    await reviewReceivers(await database(readEnv()), readEnv(), Date.now() + 5 * 60_000);
+    await alertsSettled();
     expect(alerts().filter((alert) => alert.kind === "recovered")).toStrictEqual([
       expect.objectContaining({ form: "waitlist", text: expect.stringContaining("waitlist deliveries work again") }),
     ]);
+  });
+
+  it("is back to 200 once the operator drops the last dead lead, with no sign-up since", async () => {
+    await leadThatDies();
+    expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing", "dead_leads"] } });
+    const { db } = await database(readEnv());
+    const [dead] = await db.selectFrom("leads").select("id").where("state", "=", "dead").execute();
+    const printed: string[] = [];
+    await leadsCommand(
+      ["drop", dead!.id],
+      (line) => printed.push(line),
+      () => {},
+    );
+    expect(printed).toStrictEqual([`dropped ${dead!.id}`]);
+    expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
   });
 
   it("turns 503 with overdue_leads while a pending lead is older than HEALTH_MAX_PENDING_AGE_SECONDS", async () => {
@@ -131,8 +151,40 @@ describe("GET /api/health", () => {
 
   it("turns 503 with database_unreachable when the database cannot be opened", async () => {
     await closeDatabases();
+    const working = process.env.DATA_DIR!;
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["database_unreachable"] } });
+    // Back, so the next test starts with a database that answers (and its outage's alerts settled).
+    vi.stubEnv("DATA_DIR", working);
+    expect((await health()).status).toBe(200);
+    await alertsSettled();
+  });
+
+  it("sends one alert when the database stops answering, none more while it is down, and one when it answers again", async () => {
+    // A working database first: the same set-up that sends nothing.
+    expect((await health()).status).toBe(200);
+    await alertsSettled();
+    expect(alerts()).toStrictEqual([]);
+
+    await closeDatabases();
+    const working = process.env.DATA_DIR!;
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    for (let poll = 0; poll < 3; poll += 1) expect((await health()).status).toBe(503);
+    await alertsSettled();
+    expect(alerts()).toStrictEqual([
+      expect.objectContaining({
+        kind: "database_down",
+        form: "all",
+        text: expect.stringMatching(/^Sous: the database does not answer since .* sign-ups are refused/),
+      }),
+    ]);
+
+    vi.stubEnv("DATA_DIR", working);
+    expect((await health()).status).toBe(200);
+    expect((await health()).status).toBe(200);
+    await alertsSettled();
+    expect(alerts().map((alert) => alert.kind)).toStrictEqual(["database_down", "database_up"]);
+    expect(alerts()[1]!.text).toMatch(/^Sous: the database answers again, after 1 min since /);
   });
 
   it("turns 503 with redis_unreachable when the configured Redis stops, and 200 while it answers", async () => {
@@ -359,7 +411,7 @@ describe("alerts", () => {
     expect(alerts().map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
 
     const { db } = await database(readEnv());
-    for (const table of ["leads", "alerts", "receivers"] as const) await db.deleteFrom(table).execute();
+    for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
     seen = chat.received.length;
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     await leadThatDies();

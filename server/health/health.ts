@@ -1,7 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/alerts/alerts";
-import { openLeadCounts } from "@/server/leads/lead-store";
+import { openLeadCounts, storeAnswered, storeFailed } from "@/server/leads/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
@@ -68,7 +68,10 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
         }),
       );
     }
-    const failing = await failingReceivers(store);
+    // A receiver is failing while leads of its form wait: one whose last lead was dropped has nothing left to fix.
+    const failing = (await failingReceivers(store)).filter(
+      ({ form }) => (forms[form]?.pending ?? 0) + (forms[form]?.dead ?? 0) > 0,
+    );
     for (const { form, since } of failing)
       (forms[form] ??= emptyFigures()).failingSince = new Date(since).toISOString();
     if (failing.length) problems.push("receiver_failing");
@@ -76,8 +79,11 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
     if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS))
       problems.push("overdue_leads");
-  } catch {
+    storeAnswered();
+  } catch (error) {
     problems.unshift("database_unreachable");
+    // A monitor's poll is how an outage with no visitor is noticed: the operator hears of it once.
+    storeFailed(error, { during: "health" });
   }
   if (!(await redis)) problems.push("redis_unreachable");
   return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms } : {}) };

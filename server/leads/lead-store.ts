@@ -193,8 +193,22 @@ export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
   return Number(numUpdatedRows);
 }
 
-// Process-wide, so an outage is logged once, not once per bundle.
-const shared = processWide("lead-store", () => ({ down: false }));
+/** A database outage as this process saw it begin (`down`) or end (`up`). */
+export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
+type StoreListener = (change: StoreChange) => void;
+
+// Process-wide, so an outage is logged once, not once per bundle; its listeners
+// (the alerts, registered at start) hear the outages every bundle sees.
+const shared = processWide("lead-store", () => ({
+  down: false,
+  since: 0,
+  listeners: new Map<string, StoreListener>(),
+}));
+
+/** Hears each database outage this process sees begin and end, once each; registering a name again replaces it. */
+export function listenToStore(name: string, listener: StoreListener) {
+  shared.listeners.set(name, listener);
+}
 
 /**
  * The store failed (unreachable Postgres, a full disk, a read-only file):
@@ -204,7 +218,9 @@ const shared = processWide("lead-store", () => ({ down: false }));
 export function storeFailed(error: unknown, facts: object = {}) {
   if (shared.down) return;
   shared.down = true;
+  shared.since = Date.now();
   logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
+  for (const listener of shared.listeners.values()) listener({ state: "down", since: shared.since });
 }
 
 /** The store answered: the next failure is a new outage. */
@@ -212,4 +228,5 @@ export function storeAnswered() {
   if (!shared.down) return;
   shared.down = false;
   logEvent("info", { event: "lead_store_recovered" });
+  for (const listener of shared.listeners.values()) listener({ state: "up", since: shared.since, now: Date.now() });
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { alertOnOutcomes } from "@/server/alerts/alerts";
+import { alertOnOutcomes, reviewReceivers } from "@/server/alerts/alerts";
 import { database } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { storeAnswered, storeFailed } from "@/server/leads/lead-store";
@@ -11,15 +11,21 @@ import { applyRetention } from "./retention";
 /**
  * A pass as the schedule runs it, for the timer, the cron route and the
  * operator's command: retention first (at most every ten minutes), then the
- * leads that are due, within what is left of the budget. The alerts hear
- * what it settles.
+ * leads that are due, within what is left of the budget, then a review of
+ * each receiver's alert state (a change that lasted its grace period is told;
+ * a receiver with nothing left waiting is cleared). The alerts hear what it
+ * settles.
  */
 export async function scheduledPass(env: ServerEnv = readEnv(), options: PassOptions = {}): Promise<PassSummary> {
   alertOnOutcomes();
   const { budgetMs = env.REDELIVERY_PASS_BUDGET_MS, clock = Date.now } = options;
   const began = clock();
-  await applyRetention(await database(env), env);
-  return redeliveryPass(env, { ...options, budgetMs: budgetMs - (clock() - began) });
+  const store = await database(env);
+  await applyRetention(store, env);
+  const summary = await redeliveryPass(env, { ...options, budgetMs: budgetMs - (clock() - began) });
+  // What the channel says of each receiver, now that this pass settled what it could.
+  await reviewReceivers(store, env);
+  return summary;
 }
 
 const worked = (summary: PassSummary) =>

@@ -2,6 +2,7 @@ import type { Migration } from "kysely";
 import leads from "./0001-leads.json";
 import consent from "./0002-consent.json";
 import alerts from "./0003-alerts.json";
+import alertState from "./0004-alert-state.json";
 import { migrationOf } from "./plan";
 
 /**
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   "0001-leads": migrationOf(leads),
   "0002-consent": migrationOf(consent),
   "0003-alerts": migrationOf(alerts),
+  "0004-alert-state": migrationOf(alertState),
 };
