@@ -183,12 +183,15 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     const store = await database(readEnv());
     const older = waitlistLead("+15553009913", { state: "delivered" });
     await insertClaimed(store, older, newClaim(0, 0));
+    // A second, older lead of a number on the list: the export shows the number once, with its latest lead.
+    await insertClaimed(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0, 0));
 
     const { parse } = await import("csv-parse/sync");
     const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
       string,
       string
     >[];
+    expect(exported.filter((row) => row.phone === "+15553009911")).toHaveLength(1);
     const byPhone = new Map(exported.map((row) => [row.phone, row]));
     expect(byPhone.get("+15553009911")).toMatchObject({ state: "delivered", consent: "in force", name: kept.name });
     expect(byPhone.get("+15553009912")).toMatchObject({ state: "delivered", consent: "revoked", name: revoked.name });
@@ -205,6 +208,7 @@ describe("npm run leads -- export and list, after a number revoked its consent",
       .split("\n")
       .map((line) => JSON.parse(line) as { consent: string; payload: { phone: string } });
     expect(jsonl.map((row) => row.payload.phone)).toEqual(consented.map((row) => row.phone));
+    expect(new Set(jsonl.map((row) => row.payload.phone)).size).toBe(jsonl.length);
 
     const listed = JSON.parse(await leads("list", "--json", "--state", "all")) as Array<{
       id: string;

@@ -165,7 +165,8 @@ export async function leadsCommand(args: string[], rawLine: (text: string) => vo
   if (command === "export") {
     if (!values.form) throw new Error(`export needs --form\n${usage}`);
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
-    const asksConsent = consentForms.some((form) => form.form === values.form);
+    const consentForm = consentForms.find((form) => form.form === values.form);
+    const asksConsent = consentForm !== undefined;
     if (values.consented && !asksConsent)
       throw new Error(
         `--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`,
@@ -183,16 +184,20 @@ export async function leadsCommand(args: string[], rawLine: (text: string) => vo
         payload: lead!.payload,
       }))
       .filter((row) => !values.consented || row.consent === "in force");
+    // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
+    const latest = consentForm
+      ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
+      : rows;
     if (values.format === "jsonl") {
-      for (const row of rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
+      for (const row of latest) write(`${jsonSafe(JSON.stringify(row))}\n`);
       return;
     }
-    const fields = [...new Set(rows.flatMap((row) => Object.keys(row.payload)))];
+    const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
     const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
     write(
       toCsv(
         columns,
-        rows.map(({ payload, ...row }) => ({ ...payload, ...row })),
+        latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
       ),
     );
     return;

@@ -50,6 +50,8 @@ function from(address: string, extra: Record<string, string> = {}) {
   pinRequestHeaders({
     "x-forwarded-for": address,
     "user-agent": browser,
+    // The site's own host, as the browser names it in every request.
+    host: "sous.example",
     referer: "https://sous.example/signup?utm_source=ig",
     ...extra,
   });

@@ -54,6 +54,25 @@ export async function recordConsent(db: Kysely<Database>, evidence: ConsentEvide
   return id;
 }
 
+/**
+ * The lead a number signed up under, on a form that asks consent: its latest
+ * lead still waiting (pending, held or dead) or delivered, found through the
+ * consent records, which name each sign-up's lead. Undefined for a number
+ * with none (or only leads a revocation stopped).
+ */
+export function latestLeadOfNumber(db: Kysely<Database>, form: string, phone: string) {
+  return db
+    .selectFrom("consents")
+    .innerJoin("leads", "leads.id", "consents.lead_id")
+    .selectAll("leads")
+    .where("consents.phone", "=", phone)
+    .where("leads.form", "=", form)
+    .where("leads.state", "in", ["pending", "held", "dead", "delivered"])
+    .orderBy("leads.created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export const revocationChannels = ["sms", "email", "other"] as const;
 export type RevocationChannel = (typeof revocationChannels)[number];
 

@@ -15,7 +15,11 @@ describe("consentEvidence", () => {
       "+15551234567",
       "203.0.113.5",
       posted({ [consentFieldNames.disclosure]: version, [consentFieldNames.javascript]: "1" }),
-      new Headers({ "user-agent": "Mozilla/5.0", referer: "https://sous.example/signup?utm_source=ig#form" }),
+      new Headers({
+        host: "sous.example",
+        "user-agent": "Mozilla/5.0",
+        referer: "https://sous.example/signup?utm_source=ig#form",
+      }),
     );
     expect(evidence).toStrictEqual({
       phone: "+15551234567",
@@ -30,15 +34,27 @@ describe("consentEvidence", () => {
 
   it("falls back to the form's page on the browser's Origin, then to nothing, and never keeps a non-web URL", () => {
     const page = (headers: Record<string, string>) =>
-      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
+      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers({ host: "sous.example", ...headers }))
+        .pageUrl;
     expect(page({ origin: "https://sous.example" })).toBe("https://sous.example/signup");
-    expect(page({ referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe(
+    expect(page({ host: "127.0.0.1:3000", referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe(
       "http://127.0.0.1:3000/signup",
     );
     expect(page({ referer: "not a url" })).toBeNull();
     expect(page({ origin: "null" })).toBeNull();
     expect(page({})).toBeNull();
     expect(page({ referer: `https://sous.example/signup?q=${"x".repeat(3_000)}` })).toHaveLength(2_048);
+  });
+
+  it("keeps a page only on the site's own origin: the request's host or SITE_URL's, never a Referer from elsewhere", () => {
+    const page = (headers: Record<string, string>) =>
+      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
+    expect(page({ host: "sous.example", referer: "https://evil.example/fake-signup-page" })).toBeNull();
+    expect(page({ host: "sous.example", referer: "https://sous.example.evil.example/signup" })).toBeNull();
+    expect(page({ host: "sous.example", origin: "https://evil.example" })).toBeNull();
+    // The working twins: the site's own page, by the request's host or by SITE_URL's (localhost:3000 unset).
+    expect(page({ host: "sous.example", referer: "https://sous.example/signup" })).toBe("https://sous.example/signup");
+    expect(page({ referer: "http://localhost:3000/signup" })).toBe("http://localhost:3000/signup");
   });
 
   it("keeps no made-up address, caps the browser's name, and reads JavaScript as off unless the page said so", () => {

@@ -1,6 +1,7 @@
 import "server-only";
 import { consentFieldNames } from "@/lib/forms/consent";
 import { escapeControls } from "@/server/escape-controls";
+import { siteUrl } from "@/server/env";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
@@ -15,15 +16,29 @@ export type ConsentSpec = { text: string; page: string };
  */
 const cap = (value: string | null, length: number) => (value ? escapeControls(value).slice(0, length) : null);
 
-/** The page the form was on: the browser's Referer, else the form's page on the site the browser named. */
+/** The hosts the site answers at: the one this request came to, and SITE_URL's. */
+function ownHosts(headers: Headers) {
+  const hosts = [siteUrl().host];
+  const host = headers.get("host");
+  if (host) hosts.push(host.toLowerCase());
+  return hosts;
+}
+
+/**
+ * The page the form was on: the browser's Referer, else the form's page on the
+ * site the browser named (Origin). Kept only on the site's own origin: a
+ * Referer from elsewhere is what a visitor, or a page posting to ours, chose.
+ */
 function pageUrlOf(headers: Headers, page: string) {
+  const hosts = ownHosts(headers);
   for (const [value, path] of [
     [headers.get("referer"), ""],
     [headers.get("origin"), page],
   ] as const) {
     try {
       const url = new URL(path, value ?? undefined);
-      if (url.protocol === "https:" || url.protocol === "http:") return cap(url.href, 2_048);
+      if ((url.protocol === "https:" || url.protocol === "http:") && hosts.includes(url.host))
+        return cap(url.href, 2_048);
     } catch {
       // Absent or not a URL: the next source, or none.
     }

@@ -110,6 +110,9 @@ export type AlertStatesTable = {
   working_how: "delivered" | "idle" | null;
 };
 
+/** A limit's count in its window, where no Redis is set: `key` is sha256 of the limiter's name and the counted key. */
+export type LimitCountsTable = { key: string; points: number; expires_at: number };
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
@@ -119,4 +122,5 @@ export type Database = {
   alerts: AlertsTable;
   receivers: ReceiversTable;
   alert_states: AlertStatesTable;
+  limit_counts: LimitCountsTable;
 };

@@ -42,8 +42,20 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   it("runs its migrations once: a second server finds them applied", async () => {
     const again = await open(engine);
     const names = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(again.db);
-    expect(names.rows.map((row) => row.name)).toStrictEqual(["0001-leads", "0002-consent", "0003-alerts", "0004-alert-state"]);
-    expect(Object.keys(migrations)).toStrictEqual(["0001-leads", "0002-consent", "0003-alerts", "0004-alert-state"]);
+    expect(names.rows.map((row) => row.name)).toStrictEqual([
+      "0001-leads",
+      "0002-consent",
+      "0003-alerts",
+      "0004-alert-state",
+      "0005-limit-counts",
+    ]);
+    expect(Object.keys(migrations)).toStrictEqual([
+      "0001-leads",
+      "0002-consent",
+      "0003-alerts",
+      "0004-alert-state",
+      "0005-limit-counts",
+    ]);
   });
 
   it("keeps one open lead per set of values: a second insert returns nothing, and the first is found by its key", async () => {

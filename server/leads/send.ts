@@ -20,8 +20,8 @@ export type Sender = "visitor" | "pass" | "operator";
 export type Delivery = {
   /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
   webhookId: string;
-  /** held: no webhook URL is set; the lead waits in the database. */
-  via: "webhook" | "held";
+  /** held: no webhook URL is set; the lead waits in the database. repeat: the number was on the list already, nothing sent. */
+  via: "webhook" | "held" | "repeat";
   attempts: number;
   durationMs: number;
 } & (

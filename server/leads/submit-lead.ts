@@ -1,6 +1,6 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
-import { recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
+import { consentStates, latestLeadOfNumber, recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
@@ -21,18 +21,39 @@ import { deliveryOf, sendClaimed, type Delivery } from "./send";
 // How often a visitor whose lead another sender holds looks again.
 const WAIT_POLL_MS = 100;
 
-/** `inserted`: the row is the new lead these values made, not an open one found again. */
-type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow };
+/**
+ * `inserted`: the row is the new lead these values made, not an open one found
+ * again. `repeat`: the number is on the list already, delivered or held: nothing
+ * is made or sent.
+ */
+type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow } | { repeat: LeadRow };
 
 /**
  * Keeps a new lead, claimed by this visitor, or finds the open lead the same
  * values left; with its consent record, when the form asks for one, in the
  * same transaction: no lead without its consent, no consent without its lead.
+ *
+ * A sign-up of a number already on the list, whose consent is in force, makes
+ * no second lead: the number is welcomed once. Its consent record is kept as
+ * evidence, naming the lead the number was welcomed under; a lead of it still
+ * waiting is the one this visitor sends.
  */
-function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+function insertWithConsent(
+  store: Store,
+  fresh: LeadRow,
+  claim: Claim,
+  consent: ConsentEvidence | undefined,
+): Promise<{ repeat: LeadRow } | { inserted?: LeadRow; open?: LeadRow }> {
   return store.db.transaction().execute(async (db) => {
-    const inserted = await insertClaimed({ ...store, db }, fresh, claim);
-    const open = inserted ? undefined : await openLeadByKey({ ...store, db }, fresh.dedupe_key!);
+    const trx = { ...store, db };
+    const prior = consent && (await latestLeadOfNumber(db, fresh.form, consent.phone));
+    if (prior && (await consentStates(trx, [consent.phone])).get(consent.phone) === "in force") {
+      await recordConsent(db, consent, prior.id, fresh.created_at);
+      const waiting = prior.state === "pending" || prior.state === "dead";
+      return waiting ? { open: prior } : { repeat: prior };
+    }
+    const inserted = await insertClaimed(trx, fresh, claim);
+    const open = inserted ? undefined : await openLeadByKey(trx, fresh.dedupe_key!);
     const lead = inserted ?? open;
     if (lead && consent) await recordConsent(db, consent, lead.id, fresh.created_at);
     return { inserted, open };
@@ -55,7 +76,9 @@ async function take(
 ): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
-    const { inserted, open } = await insertWithConsent(store, fresh, claim, consent);
+    const found = await insertWithConsent(store, fresh, claim, consent);
+    if ("repeat" in found) return { repeat: found.repeat };
+    const { inserted, open } = found;
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
     if (inserted) return { row: inserted, inserted: true };
@@ -117,6 +140,10 @@ export async function submitLead(
   }
 
   if ("delivered" in taken) return deliveryOf(taken.delivered.id, started, { ok: true });
+  if ("repeat" in taken) {
+    await store!.durable();
+    return deliveryOf(taken.repeat.id, started, { ok: true }, { via: "repeat" });
+  }
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
   // The new lead goes out as made here; an open one found again is read from its row.
   const made = taken.inserted ? lead : undefined;

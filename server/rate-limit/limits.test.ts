@@ -3,6 +3,7 @@ import { readEnv } from "@/server/env";
 import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { freePort } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
+import { processWide } from "@/server/process-wide";
 import { checkLimits, connectLimitStore } from "./limits";
 import { envOf } from "@/tests/support/check-schema";
 
@@ -19,9 +20,27 @@ const logged = (event: string) =>
     .map((call) => JSON.parse(String(call[0])))
     .filter((line) => line.event === event);
 
-describe("checkLimits in memory", () => {
+describe("checkLimits without Redis", () => {
+  it("keeps a number's count in the database: a restarted server (its counters in memory gone) still refuses it, the address counts anew", async () => {
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_PHONE_POINTS: "1" }));
+    const phone = uniquePhone();
+    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({ ok: true });
+    // What a restart forgets: every counter this process kept.
+    processWide("rate-limits", () => ({ limiters: new Map() })).limiters.clear();
+    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+      ok: false,
+      limiter: "phone",
+    });
+    // Its working twin: another number is taken.
+    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone() }, env)).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("gives back only the address's point when asked, never the phone's", async () => {
-    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "1", RATE_LIMIT_PHONE_POINTS: "1" }));
+    const env = readEnv(
+      envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "1", RATE_LIMIT_PHONE_POINTS: "1" }),
+    );
     const address = freshAddress();
     const phone = uniquePhone();
     const first = await checkLimits({ form: "waitlist", address, phone }, env);
@@ -35,7 +54,7 @@ describe("checkLimits in memory", () => {
 
   it("warns when the day's budget is 80% spent", async () => {
     const ceiling = { perMinute: 100, perDay: 5 };
-    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "100" }));
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
     for (let i = 0; i < 3; i += 1) await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
     await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
@@ -44,7 +63,7 @@ describe("checkLimits in memory", () => {
 
   it("does not warn for the minute's burst ceiling", async () => {
     const ceiling = { perMinute: 5, perDay: 1_000 };
-    const env = readEnv(envOf({ RATE_LIMIT_FORM_POINTS: "100" }));
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
     for (let i = 0; i < 5; i += 1)
       await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
@@ -55,7 +74,7 @@ describe("checkLimits with Redis", () => {
   const redis = setupRedisServer();
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
-    const env = readEnv(envOf({ REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const address = freshAddress();
     const ceiling = { perMinute: 100, perDay: 1000 };
@@ -78,7 +97,14 @@ describe("checkLimits with Redis", () => {
   });
 
   it("counts in memory while Redis stalls, saying so once, and once when it is back", async () => {
-    const env = readEnv(envOf({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: "50", RATE_LIMIT_FORM_POINTS: "2" }));
+    const env = readEnv(
+      envOf({
+        DATA_DIR: process.env.DATA_DIR!,
+        REDIS_URL: redis.url,
+        REDIS_COMMAND_TIMEOUT_MS: "50",
+        RATE_LIMIT_FORM_POINTS: "2",
+      }),
+    );
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const address = freshAddress();
     redis.child.kill("SIGSTOP");

@@ -6,6 +6,8 @@ import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
+import { database, type Store } from "@/server/db/connect";
+import { consumeInDatabase, rewardInDatabase } from "./limit-store";
 
 export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;
 
@@ -117,12 +119,53 @@ function sharedLimiter(redis: RateLimiterAbstract, memory: RateLimiterAbstract):
 }
 
 /**
+ * A per-person limit (a number, an address book's email) without Redis: in
+ * the database, so it survives a restart and holds across instances. While
+ * the database fails, this instance counts in its own memory.
+ */
+function databaseLimiter(spec: LimiterSpec, env: ServerEnv, memory: RateLimiterAbstract): Limiter {
+  const settings = { DATA_DIR: env.DATA_DIR, DATABASE_URL: env.DATABASE_URL };
+  async function withFallback<T>(call: (store: Store) => Promise<T>, fallback: () => Promise<T>) {
+    let store: Store;
+    try {
+      store = await database(settings);
+    } catch {
+      return fallback();
+    }
+    try {
+      return await call(store);
+    } catch (error) {
+      // A refusal is an answer; anything else is the database failing.
+      if (error instanceof RateLimiterRes) throw error;
+      return fallback();
+    }
+  }
+  return {
+    consume: (key) =>
+      withFallback(
+        (store) => consumeInDatabase(store, spec, key),
+        () => memory.consume(key),
+      ),
+    reward: (key) =>
+      withFallback<unknown>(
+        (store) => rewardInDatabase(store, spec, key),
+        () => memory.reward(key, 1),
+      ),
+  };
+}
+
+// The limits that count one person, whom a restart must not forget.
+const perPerson = new Set<LimiterName>(["phone", "email"]);
+
+/**
  * One limiter per rule and setting, made on first use and kept. With REDIS_URL
- * the counts are shared by every instance of the app; without it, or while
- * Redis is unreachable, each instance counts in its own memory.
+ * the counts are shared by every instance of the app; without it the
+ * per-person limits (a number, an email) count in the database, and the
+ * others (an address, the form's ceilings) in each instance's memory. While
+ * Redis or the database is unreachable, each instance counts in its own memory.
  */
 function limiter(spec: LimiterSpec, env: ServerEnv): Limiter {
-  const cacheKey = JSON.stringify([spec, env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS]);
+  const cacheKey = JSON.stringify([spec, env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS, env.DATABASE_URL, env.DATA_DIR]);
   let found = limiters.get(cacheKey);
   if (!found) {
     const options = { keyPrefix: `rl:${spec.name}`, points: spec.points, duration: spec.duration };
@@ -132,7 +175,9 @@ function limiter(spec: LimiterSpec, env: ServerEnv): Limiter {
           new RateLimiterRedis({ ...options, storeClient: redisClient(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) }),
           memory,
         )
-      : memory;
+      : perPerson.has(spec.name)
+        ? databaseLimiter(spec, env, memory)
+        : memory;
     limiters.set(cacheKey, found);
   }
   return found;

@@ -5,6 +5,7 @@ import type { ServerEnv } from "@/server/env";
 import { forgetDeliveredPayloads } from "@/server/leads/lead-store";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
+import { forgetSpentWindows } from "@/server/rate-limit/limit-store";
 
 // Retention runs with a pass at most this often.
 export const RETENTION_EVERY_MS = 10 * 60_000;
@@ -15,7 +16,8 @@ export const retentionRuns = processWide("retention", () => ({ last: 0 }));
 /**
  * Retention, at most every ten minutes per process: delivered leads lose
  * their payload after LEAD_RETENTION_DAYS, consent records and revocations go
- * after CONSENT_RETENTION_DAYS. Each store forgets its own rows; this is the
+ * after CONSENT_RETENTION_DAYS, the per-person limits' windows once they ran
+ * out. Each store forgets its own rows; this is the
  * one place that says when.
  */
 export async function applyRetention(store: Store, env: ServerEnv, now = Date.now()) {
@@ -24,6 +26,7 @@ export async function applyRetention(store: Store, env: ServerEnv, now = Date.no
   const forgotten = await forgetDeliveredPayloads(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);
   if (forgotten)
     logEvent("info", { event: "lead_payloads_forgotten", leads: forgotten, retentionDays: env.LEAD_RETENTION_DAYS });
+  await forgetSpentWindows(store, now);
   const consents = await forgetOldConsents(store, now - env.CONSENT_RETENTION_DAYS * 86_400_000);
   if (consents.consents || consents.revocations)
     logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });

@@ -174,7 +174,7 @@ export async function submitForm<Name extends string>(
     const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
     if (env.ALERT_WEBHOOK_URL) finishAfterAnswer(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
-    log(ok ? "info" : "error", !ok ? "failed" : facts.via === "held" ? "held" : "delivered", facts);
+    log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
     return answer(ok ? "success" : "failed");
   } catch (error) {
     log("error", "error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });

@@ -1,10 +1,15 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { idleState } from "@/lib/forms/form-state";
 import { emptyWaitlistValues, waitlistMessages } from "@/lib/forms/waitlist";
-import { stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
+import { forgetSignups, stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/submission/send-form";
+import { consentForms } from "@/lib/forms";
+import { revokeConsent } from "@/server/consent/consent-store";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 
@@ -12,9 +17,10 @@ const m = waitlistMessages.invalid;
 const receiver = setupWebhookReceiver();
 let token = 0;
 
-beforeEach(() => {
+beforeEach(async () => {
   stubActionEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-  // These tests reuse one phone number; the limits have tests of their own.
+  // These tests reuse one phone number, each as its first sign-up; the limits and repeats have tests of their own.
+  await forgetSignups();
   vi.stubEnv("RATE_LIMIT_PHONE_POINTS", "1000");
   vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
 });
@@ -183,5 +189,60 @@ describe("the waitlist form when the server's settings are broken", () => {
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "9000");
     expect((await submit(fields)).status).toBe("success");
     expect(receiver.withName(fields.name)).toHaveLength(1);
+  });
+});
+
+describe("a number on the list already", () => {
+  const phone = "(555) 123-4567";
+  const recordsOf = async () => {
+    const { db } = await database(readEnv());
+    return db.selectFrom("consents").select("lead_id").where("phone", "=", "+15551234567").execute();
+  };
+
+  it("is welcomed once: a repeat of a delivered number is told it succeeded, and its consent is kept as evidence of that lead", async () => {
+    const first = signup({ phone });
+    expect((await submit(first)).status).toBe("success");
+    // The working twin: the first sign-up reached the workflow.
+    expect(receiver.withName(first.name)).toHaveLength(1);
+    const repeats = [signup({ phone }), signup({ phone: "555.123.4567" }), signup({ phone: "+1 555 123 4567" })];
+    for (const repeat of repeats) {
+      const state = await submit(repeat);
+      expect(state.status).toBe("success");
+      expect(state.values).toEqual(emptyWaitlistValues);
+      expect(receiver.withName(repeat.name)).toEqual([]);
+    }
+    const records = await recordsOf();
+    expect(records).toHaveLength(4);
+    expect(new Set(records.map((record) => record.lead_id)).size).toBe(1);
+    const { db } = await database(readEnv());
+    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+  });
+
+  it("a repeat while its lead still waits sends that lead, under its one webhook-id, not a second", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    // Refused for its first three attempts: the visitor's try and its two retries.
+    const first = signup({ phone }, "[fail=3]");
+    expect((await submit(first)).status).toBe("failed");
+    const again = signup({ phone });
+    expect((await submit(again)).status).toBe("success");
+    // What reached the workflow is the first sign-up's lead, sent again.
+    const ids = new Set(receiver.withName(first.name).map((request) => request.headers["webhook-id"]));
+    expect(ids.size).toBe(1);
+    expect(receiver.withName(again.name)).toEqual([]);
+    expect(receiver.withName(first.name).at(-1)?.answered).toBe(200);
+    const { db } = await database(readEnv());
+    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+  });
+
+  it("a number whose consent was revoked is not a repeat: its new sign-up is a lead of its own", async () => {
+    expect((await submit(signup({ phone }))).status).toBe("success");
+    await revokeConsent(
+      await database(readEnv()),
+      { phone: "+15551234567", channel: "sms", source: "operator" },
+      consentForms,
+    );
+    const after = signup({ phone });
+    expect((await submit(after)).status).toBe("success");
+    expect(receiver.withName(after.name)).toHaveLength(1);
   });
 });

@@ -249,6 +249,38 @@ function welcomeSpecs() {
       });
     }
 
+    test("a delivered number signed up again three times without JavaScript, across a restart and on a second instance, is welcomed once", async () => {
+      const person = chef();
+      expect(await signUpWithoutScript(person)).toContain(waitlistMessages.success.title);
+      // The working twin: the first sign-up is texted.
+      expect(textsTo(person.e164)).toHaveLength(1);
+
+      expect(await signUpWithoutScript({ ...person, name: `${person.name} again` })).toContain(
+        waitlistMessages.success.title,
+      );
+      await site.stop();
+      await startSite();
+      expect(await signUpWithoutScript(person)).toContain(waitlistMessages.success.title);
+      const second = await startNextServer(siteSettings());
+      try {
+        const { html } = await postSignupWithoutScript(
+          second.url,
+          { name: person.name, phone: person.phone, consent: "on" },
+          { "x-forwarded-for": "198.51.100.251" },
+        );
+        expect(html).toContain(waitlistMessages.success.title);
+      } finally {
+        await second.stop();
+      }
+      // Past a redelivery pass of both instances: still one welcome, one lead, four consent records naming it.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(textsTo(person.e164)).toHaveLength(1);
+      expect(await stateOf(person.phone)).toEqual(["delivered"]);
+      const leadIds = [...(await consentShow(person.phone)).matchAll(/^\s+lead\s+(\S+)$/gm)].map((match) => match[1]);
+      expect(leadIds).toHaveLength(4);
+      expect(new Set(leadIds).size).toBe(1);
+    });
+
     test("a delivery sent again under the same webhook-id is not texted twice", async () => {
       const person = chef();
       const body = JSON.stringify({ phone: person.e164, name: person.name });

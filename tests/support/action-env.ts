@@ -43,3 +43,14 @@ export async function withoutDelivery<T>(
   expect(receiver.received.length).toBe(before + 1);
   return answer;
 }
+
+/**
+ * Forgets every sign-up the test file's database holds, its consent records
+ * and the limits' counts: for tests that post one number again and again, as
+ * first sign-ups. (A number on the list already is welcomed once.)
+ */
+export async function forgetSignups() {
+  const { db } = await database(readEnv());
+  for (const table of ["consents", "consent_revocations", "lead_attempts", "leads", "limit_counts"] as const)
+    await db.deleteFrom(table).execute();
+}

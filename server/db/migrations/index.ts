@@ -3,6 +3,7 @@ import leads from "./0001-leads.json";
 import consent from "./0002-consent.json";
 import alerts from "./0003-alerts.json";
 import alertState from "./0004-alert-state.json";
+import limitCounts from "./0005-limit-counts.json";
 import { migrationOf } from "./plan";
 
 /**
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "0002-consent": migrationOf(consent),
   "0003-alerts": migrationOf(alerts),
   "0004-alert-state": migrationOf(alertState),
+  "0005-limit-counts": migrationOf(limitCounts),
 };
