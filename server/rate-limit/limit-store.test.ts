@@ -45,23 +45,18 @@ describe.each(["sqlite", "postgres"] as const)("a per-number limit in the databa
     const at = 9_000_000;
     await consumeInDatabase(store, { name: "phone", points: 3, duration: 60 }, "+15550303001", at);
     await consumeInDatabase(store, { name: "phone", points: 3, duration: 3_600 }, "+15550303002", at);
-    const before = Number(
-      (
-        await store.db
-          .selectFrom("limit_counts")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    const rows = async () =>
+      Number(
+        (
+          await store.db
+            .selectFrom("limit_counts")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await rows();
     expect(await forgetSpentWindows(store, at + 61_000)).toBeGreaterThanOrEqual(1);
-    const after = Number(
-      (
-        await store.db
-          .selectFrom("limit_counts")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    const after = await rows();
     expect(after).toBeLessThan(before);
     expect(
       (await consumeInDatabase(store, { name: "phone", points: 3, duration: 3_600 }, "+15550303002", at))
