@@ -17,7 +17,10 @@ function sourceFiles(entry: string): string[] {
 function loggedEvents() {
   const names = roots
     .flatMap(sourceFiles)
-    .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\bevent: "([a-z0-9_]+)"/g)].map((match) => match[1]!));
+    // The first name-like literal after `event:`: a mutation run's instrumented copy wraps it in counters ("123").
+    .flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/\bevent: [^\n]*?"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!),
+    );
   return [...new Set(names)].sort();
 }
 
