@@ -78,11 +78,16 @@ async function changeAlertState({ db }: Store, form: string, change: Partial<Ale
     .execute();
 }
 
+/** Since when a form's receiver has been failing, or null while it delivers. */
+async function failingSinceOf({ db }: Store, form: string) {
+  const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
+  return row?.failing_since === null || row?.failing_since === undefined ? null : Number(row.failing_since);
+}
+
 /**
- * Marks a form's receiver failing, unless it is already: since when it has
- * been failing, and whether this failure started the outage. A new outage is
- * counted for the next alert's summary, and its dead leads will be told of
- * whatever an earlier outage's were.
+ * Marks a form's receiver failing, unless it is already. A failure that
+ * starts an outage is counted for the next alert's summary, and its dead
+ * leads will be told of whatever an earlier outage's were.
  */
 async function markFailing(store: Store, form: string, now: number) {
   const { db } = store;
@@ -108,11 +113,7 @@ async function markFailing(store: Store, form: string, now: number) {
       )
       .execute();
     await rearm(store, "dead", form);
-    // This failure started the outage: the row it wrote says since when, no need to read it back.
-    return { since: started.failing_since ?? now, started: true };
   }
-  const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
-  return { since: row?.failing_since ?? now, started: false };
 }
 
 /**
@@ -126,9 +127,7 @@ async function stopFailing(store: Store, form: string, since: number, how: "deli
     .where("form", "=", form)
     .where("failing_since", "=", since)
     .executeTakeFirst();
-  if (numUpdatedRows === 0n) return false;
-  await changeAlertState(store, form, { working_since: now, working_how: how });
-  return true;
+  if (numUpdatedRows > 0n) await changeAlertState(store, form, { working_since: now, working_how: how });
 }
 
 /** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
@@ -317,17 +316,12 @@ async function claimReport({ db }: Store, form: string, read: AlertState, said: 
  * each cron run), which is what tells of a state that lasted its grace.
  */
 async function review(store: Store, form: string, env: ServerEnv, now: number, { byTimer = false } = {}) {
-  const receiver = await store.db
-    .selectFrom("receivers")
-    .select("failing_since")
-    .where("form", "=", form)
-    .executeTakeFirst();
-  const failingSince = receiver?.failing_since ?? null;
+  const failingSince = await failingSinceOf(store, form);
   let failing = failingSince !== null;
   if (failing) {
     const leadsIn = await leadsOf(store, form);
     if (leadsIn("pending").count + leadsIn("dead").count === 0) {
-      await stopFailing(store, form, Number(failingSince), "idle", now);
+      await stopFailing(store, form, failingSince!, "idle", now);
       failing = false;
     }
   }
@@ -340,7 +334,7 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
   const quiet = now - state.reported_at >= intervalMs;
   if (said === actual && !(failing && quiet)) return;
   if (said !== actual && !quiet) {
-    const lasted = now - (failing ? Number(failingSince) : (state.working_since ?? now));
+    const lasted = now - (failing ? failingSince! : (state.working_since ?? now));
     if (lasted < env.ALERT_GRACE_MINUTES * 60_000) return;
   }
   const kind: AlertKind = failing ? "failing" : "recovered";
@@ -348,7 +342,7 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
   const refusedAt = refused.get(`${kind} ${form}`);
   if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
   if (!(await claimReport(store, form, state, actual, now))) return;
-  const message = await alertMessage(store, kind, form, failing ? Number(failingSince) : now, now, state);
+  const message = await alertMessage(store, kind, form, failing ? failingSince! : now, now, state);
   if (await post(kind, form, message, env, now)) return;
   // Not told: the channel's last word is still the one before, with what happened since.
   await changeAlertState(store, form, {
@@ -370,13 +364,8 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
 async function alertOn(store: Store, form: string, outcome: Outcome, env: ServerEnv, now: number) {
   try {
     if (outcome === "delivered") {
-      const row = await store.db
-        .selectFrom("receivers")
-        .select("failing_since")
-        .where("form", "=", form)
-        .executeTakeFirst();
-      if (row?.failing_since !== null && row?.failing_since !== undefined)
-        await stopFailing(store, form, Number(row.failing_since), "delivered", now);
+      const since = await failingSinceOf(store, form);
+      if (since !== null) await stopFailing(store, form, since, "delivered", now);
     } else if (outcome === "held") {
       if (env.ALERT_WEBHOOK_URL) await send(store, "held", form, now, env, now);
       return;

@@ -20,8 +20,6 @@ const bodySchema = z.object({
   channel: z.enum(revocationChannels).default("sms"),
 });
 
-const plain = plainAnswer;
-
 /** Whether one of the secrets in force signed this body, within Standard Webhooks' five minutes. */
 function signedByOneOf(secrets: readonly string[], body: string, headers: Headers) {
   const signed = {
@@ -55,19 +53,19 @@ function staleness(headers: Headers) {
  */
 export async function revokeRequest(request: Request): Promise<Response> {
   const env = readEnv();
-  if (!env.CONSENT_WEBHOOK_SECRET) return plain(404, "Not Found");
+  if (!env.CONSENT_WEBHOOK_SECRET) return plainAnswer(404, "Not Found");
   let body: string;
   try {
     body = await boundedText(request, MAX_BODY_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLarge)) throw error;
     logEvent("warn", { event: "consent_revoke_refused", reason: "too_large" });
-    return plain(413, "Payload Too Large");
+    return plainAnswer(413, "Payload Too Large");
   }
 
   if (!signedByOneOf(env.CONSENT_WEBHOOK_SECRET, body, request.headers)) {
     logEvent("warn", { event: "consent_revoke_refused", reason: staleness(request.headers) ?? "signature" });
-    return plain(401, "Unauthorized");
+    return plainAnswer(401, "Unauthorized");
   }
 
   let parsed: z.infer<typeof bodySchema>;
@@ -75,12 +73,12 @@ export async function revokeRequest(request: Request): Promise<Response> {
     parsed = bodySchema.parse(JSON.parse(body));
   } catch {
     logEvent("warn", { event: "consent_revoke_refused", reason: "body" });
-    return plain(400, 'The body must be JSON: {"phone": "+15551234567", "channel": "sms" | "email" | "other"}');
+    return plainAnswer(400, 'The body must be JSON: {"phone": "+15551234567", "channel": "sms" | "email" | "other"}');
   }
   const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY);
   if (!phone) {
     logEvent("warn", { event: "consent_revoke_refused", reason: "phone" });
-    return plain(400, "The phone is not a possible number");
+    return plainAnswer(400, "The phone is not a possible number");
   }
 
   try {
@@ -103,6 +101,6 @@ export async function revokeRequest(request: Request): Promise<Response> {
   } catch (error) {
     // The workflow retries a 5xx: the STOP is recorded once the database answers.
     logEvent("error", { event: "consent_revoke_failed", message: messageOf(error) });
-    return plain(503, "Service Unavailable");
+    return plainAnswer(503, "Service Unavailable");
   }
 }
