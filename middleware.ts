@@ -21,7 +21,7 @@ export function middleware(request: NextRequest) {
 export const config = {
   // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  // Everything but "/", the forms' pages ("/signup"), "/terms", "/privacy"
+  // Everything but "/", the forms' pages ("/signup") and result pages ("/sent/…"), "/terms", "/privacy"
   // (with or without a trailing slash), Next's own files and the metadata
   // routes. Next reads this matcher as written, so it cannot follow the forms'
   // definitions: a form's page left out of it still works (isKnownPath lets
@@ -29,5 +29,5 @@ export const config = {
   // which cost /signup a fifth of its throughput (docs/performance.md).
   // server/http/known-paths.test.ts keeps the lists in step.
   matcher:
-    "/((?!_next/|_vercel/|signup/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|sent/waitlist/text-start/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

@@ -8,9 +8,11 @@ import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import {
   consentRecords,
+  consentStates,
   revocationChannels,
   revokeConsent,
   type ConsentRecord,
+  type RenewalRecord,
   type RevocationChannel,
   type RevocationRecord,
 } from "@/server/consent/consent-store";
@@ -21,9 +23,9 @@ import { toCsv } from "./csv";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
-  npm run consent -- show PHONE [--json]        every consent record and revocation of a number (any spelling), with the text shown
+  npm run consent -- show PHONE [--json]        every consent record, revocation and START of a number (any spelling), with the text shown
   npm run consent -- export [--since YYYY-MM-DD] [--format csv|jsonl]
-                                                every record and revocation to stdout: CSV safe to open in a
+                                                every record, revocation and START to stdout: CSV safe to open in a
                                                 spreadsheet (a cell that would run as a formula starts with '),
                                                 or JSONL, each record exactly as kept
   npm run consent -- revoke PHONE [--channel sms|email|other]
@@ -40,6 +42,8 @@ const consentRow = (record: ConsentRecord) => ({
   user_agent: record.user_agent,
   page_url: record.page_url,
   javascript: record.javascript ? "on" : "off",
+  // "no": a web sign-up after a revocation, kept as evidence; it waits for a START from the phone.
+  puts_in_force: record.puts_in_force ? "yes" : "no",
   lead_id: record.lead_id,
   disclosure_version: record.disclosure_version,
   disclosure_text: record.disclosure_text,
@@ -55,6 +59,16 @@ const revocationRow = (revocation: RevocationRecord) => ({
   message_id: revocation.message_id,
 });
 
+const renewalRow = (renewal: RenewalRecord) => ({
+  record: "renewal" as const,
+  id: renewal.id,
+  at: iso(renewal.renewed_at),
+  phone: renewal.phone,
+  channel: renewal.channel,
+  source: renewal.source,
+  message_id: renewal.message_id,
+});
+
 const exportColumns = [
   "record",
   "id",
@@ -64,6 +78,7 @@ const exportColumns = [
   "user_agent",
   "page_url",
   "javascript",
+  "puts_in_force",
   "lead_id",
   "disclosure_version",
   "disclosure_text",
@@ -72,23 +87,26 @@ const exportColumns = [
   "message_id",
 ] as const;
 
-/** Consents and revocations as one list, oldest first: the order a reader of the evidence needs. */
-function timeline(history: { consents: ConsentRecord[]; revocations: RevocationRecord[] }) {
-  return [...history.consents.map(consentRow), ...history.revocations.map(revocationRow)].sort((a, b) =>
-    a.at.localeCompare(b.at),
-  );
+type History = { consents: ConsentRecord[]; revocations: RevocationRecord[]; renewals: RenewalRecord[] };
+
+/** Consents, revocations and renewals as one list, oldest first: the order a reader of the evidence needs. */
+function timeline(history: History) {
+  return [
+    ...history.consents.map(consentRow),
+    ...history.revocations.map(revocationRow),
+    ...history.renewals.map(renewalRow),
+  ].sort((a, b) => a.at.localeCompare(b.at));
 }
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 type Print = (line: string) => void;
 
-function printHistory(
-  print: Print,
-  phone: string,
-  history: { consents: ConsentRecord[]; revocations: RevocationRecord[] },
-) {
-  const { consents, revocations } = history;
+function printHistory(print: Print, phone: string, history: History, inForce: boolean) {
+  const { consents, revocations, renewals } = history;
   print(
-    `${phone}: ${consents.length} consent record${consents.length === 1 ? "" : "s"}, ${revocations.length} revocation${revocations.length === 1 ? "" : "s"}`,
+    `${phone}: ${count(consents.length, "consent record")}, ${count(revocations.length, "revocation")}` +
+      (renewals.length ? `, ${count(renewals.length, "START")}` : ""),
   );
   for (const row of timeline(history)) {
     if (row.record === "consent") {
@@ -101,6 +119,11 @@ function printHistory(
       );
       print(`  lead        ${row.lead_id}`);
       print(`  disclosure  ${row.disclosure_version}\n    "${row.disclosure_text}"`);
+      if (row.puts_in_force === "no")
+        print("  evidence only: the number had revoked its consent; its sign-up waits for a START from the phone");
+    } else if (row.record === "renewal") {
+      print(`\nSTART ${row.id}  ${row.at}`);
+      print(`  channel     ${row.channel}, recorded by the ${row.source} (webhook-id ${row.message_id})`);
     } else {
       print(`\nrevocation ${row.id}  ${row.at}`);
       print(
@@ -108,9 +131,7 @@ function printHistory(
       );
     }
   }
-  const lastConsent = consents.at(-1)?.consented_at ?? -1;
-  const lastRevocation = revocations.at(-1)?.revoked_at ?? -1;
-  print(`\nConsent in force: ${lastConsent > lastRevocation ? "yes" : "no"}`);
+  print(`\nConsent in force: ${inForce ? "yes" : "no"}`);
 }
 
 function dayOf(text: string) {
@@ -146,10 +167,12 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
 
   if (command === "show") {
     const phone = phoneOf(typed);
-    const history = await consentRecords(await database(env), { phone });
+    const store = await database(env);
+    const history = await consentRecords(store, { phone });
+    const inForce = (await consentStates(store, [phone])).get(phone) === "in force";
     return values.json
-      ? print(jsonSafe(JSON.stringify({ phone, records: timeline(history) }, null, 2)))
-      : printHistory(print, phone, history);
+      ? print(jsonSafe(JSON.stringify({ phone, inForce, records: timeline(history) }, null, 2)))
+      : printHistory(print, phone, history, inForce);
   }
 
   if (command === "export") {

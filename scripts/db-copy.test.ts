@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordConsent, revokeConsent } from "@/server/consent/consent-store";
+import { recordConsent, renewConsent, revokeConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { connect, sqliteFile } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
@@ -58,6 +58,7 @@ beforeAll(async () => {
         { phone, channel: "sms", source: "workflow", messageId: `SM${i}`, at: 4_000 + i },
         forms,
       );
+    if (i % 14 === 0) await renewConsent(source, { phone, messageId: `SMstart${i}`, at: 4_500 + i });
   }
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
@@ -85,6 +86,7 @@ async function tablesOf(db: Kysely<Database>) {
     lead_attempts: ["lead_id", "number"],
     consents: ["id"],
     consent_revocations: ["id"],
+    consent_renewals: ["id"],
     alerts: ["kind", "form"],
     receivers: ["form"],
     alert_states: ["form"],
@@ -132,7 +134,9 @@ describe("npm run db:copy", () => {
         javascript: 0,
         lead_id: expect.stringMatching(/^msg_/),
         disclosure_version: disclosureOf('I agree, "second" wording,\nwith a line break.').version,
+        puts_in_force: 1,
       });
+      expect(to.consent_renewals).toHaveLength(86);
     } finally {
       await source.db.destroy();
       await target.destroy();

@@ -20,7 +20,7 @@ import { jsonSafe, safeSinks } from "./safe-output";
 import { reviewReceivers } from "@/server/alerts/alerts";
 
 const usage = `Usage:
-  npm run leads                                  open leads (pending, held, dead) per form, without personal data
+  npm run leads                                  open leads (pending, held, dead, awaiting_start) per form, without personal data
   npm run leads -- --show                        the same, with each lead's values
   npm run leads -- list --json [--state S] [--form F]
                                                  leads as a JSON array, for scripts (--state all for every state)
@@ -34,7 +34,8 @@ const usage = `Usage:
   npm run leads -- retry --dead                  send every dead lead now
   npm run leads -- drop ID                       delete one lead and its delivery log`;
 
-const openStates: LeadState[] = ["pending", "held", "dead"];
+// awaiting_start: a web sign-up of a number that revoked its consent, sent once the phone texts START.
+const openStates: LeadState[] = ["pending", "held", "dead", "awaiting_start"];
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function age(ms: number) {
@@ -88,7 +89,7 @@ async function consentOf(store: Store, rows: readonly LeadRow[]) {
 }
 
 function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
-  if (!rows.length) return line("No pending, held or dead leads.");
+  if (!rows.length) return line("No pending, held, dead or awaiting_start leads.");
   const now = Date.now();
   for (const state of openStates) {
     for (const form of [...new Set(rows.map((row) => row.form))].sort()) {

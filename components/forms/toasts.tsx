@@ -20,7 +20,7 @@ function loadSonner() {
   return sonner;
 }
 
-export type ToastKind = "success" | "error";
+export type ToastKind = "success" | "info" | "error";
 
 export async function showToast(kind: ToastKind, title: string, description: string) {
   const { toast } = await loadSonner();

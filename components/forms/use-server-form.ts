@@ -4,7 +4,7 @@ import { track } from "@vercel/analytics";
 import { startTransition, useActionState, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { describedByError } from "@/components/ui/form-controls";
-import { idleState, type FormState } from "@/lib/forms/form-state";
+import { idleState, isKept, scriptPostField, type FormState } from "@/lib/forms/form-state";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import { showToast } from "./toasts";
 
@@ -46,16 +46,17 @@ export function useServerForm<Values extends FieldValues, Checked = Values>(opti
     const message = outcomeMessage(state, messages);
     if (!sentWithScript || !message || toasted.current === state.id) return;
     toasted.current = state.id;
-    if (state.status === "success") {
-      clear();
-      track(event);
-    }
-    void showToast(state.status === "success" ? "success" : "error", message.title, message.text);
+    if (isKept(state.status)) clear();
+    if (state.status === "success") track(event);
+    const kind = state.status === "success" ? "success" : state.status === "awaiting_start" ? "info" : "error";
+    void showToast(kind, message.title, message.text);
   }, [state, sentWithScript, messages, event, clear]);
 
   function send(form: HTMLFormElement) {
     setSentWithScript(true);
     const data = new FormData(form);
+    // The answer comes back to this page: no redirect to a result page (that is for a post without JavaScript).
+    data.set(scriptPostField, "1");
     startTransition(() => formAction(data));
   }
 

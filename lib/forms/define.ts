@@ -85,6 +85,15 @@ export function consentTextOf(form: Pick<FormDefinition, "name" | "fields" | "co
 export const pageOf = (form: Pick<FormDefinition, "permalink">) => form.permalink.split("#")[0] || "/";
 
 /**
+ * Where a post made without JavaScript goes once its sign-up is kept
+ * (post/redirect/get): the form's result page, or, for a number that must
+ * text START first, the page that says so (forms that keep consent only).
+ */
+export function resultPathOf(form: Pick<FormDefinition, "name">, status: "success" | "awaiting_start") {
+  return status === "success" ? `/sent/${form.name}` : `/sent/${form.name}/text-start`;
+}
+
+/**
  * What the rest of the site reads of a set of forms: their names, the pages
  * that hold them, and those that keep consent. A form is filed under its own
  * name, or the site does not start.
@@ -101,6 +110,11 @@ export function registryOf<const Forms extends Record<string, FormDefinition>>(f
     isFormName: (name: string): name is Name => Object.hasOwn(forms, name),
     /** The pages that hold a form. */
     formPages: [...new Set(all.map(pageOf))],
+    /** The result pages a post without JavaScript is sent on to. */
+    resultPages: all.flatMap((form) => [
+      resultPathOf(form, "success"),
+      ...(form.consent ? [resultPathOf(form, "awaiting_start")] : []),
+    ]),
     /** The forms that keep consent, and the payload key that holds the number each texts. */
     consentForms: all.flatMap((form) => (form.consent ? [{ form: form.name, phoneKey: form.consent.phone }] : [])),
   };

@@ -3,7 +3,16 @@
  * Expected failures are results, never exceptions: React clears a form when its
  * action throws, and the visitor would lose what they typed.
  */
-export type FormStatus = "idle" | "success" | "invalid" | "failed" | "rate_limited";
+/**
+ * awaiting_start: the sign-up of a number that revoked its consent, kept
+ * unsent until the phone texts START.
+ */
+export type FormStatus = "idle" | "success" | "awaiting_start" | "invalid" | "failed" | "rate_limited";
+
+/** The outcomes that keep what was sent: the form is cleared, and a post without JavaScript gets a result page. */
+export const keptStatuses = ["success", "awaiting_start"] as const satisfies readonly FormStatus[];
+export const isKept = (status: FormStatus): status is (typeof keptStatuses)[number] =>
+  (keptStatuses as readonly FormStatus[]).includes(status);
 
 export type FieldErrors<Values> = Partial<Record<Extract<keyof Values, string>, string>>;
 
@@ -21,3 +30,10 @@ export type FormState<Values> = {
 export function idleState<Values>(values: Values): FormState<Values> {
   return { status: "idle", id: "", values, errors: {} };
 }
+
+/**
+ * The field the page's script adds to every post it sends. A post without it
+ * came from the browser alone: its kept outcome ends in a redirect to the
+ * form's result page (post/redirect/get), so a reload posts nothing.
+ */
+export const scriptPostField = "sent_by_script";

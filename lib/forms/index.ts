@@ -7,7 +7,7 @@ import { waitlist } from "./waitlist";
  * the server's pipeline, the redelivery pass, the known paths, health and the
  * consent commands all read them from here. Nothing in this module loads zod.
  */
-export const { forms, formNames, isFormName, formPages, consentForms } = registryOf({ contact, waitlist });
+export const { forms, formNames, isFormName, formPages, resultPages, consentForms } = registryOf({ contact, waitlist });
 
 export type FormName = keyof typeof forms;
 export type FormValues<Name extends FormName> = (typeof forms)[Name]["emptyValues"];

@@ -75,6 +75,7 @@ describe("a consent record", () => {
     lead_id: leadId,
     disclosure_version: independentVersion,
     disclosure_text: waitlistFields.consent.label,
+    puts_in_force: 1,
     ...fields,
   });
 

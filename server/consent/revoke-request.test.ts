@@ -8,7 +8,9 @@ import { submitLead } from "@/server/leads/submit-lead";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { consentRecords } from "./consent-store";
+import { consentRecords, consentStates, type ConsentEvidence } from "./consent-store";
+import { disclosureOf } from "./disclosure";
+import { renewRequest } from "./revoke-request";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -26,22 +28,26 @@ function number() {
   return `+1555300${String(counter).padStart(4, "0")}`;
 }
 
-/** The workflow's call, signed as Standard Webhooks asks: id, timestamp, signature over both and the body. */
-function call(body: unknown, { key = secret, id = `msg_${crypto.randomUUID()}`, at = new Date() } = {}) {
+/** The workflow's call to a route, signed as Standard Webhooks asks: id, timestamp, signature over both and the body. */
+function signedRequest(
+  route: string,
+  body: unknown,
+  { key = secret, id = `msg_${crypto.randomUUID()}`, at = new Date() } = {},
+) {
   const text = JSON.stringify(body);
-  return POST(
-    new Request("http://localhost/api/consent/revoke", {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "webhook-id": id,
-        "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-        "webhook-signature": new Webhook(key).sign(id, at, text),
-      },
-      body: text,
-    }),
-  );
+  return new Request(`http://localhost${route}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(key).sign(id, at, text),
+    },
+    body: text,
+  });
 }
+const call = (body: unknown, options: { key?: string; id?: string; at?: Date } = {}) =>
+  POST(signedRequest("/api/consent/revoke", body, options));
 
 const logged = (event: string) =>
   (["info", "warn", "error"] as const)
@@ -221,5 +227,82 @@ describe("POST /api/consent/revoke", () => {
       state: "revoked",
       payload: null,
     });
+  });
+});
+
+describe("POST /api/consent/renew", () => {
+  /** The workflow's call after a START, signed like the revoke call; `released` counts the passes it asks for. */
+  let released = 0;
+  const renew = (body: unknown, options: { key?: string; id?: string } = {}) =>
+    renewRequest(signedRequest("/api/consent/renew", body, options), () => (released += 1));
+  const evidence = (phone: string): ConsentEvidence => ({
+    phone,
+    ip: null,
+    userAgent: null,
+    pageUrl: null,
+    javascript: false,
+    disclosure: disclosureOf("I agree to texts."),
+    shownVersion: null,
+  });
+
+  beforeEach(() => {
+    released = 0;
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  });
+
+  it("lets go the sign-up a revoked number made on the web, once, and only when signed", async () => {
+    const phone = number();
+    const store = await database(readEnv());
+    const first = { phone, name: `Chef ${Date.now()}` };
+    expect(await submitLead("waitlist", first, readEnv(), performance.now(), evidence(phone))).toMatchObject({
+      ok: true,
+      via: "webhook",
+    });
+    expect((await call({ phone, channel: "sms" })).status).toBe(200);
+    const stranger = { phone, name: `Stranger ${Date.now()}` };
+    const waiting = await submitLead("waitlist", stranger, readEnv(), performance.now(), evidence(phone));
+    expect(waiting).toMatchObject({ ok: true, via: "awaiting_start" });
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "awaiting_start" });
+
+    // Not signed by a secret in force: nothing changes.
+    expect((await renew({ phone }, { key: newWebhookSecret() })).status).toBe(401);
+    expect(logged("consent_renew_refused")).toStrictEqual([expect.objectContaining({ reason: "signature" })]);
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "awaiting_start" });
+    expect((await consentStates(store, [phone])).get(phone)).toBe("revoked");
+
+    const response = await renew({ phone }, { id: "SM-start" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toStrictEqual({ recorded: true, leadsReleased: 1 });
+    expect(released).toBe(1);
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "pending" });
+    expect((await consentStates(store, [phone])).get(phone)).toBe("in force");
+    expect(logged("consent_renewed")).toStrictEqual([
+      expect.objectContaining({ level: "info", via: "workflow", recorded: true, leadsReleased: 1 }),
+    ]);
+    expect(JSON.stringify(logged("consent_renewed"))).not.toContain(phone.slice(2));
+
+    // The workflow's retry of the same START records nothing twice and starts no second pass.
+    expect(await (await renew({ phone }, { id: "SM-start" })).json()).toStrictEqual({
+      recorded: false,
+      leadsReleased: 0,
+    });
+    expect(released).toBe(1);
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    expect(receiver.withName(stranger.name).map((request) => request.answered)).toStrictEqual([200]);
+    expect((await consentRecords(store, { phone })).renewals).toStrictEqual([
+      expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "SM-start" }),
+    ]);
+  });
+
+  it("records a START with nothing waiting, and refuses what is not one", async () => {
+    const phone = number();
+    expect(await (await renew({ phone })).json()).toStrictEqual({ recorded: true, leadsReleased: 0 });
+    expect(released).toBe(0);
+    expect((await renew({ phone: "12" })).status).toBe(400);
+    expect((await renew("START")).status).toBe(400);
+    expect(logged("consent_renew_refused").map((line) => line.reason)).toStrictEqual(["phone", "body"]);
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", "");
+    expect((await renew({ phone })).status).toBe(404);
   });
 });

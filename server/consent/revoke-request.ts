@@ -5,10 +5,10 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database } from "@/server/db/connect";
 import { jsonAnswer, plainAnswer } from "@/server/http/answers";
 import { boundedText, BodyTooLarge } from "@/server/http/bounded-body";
-import { readEnv } from "@/server/env";
+import { readEnv, type ServerEnv } from "@/server/env";
 import { consentForms } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
-import { revocationChannels, revokeConsent } from "./consent-store";
+import { renewConsent, revocationChannels, revokeConsent } from "./consent-store";
 
 // A revocation is a phone number and a word: anything longer is not one.
 const MAX_BODY_BYTES = 4_096;
@@ -44,6 +44,55 @@ function staleness(headers: Headers) {
   return Math.abs(Date.now() / 1000 - Number(written)) > STALE_AFTER_SECONDS ? "stale" : undefined;
 }
 
+/** The log line a refused call writes: which call it was. */
+type Refused = { event: string };
+
+/**
+ * The body of a signed call from the workflow, or the answer that refuses it:
+ * 404 without CONSENT_WEBHOOK_SECRET (the routes do not exist), 413 past 4 KiB
+ * however it is framed, 401 for a wrong or stale signature. `refused` names
+ * the call's refusals in the log.
+ */
+async function signedBody(request: Request, env: ServerEnv, refused: Refused): Promise<string | Response> {
+  if (!env.CONSENT_WEBHOOK_SECRET) return plainAnswer(404, "Not Found");
+  let body: string;
+  try {
+    body = await boundedText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    logEvent("warn", { ...refused, reason: "too_large" });
+    return plainAnswer(413, "Payload Too Large");
+  }
+  if (!signedByOneOf(env.CONSENT_WEBHOOK_SECRET, body, request.headers)) {
+    logEvent("warn", { ...refused, reason: staleness(request.headers) ?? "signature" });
+    return plainAnswer(401, "Unauthorized");
+  }
+  return body;
+}
+
+/** The number a signed body names, in E.164, or the 400 that refuses the body. */
+function phoneOf<T extends { phone: string }>(
+  schema: z.ZodType<T>,
+  body: string,
+  env: ServerEnv,
+  refused: Refused,
+  shape: string,
+): { parsed: T; phone: string } | Response {
+  let parsed: T;
+  try {
+    parsed = schema.parse(JSON.parse(body));
+  } catch {
+    logEvent("warn", { ...refused, reason: "body" });
+    return plainAnswer(400, `The body must be JSON: ${shape}`);
+  }
+  const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY);
+  if (!phone) {
+    logEvent("warn", { ...refused, reason: "phone" });
+    return plainAnswer(400, "The phone is not a possible number");
+  }
+  return { parsed, phone };
+}
+
 /**
  * POST /api/consent/revoke: the workflow tells the site a number replied STOP
  * (or asked otherwise). The body is {phone, channel}, signed with Standard
@@ -53,47 +102,31 @@ function staleness(headers: Headers) {
  */
 export async function revokeRequest(request: Request): Promise<Response> {
   const env = readEnv();
-  if (!env.CONSENT_WEBHOOK_SECRET) return plainAnswer(404, "Not Found");
-  let body: string;
-  try {
-    body = await boundedText(request, MAX_BODY_BYTES);
-  } catch (error) {
-    if (!(error instanceof BodyTooLarge)) throw error;
-    logEvent("warn", { event: "consent_revoke_refused", reason: "too_large" });
-    return plainAnswer(413, "Payload Too Large");
-  }
-
-  if (!signedByOneOf(env.CONSENT_WEBHOOK_SECRET, body, request.headers)) {
-    logEvent("warn", { event: "consent_revoke_refused", reason: staleness(request.headers) ?? "signature" });
-    return plainAnswer(401, "Unauthorized");
-  }
-
-  let parsed: z.infer<typeof bodySchema>;
-  try {
-    parsed = bodySchema.parse(JSON.parse(body));
-  } catch {
-    logEvent("warn", { event: "consent_revoke_refused", reason: "body" });
-    return plainAnswer(400, 'The body must be JSON: {"phone": "+15551234567", "channel": "sms" | "email" | "other"}');
-  }
-  const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY);
-  if (!phone) {
-    logEvent("warn", { event: "consent_revoke_refused", reason: "phone" });
-    return plainAnswer(400, "The phone is not a possible number");
-  }
+  const refused = { event: "consent_revoke_refused" };
+  const body = await signedBody(request, env, refused);
+  if (body instanceof Response) return body;
+  const read = phoneOf(
+    bodySchema,
+    body,
+    env,
+    refused,
+    '{"phone": "+15551234567", "channel": "sms" | "email" | "other"}',
+  );
+  if (read instanceof Response) return read;
 
   try {
     const store = await database(env);
     const messageId = request.headers.get("webhook-id")!;
     const result = await revokeConsent(
       store,
-      { phone, channel: parsed.channel, source: "workflow", messageId },
+      { phone: read.phone, channel: read.parsed.channel, source: "workflow", messageId },
       consentForms,
     );
     await store.durable();
     logEvent("info", {
       event: "consent_revoked",
       via: "workflow",
-      channel: parsed.channel,
+      channel: read.parsed.channel,
       recorded: result.recorded,
       leadsStopped: result.leadsStopped,
     });
@@ -101,6 +134,44 @@ export async function revokeRequest(request: Request): Promise<Response> {
   } catch (error) {
     // The workflow retries a 5xx: the STOP is recorded once the database answers.
     logEvent("error", { event: "consent_revoke_failed", message: messageOf(error) });
+    return plainAnswer(503, "Service Unavailable");
+  }
+}
+
+const renewalSchema = z.object({ phone: z.string().max(64) });
+
+/**
+ * POST /api/consent/renew: the workflow tells the site a number texted START
+ * from the phone, signed like a revocation. The site records the renewal
+ * (once per webhook-id), puts the number's consent back in force, and lets
+ * go the web sign-up that waited for it: the redelivery pass sends it, once.
+ * Only this call undoes a STOP; a sign-up on the web never does.
+ * `onReleased` runs once a sign-up was let go (the route starts a pass).
+ */
+export async function renewRequest(request: Request, onReleased: () => void = () => {}): Promise<Response> {
+  const env = readEnv();
+  const refused = { event: "consent_renew_refused" };
+  const body = await signedBody(request, env, refused);
+  if (body instanceof Response) return body;
+  const read = phoneOf(renewalSchema, body, env, refused, '{"phone": "+15551234567"}');
+  if (read instanceof Response) return read;
+
+  try {
+    const store = await database(env);
+    const messageId = request.headers.get("webhook-id")!;
+    const result = await renewConsent(store, { phone: read.phone, messageId });
+    await store.durable();
+    logEvent("info", {
+      event: "consent_renewed",
+      via: "workflow",
+      recorded: result.recorded,
+      leadsReleased: result.leadsReleased,
+    });
+    if (result.leadsReleased > 0) onReleased();
+    return jsonAnswer({ recorded: result.recorded, leadsReleased: result.leadsReleased });
+  } catch (error) {
+    // The workflow retries a 5xx: the START is recorded once the database answers.
+    logEvent("error", { event: "consent_renew_failed", message: messageOf(error) });
     return plainAnswer(503, "Service Unavailable");
   }
 }

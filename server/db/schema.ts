@@ -9,9 +9,11 @@ import type { Generated } from "kysely";
 /**
  * pending: waiting for its next attempt; held: no webhook URL was set; dead:
  * the schedule is spent; delivered: acknowledged; revoked: its number withdrew
- * consent before it was delivered, so it is never sent.
+ * consent before it was delivered, so it is never sent; awaiting_start: a web
+ * sign-up of a number whose consent was revoked, sent only once the phone
+ * texts START (then pending).
  */
-export const leadStates = ["pending", "held", "dead", "delivered", "revoked"] as const;
+export const leadStates = ["pending", "held", "dead", "delivered", "revoked", "awaiting_start"] as const;
 export type LeadState = (typeof leadStates)[number];
 
 export type LeadsTable = {
@@ -73,6 +75,11 @@ export type ConsentsTable = {
   /** The lead's webhook-id. */
   lead_id: string;
   disclosure_version: string;
+  /**
+   * 0 for a web sign-up of a number whose consent was revoked: evidence only,
+   * it puts nothing back in force (anyone can type a number); 1 otherwise.
+   */
+  puts_in_force: Generated<number>;
 };
 
 /** When consent ended for a number, and how: an operator's command or the workflow's call after a STOP. */
@@ -83,6 +90,18 @@ export type ConsentRevocationsTable = {
   /** How the person asked: sms (a STOP reply), email or other. */
   channel: string;
   /** Who recorded it: operator or workflow. */
+  source: string;
+  message_id: string | null;
+};
+
+/** When a number's consent came back after a revocation: a START texted from the phone, recorded by the workflow. */
+export type ConsentRenewalsTable = {
+  id: string;
+  phone: string;
+  renewed_at: number;
+  /** How the person asked: sms (a START reply). */
+  channel: string;
+  /** Who recorded it: the workflow. */
   source: string;
   message_id: string | null;
 };
@@ -119,6 +138,7 @@ export type Database = {
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;
+  consent_renewals: ConsentRenewalsTable;
   alerts: AlertsTable;
   receivers: ReceiversTable;
   alert_states: AlertStatesTable;

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { describe, expect, it } from "vitest";
-import { formPages } from "@/lib/forms";
+import { consentForms, formNames, formPages } from "@/lib/forms";
 import { config } from "@/middleware";
 import { isKnownPath } from "./known-paths";
 
@@ -13,9 +13,15 @@ const metadataFiles: Record<string, string> = {
   "twitter-image.tsx": "twitter-image",
 };
 
-/** The URL paths the files under app/ define. */
+/** The URL paths the files under app/ define; a [form] segment stands for every form (text-start: those that keep consent). */
 function pathsDefinedByApp(dir = "app", prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory() && entry.name === "[form]")
+      return formNames.flatMap((form) =>
+        pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${form}`).filter(
+          (found) => !found.endsWith("/text-start") || consentForms.some((each) => each.form === form),
+        ),
+      );
     if (entry.isDirectory()) return pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${entry.name}`);
     if (entry.name === "page.tsx" || entry.name === "route.ts") return [prefix || "/"];
     const metadataPath = metadataFiles[entry.name];
@@ -29,6 +35,7 @@ describe("isKnownPath", () => {
     expect(paths).toContain("/");
     expect(paths).toContain("/signup");
     expect(paths).toContain("/api/cron/redeliver");
+    expect(paths).toEqual(expect.arrayContaining(["/sent/contact", "/sent/waitlist", "/sent/waitlist/text-start"]));
     for (const known of paths) expect(isKnownPath(known), known).toBe(true);
   });
 
@@ -38,7 +45,17 @@ describe("isKnownPath", () => {
   });
 
   it("does not know anything else", () => {
-    for (const unknown of ["/signupx", "/pricing", "/pricing/", "/admin", "/Signup", "/.env", "/_nextstatic"]) {
+    for (const unknown of [
+      "/sent/contact/text-start",
+      "/sent/catering",
+      "/signupx",
+      "/pricing",
+      "/pricing/",
+      "/admin",
+      "/Signup",
+      "/.env",
+      "/_nextstatic",
+    ]) {
       expect(isKnownPath(unknown), unknown).toBe(false);
     }
   });
@@ -63,6 +80,8 @@ describe("the middleware's matcher", () => {
     const misses = [
       "/signupx",
       "/signup/extra",
+      "/sent/contact/text-start",
+      "/sent/catering",
       "/pricing",
       "/no/such-page",
       "/icon.svgx",

@@ -1,4 +1,4 @@
-import { formPages } from "@/lib/forms";
+import { formPages, resultPages } from "@/lib/forms";
 
 /**
  * The paths this site answers. Unmatched URLs get the prerendered not-found page
@@ -6,7 +6,7 @@ import { formPages } from "@/lib/forms";
  * this list to log them instead. A form's page comes from its definition; a
  * unit test keeps the rest in step with app/.
  */
-const pagePaths = new Set(["/", "/terms", "/privacy", ...formPages]);
+const pagePaths = new Set(["/", "/terms", "/privacy", ...formPages, ...resultPages]);
 const metadataPaths = new Set([
   "/icon.svg",
   "/apple-icon",
@@ -15,7 +15,7 @@ const metadataPaths = new Set([
   "/opengraph-image",
   "/twitter-image",
 ]);
-const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/health"]);
+const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/consent/renew", "/api/health"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
 
 export function isKnownPath(pathname: string) {

@@ -48,6 +48,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0003-alerts",
       "0004-alert-state",
       "0005-limit-counts",
+      "0006-consent-renewal",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -55,6 +56,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0003-alerts",
       "0004-alert-state",
       "0005-limit-counts",
+      "0006-consent-renewal",
     ]);
   });
 
@@ -204,9 +206,9 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect(await attemptsOf(store, a.id)).toStrictEqual([]);
   });
 
-  it("knows five states, and counts as open only pending, held and dead", async () => {
+  it("knows six states, and counts as open only pending, held and dead", async () => {
     const { leadStates } = await import("@/server/db/schema");
-    expect(leadStates).toStrictEqual(["pending", "held", "dead", "delivered", "revoked"]);
+    expect(leadStates).toStrictEqual(["pending", "held", "dead", "delivered", "revoked", "awaiting_start"]);
     await store.db.deleteFrom("leads").execute();
     for (const state of leadStates) await kept(store, { state, created_at: 5_000 });
     expect((await openLeadCounts(store)).map((row) => row.state).sort()).toStrictEqual(["dead", "held", "pending"]);

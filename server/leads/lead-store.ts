@@ -33,6 +33,20 @@ export async function insertClaimed(
     .executeTakeFirst();
 }
 
+/**
+ * Keeps a web sign-up of a number whose consent was revoked: unclaimed, in
+ * state awaiting_start, until the phone texts START. Undefined when an open
+ * lead with the same values is kept already.
+ */
+export function insertAwaitingStart({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRow | undefined> {
+  return db
+    .insertInto("leads")
+    .values({ ...lead, state: "awaiting_start", claimed_by: null, claimed_until: null })
+    .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
 export function openLeadByKey({ db }: Store, key: string) {
   return db.selectFrom("leads").selectAll().where("dedupe_key", "=", key).executeTakeFirst();
 }
@@ -189,6 +203,20 @@ export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
     .where("state", "=", "delivered")
     .where("delivered_at", "<", cutoff)
     .where("payload", "is not", null)
+    .executeTakeFirst();
+  return Number(numUpdatedRows);
+}
+
+/**
+ * Retention: a sign-up that waited for a START since before `cutoff` is let
+ * go unsent: it loses its values and its key, like a lead a revocation stopped.
+ */
+export async function forgetUnrenewedSignups({ db }: Store, cutoff: number) {
+  const { numUpdatedRows } = await db
+    .updateTable("leads")
+    .set({ state: "revoked", payload: null, dedupe_key: null, last_failure: "no START within retention" })
+    .where("state", "=", "awaiting_start")
+    .where("created_at", "<", cutoff)
     .executeTakeFirst();
   return Number(numUpdatedRows);
 }

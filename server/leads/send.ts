@@ -20,8 +20,12 @@ export type Sender = "visitor" | "pass" | "operator";
 export type Delivery = {
   /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
   webhookId: string;
-  /** held: no webhook URL is set; the lead waits in the database. repeat: the number was on the list already, nothing sent. */
-  via: "webhook" | "held" | "repeat";
+  /**
+   * held: no webhook URL is set; the lead waits in the database. repeat: the
+   * number was on the list already, nothing sent. awaiting_start: the number
+   * revoked its consent; the lead waits for a START from the phone.
+   */
+  via: "webhook" | "held" | "repeat" | "awaiting_start";
   attempts: number;
   durationMs: number;
 } & (
@@ -43,7 +47,7 @@ export function deliveryOf(
 }
 
 /** Where a lead stands after a sender is done with it. */
-export type Sent = { state: Exclude<LeadState, "revoked"> | "unreadable"; delivery: Delivery };
+export type Sent = { state: Exclude<LeadState, "revoked" | "awaiting_start"> | "unreadable"; delivery: Delivery };
 
 // An attempt shorter than this is not worth starting.
 const MIN_ATTEMPT_MS = 250;

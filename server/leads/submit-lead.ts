@@ -1,6 +1,12 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
-import { consentStates, latestLeadOfNumber, recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
+import {
+  consentStates,
+  latestLeadOfNumber,
+  leadAwaitingStart,
+  recordConsent,
+  type ConsentEvidence,
+} from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
@@ -8,6 +14,7 @@ import { leadKey, newWebhookId, rowOf, type Lead, type LeadRow } from "./lead";
 import {
   CLAIM_MARGIN_MS,
   claimById,
+  insertAwaitingStart,
   insertClaimed,
   leadById,
   newClaim,
@@ -24,9 +31,16 @@ const WAIT_POLL_MS = 100;
 /**
  * `inserted`: the row is the new lead these values made, not an open one found
  * again. `repeat`: the number is on the list already, delivered or held: nothing
- * is made or sent.
+ * is made or sent. `awaitingStart`: the number's consent was revoked; the
+ * sign-up waits for a START from the phone.
  */
-type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow } | { repeat: LeadRow };
+type Taken =
+  | { row: LeadRow; inserted?: true }
+  | { delivered: LeadRow }
+  | { busy: LeadRow }
+  | { repeat: LeadRow }
+  | { awaitingStart: LeadRow };
+type Found = { repeat: LeadRow } | { awaitingStart: LeadRow } | { inserted?: LeadRow; open?: LeadRow };
 
 /**
  * Keeps a new lead, claimed by this visitor, or finds the open lead the same
@@ -37,20 +51,30 @@ type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy
  * no second lead: the number is welcomed once. Its consent record is kept as
  * evidence, naming the lead the number was welcomed under; a lead of it still
  * waiting is the one this visitor sends.
+ *
+ * A sign-up of a number whose consent was revoked puts nothing back in force
+ * (anyone can type a number): its record is evidence only, and its lead (one
+ * per number) waits unsent until the phone texts START.
  */
-function insertWithConsent(
-  store: Store,
-  fresh: LeadRow,
-  claim: Claim,
-  consent: ConsentEvidence | undefined,
-): Promise<{ repeat: LeadRow } | { inserted?: LeadRow; open?: LeadRow }> {
-  return store.db.transaction().execute(async (db) => {
+function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+  return store.db.transaction().execute(async (db): Promise<Found> => {
     const trx = { ...store, db };
-    const prior = consent && (await latestLeadOfNumber(db, fresh.form, consent.phone));
-    if (prior && (await consentStates(trx, [consent.phone])).get(consent.phone) === "in force") {
-      await recordConsent(db, consent, prior.id, fresh.created_at);
-      const waiting = prior.state === "pending" || prior.state === "dead";
-      return waiting ? { open: prior } : { repeat: prior };
+    if (consent) {
+      const state = (await consentStates(trx, [consent.phone])).get(consent.phone);
+      if (state === "revoked") {
+        const waiting =
+          (await leadAwaitingStart(db, fresh.form, consent.phone)) ??
+          (await insertAwaitingStart(trx, fresh)) ??
+          (await openLeadByKey(trx, fresh.dedupe_key!))!;
+        await recordConsent(db, consent, waiting.id, fresh.created_at, { putsInForce: false });
+        return { awaitingStart: waiting };
+      }
+      const prior = state === "in force" ? await latestLeadOfNumber(db, fresh.form, consent.phone) : undefined;
+      if (prior) {
+        await recordConsent(db, consent, prior.id, fresh.created_at);
+        const waiting = prior.state === "pending" || prior.state === "dead";
+        return waiting ? { open: prior } : { repeat: prior };
+      }
     }
     const inserted = await insertClaimed(trx, fresh, claim);
     const open = inserted ? undefined : await openLeadByKey(trx, fresh.dedupe_key!);
@@ -78,6 +102,7 @@ async function take(
   for (;;) {
     const found = await insertWithConsent(store, fresh, claim, consent);
     if ("repeat" in found) return { repeat: found.repeat };
+    if ("awaitingStart" in found) return { awaitingStart: found.awaitingStart };
     const { inserted, open } = found;
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
@@ -143,6 +168,10 @@ export async function submitLead(
   if ("repeat" in taken) {
     await store!.durable();
     return deliveryOf(taken.repeat.id, started, { ok: true }, { via: "repeat" });
+  }
+  if ("awaitingStart" in taken) {
+    await store!.durable();
+    return deliveryOf(taken.awaitingStart.id, started, { ok: true }, { via: "awaiting_start" });
   }
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
   // The new lead goes out as made here; an open one found again is read from its row.

@@ -2,7 +2,7 @@ import "server-only";
 import { forgetOldConsents } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
-import { forgetDeliveredPayloads } from "@/server/leads/lead-store";
+import { forgetDeliveredPayloads, forgetUnrenewedSignups } from "@/server/leads/lead-store";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { forgetSpentWindows } from "@/server/rate-limit/limit-store";
@@ -15,7 +15,8 @@ export const retentionRuns = processWide("retention", () => ({ last: 0 }));
 
 /**
  * Retention, at most every ten minutes per process: delivered leads lose
- * their payload after LEAD_RETENTION_DAYS, consent records and revocations go
+ * their payload after LEAD_RETENTION_DAYS, and so do sign-ups that waited
+ * that long for a START (never sent); consent records, revocations and renewals go
  * after CONSENT_RETENTION_DAYS, the per-person limits' windows once they ran
  * out. Each store forgets its own rows; this is the
  * one place that says when.
@@ -26,8 +27,15 @@ export async function applyRetention(store: Store, env: ServerEnv, now = Date.no
   const forgotten = await forgetDeliveredPayloads(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);
   if (forgotten)
     logEvent("info", { event: "lead_payloads_forgotten", leads: forgotten, retentionDays: env.LEAD_RETENTION_DAYS });
+  const unrenewed = await forgetUnrenewedSignups(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);
+  if (unrenewed)
+    logEvent("info", {
+      event: "unrenewed_signups_forgotten",
+      leads: unrenewed,
+      retentionDays: env.LEAD_RETENTION_DAYS,
+    });
   await forgetSpentWindows(store, now);
   const consents = await forgetOldConsents(store, now - env.CONSENT_RETENTION_DAYS * 86_400_000);
-  if (consents.consents || consents.revocations)
+  if (consents.consents || consents.revocations || consents.renewals)
     logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });
 }

@@ -1,5 +1,9 @@
 "use server";
 
+import { redirect } from "next/navigation";
+import { isFormName, forms } from "@/lib/forms";
+import { resultPathOf } from "@/lib/forms/define";
+import { isKept, scriptPostField } from "@/lib/forms/form-state";
 import { submitForm } from "@/server/submission/submit-form";
 
 /**
@@ -7,7 +11,15 @@ import { submitForm } from "@/server/submission/submit-form";
  * (see useServerForm): re-validates the post and forwards it to that form's
  * webhook. The name travels with the post, so submitForm refuses one the site
  * has no form for.
+ *
+ * A post the browser made alone (no script marked it) whose sign-up was kept
+ * ends in a 303 to the form's result page: post/redirect/get, so reloading
+ * what the visitor sees posts nothing. Every other outcome renders inline,
+ * with the values the visitor typed.
  */
 export async function sendForm<Name extends string>(form: Name, _previous: unknown, formData: FormData) {
-  return submitForm(form, formData);
+  const state = await submitForm(form, formData);
+  if (isKept(state.status) && !formData.has(scriptPostField) && isFormName(form))
+    redirect(resultPathOf(forms[form], state.status));
+  return state;
 }

@@ -5,7 +5,7 @@ import { after } from "next/server";
 import { z } from "zod";
 import { forms, isFormName, type ValuesByForm } from "@/lib/forms";
 import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
-import type { FieldErrors, FormState } from "@/lib/forms/form-state";
+import { isKept, type FieldErrors, type FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
@@ -115,7 +115,7 @@ export async function submitForm<Name extends string>(
     ({
       status,
       id: randomUUID(),
-      values: status === "success" ? entry.emptyValues : capped(values, entry.fields),
+      values: isKept(status) ? entry.emptyValues : capped(values, entry.fields),
       errors: {},
       ...extra,
     }) as FormState<ValuesOf<Name>>;
@@ -175,7 +175,7 @@ export async function submitForm<Name extends string>(
     if (env.ALERT_WEBHOOK_URL) finishAfterAnswer(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
-    return answer(ok ? "success" : "failed");
+    return answer(!ok ? "failed" : facts.via === "awaiting_start" ? "awaiting_start" : "success");
   } catch (error) {
     log("error", "error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
     return answer("failed");

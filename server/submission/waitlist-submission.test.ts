@@ -6,7 +6,8 @@ import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/submission/send-form";
 import { consentForms } from "@/lib/forms";
-import { revokeConsent } from "@/server/consent/consent-store";
+import { consentStates, renewConsent, revokeConsent } from "@/server/consent/consent-store";
+import { scheduledPass } from "@/server/schedule/redelivery";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
@@ -234,15 +235,111 @@ describe("a number on the list already", () => {
     expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
-  it("a number whose consent was revoked is not a repeat: its new sign-up is a lead of its own", async () => {
-    expect((await submit(signup({ phone }))).status).toBe("success");
+  it("a revoked number's web sign-up is evidence only: nothing sent, consent still revoked, until the phone texts START; then it is sent once", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const first = signup({ phone });
+    expect((await submit(first)).status).toBe("success");
+    const store = await database(readEnv());
+    await revokeConsent(store, { phone: "+15551234567", channel: "email", source: "operator" }, consentForms);
+
+    // Anyone can type a number: two web sign-ups of it put nothing back in force and send nothing.
+    const strangers = [signup({ phone }), signup({ phone: "555.123.4567" })];
+    for (const stranger of strangers) {
+      const state = await submit(stranger);
+      expect(state.status).toBe("awaiting_start");
+      expect(state.values).toEqual(emptyWaitlistValues);
+      expect(receiver.withName(stranger.name)).toEqual([]);
+    }
+    expect((await consentStates(store, ["+15551234567"])).get("+15551234567")).toBe("revoked");
+    const waiting = await store.db
+      .selectFrom("leads")
+      .select(["id", "state"])
+      .where("state", "=", "awaiting_start")
+      .execute();
+    expect(waiting).toHaveLength(1);
+    const records = await store.db
+      .selectFrom("consents")
+      .select(["lead_id", "puts_in_force"])
+      .where("consented_at", ">", 0)
+      .orderBy("consented_at")
+      .execute();
+    expect(records.slice(1)).toStrictEqual([
+      { lead_id: waiting[0]!.id, puts_in_force: 0 },
+      { lead_id: waiting[0]!.id, puts_in_force: 0 },
+    ]);
+
+    // The phone texts START (the workflow's signed call): consent in force, the waiting sign-up sent, once.
+    expect(await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-1" })).toMatchObject({
+      recorded: true,
+      leadsReleased: 1,
+    });
+    expect(await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-1" })).toMatchObject({
+      recorded: false,
+      leadsReleased: 0,
+    });
+    expect((await consentStates(store, ["+15551234567"])).get("+15551234567")).toBe("in force");
+    await scheduledPass(readEnv());
+    await scheduledPass(readEnv());
+    expect(receiver.withName(strangers[0]!.name)).toHaveLength(1);
+    expect(receiver.withName(strangers[0]!.name)[0]!.headers["webhook-id"]).toBe(waiting[0]!.id);
+    expect(receiver.withName(strangers[1]!.name)).toEqual([]);
+
+    // Back on the list: a further sign-up of it is a repeat, welcomed no more.
+    const later = signup({ phone });
+    expect((await submit(later)).status).toBe("success");
+    expect(receiver.withName(later.name)).toEqual([]);
+  });
+
+  it("a number that texted START before signing up again is welcomed again: its sign-up since the revocation is a new lead", async () => {
+    const first = signup({ phone });
+    expect((await submit(first)).status).toBe("success");
+    const store = await database(readEnv());
+    const now = Date.now();
     await revokeConsent(
-      await database(readEnv()),
-      { phone: "+15551234567", channel: "sms", source: "operator" },
+      store,
+      { phone: "+15551234567", channel: "sms", source: "workflow", at: now - 2 },
       consentForms,
     );
-    const after = signup({ phone });
-    expect((await submit(after)).status).toBe("success");
-    expect(receiver.withName(after.name)).toHaveLength(1);
+    await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-2", at: now - 1 });
+    const rejoined = signup({ phone });
+    expect((await submit(rejoined)).status).toBe("success");
+    expect(receiver.withName(rejoined.name)).toHaveLength(1);
+  });
+});
+
+describe("a post the browser made without JavaScript", () => {
+  const redirectOf = async (post: Promise<unknown>) => {
+    const error = await post.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    // next/navigation's redirect: "NEXT_REDIRECT;<type>;<url>;<status>;".
+    return (error as { digest?: string } | undefined)?.digest?.split(";")[2];
+  };
+
+  it("ends in a redirect to the form's result page once it went through, so a reload posts nothing", async () => {
+    const fields = signup();
+    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
+      "/sent/waitlist",
+    );
+    expect(receiver.withName(fields.name)).toHaveLength(1);
+    // Its twin, sent by the page's script: the answer comes back to the page.
+    const scripted = signup({ phone: "(555) 123-4568" });
+    expect((await submit(scripted)).status).toBe("success");
+  });
+
+  it("a revoked number's sign-up lands on the page that says to text START", async () => {
+    const store = await database(readEnv());
+    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "operator" }, consentForms);
+    const fields = signup();
+    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
+      "/sent/waitlist/text-start",
+    );
+  });
+
+  it("renders every other outcome inline, with what the visitor typed", async () => {
+    const fields = signup({ name: "" });
+    const state = await joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false }));
+    expect(state).toMatchObject({ status: "invalid", values: { phone: fields.phone, consent: true } });
   });
 });

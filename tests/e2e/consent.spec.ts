@@ -60,6 +60,7 @@ test("a sign-up leaves one consent record: the address, the browser, the page, h
       user_agent: userAgent,
       page_url: `${e2e.baseURL}/signup`,
       javascript: jsEnabled ? 1 : 0,
+      puts_in_force: 1,
       text: waitlistFields.consent.label,
     },
   ]);

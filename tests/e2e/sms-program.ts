@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
+import { awaitingStartMessage } from "@/components/forms/form-messages";
 import { contactMessages } from "@/lib/forms/contact";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { smsTexts } from "@/lib/sms/program";
@@ -446,6 +447,43 @@ function replySpecs() {
       for (const execution of n8n.executions()) expect(execution.error ?? "").not.toMatch(/timed out/i);
     });
 
+    test("after a STOP, a web sign-up of the number sends nothing and leaves consent revoked; a START from the phone puts it in force and the sign-up is texted once", async () => {
+      const person = chef();
+      const alertsBefore = alerts.received.length;
+      await signUpWithoutScript(person);
+      expect(textsTo(person.e164)).toHaveLength(1);
+      expect((await incoming({ From: person.e164, Body: "STOP" })).status).toBe(200);
+      await expect.poll(() => consentInForce(person.phone), { timeout: 30_000 }).toBe("no");
+
+      // Anyone can type a number: two web sign-ups of it, a reload's worth, change nothing.
+      for (const name of [`${person.name} again`, `${person.name} once more`]) {
+        const page = await signUpWithoutScript({ ...person, name });
+        expect(page).toContain(awaitingStartMessage.title);
+        expect(page).not.toContain(waitlistMessages.success.title);
+      }
+      // Past a redelivery pass: nothing texted, consent still revoked, one sign-up waiting.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(textsTo(person.e164)).toHaveLength(1);
+      expect(await consentInForce(person.phone)).toBe("no");
+      expect((await stateOf(person.phone)).sort()).toEqual(["awaiting_start", "delivered"]);
+
+      // A START signed by Twilio, from that phone: the workflow records it at the site, which sends the sign-up.
+      const reply = await incoming({ From: person.e164, Body: "START" });
+      expect([reply.status, reply.text]).toEqual([200, emptyTwiml]);
+      await expect.poll(() => textsTo(person.e164).length, { timeout: 30_000 }).toBe(2);
+      expect(textsTo(person.e164)[1]).toEqual({ to: person.e164, from: twilioFrom, body: smsTexts.welcome });
+      expect(await consentInForce(person.phone)).toBe("yes");
+      await expect.poll(() => stateOf(person.phone), { timeout: 30_000 }).toEqual(["delivered", "delivered"]);
+      // A second START, and a pass later: still texted once.
+      expect((await incoming({ From: person.e164, Body: "start" })).status).toBe(200);
+      await expect
+        .poll(() => consentShow(person.phone), { timeout: 30_000 })
+        .toContain("3 consent records, 1 revocation, 2 STARTs");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(textsTo(person.e164)).toHaveLength(2);
+      expect(alerts.received).toHaveLength(alertsBefore);
+    });
+
     test("a forged STOP gets 403 and changes nothing; the same STOP signed by Twilio is recorded", async () => {
       const person = chef();
       await signUpWithoutScript(person);
@@ -466,7 +504,7 @@ function replySpecs() {
 
 function settingSpecs() {
   test.describe("settings an operator gets wrong", () => {
-    test("by default HELP gets no reply from the workflow (Twilio answers it); with SOUS_HELP_REPLY=on HELP and INFO get the HELP text with the support email; START and hello get empty TwiML and record nothing", async () => {
+    test("by default HELP gets no reply from the workflow (Twilio answers it); with SOUS_HELP_REPLY=on HELP and INFO get the HELP text with the support email; START and hello get empty TwiML, and only the START is recorded", async () => {
       const person = chef();
       await signUpWithoutScript(person);
       const reply = await incoming({ From: person.e164, Body: "HELP" });
@@ -480,7 +518,9 @@ function settingSpecs() {
       for (const text of ["START", "hello"])
         expect((await incoming({ From: person.e164, Body: text })).text).toBe(emptyTwiml);
       expect(await consentInForce(person.phone)).toBe("yes");
-      expect(await consentShow(person.phone)).toContain("1 consent record, 0 revocations");
+      await expect
+        .poll(() => consentShow(person.phone), { timeout: 30_000 })
+        .toContain("1 consent record, 0 revocations, 1 START");
     });
 
     test("TWILIO_INBOUND_URL off by a trailing slash: a signed STOP gets 403 and one alert naming both URLs, without the number, once per interval; set right, the same STOP is recorded", async () => {

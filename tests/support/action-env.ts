@@ -51,6 +51,13 @@ export async function withoutDelivery<T>(
  */
 export async function forgetSignups() {
   const { db } = await database(readEnv());
-  for (const table of ["consents", "consent_revocations", "lead_attempts", "leads", "limit_counts"] as const)
+  for (const table of [
+    "consents",
+    "consent_revocations",
+    "consent_renewals",
+    "lead_attempts",
+    "leads",
+    "limit_counts",
+  ] as const)
     await db.deleteFrom(table).execute();
 }

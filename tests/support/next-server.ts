@@ -52,8 +52,9 @@ export async function postSignupWithoutScript(
     form.append(name ?? "", decodeEntities(value ?? ""));
   }
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  // Followed as a browser would: a sign-up that went through ends in a 303 to its result page.
   const response = await fetch(`${baseUrl}/signup`, { method: "POST", body: form, headers, signal });
-  return { status: response.status, html: await response.text() };
+  return { status: response.status, html: await response.text(), url: new URL(response.url).pathname };
 }
 
 function decodeEntities(text: string) {

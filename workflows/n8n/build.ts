@@ -47,7 +47,7 @@ const program = {
   contact: { title: "New quote request from the website", fields: Object.entries(contactChatLabels) },
 };
 
-type CodeName = "welcome" | "inbound" | "revoke" | "report" | "contact";
+type CodeName = "welcome" | "inbound" | "record" | "report" | "contact";
 
 const source = (name: string) => readFileSync(path.join(here, "code", `${name}.js`), "utf8");
 
@@ -232,12 +232,13 @@ function answeringWorkflow(spec: {
 }
 
 /**
- * What follows Twilio's answer: a STOP is recorded at the site, one attempt
- * per run of "Record the STOP", with n8n's Wait node between attempts (no
- * Code node task sleeps); a setting that drops messages is reported.
+ * What follows Twilio's answer: a STOP or a START is recorded at the site,
+ * one attempt per run of "Record STOP or START", with n8n's Wait node between
+ * attempts (no Code node task sleeps); a setting that drops messages is
+ * reported.
  */
 function afterIncoming(id: string) {
-  const record = "Record the STOP";
+  const record = "Record STOP or START";
   const again = "Retry later?";
   const pause = "Wait before retrying";
   const report = "Report a wrong setting";
@@ -245,7 +246,7 @@ function afterIncoming(id: string) {
   return {
     first: [record, report],
     nodes: [
-      code(id, record, after("revoke"), at(660, -200), false),
+      code(id, record, after("record"), at(660, -200), false),
       retrying(id, again, at(880, -200)),
       wait(id, pause, at(1100, -200)),
       code(id, report, after("report"), at(660, 0), false),

@@ -412,7 +412,12 @@ describe("incoming messages", () => {
       "Help: a&lt;b&gt;&amp;c@sous.test.",
     );
     for (const text of [...optInWords, "start!"])
-      expect(await reply(text, {}, on)).toMatchObject({ intent: "start", responseBody: emptyTwiml });
+      expect(await reply(text, {}, on)).toMatchObject({
+        intent: "start",
+        phone: "+15035550142",
+        messageSid: "SM1",
+        responseBody: emptyTwiml,
+      });
   });
 
   it("with SOUS_HELP_REPLY=on and no SOUS_SUPPORT_EMAIL, sends no address at all and reports the missing setting", async () => {
@@ -493,7 +498,7 @@ describe("reporting a wrong setting", () => {
   });
 });
 
-describe("recording a STOP at the site", () => {
+describe("recording a STOP or a START at the site", () => {
   const consent = [newWebhookSecret(), newWebhookSecret()];
   const env = {
     SOUS_SITE_URL: "http://site.test/",
@@ -503,10 +508,10 @@ describe("recording a STOP at the site", () => {
   };
   const stop = { intent: "stop", phone: "+16175550142", messageSid: "SM42" };
   const record = (answers: HttpAnswer[], json: object = stop, more: Record<string, string> = {}) =>
-    run("Record the STOP", { env: { ...env, ...more }, json, answers });
+    run("Record STOP or START", { env: { ...env, ...more }, json, answers });
 
   /**
-   * The workflow's loop: "Record the STOP", then "Retry later?" sends an item
+   * The workflow's loop: "Record STOP or START", then "Retry later?" sends an item
    * with retry: true through "Wait before retrying" back to it.
    */
   async function loop(answers: HttpAnswer[], more: Record<string, string> = {}) {
@@ -536,9 +541,44 @@ describe("recording a STOP at the site", () => {
     for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
   });
 
-  it("does nothing for a message that is no STOP", async () => {
-    for (const intent of ["help", "start", "other", "refused"])
-      expect((await record([], { intent })).requests).toEqual([]);
+  it("posts a START's {phone} to /api/consent/renew, signed with every secret, under the message's SID", async () => {
+    const start = { intent: "start", phone: "+16175550142", messageSid: "SM43" };
+    const { result, requests } = await record(
+      [{ statusCode: 200, body: '{"recorded":true,"leadsReleased":1}' }],
+      start,
+    );
+    expect(result).toEqual([
+      { json: { ...start, attempts: 1, retry: false, recorded: true, site: { recorded: true, leadsReleased: 1 } } },
+    ]);
+    expect(requests).toHaveLength(1);
+    const [request] = requests;
+    expect(request!.url).toBe("http://site.test/api/consent/renew");
+    expect(JSON.parse(request!.body)).toEqual({ phone: "+16175550142" });
+    expect(request!.headers["webhook-id"]).toBe("SM43");
+    for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
+  });
+
+  it("alerts without the number when a START cannot be recorded, saying the waiting sign-up stays unsent", async () => {
+    const start = { intent: "start", phone: "+16175550142", messageSid: "SM43" };
+    const run = await record(
+      [
+        { statusCode: 400, body: "" },
+        { statusCode: 200, body: "ok" },
+      ],
+      start,
+    );
+    expect(run.error?.message).toBe(
+      "The START (Twilio message SM43) was not recorded at the site: HTTP 400 after 1 attempt(s); alert sent.",
+    );
+    const alerts = run.requests.filter((request) => request.url === "http://alerts.test/hook");
+    const { text } = JSON.parse(alerts[0]!.body) as { text: string };
+    expect(text).toContain("a START reply could not be recorded at the site");
+    expect(text).toContain("a sign-up waiting for this START stays unsent");
+    for (const spelling of ["+16175550142", "6175550142", "0142"]) expect(text).not.toContain(spelling);
+  });
+
+  it("does nothing for a message that is neither STOP nor START", async () => {
+    for (const intent of ["help", "other", "refused"]) expect((await record([], { intent })).requests).toEqual([]);
   });
 
   it("makes one attempt per run and hands n8n's Wait node the schedule's next delay while the site fails, under the same webhook-id", async () => {
@@ -564,7 +604,7 @@ describe("recording a STOP at the site", () => {
       expect(run.requests.length).toBeLessThanOrEqual(2);
       expect(run.requests.reduce((sum, request) => sum + (request.timeout ?? Infinity), 0)).toBeLessThanOrEqual(13_000);
     }
-    expect(nodeCode("Record the STOP")).not.toMatch(/setTimeout\(|sleep\(/);
+    expect(nodeCode("Record STOP or START")).not.toMatch(/setTimeout\(|sleep\(/);
   });
 
   it("by default keeps trying for more than an hour before it gives up", async () => {

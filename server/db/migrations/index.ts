@@ -4,6 +4,7 @@ import consent from "./0002-consent.json";
 import alerts from "./0003-alerts.json";
 import alertState from "./0004-alert-state.json";
 import limitCounts from "./0005-limit-counts.json";
+import consentRenewal from "./0006-consent-renewal.json";
 import { migrationOf } from "./plan";
 
 /**
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "0003-alerts": migrationOf(alerts),
   "0004-alert-state": migrationOf(alertState),
   "0005-limit-counts": migrationOf(limitCounts),
+  "0006-consent-renewal": migrationOf(consentRenewal),
 };

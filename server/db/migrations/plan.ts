@@ -3,13 +3,16 @@ import type { ColumnDataType, ColumnDefinitionBuilder, Kysely, Migration } from 
 /**
  * A migration as data: the tables it creates, each with its columns written
  * as SQL reads them ("text not null default 0"), its primary key when it
- * spans columns, and its indexes; and the indexes it adds to tables an
- * earlier migration made. `why` says what a table or an index is for.
+ * spans columns, and its indexes; the columns it adds to tables an earlier
+ * migration made (`alter`); and the indexes it adds to those tables. `why`
+ * says what a table, a column or an index is for.
  */
 export type Plan = {
   tables?: Record<string, Table>;
+  alter?: Record<string, { columns: Record<string, Column> }>;
   indexes?: Record<string, Index & { on: string }>;
 };
+type Column = { why?: string; spec: string };
 type Table = { why?: string; columns: Record<string, string>; primaryKey?: string[]; indexes?: Record<string, Index> };
 type Index = { why?: string; columns: string[] };
 
@@ -49,9 +52,12 @@ async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record
     await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
-/** The migration a plan describes: up creates each table and index in order; down drops what up made, last first. */
+/** The migration a plan describes: up creates each table, column and index in order; down drops what up made, last first. */
 export function migrationOf(plan: Plan): Migration {
   const tables = Object.entries(plan.tables ?? {});
+  const added = Object.entries(plan.alter ?? {}).flatMap(([table, { columns }]) =>
+    Object.entries(columns).map(([column, { spec }]) => ({ table, column, spec })),
+  );
   const indexes = Object.entries(plan.indexes ?? {});
   return {
     async up(db) {
@@ -63,11 +69,19 @@ export function migrationOf(plan: Plan): Migration {
         await create.execute();
         await createIndexes(db, name, table.indexes);
       }
+      // A column added to rows that exist needs a default when it is not null: both engines refuse it otherwise.
+      for (const { table, column, spec } of added)
+        await db.schema
+          .alterTable(table)
+          .addColumn(column, ...columnOf(spec))
+          .execute();
       for (const [name, { on, ...index }] of indexes) await createIndexes(db, on, { [name]: index });
     },
     async down(db) {
       // A table's own indexes go with it.
       for (const [name] of indexes.toReversed()) await db.schema.dropIndex(name).execute();
+      for (const { table, column } of added.toReversed())
+        await db.schema.alterTable(table).dropColumn(column).execute();
       for (const [name] of tables.toReversed()) await db.schema.dropTable(name).execute();
     },
   };

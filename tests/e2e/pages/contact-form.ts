@@ -33,7 +33,8 @@ export class ContactFormPage {
     this.message = this.section.getByLabel(contactFields.message.label, { exact: true });
     this.submit = this.section.getByRole("button", { name: contactMessages.submit });
     this.busy = this.section.getByRole("button", { name: contactMessages.busy });
-    this.status = this.section.locator("[role=status]");
+    // Inline on the page, or, for a request that went through without JavaScript, on its result page (/sent/contact).
+    this.status = this.section.locator("[role=status]").or(this.page.locator("#result"));
   }
 
   async open() {

@@ -1,7 +1,7 @@
 // The "Read the message" node of "Sous: incoming texts": Twilio posts every
 // message a chef sends to /webhook/sous-sms-inbound. This node checks that
 // Twilio signed it, reads what the chef asked, and decides the TwiML answer;
-// a STOP is then recorded at the site by the next node, after Twilio has its answer.
+// a STOP or a START is then recorded at the site by the next node, after Twilio has its answer.
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
@@ -102,8 +102,8 @@ async function main(helpers) {
     const text = PROGRAM.help.replace(PROGRAM.supportEmailSlot, supportEmail);
     return { ...answer(200, twimlMessage(text), "text/xml"), intent };
   }
-  // Only a STOP carries the number on to the next node, which records it at the site.
-  return intent === "stop"
+  // Only a STOP or a START carries the number on to the next node, which records it at the site.
+  return intent === "stop" || intent === "start"
     ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid }
     : { ...twiml, intent };
 }
