@@ -328,6 +328,67 @@ describe("what each alert says", () => {
     expect(await tick(last + 30 * minute)).toHaveLength(2);
   });
 
+  it("a failing alert after flaps counts them, though the channel last said it works", async () => {
+    // Failing past the grace period after a quiet interval's recovery: told, with the two outages counted.
+    await leads("pending", at);
+    await told("pending", at);
+    await deliverAll();
+    await told("delivered", at + minute);
+    await tick(at + 6 * minute);
+    await leads("pending", at + 10 * minute);
+    await told("pending", at + 10 * minute);
+    await deliverAll();
+    await told("delivered", at + 11 * minute);
+    await leads("pending", at + 12 * minute);
+    await told("pending", at + 12 * minute);
+    const [, , failing] = await tick(at + 17 * minute);
+    expect(failing).toMatchObject({ kind: "failing", since: new Date(at + 12 * minute).toISOString() });
+    expect(failing!.text).toContain(
+      "It failed 2 times in 7 min since 2026-11-24 16:10 UTC, working in between. Check the workflow",
+    );
+  });
+
+  it("an alert the chat refuses is logged, tried again by a pass a minute later at the soonest (by a new lead at once), and told once it is taken", async () => {
+    const errors = vi.mocked(console.error);
+    chat.outage(503);
+    await leads("pending", at);
+    expect(await told("pending", at)).toHaveLength(1);
+    expect(chat.received.at(-1)!.answered).toBe(503);
+    expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual({
+      time: expect.any(String),
+      level: "error",
+      event: "alert_failed",
+      kind: "failing",
+      form: "waitlist",
+      reason: "status",
+      status: 503,
+    });
+    // A pass within the minute does not try again; one after it does.
+    expect(await tick(at + 30_000)).toHaveLength(1);
+    expect(await tick(at + 59_999)).toHaveLength(1);
+    expect(await tick(at + minute)).toHaveLength(2);
+    // A new lead's review tries again at once.
+    expect(await told("pending", at + minute + 1)).toHaveLength(3);
+    chat.outage(undefined);
+    expect(await tick(at + minute + 2)).toHaveLength(3);
+    const taken = await tick(at + 2 * minute + 1);
+    expect(taken.map((alert) => [alert.kind, chat.received.at(-1)!.answered])).toContainEqual(["failing", 200]);
+    expect(taken).toHaveLength(4);
+    // Told: nothing more within the interval.
+    expect(await tick(at + 10 * minute)).toHaveLength(4);
+  });
+
+  it("a dead alert the chat refused goes out with the next dead lead, not an interval later", async () => {
+    await leads("dead", at);
+    chat.outage(500);
+    expect((await told("dead", at)).map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
+    chat.outage(undefined);
+    await leads("dead", at + minute);
+    const kinds = (await told("dead", at + minute)).map((alert) => alert.kind);
+    expect(kinds.filter((kind) => kind === "dead")).toHaveLength(2);
+    expect(chat.received.at(-1)!.answered).toBe(200);
+  });
+
   it("a failure that lasts past the grace period after a recovery is told within the interval; a shorter one is not", async () => {
     await leads("pending", at);
     await told("pending", at);
