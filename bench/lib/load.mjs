@@ -20,16 +20,21 @@ export function percentile(values, p) {
     : sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
 }
 
-/** One autocannon run. Only 2xx answers count: a server that answers errors fast should not look fast. */
-export async function load(options) {
+/**
+ * One autocannon run. Only 2xx answers count (and 3xx with `redirects`, for a
+ * post that ends in a redirect): a server that answers errors fast should not
+ * look fast.
+ */
+export async function load({ redirects = false, ...options }) {
   const result = await autocannon({ connections, ...options });
   const { p50, p99 } = result.latency;
+  const ok = result["2xx"] + (redirects ? result["3xx"] : 0);
   return {
-    perSecond: result["2xx"] / result.duration,
+    perSecond: ok / result.duration,
     p50Ms: p50,
     p99Ms: p99,
-    ok: result["2xx"],
-    non2xx: result.non2xx,
+    ok,
+    non2xx: result.non2xx - (redirects ? result["3xx"] : 0),
     errors: result.errors,
   };
 }
