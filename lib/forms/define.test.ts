@@ -11,6 +11,8 @@ describe("registryOf", () => {
     expect(registry.formNames).toStrictEqual(["contact", "waitlist"]);
     expect(registry.formPages).toStrictEqual(["/", "/signup"]);
     expect(registry.consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
+    // Where a post without JavaScript lands: each form's result page, and the START page of a form that keeps consent.
+    expect(registry.resultPages).toStrictEqual(["/sent/contact", "/sent/waitlist", "/sent/waitlist/text-start"]);
   });
 
   it("knows only the names of its own forms", () => {

@@ -295,12 +295,36 @@ describe("POST /api/consent/renew", () => {
     ]);
   });
 
+  it("answers 503 when the database does not answer, so the workflow retries, and 413 past 4 KiB; records the START once it is back", async () => {
+    const phone = number();
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    const down = await renew({ phone }, { id: "SM-start-outage" });
+    expect([down.status, await down.text()]).toStrictEqual([503, "Service Unavailable"]);
+    expect(logged("consent_renew_failed")).toStrictEqual([
+      expect.objectContaining({ level: "error", message: expect.stringContaining("DATA_DIR") }),
+    ]);
+    vi.unstubAllEnvs();
+    vi.stubEnv("CONSENT_WEBHOOK_SECRET", secret);
+    const large = await renew({ phone, padding: "x".repeat(4_096) });
+    expect([large.status, await large.text()]).toStrictEqual([413, "Payload Too Large"]);
+    expect(logged("consent_renew_refused")).toStrictEqual([expect.objectContaining({ reason: "too_large" })]);
+    expect(await (await renew({ phone }, { id: "SM-start-outage" })).json()).toStrictEqual({
+      recorded: true,
+      leadsReleased: 0,
+    });
+  });
+
   it("records a START with nothing waiting, and refuses what is not one", async () => {
     const phone = number();
     expect(await (await renew({ phone })).json()).toStrictEqual({ recorded: true, leadsReleased: 0 });
     expect(released).toBe(0);
-    expect((await renew({ phone: "12" })).status).toBe(400);
-    expect((await renew("START")).status).toBe(400);
+    const notANumber = await renew({ phone: "12" });
+    expect([notANumber.status, await notANumber.text()]).toStrictEqual([400, "The phone is not a possible number"]);
+    const notJson = await renew("START");
+    expect([notJson.status, await notJson.text()]).toStrictEqual([
+      400,
+      'The body must be JSON: {"phone": "+15551234567"}',
+    ]);
     expect(logged("consent_renew_refused").map((line) => line.reason)).toStrictEqual(["phone", "body"]);
     vi.stubEnv("CONSENT_WEBHOOK_SECRET", "");
     expect((await renew({ phone })).status).toBe(404);

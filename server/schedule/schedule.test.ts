@@ -41,6 +41,37 @@ describe("retention, with a scheduled pass", () => {
   });
 });
 
+describe("retention of sign-ups that wait for a START", () => {
+  it("lets go, unsent, a sign-up that waited more than LEAD_RETENTION_DAYS; a younger one keeps waiting", async () => {
+    const db = await store();
+    const [old, young] = [waitlistLead("+15558800001"), waitlistLead("+15558800002")];
+    await db.db
+      .insertInto("leads")
+      .values([
+        { ...old, state: "awaiting_start", created_at: Date.now() - 31 * 86_400_000 },
+        { ...young, state: "awaiting_start", created_at: Date.now() - 29 * 86_400_000 },
+      ])
+      .execute();
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+    expect(await row(old.id)).toMatchObject({
+      state: "revoked",
+      payload: null,
+      dedupe_key: null,
+      last_failure: "no START within retention",
+    });
+    expect(await row(young.id)).toMatchObject({ state: "awaiting_start", payload: young.payload });
+    expect(logged("unrenewed_signups_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 }),
+    ]);
+    // Nothing old left: no line, and the young one still waits.
+    retentionRuns.last = 0;
+    await scheduledPass(readEnv());
+    expect(logged("unrenewed_signups_forgotten")).toHaveLength(1);
+    expect(await row(young.id)).toMatchObject({ state: "awaiting_start" });
+  });
+});
+
 describe("retention, with a pass", () => {
   it("runs at most every ten minutes per process, and says nothing when nothing was old enough", async () => {
     const delivery = await send(payload());

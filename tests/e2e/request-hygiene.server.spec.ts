@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { startNextServer } from "../support/next-server";
@@ -12,11 +15,15 @@ import { expect, test } from "./fixtures";
 test.describe.configure({ mode: "serial" });
 
 let server: Started;
+let dataDir: string;
 test.beforeAll(async () => {
-  server = await startNextServer({ CONSENT_WEBHOOK_SECRET: newWebhookSecret() });
+  // A database of its own: /api/health answers for this server alone, whatever the other specs left.
+  dataDir = await mkdtemp(path.join(tmpdir(), "sous-hygiene-"));
+  server = await startNextServer({ CONSENT_WEBHOOK_SECRET: newWebhookSecret(), DATA_DIR: dataDir });
 });
 test.afterAll(async () => {
   await server.stop();
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** One request written by hand, as fetch refuses to send TRACE and CONNECT: its status line and headers. */

@@ -45,6 +45,7 @@ export async function postSignupWithoutScript(
   fields: Record<string, string>,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
+  { follow = true }: { follow?: boolean } = {},
 ) {
   const html = await (await fetch(`${baseUrl}/signup`, { signal })).text();
   const form = new FormData();
@@ -52,9 +53,20 @@ export async function postSignupWithoutScript(
     form.append(name ?? "", decodeEntities(value ?? ""));
   }
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  // Followed as a browser would: a sign-up that went through ends in a 303 to its result page.
-  const response = await fetch(`${baseUrl}/signup`, { method: "POST", body: form, headers, signal });
-  return { status: response.status, html: await response.text(), url: new URL(response.url).pathname };
+  // Followed as a browser would, unless asked not to: a sign-up that went through ends in a 303 to its result page.
+  const response = await fetch(`${baseUrl}/signup`, {
+    method: "POST",
+    body: form,
+    headers,
+    signal,
+    redirect: follow ? "follow" : "manual",
+  });
+  return {
+    status: response.status,
+    html: await response.text(),
+    url: new URL(response.url).pathname,
+    location: response.headers.get("location"),
+  };
 }
 
 function decodeEntities(text: string) {
