@@ -8,6 +8,7 @@ import { recordConsent, renewConsent, revokeConsent } from "@/server/consent/con
 import { disclosureOf } from "@/server/consent/disclosure";
 import { connect, sqliteFile } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
+import { SQLite } from "@/server/db/sqlite-driver";
 import { insertClaimed, newClaim, settle } from "@/server/leads/lead-store";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
@@ -67,6 +68,12 @@ beforeAll(async () => {
     .values({ form: "waitlist", reported: "failing", reported_at: 5_000, failures: 2, first_failure_at: 4_000 })
     .execute();
   await source.db.destroy();
+  // destroy() does not wait for the checkpointer's worker, which may still copy the WAL into the file a moment
+  // later: the WAL copied and emptied here first, "as it was" is measured on a file nothing writes to.
+  const settled = new SQLite(sqliteFile(dataDir));
+  settled.pragma("busy_timeout = 5000");
+  settled.pragma("wal_checkpoint(TRUNCATE)");
+  settled.close();
 }, 120_000);
 
 afterAll(async () => {
