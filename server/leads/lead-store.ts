@@ -19,18 +19,19 @@ const openStates: LeadState[] = ["pending", "held", "dead"];
 const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, "leads">) =>
   eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]);
 
-/** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
-export async function insertClaimed(
-  { db }: Store,
-  lead: Insertable<LeadsTable>,
-  claim: Claim,
-): Promise<LeadRow | undefined> {
+/** Keeps a new lead, as given; undefined when an open lead with the same values is kept already. */
+function insertLead({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRow | undefined> {
   return db
     .insertInto("leads")
-    .values({ ...lead, claimed_by: claim.token, claimed_until: claim.until })
+    .values(lead)
     .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
+export function insertClaimed(store: Store, lead: Insertable<LeadsTable>, claim: Claim) {
+  return insertLead(store, { ...lead, claimed_by: claim.token, claimed_until: claim.until });
 }
 
 /**
@@ -38,13 +39,8 @@ export async function insertClaimed(
  * state awaiting_start, until the phone texts START. Undefined when an open
  * lead with the same values is kept already.
  */
-export function insertAwaitingStart({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRow | undefined> {
-  return db
-    .insertInto("leads")
-    .values({ ...lead, state: "awaiting_start", claimed_by: null, claimed_until: null })
-    .onConflict((conflict) => conflict.column("dedupe_key").doNothing())
-    .returningAll()
-    .executeTakeFirst();
+export function insertAwaitingStart(store: Store, lead: Insertable<LeadsTable>) {
+  return insertLead(store, { ...lead, state: "awaiting_start", claimed_by: null, claimed_until: null });
 }
 
 export function openLeadByKey({ db }: Store, key: string) {

@@ -30,17 +30,13 @@ const WAIT_POLL_MS = 100;
 
 /**
  * `inserted`: the row is the new lead these values made, not an open one found
- * again. `repeat`: the number is on the list already, delivered or held: nothing
- * is made or sent. `awaitingStart`: the number's consent was revoked; the
- * sign-up waits for a START from the phone.
+ * again. `kept`, nothing sent: via `repeat`, the number is on the list
+ * already, delivered or held; via `awaiting_start`, the number's consent was
+ * revoked and the sign-up waits for a START from the phone.
  */
-type Taken =
-  | { row: LeadRow; inserted?: true }
-  | { delivered: LeadRow }
-  | { busy: LeadRow }
-  | { repeat: LeadRow }
-  | { awaitingStart: LeadRow };
-type Found = { repeat: LeadRow } | { awaitingStart: LeadRow } | { inserted?: LeadRow; open?: LeadRow };
+type Kept = { kept: LeadRow; via: "repeat" | "awaiting_start" };
+type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow } | Kept;
+type Found = Kept | { inserted?: LeadRow; open?: LeadRow };
 
 /**
  * Keeps a new lead, claimed by this visitor, or finds the open lead the same
@@ -67,13 +63,13 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
           (await insertAwaitingStart(trx, fresh)) ??
           (await openLeadByKey(trx, fresh.dedupe_key!))!;
         await recordConsent(db, consent, waiting.id, fresh.created_at, { putsInForce: false });
-        return { awaitingStart: waiting };
+        return { kept: waiting, via: "awaiting_start" };
       }
       const prior = state === "in force" ? await latestLeadOfNumber(db, fresh.form, consent.phone) : undefined;
       if (prior) {
         await recordConsent(db, consent, prior.id, fresh.created_at);
         const waiting = prior.state === "pending" || prior.state === "dead";
-        return waiting ? { open: prior } : { repeat: prior };
+        return waiting ? { open: prior } : { kept: prior, via: "repeat" };
       }
     }
     const inserted = await insertClaimed(trx, fresh, claim);
@@ -101,8 +97,7 @@ async function take(
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
     const found = await insertWithConsent(store, fresh, claim, consent);
-    if ("repeat" in found) return { repeat: found.repeat };
-    if ("awaitingStart" in found) return { awaitingStart: found.awaitingStart };
+    if ("kept" in found) return found;
     const { inserted, open } = found;
     // Written, so a crash of this process loses nothing; on disk with the
     // settlement that follows, before the visitor is answered.
@@ -165,13 +160,9 @@ export async function submitLead(
   }
 
   if ("delivered" in taken) return deliveryOf(taken.delivered.id, started, { ok: true });
-  if ("repeat" in taken) {
+  if ("kept" in taken) {
     await store!.durable();
-    return deliveryOf(taken.repeat.id, started, { ok: true }, { via: "repeat" });
-  }
-  if ("awaitingStart" in taken) {
-    await store!.durable();
-    return deliveryOf(taken.awaitingStart.id, started, { ok: true }, { via: "awaiting_start" });
+    return deliveryOf(taken.kept.id, started, { ok: true }, { via: taken.via });
   }
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
   // The new lead goes out as made here; an open one found again is read from its row.
