@@ -80,7 +80,7 @@ describe("checkEnvironmentAtStart", () => {
     expect(loggedLines(warn)).toContainEqual(
       expect.objectContaining({
         event: "consent_revoke_unset",
-        message: expect.stringContaining("npm run consent -- revoke"),
+        message: expect.stringMatching(/\/api\/consent\/renew answer 404.*npm run consent -- revoke/),
       }),
     );
     warn.mockClear();

@@ -190,7 +190,7 @@ export async function checkEnvironmentAtStart() {
     logEvent("warn", {
       event: "consent_revoke_unset",
       message:
-        "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke answers 404, so STOP replies must be recorded with npm run consent -- revoke",
+        "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke and /api/consent/renew answer 404, so STOP replies must be recorded with npm run consent -- revoke, and a START cannot put a number back in force",
     });
   }
   if (env.REDIS_URL) {
