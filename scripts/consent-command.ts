@@ -10,15 +10,14 @@ import {
   consentRecords,
   consentStates,
   revocationChannels,
-  revokeConsent,
   type ConsentRecord,
   type RenewalRecord,
   type RevocationChannel,
   type RevocationRecord,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
+import { revokeConsent } from "@/server/leads/consent-changes";
 import { readEnv } from "@/server/env";
-import { consentForms } from "@/lib/forms";
 import { toCsv } from "./csv";
 import { jsonSafe, safeSinks } from "./safe-output";
 
@@ -191,11 +190,11 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
     if (!(revocationChannels as readonly string[]).includes(values.channel))
       throw new Error(`--channel is one of ${revocationChannels.join(", ")}`);
     const store = await database(env);
-    const result = await revokeConsent(
-      store,
-      { phone, channel: values.channel as RevocationChannel, source: "operator" },
-      consentForms,
-    );
+    const result = await revokeConsent(store, {
+      phone,
+      channel: values.channel as RevocationChannel,
+      source: "operator",
+    });
     await store.durable();
     return print(
       `Recorded: consent of ${phone} ended now (${values.channel}); ${result.leadsStopped} undelivered lead${result.leadsStopped === 1 ? "" : "s"} will not be sent.`,

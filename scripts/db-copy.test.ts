@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordConsent, renewConsent, revokeConsent } from "@/server/consent/consent-store";
+import { recordConsent } from "@/server/consent/consent-store";
+import { renewConsent, revokeConsent } from "@/server/leads/consent-changes";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { connect, sqliteFile } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
@@ -22,7 +23,6 @@ beforeAll(async () => {
   postgres = await startPostgresServer();
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-copy-"));
   const source = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
-  const forms = [{ form: "waitlist", phoneKey: "phone" }];
   const texts = [
     disclosureOf("I agree, first wording."),
     disclosureOf('I agree, "second" wording,\nwith a line break.'),
@@ -54,11 +54,7 @@ beforeAll(async () => {
       ]);
     }
     if (i % 7 === 0)
-      await revokeConsent(
-        source,
-        { phone, channel: "sms", source: "workflow", messageId: `SM${i}`, at: 4_000 + i },
-        forms,
-      );
+      await revokeConsent(source, { phone, channel: "sms", source: "workflow", messageId: `SM${i}`, at: 4_000 + i });
     if (i % 14 === 0) await renewConsent(source, { phone, messageId: `SMstart${i}`, at: 4_500 + i });
   }
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();

@@ -2,6 +2,7 @@ import "server-only";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { database, postgresTarget, sqliteFile } from "./db/connect";
+import { linkUnrecordedLeads } from "@/server/upgrade/consent-links";
 import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import {
@@ -138,6 +139,7 @@ export async function checkEnvironmentAtStart() {
   warnReadableEnvFiles();
   const store = await openDatabase(env);
   await importLegacyLeads(store, env);
+  await linkUnrecordedLeads(store);
 
   for (const form of formNames) {
     const webhook = readWebhook(form);

@@ -3,7 +3,8 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { alertsSettled, claimAlert, noteOutcome, reviewReceivers } from "./alerts";
+import { claimAlert } from "./alert-store";
+import { alertsSettled, noteOutcome, reviewReceivers } from "./alerts";
 import type { Outcome } from "@/server/leads/outcomes";
 
 const open = setupBothEngines();
@@ -456,7 +457,7 @@ describe("docs/operating.md's alert table", () => {
     const start = doc.indexOf("## Health and alerts");
     const section = doc.slice(start, doc.indexOf("\n## ", start + 1));
     const documented = [...section.matchAll(/^\| `([a-z_]+)` +\| /gm)].map((match) => match[1]!);
-    const source = await readFile("server/alerts/alerts.ts", "utf8");
+    const source = await readFile("server/alerts/alert-store.ts", "utf8");
     const kinds = /export type AlertKind = ([^;]+);/
       .exec(source)![1]!
       .match(/"([a-z_]+)"/g)!

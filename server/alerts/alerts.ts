@@ -7,10 +7,23 @@ import { logEvent, messageOf } from "@/server/log";
 import { listenToStore, openLeadCounts, type StoreChange } from "@/server/leads/lead-store";
 import { listenToOutcomes, type Outcome } from "@/server/leads/outcomes";
 import { processWide } from "@/server/process-wide";
+import {
+  alertStateOf,
+  changeAlertState,
+  claimAlert,
+  claimReport,
+  failingSinceOf,
+  formsWithReceivers,
+  markFailing,
+  rearmAlert,
+  stopFailing,
+  unsaid,
+  type AlertKind,
+  type AlertState,
+  type Said,
+} from "./alert-store";
 import { postJson } from "@/server/webhooks/post-json";
 import { signatureHeaders } from "@/server/webhooks/signing";
-
-export type AlertKind = "failing" | "dead" | "held" | "recovered" | "database_down" | "database_up";
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -18,131 +31,6 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 function duration(ms: number) {
   const minutes = Math.max(1, Math.round(ms / 60_000));
   return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
-}
-
-/** Takes the right to send one alert of a kind for a form now, in one statement: false when one went out within the interval, from any instance. */
-export async function claimAlert({ db }: Store, kind: AlertKind, form: string, now: number, intervalMs: number) {
-  const row = await db
-    .insertInto("alerts")
-    .values({ kind, form, last_sent_at: now })
-    .onConflict((conflict) =>
-      conflict
-        .columns(["kind", "form"])
-        .doUpdateSet({ last_sent_at: now })
-        .where("alerts.last_sent_at", "<=", now - intervalMs),
-    )
-    .returning("kind")
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-type Said = "failing" | "working";
-
-/** What the channel last said of a form's receiver, and what happened since (alert_states). */
-type AlertState = {
-  reported: Said | null;
-  reported_at: number;
-  failures: number;
-  first_failure_at: number | null;
-  working_since: number | null;
-  working_how: "delivered" | "idle" | null;
-};
-const unsaid: AlertState = {
-  reported: null,
-  reported_at: 0,
-  failures: 0,
-  first_failure_at: null,
-  working_since: null,
-  working_how: null,
-};
-
-async function alertStateOf({ db }: Store, form: string): Promise<AlertState> {
-  const row = await db.selectFrom("alert_states").selectAll().where("form", "=", form).executeTakeFirst();
-  return row
-    ? {
-        ...row,
-        reported_at: Number(row.reported_at),
-        failures: Number(row.failures),
-        first_failure_at: row.first_failure_at === null ? null : Number(row.first_failure_at),
-        working_since: row.working_since === null ? null : Number(row.working_since),
-      }
-    : unsaid;
-}
-
-/** Changes a form's alert state, making its row first. */
-async function changeAlertState({ db }: Store, form: string, change: Partial<AlertState>) {
-  await db
-    .insertInto("alert_states")
-    .values({ form, ...change })
-    .onConflict((conflict) => conflict.column("form").doUpdateSet(change))
-    .execute();
-}
-
-/** Since when a form's receiver has been failing, or null while it delivers. */
-async function failingSinceOf({ db }: Store, form: string) {
-  const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
-  return row?.failing_since === null || row?.failing_since === undefined ? null : Number(row.failing_since);
-}
-
-/**
- * Marks a form's receiver failing, unless it is already. A failure that
- * starts an outage is counted for the next alert's summary, and its dead
- * leads will be told of whatever an earlier outage's were.
- */
-async function markFailing(store: Store, form: string, now: number) {
-  const { db } = store;
-  const started = await db
-    .insertInto("receivers")
-    .values({ form, failing_since: now })
-    .onConflict((conflict) =>
-      conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null),
-    )
-    .returning("failing_since")
-    .executeTakeFirst();
-  if (started) {
-    await db
-      .insertInto("alert_states")
-      .values({ form, failures: 1, first_failure_at: now })
-      .onConflict((conflict) =>
-        conflict.column("form").doUpdateSet((eb) => ({
-          failures: eb("alert_states.failures", "+", 1),
-          first_failure_at: eb.fn.coalesce("alert_states.first_failure_at", eb.val(now)),
-          working_since: null,
-          working_how: null,
-        })),
-      )
-      .execute();
-    await rearm(store, "dead", form);
-  }
-}
-
-/**
- * Marks a form's receiver working again, if it was failing since `since`:
- * by a delivery, or because nothing of its form is waiting any more.
- */
-async function stopFailing(store: Store, form: string, since: number, how: "delivered" | "idle", now: number) {
-  const { numUpdatedRows } = await store.db
-    .updateTable("receivers")
-    .set({ failing_since: null })
-    .where("form", "=", form)
-    .where("failing_since", "=", since)
-    .executeTakeFirst();
-  if (numUpdatedRows > 0n) await changeAlertState(store, form, { working_since: now, working_how: how });
-}
-
-/** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
-export async function failingReceivers({ db }: Store) {
-  const rows = await db
-    .selectFrom("receivers")
-    .select(["form", "failing_since"])
-    .where("failing_since", "is not", null)
-    .execute();
-  return rows.map((row) => ({ form: row.form, since: Number(row.failing_since) }));
-}
-
-/** Lets the next alert of a kind go out at once: each outage's dead leads are news, whatever an earlier one's were. */
-async function rearm({ db }: Store, kind: AlertKind, form: string) {
-  await db.updateTable("alerts").set({ last_sent_at: 0 }).where("kind", "=", kind).where("form", "=", form).execute();
 }
 
 /** How many of a form's leads are in each open state, and the oldest one's time. */
@@ -268,35 +156,7 @@ async function send(store: Store, kind: AlertKind, form: string, since: number, 
   const message = await alertMessage(store, kind, form, since, now);
   if (await post(kind, form, message, env, now)) return;
   // Not sent: the next event of this kind may try again, instead of an interval of silence.
-  await store.db
-    .updateTable("alerts")
-    .set({ last_sent_at: 0 })
-    .where("kind", "=", kind)
-    .where("form", "=", form)
-    .where("last_sent_at", "=", now)
-    .execute();
-}
-
-/**
- * Takes the right to tell the channel `said` about a form's receiver now, in
- * one statement, from the state this instance read: false when another
- * instance (or an earlier call) told it meanwhile.
- */
-async function claimReport({ db }: Store, form: string, read: AlertState, said: Said, now: number) {
-  // Told it works: the failures counted so far are told too. Told it fails: they go on counting, for the recovery.
-  const change =
-    said === "working"
-      ? { reported: said, reported_at: now, failures: 0, first_failure_at: null }
-      : { reported: said, reported_at: now };
-  const row = await db
-    .insertInto("alert_states")
-    .values({ form, ...change })
-    .onConflict((conflict) =>
-      conflict.column("form").doUpdateSet(change).where("alert_states.reported_at", "=", read.reported_at),
-    )
-    .returning("form")
-    .executeTakeFirst();
-  return row !== undefined;
+  await rearmAlert(store, kind, form, now);
 }
 
 /**
@@ -385,8 +245,7 @@ async function alertOn(store: Store, form: string, outcome: Outcome, env: Server
  * waiting is cleared, without waiting for a lead.
  */
 export async function reviewReceivers(store: Store, env: ServerEnv, now = Date.now()) {
-  const forms = await store.db.selectFrom("receivers").select("form").execute();
-  for (const { form } of forms) {
+  for (const form of await formsWithReceivers(store)) {
     try {
       await review(store, form, env, now, { byTimer: true });
     } catch (error) {

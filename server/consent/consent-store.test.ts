@@ -4,17 +4,10 @@ import type { LeadRow } from "@/server/leads/lead";
 import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/leads/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import {
-  consentRecords,
-  consentStates,
-  forgetOldConsents,
-  recordConsent,
-  revokeConsent,
-  type ConsentEvidence,
-} from "./consent-store";
+import { consentRecords, consentStates, forgetOldConsents, recordConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
+import { revokeConsent } from "@/server/leads/consent-changes";
 
-const forms = [{ form: "waitlist", phoneKey: "phone" }];
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 
 const lead = (phone: string, overrides: Partial<LeadRow> = {}) => waitlistLead(phone, overrides);
@@ -48,7 +41,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000001`;
     await signUp(store, phone, 5_000);
     await signUp(store, phone, 6_000);
-    await revokeConsent(store, { phone, channel: "email", source: "operator", at: 7_000 }, forms);
+    await revokeConsent(store, { phone, channel: "email", source: "operator", at: 7_000 });
 
     const history = await consentRecords(store, { phone });
     expect(history.consents.map((record) => [record.consented_at, record.disclosure_text])).toStrictEqual([
@@ -85,11 +78,12 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
         .where("id", "=", row.id)
         .execute();
 
-    const result = await revokeConsent(
-      store,
-      { phone, channel: "sms", source: "workflow", messageId: `msg_${engine}_2` },
-      forms,
-    );
+    const result = await revokeConsent(store, {
+      phone,
+      channel: "sms",
+      source: "workflow",
+      messageId: `msg_${engine}_2`,
+    });
     expect(result).toMatchObject({ recorded: true, leadsStopped: 3 });
     for (const row of [pending, held, dead]) {
       expect(await leadById(store, row.id)).toMatchObject({
@@ -112,6 +106,30 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     expect(await leadById(store, again.id)).toMatchObject({ state: "pending" });
   });
 
+  it("find a number's leads by the key its records hold, where a search of the values would mislead", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000012`;
+    const other = `+1555${engine === "sqlite" ? 1 : 2}000013`;
+    // The number's own lead, its values written with a space after each colon (as Postgres' jsonb prints them):
+    // a text search for "phone":"<number>" does not find it.
+    const spaced = await signUp(store, phone, Date.now(), {
+      payload: `{"name": "Ada", "phone": "${phone}"}`,
+      claimed_by: null,
+      claimed_until: null,
+    });
+    // Someone else's lead that carries the number too, under a "phone" key of its own: a text search finds it.
+    const carries = await signUp(store, other, Date.now(), {
+      payload: JSON.stringify({ name: "Bea", phone: other, referredBy: { phone } }),
+      claimed_by: null,
+      claimed_until: null,
+    });
+
+    const result = await revokeConsent(store, { phone, channel: "sms", source: "workflow" });
+    expect(result).toMatchObject({ recorded: true, leadsStopped: 1 });
+    expect(await leadById(store, spaced.id)).toMatchObject({ state: "revoked", payload: null });
+    expect(await leadById(store, carries.id)).toMatchObject({ state: "pending", payload: carries.payload });
+  });
+
   it("let a sender that held a lead when it was revoked settle nothing but a delivery", async () => {
     const store = await open(engine);
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000004`;
@@ -122,7 +140,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
       .set({ claimed_by: claim.token, claimed_until: claim.until })
       .where("id", "=", row.id)
       .execute();
-    await revokeConsent(store, { phone, channel: "sms", source: "workflow" }, forms);
+    await revokeConsent(store, { phone, channel: "sms", source: "workflow" });
     await settle(store, row, claim, { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" }, []);
     expect(await leadById(store, row.id)).toMatchObject({ state: "revoked" });
   });
@@ -131,7 +149,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const store = await open(engine);
     const number = (n: number) => `+1556${engine === "sqlite" ? 1 : 2}${String(n).padStart(6, "0")}`;
     const revoke = (phone: string, at: number) =>
-      revokeConsent(store, { phone, channel: "sms", source: "workflow", at }, forms);
+      revokeConsent(store, { phone, channel: "sms", source: "workflow", at });
     await signUp(store, number(1), 1_000);
     await signUp(store, number(2), 1_000);
     await revoke(number(2), 2_000);
@@ -169,8 +187,8 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const store = await open(engine);
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000005`;
     const call = { phone, channel: "sms" as const, source: "workflow" as const, messageId: `msg_replayed_${engine}` };
-    expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: true });
-    expect(await revokeConsent(store, call, forms)).toMatchObject({ recorded: false, leadsStopped: 0 });
+    expect(await revokeConsent(store, call)).toMatchObject({ recorded: true });
+    expect(await revokeConsent(store, call)).toMatchObject({ recorded: false, leadsStopped: 0 });
     expect((await consentRecords(store, { phone })).revocations).toHaveLength(1);
   });
 
@@ -180,7 +198,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const day = 86_400_000;
     await signUp(store, phone, 10 * day);
     await signUp(store, phone, 20 * day);
-    await revokeConsent(store, { phone, channel: "other", source: "operator", at: 30 * day }, forms);
+    await revokeConsent(store, { phone, channel: "other", source: "operator", at: 30 * day });
 
     const since = await consentRecords(store, { since: 15 * day });
     expect(

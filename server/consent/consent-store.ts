@@ -30,7 +30,7 @@ export async function recordConsent(
   evidence: ConsentEvidence,
   leadId: string,
   now: number,
-  { putsInForce = true }: { putsInForce?: boolean } = {},
+  { putsInForce = true, id = `con_${randomUUID()}` }: { putsInForce?: boolean; id?: string } = {},
 ) {
   const { disclosure, shownVersion } = evidence;
   await db
@@ -42,7 +42,6 @@ export async function recordConsent(
     shownVersion && shownVersion !== disclosure.version
       ? await db.selectFrom("disclosures").select("version").where("version", "=", shownVersion).executeTakeFirst()
       : undefined;
-  const id = `con_${randomUUID()}`;
   await db
     .insertInto("consents")
     .values({
@@ -57,48 +56,29 @@ export async function recordConsent(
       disclosure_version: shown?.version ?? disclosure.version,
       puts_in_force: putsInForce ? 1 : 0,
     })
+    .onConflict((conflict) => conflict.column("id").doNothing())
     .execute();
   return id;
 }
 
-/** A number's leads on a form, found through the consent records, which name each sign-up's lead. */
-const leadsOfNumber = (db: Kysely<Database>, form: string, phone: string) =>
-  db
-    .selectFrom("consents")
-    .innerJoin("leads", "leads.id", "consents.lead_id")
-    .selectAll("leads")
-    .where("consents.phone", "=", phone)
-    .where("leads.form", "=", form);
-
 /**
- * The lead a number signed up under, on a form that asks consent, since its
- * consent was last revoked: its latest lead still waiting (pending, held or
- * dead) or delivered, found through the consent records, which name each
- * sign-up's lead. Undefined for a number with none (or only leads a
- * revocation stopped, or made before it: a number that rejoined is welcomed
- * again).
+ * The leads a number's consent records name: every sign-up of the number,
+ * accepted or evidence only, names the lead it was kept under. What a
+ * revocation stops and a START releases, found by key, never by the values.
  */
-export async function latestLeadOfNumber(db: Kysely<Database>, form: string, phone: string) {
-  const revoked = await db
+export async function leadIdsOfNumber(db: Kysely<Database>, phone: string) {
+  const rows = await db.selectFrom("consents").select("lead_id").where("phone", "=", phone).execute();
+  return [...new Set(rows.map((row) => row.lead_id))];
+}
+
+/** When the number's consent was last revoked, or undefined when it never was. */
+export async function lastRevokedAt(db: Kysely<Database>, phone: string) {
+  const row = await db
     .selectFrom("consent_revocations")
     .select((eb) => eb.fn.max("revoked_at").as("at"))
     .where("phone", "=", phone)
     .executeTakeFirst();
-  return leadsOfNumber(db, form, phone)
-    .where("leads.state", "in", ["pending", "held", "dead", "delivered"])
-    .where("leads.created_at", ">", Number(revoked?.at ?? -1))
-    .orderBy("leads.created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/** The lead of a number's web sign-up that waits for a START from the phone, if one does. */
-export function leadAwaitingStart(db: Kysely<Database>, form: string, phone: string) {
-  return leadsOfNumber(db, form, phone)
-    .where("leads.state", "=", "awaiting_start")
-    .orderBy("leads.created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
 }
 
 export const revocationChannels = ["sms", "email", "other"] as const;
@@ -113,56 +93,21 @@ export type Revocation = {
   at?: number;
 };
 
-/** Where a form's leads carry the number they text: the waitlist's payload key "phone". */
-export type ConsentForm = { form: string; phoneKey: string };
-
-/**
- * Records that a number's consent ended and stops its open leads, in one
- * transaction: a lead not yet delivered is never sent, loses its values, and
- * leaves its dedupe key free, so a new sign-up from the number is a new lead
- * with a new consent. A claim in flight is let go: its sender's settlement no
- * longer matches, unless the lead was acknowledged meanwhile.
- */
-export async function revokeConsent({ db }: Store, revocation: Revocation, forms: readonly ConsentForm[]) {
-  const at = revocation.at ?? Date.now();
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto("consent_revocations")
-      .values({
-        id: `rev_${randomUUID()}`,
-        phone: revocation.phone,
-        revoked_at: at,
-        channel: revocation.channel,
-        source: revocation.source,
-        message_id: revocation.messageId ?? null,
-      })
-      .onConflict((conflict) => conflict.column("message_id").doNothing())
-      .returning("id")
-      .executeTakeFirst();
-    if (!inserted) return { recorded: false, leadsStopped: 0 };
-
-    let leadsStopped = 0;
-    for (const { form, phoneKey } of forms) {
-      // The payload is the JSON the webhook gets: the key and the number sit side by side, quotes unescaped.
-      const pattern = `%${JSON.stringify({ [phoneKey]: revocation.phone }).slice(1, -1)}%`;
-      const { numUpdatedRows } = await trx
-        .updateTable("leads")
-        .set({
-          state: "revoked",
-          payload: null,
-          dedupe_key: null,
-          claimed_by: null,
-          claimed_until: null,
-          last_failure: "consent revoked",
-        })
-        .where("form", "=", form)
-        .where("state", "in", ["pending", "held", "dead", "awaiting_start"])
-        .where("payload", "like", pattern)
-        .executeTakeFirst();
-      leadsStopped += Number(numUpdatedRows);
-    }
-    return { recorded: true, id: inserted.id, leadsStopped };
-  });
+/** Records that a number's consent ended; undefined when its message_id was recorded already (a replay). */
+export async function recordRevocation(db: Kysely<Database>, revocation: Revocation) {
+  return db
+    .insertInto("consent_revocations")
+    .values({
+      id: `rev_${randomUUID()}`,
+      phone: revocation.phone,
+      revoked_at: revocation.at ?? Date.now(),
+      channel: revocation.channel,
+      source: revocation.source,
+      message_id: revocation.messageId ?? null,
+    })
+    .onConflict((conflict) => conflict.column("message_id").doNothing())
+    .returning("id")
+    .executeTakeFirst();
 }
 
 export type Renewal = {
@@ -172,39 +117,21 @@ export type Renewal = {
   at?: number;
 };
 
-/**
- * Records that the phone texted START after its consent was revoked, and
- * lets go the web sign-ups that waited for it, in one transaction: each lead
- * of the number awaiting a START becomes pending, due now, for the next
- * redelivery pass to send (once: it is claimed like any lead). Only the
- * workflow records a renewal, on a call signed like the revocation's.
- */
-export async function renewConsent({ db }: Store, renewal: Renewal) {
-  const at = renewal.at ?? Date.now();
-  return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto("consent_renewals")
-      .values({
-        id: `ren_${randomUUID()}`,
-        phone: renewal.phone,
-        renewed_at: at,
-        channel: "sms",
-        source: "workflow",
-        message_id: renewal.messageId,
-      })
-      .onConflict((conflict) => conflict.column("message_id").doNothing())
-      .returning("id")
-      .executeTakeFirst();
-    if (!inserted) return { recorded: false, leadsReleased: 0 };
-    const waiting = trx.selectFrom("consents").select("lead_id").where("phone", "=", renewal.phone);
-    const { numUpdatedRows } = await trx
-      .updateTable("leads")
-      .set({ state: "pending", next_attempt_at: at, claimed_by: null, claimed_until: null })
-      .where("state", "=", "awaiting_start")
-      .where("id", "in", waiting)
-      .executeTakeFirst();
-    return { recorded: true, id: inserted.id, leadsReleased: Number(numUpdatedRows) };
-  });
+/** Records that the phone texted START after a revocation; undefined when its message_id was recorded already (a replay). */
+export async function recordRenewal(db: Kysely<Database>, renewal: Renewal) {
+  return db
+    .insertInto("consent_renewals")
+    .values({
+      id: `ren_${randomUUID()}`,
+      phone: renewal.phone,
+      renewed_at: renewal.at ?? Date.now(),
+      channel: "sms",
+      source: "workflow",
+      message_id: renewal.messageId,
+    })
+    .onConflict((conflict) => conflict.column("message_id").doNothing())
+    .returning("id")
+    .executeTakeFirst();
 }
 
 export type ConsentRecord = Selectable<ConsentsTable> & { disclosure_text: string };
@@ -309,4 +236,46 @@ export async function forgetOldConsents({ db }: Store, cutoff: number) {
       renewals: Number(renewals.numDeletedRows),
     };
   });
+}
+
+/** Which of these leads a consent record names. */
+export async function leadsWithConsent(db: Kysely<Database>, leadIds: readonly string[]) {
+  const named = new Set<string>();
+  for (let start = 0; start < leadIds.length; start += PHONES_PER_QUERY) {
+    const rows = await db
+      .selectFrom("consents")
+      .select("lead_id")
+      .where("lead_id", "in", leadIds.slice(start, start + PHONES_PER_QUERY))
+      .execute();
+    for (const row of rows) named.add(row.lead_id);
+  }
+  return named;
+}
+
+/**
+ * What the record of a lead kept before consent records existed says: no
+ * text, address or page was kept for it. Stored once, like any disclosure.
+ */
+export const unrecordedDisclosure: Disclosure = {
+  version: "unrecorded",
+  text: "No consent record was kept for this sign-up: it was made before the site kept them. This row only ties the number to its lead, so a STOP finds it.",
+};
+
+/**
+ * Ties a lead made before consent records to its number (the upgrade's
+ * backfill), so a revocation finds it by key. Evidence of nothing: it puts no
+ * consent in force, and names the unrecorded disclosure.
+ */
+export function linkUnrecordedLead(db: Kysely<Database>, link: { phone: string; leadId: string; at: number }) {
+  const evidence: ConsentEvidence = {
+    phone: link.phone,
+    ip: null,
+    userAgent: null,
+    pageUrl: null,
+    javascript: false,
+    disclosure: unrecordedDisclosure,
+    shownVersion: null,
+  };
+  // One id per lead: two instances upgrading at once write one row.
+  return recordConsent(db, evidence, link.leadId, link.at, { putsInForce: false, id: `con_unrecorded_${link.leadId}` });
 }

@@ -270,7 +270,7 @@ describe("GET /api/health while a receiver fails", () => {
     const { connect } = await import("@/server/db/connect");
     const other = await connect({ DATA_DIR: String(process.env.DATA_DIR), DATABASE_URL: undefined });
     try {
-      const { failingReceivers } = await import("@/server/alerts/alerts");
+      const { failingReceivers } = await import("@/server/alerts/alert-store");
       expect(await failingReceivers(other)).toStrictEqual([{ form: "waitlist", since }]);
     } finally {
       await other.db.destroy();

@@ -1,7 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
-import { failingReceivers } from "@/server/alerts/alerts";
-import { openLeadCounts, storeAnswered, storeFailed } from "@/server/leads/lead-store";
+import { failingReceivers } from "@/server/alerts/alert-store";
+import { lastDeliveredAt, openLeadCounts, storeAnswered, storeFailed } from "@/server/leads/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
@@ -45,7 +45,6 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
   const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));
   try {
     const store = await database(env);
-    const { db } = store;
     for (const row of await openLeadCounts(store)) {
       const form = (forms[row.form] ??= emptyFigures());
       if (row.state === "held" || row.state === "dead") form[row.state] = row.count;
@@ -57,14 +56,8 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
     if (figures) {
       await Promise.all(
         Object.entries(forms).map(async ([form, figure]) => {
-          const last = await db
-            .selectFrom("leads")
-            .select((eb) => eb.fn.max("delivered_at").as("at"))
-            .where("form", "=", form)
-            .where("state", "=", "delivered")
-            .executeTakeFirst();
-          figure.lastDeliveredAt =
-            last?.at === null || last?.at === undefined ? null : new Date(Number(last.at)).toISOString();
+          const last = await lastDeliveredAt(store, form);
+          figure.lastDeliveredAt = last === null ? null : new Date(last).toISOString();
         }),
       );
     }

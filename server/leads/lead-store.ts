@@ -109,6 +109,103 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
     .executeTakeFirst();
 }
 
+/** The latest of these leads on a form in one of these states, made after `after`. */
+function latestAmong({ db }: Store, ids: readonly string[], form: string, states: LeadState[], after = -1) {
+  if (!ids.length) return Promise.resolve(undefined);
+  return db
+    .selectFrom("leads")
+    .selectAll()
+    .where("id", "in", ids)
+    .where("form", "=", form)
+    .where("state", "in", states)
+    .where("created_at", ">", after)
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * The latest of these leads (a number's, named by its consent records) on a
+ * form made after `after`, still waiting (pending, held or dead) or
+ * delivered: the lead the number was welcomed under, if any.
+ */
+export const latestLeadAmong = (store: Store, form: string, ids: readonly string[], after: number) =>
+  latestAmong(store, ids, form, [...openStates, "delivered"], after);
+
+/** The latest of these leads on a form that waits for a START from the phone, if one does. */
+export const awaitingStartAmong = (store: Store, form: string, ids: readonly string[]) =>
+  latestAmong(store, ids, form, ["awaiting_start"]);
+
+/**
+ * A revocation: these leads, if not delivered yet, are never sent. Each loses
+ * its values and leaves its dedupe key free, so a new sign-up is a new lead
+ * with a new consent. A claim in flight is let go: its sender's settlement
+ * no longer matches, unless the lead was acknowledged meanwhile.
+ */
+export async function stopLeads({ db }: Store, ids: readonly string[]) {
+  if (!ids.length) return 0;
+  const { numUpdatedRows } = await db
+    .updateTable("leads")
+    .set({
+      state: "revoked",
+      payload: null,
+      dedupe_key: null,
+      claimed_by: null,
+      claimed_until: null,
+      last_failure: "consent revoked",
+    })
+    .where("id", "in", ids)
+    .where("state", "in", [...openStates, "awaiting_start"])
+    .executeTakeFirst();
+  return Number(numUpdatedRows);
+}
+
+/** A START: those of these leads that waited for it become pending, due `at`, for the next pass to send (once: claimed like any lead). */
+export async function releaseAwaitingStart({ db }: Store, ids: readonly string[], at: number) {
+  if (!ids.length) return 0;
+  const { numUpdatedRows } = await db
+    .updateTable("leads")
+    .set({ state: "pending", next_attempt_at: at, claimed_by: null, claimed_until: null })
+    .where("id", "in", ids)
+    .where("state", "=", "awaiting_start")
+    .executeTakeFirst();
+  return Number(numUpdatedRows);
+}
+
+/** The open leads (and those awaiting a START) of these forms, oldest first: what the upgrade ties to their numbers. */
+export function openLeadsOf({ db }: Store, forms: readonly string[]) {
+  if (!forms.length) return Promise.resolve([]);
+  return db
+    .selectFrom("leads")
+    .select(["id", "form", "payload", "created_at"])
+    .where("form", "in", forms)
+    .where("state", "in", [...openStates, "awaiting_start"])
+    .orderBy("created_at")
+    .execute();
+}
+
+/** Keeps a lead an older store kept, with its webhook-id and schedule; false when it is in the table already. */
+export async function importLead({ db }: Store, lead: Insertable<LeadsTable>) {
+  const rows = await db
+    .insertInto("leads")
+    .values(lead)
+    .onConflict((conflict) => conflict.doNothing())
+    .returning("id")
+    .execute();
+  return rows.length > 0;
+}
+
+/** When the form's last delivered lead was delivered, or null when none was. */
+export async function lastDeliveredAt({ db }: Store, form: string) {
+  const row = await db
+    .selectFrom("leads")
+    .select((eb) => eb.fn.max("delivered_at").as("at"))
+    .where("form", "=", form)
+    .where("state", "=", "delivered")
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
 export type AttemptRecord = Omit<LeadAttemptsTable, "lead_id" | "number">;
 
 /**

@@ -1,22 +1,19 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  consentStates,
-  latestLeadOfNumber,
-  leadAwaitingStart,
-  recordConsent,
-  type ConsentEvidence,
-} from "@/server/consent/consent-store";
+import { consentStates, recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { leadKey, newWebhookId, rowOf, type Lead, type LeadRow } from "./lead";
+import { leadsOfNumber } from "./consent-changes";
 import {
+  awaitingStartAmong,
   CLAIM_MARGIN_MS,
   claimById,
   insertAwaitingStart,
   insertClaimed,
   leadById,
+  latestLeadAmong,
   newClaim,
   openLeadByKey,
   storeAnswered,
@@ -57,15 +54,17 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
     const trx = { ...store, db };
     if (consent) {
       const state = (await consentStates(trx, [consent.phone])).get(consent.phone);
+      const number = state === "none" ? undefined : await leadsOfNumber(trx, consent.phone);
       if (state === "revoked") {
         const waiting =
-          (await leadAwaitingStart(db, fresh.form, consent.phone)) ??
+          (await awaitingStartAmong(trx, fresh.form, number!.ids)) ??
           (await insertAwaitingStart(trx, fresh)) ??
           (await openLeadByKey(trx, fresh.dedupe_key!))!;
         await recordConsent(db, consent, waiting.id, fresh.created_at, { putsInForce: false });
         return { kept: waiting, via: "awaiting_start" };
       }
-      const prior = state === "in force" ? await latestLeadOfNumber(db, fresh.form, consent.phone) : undefined;
+      // Only leads since the number's last revocation count: a number that left and came back is welcomed again.
+      const prior = number && (await latestLeadAmong(trx, fresh.form, number.ids, number.revokedAt));
       if (prior) {
         await recordConsent(db, consent, prior.id, fresh.created_at);
         const waiting = prior.state === "pending" || prior.state === "dead";

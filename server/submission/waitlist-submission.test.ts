@@ -5,8 +5,8 @@ import { forgetSignups, stubActionEnv, withoutDelivery, heldLeads } from "@/test
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/submission/send-form";
-import { consentForms } from "@/lib/forms";
-import { consentStates, renewConsent, revokeConsent } from "@/server/consent/consent-store";
+import { consentStates } from "@/server/consent/consent-store";
+import { renewConsent, revokeConsent } from "@/server/leads/consent-changes";
 import { scheduledPass } from "@/server/schedule/redelivery";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
@@ -240,7 +240,7 @@ describe("a number on the list already", () => {
     const first = signup({ phone });
     expect((await submit(first)).status).toBe("success");
     const store = await database(readEnv());
-    await revokeConsent(store, { phone: "+15551234567", channel: "email", source: "operator" }, consentForms);
+    await revokeConsent(store, { phone: "+15551234567", channel: "email", source: "operator" });
 
     // Anyone can type a number: two web sign-ups of it put nothing back in force and send nothing.
     const strangers = [signup({ phone }), signup({ phone: "555.123.4567" })];
@@ -295,11 +295,7 @@ describe("a number on the list already", () => {
     expect((await submit(first)).status).toBe("success");
     const store = await database(readEnv());
     const now = Date.now();
-    await revokeConsent(
-      store,
-      { phone: "+15551234567", channel: "sms", source: "workflow", at: now - 2 },
-      consentForms,
-    );
+    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "workflow", at: now - 2 });
     await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-2", at: now - 1 });
     const rejoined = signup({ phone });
     expect((await submit(rejoined)).status).toBe("success");
@@ -330,7 +326,7 @@ describe("a post the browser made without JavaScript", () => {
 
   it("a revoked number's sign-up lands on the page that says to text START", async () => {
     const store = await database(readEnv());
-    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "operator" }, consentForms);
+    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "operator" });
     const fields = signup();
     expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
       "/sent/waitlist/text-start",

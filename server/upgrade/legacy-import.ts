@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { rowOf } from "@/server/leads/lead";
+import { importLead } from "@/server/leads/lead-store";
 import { logEvent, messageOf } from "@/server/log";
 
 // A lead as the file and Redis stores kept it, before the database.
@@ -34,15 +35,9 @@ function parseLegacy(text: string | null) {
 const missing = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
 
 /** Inserts the old leads with their webhook-ids and schedule; one already there (imported by another instance) is left as it is. */
-async function insertAll({ db }: Store, texts: (string | null)[]) {
+async function insertAll(store: Store, texts: (string | null)[]) {
   const leads = texts.map(parseLegacy).filter((lead) => lead !== undefined);
-  for (const lead of leads) {
-    await db
-      .insertInto("leads")
-      .values(rowOf({ ...lead, body: JSON.stringify(lead.payload) }, lead.key))
-      .onConflict((conflict) => conflict.doNothing())
-      .execute();
-  }
+  for (const lead of leads) await importLead(store, rowOf({ ...lead, body: JSON.stringify(lead.payload) }, lead.key));
   return { found: texts.length, imported: leads.length };
 }
 

@@ -14,7 +14,7 @@ const config = {
   ...base,
   mutate: [
     "server/env.ts",
-    "server/consent/revoke-request.ts",
+    "server/workflow/workflow-calls.ts",
     "lib/forms/honeypot.ts",
     "lib/forms/contact/index.ts",
     "lib/forms/waitlist/index.ts",

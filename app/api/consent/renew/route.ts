@@ -1,5 +1,5 @@
 import { after } from "next/server";
-import { renewRequest } from "@/server/consent/revoke-request";
+import { renewRequest } from "@/server/workflow/workflow-calls";
 import { redeliveryTick } from "@/server/schedule/redelivery";
 
 // Read per request: the secret and the database come from the server's env.

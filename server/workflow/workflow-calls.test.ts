@@ -8,9 +8,9 @@ import { submitLead } from "@/server/leads/submit-lead";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { consentRecords, consentStates, type ConsentEvidence } from "./consent-store";
-import { disclosureOf } from "./disclosure";
-import { renewRequest } from "./revoke-request";
+import { consentRecords, consentStates, type ConsentEvidence } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { renewRequest } from "./workflow-calls";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -56,6 +56,17 @@ const logged = (event: string) =>
     .filter((line) => line.event === event);
 
 const revocationsOf = async (phone: string) => (await consentRecords(await database(readEnv()), { phone })).revocations;
+
+/** What a sign-up keeps of its consent: the record that names its lead. */
+const evidence = (phone: string): ConsentEvidence => ({
+  phone,
+  ip: null,
+  userAgent: null,
+  pageUrl: null,
+  javascript: false,
+  disclosure: disclosureOf("I agree to texts."),
+  shownVersion: null,
+});
 
 describe("POST /api/consent/revoke", () => {
   it("does not exist while CONSENT_WEBHOOK_SECRET is unset", async () => {
@@ -210,8 +221,8 @@ describe("POST /api/consent/revoke", () => {
     const [phone, other] = [number(), number()];
     const body = { phone, name: `Revoked ${Date.now()} [fail=1]` };
     const kept = { phone: other, name: `Kept ${Date.now()} [fail=1]` };
-    const first = await submitLead("waitlist", body, readEnv(), performance.now());
-    const second = await submitLead("waitlist", kept, readEnv(), performance.now());
+    const first = await submitLead("waitlist", body, readEnv(), performance.now(), evidence(phone));
+    const second = await submitLead("waitlist", kept, readEnv(), performance.now(), evidence(other));
     expect([first.ok, second.ok]).toStrictEqual([false, false]);
     expect(receiver.withName(body.name)).toHaveLength(1);
 
@@ -235,15 +246,6 @@ describe("POST /api/consent/renew", () => {
   let released = 0;
   const renew = (body: unknown, options: { key?: string; id?: string } = {}) =>
     renewRequest(signedRequest("/api/consent/renew", body, options), () => (released += 1));
-  const evidence = (phone: string): ConsentEvidence => ({
-    phone,
-    ip: null,
-    userAgent: null,
-    pageUrl: null,
-    javascript: false,
-    disclosure: disclosureOf("I agree to texts."),
-    shownVersion: null,
-  });
 
   beforeEach(() => {
     released = 0;

@@ -6,9 +6,9 @@ import { database } from "@/server/db/connect";
 import { jsonAnswer, plainAnswer } from "@/server/http/answers";
 import { boundedText, BodyTooLarge } from "@/server/http/bounded-body";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { consentForms } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
-import { renewConsent, revocationChannels, revokeConsent } from "./consent-store";
+import { revocationChannels } from "@/server/consent/consent-store";
+import { renewConsent, revokeConsent } from "@/server/leads/consent-changes";
 
 // A revocation is a phone number and a word: anything longer is not one.
 const MAX_BODY_BYTES = 4_096;
@@ -117,11 +117,12 @@ export async function revokeRequest(request: Request): Promise<Response> {
   try {
     const store = await database(env);
     const messageId = request.headers.get("webhook-id")!;
-    const result = await revokeConsent(
-      store,
-      { phone: read.phone, channel: read.parsed.channel, source: "workflow", messageId },
-      consentForms,
-    );
+    const result = await revokeConsent(store, {
+      phone: read.phone,
+      channel: read.parsed.channel,
+      source: "workflow",
+      messageId,
+    });
     await store.durable();
     logEvent("info", {
       event: "consent_revoked",

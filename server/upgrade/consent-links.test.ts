@@ -1,0 +1,51 @@
+import { describe, expect, it, vi } from "vitest";
+import { consentRecords, consentStates } from "@/server/consent/consent-store";
+import { revokeConsent } from "@/server/leads/consent-changes";
+import { importLead, leadById } from "@/server/leads/lead-store";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
+import { linkUnrecordedLeads } from "./consent-links";
+
+const open = setupBothEngines();
+
+describe.each(["sqlite", "postgres"] as const)("the upgrade's tie of old leads to their numbers, on %s", (engine) => {
+  it("lets a STOP find a lead made before consent records, once each, and puts no consent in force", async () => {
+    vi.spyOn(console, "info").mockImplementation(() => {});
+    const store = await open(engine);
+    const number = (n: number) => `+1557${engine === "sqlite" ? 1 : 2}00000${n}`;
+    // Kept by the stores before consent records: open, so still to be sent; and one delivered long ago.
+    const [first, second] = [waitlistLead(number(1)), waitlistLead(number(2), { state: "dead" })];
+    const delivered = waitlistLead(number(3), { state: "delivered", dedupe_key: null, delivered_at: 1_500 });
+    for (const row of [first, second, delivered]) await importLead(store, row);
+
+    // Before the tie, the key finds nothing: the STOP would not stop the lead.
+    expect(await revokeConsent(store, { phone: number(1), channel: "sms", source: "workflow" })).toMatchObject({
+      recorded: true,
+      leadsStopped: 0,
+    });
+    expect(await leadById(store, first.id)).toMatchObject({ state: "pending" });
+
+    expect(await linkUnrecordedLeads(store)).toBe(2);
+    expect(await linkUnrecordedLeads(store)).toBe(0);
+    const tie = (await consentRecords(store, { phone: number(2) })).consents;
+    expect(tie).toStrictEqual([
+      expect.objectContaining({
+        lead_id: second.id,
+        puts_in_force: 0,
+        ip: null,
+        disclosure_version: "unrecorded",
+        disclosure_text: expect.stringContaining("No consent record was kept"),
+      }),
+    ]);
+    expect((await consentRecords(store, { phone: number(3) })).consents).toStrictEqual([]);
+    expect((await consentStates(store, [number(2)])).get(number(2))).toBe("none");
+
+    expect(await revokeConsent(store, { phone: number(2), channel: "sms", source: "workflow" })).toMatchObject({
+      leadsStopped: 1,
+    });
+    expect(await leadById(store, second.id)).toMatchObject({ state: "revoked", payload: null });
+    expect(await revokeConsent(store, { phone: number(1), channel: "sms", source: "workflow" })).toMatchObject({
+      leadsStopped: 1,
+    });
+  });
+});
