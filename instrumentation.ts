@@ -3,9 +3,7 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { checkEnvironmentAtStart } = await import("./server/startup");
   await checkEnvironmentAtStart();
-  // The operator hears of every lead this server settles, whichever bundle settles it.
-  const { alertOnOutcomes, alertsSettled } = await import("./server/alerts/alerts");
-  alertOnOutcomes();
+  const { alertsSettled } = await import("./server/alerts/alerts");
   const { beforeExit } = await import("./server/shutdown");
   // A server that stays up redelivers pending leads itself, those left from
   // before a restart included. On Vercel no process stays up: the cron route

@@ -11,11 +11,11 @@
  * - `rate-limits` (rate-limit/limits): one Redis client and one set of counters,
  *   so every bundle counts in the same memory;
  * - `lead-store` (leads/lead-store): whether the store is down, so an outage is
- *   logged once, not once per bundle;
+ *   logged and told once, not once per bundle;
  * - `redelivery` (schedule/redelivery): the one timer and whether its pass runs;
  * - `retention` (schedule/retention): when retention last ran;
- * - `outcomes` (leads/outcomes): who listens to delivery outcomes, so the alerts
- *   registered at start hear the sign-ups the action bundle settles;
+ * - `alert-refusals` (alerts/alerts): when the chat last refused each kind of
+ *   alert, so a pass's review tries it again a minute later, not every poll;
  * - `alerts` (alerts/alerts): the alerts under way, so whoever waits for them
  *   (the action, the cron route, a command) waits for all of them.
  */

@@ -4,7 +4,7 @@ import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { claimAlert } from "./alert-store";
-import { alertsSettled, noteOutcome, reviewReceivers } from "./alerts";
+import { alertsSettled, operatorAlerts, reviewReceivers } from "./alerts";
 import type { Outcome } from "@/server/leads/outcomes";
 
 const open = setupBothEngines();
@@ -62,14 +62,16 @@ describe("what each alert says", () => {
   }
 
   async function told(outcome: Outcome, now: number) {
-    noteOutcome(await database(readEnv()), "waitlist", outcome, readEnv(), now);
+    vi.setSystemTime(now);
+    operatorAlerts.settled(await database(readEnv()), "waitlist", outcome, readEnv());
     await alertsSettled();
     return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
   }
 
   /** What a pass's review at `now` adds: what has lasted its grace period is told. */
   async function tick(now: number) {
-    await reviewReceivers(await database(readEnv()), readEnv(), now);
+    vi.setSystemTime(now);
+    await reviewReceivers(await database(readEnv()), readEnv());
     await alertsSettled();
     return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
   }
@@ -217,19 +219,21 @@ describe("what each alert says", () => {
     }
     const store = await database(readEnv());
     const kinds: string[] = [];
-    for (const form of ["waitlist", "contact"]) {
+    for (const form of ["waitlist", "contact"] as const) {
       for (const [outcome, now] of [
         ["pending", at],
         ["dead", at + minute],
         ["held", at + 2 * minute],
         ["delivered", at + 3 * minute],
       ] as const) {
-        noteOutcome(store, form, outcome, readEnv(), now);
+        vi.setSystemTime(now);
+        operatorAlerts.settled(store, form, outcome, readEnv());
         await alertsSettled();
       }
     }
     // Working for the grace period since: told.
-    await reviewReceivers(store, readEnv(), at + 10 * minute);
+    vi.setSystemTime(at + 10 * minute);
+    await reviewReceivers(store, readEnv());
     await alertsSettled();
     kinds.push(
       ...chat.received
@@ -251,7 +255,8 @@ describe("what each alert says", () => {
     // An alert the chat refuses is logged as alert_failed: that line too.
     chat.outage(500);
     await db.deleteFrom("alerts").execute();
-    noteOutcome(store, "contact", "dead", readEnv(), at + 10 * minute);
+    vi.setSystemTime(at + 10 * minute);
+    operatorAlerts.settled(store, "contact", "dead", readEnv());
     await alertsSettled();
     chat.outage(undefined);
 
@@ -441,7 +446,8 @@ describe("what each alert says", () => {
         },
       },
     } as unknown as typeof store;
-    noteOutcome(failing, "waitlist", "held", readEnv(), at);
+    vi.setSystemTime(at);
+    operatorAlerts.settled(failing, "waitlist", "held", readEnv());
     await alertsSettled();
     const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(errors).toStrictEqual([

@@ -4,8 +4,8 @@ import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readEnv, readWebhook } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
-import { listenToStore, openLeadCounts, type StoreChange } from "@/server/leads/lead-store";
-import { listenToOutcomes, type Outcome } from "@/server/leads/outcomes";
+import { openLeadCounts, type StoreChange } from "@/server/leads/lead-store";
+import type { Listener, Outcome } from "@/server/leads/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
@@ -244,7 +244,8 @@ async function alertOn(store: Store, form: string, outcome: Outcome, env: Server
  * that lasted its grace period is told, and a receiver with nothing left
  * waiting is cleared, without waiting for a lead.
  */
-export async function reviewReceivers(store: Store, env: ServerEnv, now = Date.now()) {
+export async function reviewReceivers(store: Store, env: ServerEnv) {
+  const now = Date.now();
   for (const form of await formsWithReceivers(store)) {
     try {
       await review(store, form, env, now, { byTimer: true });
@@ -258,24 +259,14 @@ export async function reviewReceivers(store: Store, env: ServerEnv, now = Date.n
 const inFlight = processWide("alerts", () => new Set<Promise<void>>());
 
 /** Starts what alertOn does for a settled lead and returns at once: no sender waits for an alert. */
-export function noteOutcome(store: Store, form: string, outcome: Outcome, env: ServerEnv, now = Date.now()) {
-  const work = alertOn(store, form, outcome, env, now).finally(() => inFlight.delete(work));
+function noteOutcome(store: Store, form: string, outcome: Outcome, env: ServerEnv) {
+  const work = alertOn(store, form, outcome, env, Date.now()).finally(() => inFlight.delete(work));
   inFlight.add(work);
 }
 
-/** Resolves once the alerts started so far are sent or given up: for tests and for a server shutting down. */
+/** Resolves once the alerts started so far are sent or given up: for a server shutting down, an action's after() and a command's exit. */
 export async function alertsSettled() {
   await Promise.all(inFlight);
-}
-
-/**
- * Makes the operator hear of every settled lead from now on: each entry that
- * may send a lead calls it (start-up, the action, the cron route, the leads
- * command). Calling it again changes nothing.
- */
-export function alertOnOutcomes() {
-  listenToOutcomes("alerts", noteOutcome);
-  listenToStore("alerts", noteStoreChange);
 }
 
 /**
@@ -283,9 +274,9 @@ export function alertOnOutcomes() {
  * one when it ends. Posted without the database (no claim across instances:
  * each instance that sees the outage tells of it once), and never waited for.
  */
-export function noteStoreChange(change: StoreChange, env?: ServerEnv) {
+function noteStoreChange(change: StoreChange) {
   const work = (async () => {
-    const settings = env ?? readEnv();
+    const settings = readEnv();
     if (!settings.ALERT_WEBHOOK_URL) return;
     const where = settings.DATABASE_URL ? "Postgres (DATABASE_URL)" : "the SQLite file in DATA_DIR";
     const message: Message =
@@ -309,3 +300,11 @@ export function noteStoreChange(change: StoreChange, env?: ServerEnv) {
   const tracked = work.finally(() => inFlight.delete(tracked));
   inFlight.add(tracked);
 }
+
+/**
+ * The operator's alerts, as the listener every entry point that can settle a
+ * lead names (the action, the timer's and the cron route's passes, the
+ * leads command, the health check): each settled lead and each database
+ * outage, told as the functions above decide.
+ */
+export const operatorAlerts: Listener = { settled: noteOutcome, storeChanged: noteStoreChange };

@@ -10,6 +10,7 @@ import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadsCommand } from "@/scripts/leads-command";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const workflow = setupWebhookReceiver();
 const chat = setupWebhookReceiver();
@@ -58,9 +59,15 @@ const lead = () => {
 async function leadThatDies() {
   workflow.outage(503);
   const body = lead();
-  const first = await submitLead("waitlist", body, readEnv(), performance.now());
+  const first = await submitLead({
+    form: "waitlist",
+    payload: body,
+    env: readEnv(),
+    started: performance.now(),
+    listener: operatorAlerts,
+  });
   expect(first.ok).toBe(false);
-  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
   await alertsSettled();
   return body;
 }
@@ -104,13 +111,18 @@ describe("GET /api/health", () => {
 
     workflow.outage(undefined);
     // What `npm run leads -- retry --dead` runs.
-    const summary = await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) });
+    const summary = await redeliveryPass(readEnv(), {
+      sender: "operator",
+      selection: () => ({ dead: true }),
+      listener: operatorAlerts,
+    });
     expect(summary.delivered).toBe(2);
     await alertsSettled();
     expect(await health()).toMatchObject({ status: 200, body: { status: "ok" } });
     // Said within the interval once it has worked for the grace period: the next pass's review after it.
     expect(alerts().filter((alert) => alert.kind === "recovered")).toStrictEqual([]);
-    await reviewReceivers(await database(readEnv()), readEnv(), Date.now() + 5 * 60_000);
+    vi.setSystemTime(Date.now() + 5 * 60_000);
+    await reviewReceivers(await database(readEnv()), readEnv());
     await alertsSettled();
     expect(alerts().filter((alert) => alert.kind === "recovered")).toStrictEqual([
       expect.objectContaining({ form: "waitlist", text: expect.stringContaining("waitlist deliveries work again") }),
@@ -135,7 +147,13 @@ describe("GET /api/health", () => {
   it("turns 503 with overdue_leads while a pending lead is older than HEALTH_MAX_PENDING_AGE_SECONDS", async () => {
     workflow.outage(503);
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
-    const first = await submitLead("waitlist", lead(), readEnv(), performance.now());
+    const first = await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
     const { db } = await database(readEnv());
@@ -244,7 +262,13 @@ describe("GET /api/health", () => {
       },
     });
 
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     const after = await health(`Bearer ${token}`);
     expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(
       /^\d{4}-\d\d-\d\dT/,
@@ -258,7 +282,13 @@ describe("GET /api/health while a receiver fails", () => {
     vi.stubEnv("HEALTH_TOKEN", token);
     workflow.outage(503);
     const before = Date.now();
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     const failing = await health(`Bearer ${token}`);
     expect(failing).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing"] } });
@@ -277,7 +307,13 @@ describe("GET /api/health while a receiver fails", () => {
     }
 
     workflow.outage(undefined);
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
   });
@@ -353,7 +389,13 @@ describe("GET /api/health's figures", () => {
 describe("alerts", () => {
   it("after a visitor's failed attempt say the receiver is failing, and nothing is dead yet", async () => {
     workflow.outage(503);
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     expect(alerts().map((alert) => alert.kind)).toStrictEqual(["failing"]);
   });
@@ -368,8 +410,20 @@ describe("alerts", () => {
 
   it("say when leads are held for want of a webhook URL, naming the variable", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     expect(alerts().filter((alert) => alert.kind === "held")).toStrictEqual([
       expect.objectContaining({
@@ -384,7 +438,13 @@ describe("alerts", () => {
     chat.outage("hang");
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
     workflow.outage(503);
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     // The visitor has the answer while the alert still hangs: it settles only at its own timeout.
     let alertSettled = false;
     const settling = alertsSettled().then(() => (alertSettled = true));
@@ -400,7 +460,13 @@ describe("alerts", () => {
 
     // The failed alert did not use up the interval: the next failure sends it.
     chat.outage(undefined);
-    await submitLead("waitlist", lead(), readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: lead(),
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     // The one that hung, and the one sent now.
     expect(alerts().filter((alert) => alert.kind === "failing")).toHaveLength(2);
@@ -422,10 +488,22 @@ describe("alerts", () => {
     const dead = await leadThatDies();
     workflow.outage(503);
     const pending = lead();
-    await submitLead("waitlist", pending, readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: pending,
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
     const held = lead();
-    await submitLead("waitlist", held, readEnv(), performance.now());
+    await submitLead({
+      form: "waitlist",
+      payload: held,
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     await alertsSettled();
     vi.stubEnv("HEALTH_TOKEN", token);
     const answers = [await health(), await health(`Bearer ${token}`)];

@@ -1,6 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/alerts/alert-store";
+import { operatorAlerts } from "@/server/alerts/alerts";
 import { lastDeliveredAt, openLeadCounts, storeAnswered, storeFailed } from "@/server/leads/lead-store";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
@@ -72,11 +73,11 @@ export async function checkHealth(env: ServerEnv, { figures = false, now = Date.
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
     if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS))
       problems.push("overdue_leads");
-    storeAnswered();
+    storeAnswered(operatorAlerts);
   } catch (error) {
     problems.unshift("database_unreachable");
     // A monitor's poll is how an outage with no visitor is noticed: the operator hears of it once.
-    storeFailed(error, { during: "health" });
+    storeFailed(operatorAlerts, error, { during: "health" });
   }
   if (!(await redis)) problems.push("redis_unreachable");
   return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms } : {}) };

@@ -6,6 +6,7 @@ import type { Database, LeadAttemptsTable, LeadState, LeadsTable } from "@/serve
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import type { LeadRow } from "./lead";
+import type { Listener } from "./outcomes";
 
 /** Who holds a lead, and until when: a claim left by a dead process expires and is taken over. */
 export type Claim = { token: string; until: number };
@@ -316,38 +317,27 @@ export async function forgetUnrenewedSignups({ db }: Store, cutoff: number) {
 
 /** A database outage as this process saw it begin (`down`) or end (`up`). */
 export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
-type StoreListener = (change: StoreChange) => void;
 
-// Process-wide, so an outage is logged once, not once per bundle; its listeners
-// (the alerts, registered at start) hear the outages every bundle sees.
-const shared = processWide("lead-store", () => ({
-  down: false,
-  since: 0,
-  listeners: new Map<string, StoreListener>(),
-}));
-
-/** Hears each database outage this process sees begin and end, once each; registering a name again replaces it. */
-export function listenToStore(name: string, listener: StoreListener) {
-  shared.listeners.set(name, listener);
-}
+// Process-wide, so an outage is logged and told once, not once per bundle.
+const shared = processWide("lead-store", () => ({ down: false, since: 0 }));
 
 /**
  * The store failed (unreachable Postgres, a full disk, a read-only file):
- * the lead still goes out, and the operator hears of it once per outage, not
- * once per post.
+ * the lead still goes out, and the operator hears of it once per outage
+ * (the log, and `listener`), not once per post.
  */
-export function storeFailed(error: unknown, facts: object = {}) {
+export function storeFailed(listener: Listener, error: unknown, facts: object = {}) {
   if (shared.down) return;
   shared.down = true;
   shared.since = Date.now();
   logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
-  for (const listener of shared.listeners.values()) listener({ state: "down", since: shared.since });
+  listener.storeChanged({ state: "down", since: shared.since });
 }
 
 /** The store answered: the next failure is a new outage. */
-export function storeAnswered() {
+export function storeAnswered(listener: Listener) {
   if (!shared.down) return;
   shared.down = false;
   logEvent("info", { event: "lead_store_recovered" });
-  for (const listener of shared.listeners.values()) listener({ state: "up", since: shared.since, now: Date.now() });
+  listener.storeChanged({ state: "up", since: shared.since, now: Date.now() });
 }

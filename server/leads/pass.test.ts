@@ -7,7 +7,8 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import * as leadStore from "./lead-store";
 import { newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
 import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass } from "./pass";
-import { nextAttemptAfter } from "./send";
+import { nextAttemptAfter } from "./retry-policy";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
@@ -17,7 +18,8 @@ async function until(done: () => boolean) {
 }
 
 /** Every pending lead is due now: what the schedule would make wait, the test does not. */
-const everythingDue = () => redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+const everythingDue = () =>
+  redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
 
 describe("nextAttemptAfter", () => {
   it("waits each delay of the schedule in turn, then gives up", () => {
@@ -232,10 +234,10 @@ describe("a visitor's submission", () => {
     expect(delivery).toMatchObject({ ok: true, via: "held", attempts: 0 });
     expect(delivery.durationMs).toEqual(expect.any(Number));
     expect(await row(delivery.webhookId)).toMatchObject({ state: "held" });
-    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 0, held: 0 });
+    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 0, held: 0 });
 
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 1 });
+    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 1 });
     expect(receiver.withName(body.name)).toHaveLength(1);
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered" });
   });
@@ -300,7 +302,7 @@ describe("redeliveryPass", () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
     const body = payload("[fail=3]");
     await send(body);
-    expect(await redeliveryPass(readEnv())).toMatchObject({ delivered: 0 });
+    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(3);
     expect(await everythingDue()).toMatchObject({ delivered: 1 });
     expect(receiver.withName(body.name)).toHaveLength(4);
@@ -318,7 +320,13 @@ describe("redeliveryPass", () => {
     expect(await everythingDue()).toMatchObject({ delivered: 0, dead: 0 });
     expect(receiver.withName(body.name)).toHaveLength(5);
     // ...and delivered when the operator asks.
-    expect(await redeliveryPass(readEnv(), { sender: "operator", selection: () => ({ dead: true }) })).toMatchObject({
+    expect(
+      await redeliveryPass(readEnv(), {
+        sender: "operator",
+        selection: () => ({ dead: true }),
+        listener: operatorAlerts,
+      }),
+    ).toMatchObject({
       delivered: 1,
     });
     expect(receiver.withName(body.name).at(-1)).toMatchObject({ answered: 200 });
@@ -337,18 +345,23 @@ describe("redeliveryPass", () => {
 
   it("starts no attempt once its budget is spent: what is left keeps its place", async () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "2");
-    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "200");
+    // Long enough that both attempts hang while the test moves the clock on.
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "1500");
     const leads = [];
     for (let i = 0; i < 6; i += 1) leads.push(await send(payload("[status=503]")));
-    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/hang`);
+    receiver.outage("hang");
     const before = receiver.received.length;
-    // The clock reads 0 for the pass's start and each worker's first look, then the budget is gone.
-    let reads = 0;
-    const summary = await redeliveryPass(readEnv(), {
+    // The budget runs on a clock the test moves: it is spent while the first two attempts hang.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    const passing = redeliveryPass(readEnv(), {
       selection: () => dueNow(Number.MAX_SAFE_INTEGER),
       budgetMs: 1_000,
-      clock: () => (reads++ < 3 ? 0 : 1_000),
+      listener: operatorAlerts,
     });
+    await until(() => receiver.received.length - before === 2);
+    vi.advanceTimersByTime(1_000);
+    const summary = await passing;
+    receiver.outage(undefined);
     expect(summary).toMatchObject({ pending: 2, budgetSpent: true });
     expect(receiver.received.length - before).toBe(2);
     const rows = await Promise.all(leads.map((lead) => row(lead.webhookId)));
@@ -450,7 +463,9 @@ describe("the operator's retry of one lead", () => {
     const [one, other] = [payload("[fail=3]"), payload("[fail=3]")];
     const first = await send(one);
     await send(other);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(
+      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
+    ).toMatchObject({
       delivered: 1,
       pending: 0,
     });
@@ -461,7 +476,9 @@ describe("the operator's retry of one lead", () => {
       status: 200,
     });
     // Delivered: asked again, there is nothing to send.
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(
+      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
+    ).toMatchObject({
       delivered: 0,
       pending: 0,
     });
@@ -472,7 +489,9 @@ describe("the operator's retry of one lead", () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
     const body = payload("[status=503]");
     const first = await send(body);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(
+      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
+    ).toMatchObject({
       delivered: 0,
       pending: 1,
     });

@@ -1,9 +1,10 @@
 import "server-only";
 import { database } from "@/server/db/connect";
-import { readEnv, readWebhook, type ServerEnv } from "@/server/env";
+import { readWebhook, type ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { logEvent } from "@/server/log";
 import { CLAIM_MARGIN_MS, claimById, claimNext, newClaim, type Selection } from "./lead-store";
+import type { Listener } from "./outcomes";
 import { sendClaimed, type Sender, type Sent } from "./send";
 
 export type PassSummary = Record<Sent["state"], number> & {
@@ -18,14 +19,14 @@ export type PassSummary = Record<Sent["state"], number> & {
 export const PAUSE_AFTER_FAILURES = 3;
 
 export type PassOptions = {
+  /** Who hears each lead's outcome and the store's outages: the entry point names it. */
+  listener: Listener;
   sender?: Sender;
   /** Which leads: by default the pending ones due now, and held ones whose form has a URL again. */
   selection?: (now: number) => Selection;
   /** One lead by its webhook-id, whatever its schedule says. */
   id?: string;
   budgetMs?: number;
-  /** Milliseconds, for the budget. */
-  clock?: () => number;
   /** True once the server is stopping: the pass claims nothing more, and finishes the attempts it started. */
   stopping?: () => boolean;
 };
@@ -40,10 +41,10 @@ export const dueNow = (now: number): Selection => ({ pendingDueBy: now, heldForm
  * failed PAUSE_AFTER_FAILURES times in a row. Run by every server on a timer,
  * by the cron route, and by the operator's command (server/schedule).
  */
-export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOptions = {}): Promise<PassSummary> {
-  const { sender = "pass", selection = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS, clock = Date.now } = options;
+export async function redeliveryPass(env: ServerEnv, options: PassOptions): Promise<PassSummary> {
+  const { listener, sender = "pass", selection = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
   const store = await database(env);
-  const began = clock();
+  const began = performance.now();
 
   const summary: PassSummary = {
     delivered: 0,
@@ -74,14 +75,14 @@ export async function redeliveryPass(env: ServerEnv = readEnv(), options: PassOp
 
   const worker = async () => {
     for (;;) {
-      if (clock() - began >= budgetMs) {
+      if (performance.now() - began >= budgetMs) {
         summary.budgetSpent = true;
         return;
       }
       if (options.stopping?.()) return;
       const claimed = await next();
       if (!claimed) return;
-      const { state, delivery } = await sendClaimed(store, claimed.row, claimed.claim, env, sender);
+      const { state, delivery } = await sendClaimed({ store, ...claimed, env, sender, listener });
       summary[state] += 1;
       if (delivery.via !== "webhook" || state === "unreadable") continue;
       const failures = delivery.ok ? 0 : (failuresInARow.get(claimed.row.form) ?? 0) + 1;

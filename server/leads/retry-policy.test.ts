@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { backoffMs, isTransient } from "./retry-policy";
 
 describe("isTransient", () => {
@@ -22,8 +22,11 @@ describe("isTransient", () => {
 
 describe("backoffMs", () => {
   it("doubles a ceiling per retry and waits between half of it and all of it", () => {
-    expect([1, 2, 3].map((retry) => backoffMs(retry, 300, () => 0))).toStrictEqual([150, 300, 600]);
-    expect([1, 2, 3].map((retry) => backoffMs(retry, 300, () => 1))).toStrictEqual([300, 600, 1200]);
-    expect(backoffMs(2, 300, () => 0.5)).toBe(450);
+    const random = vi.spyOn(Math, "random").mockReturnValue(0);
+    expect([1, 2, 3].map((retry) => backoffMs(retry, 300))).toStrictEqual([150, 300, 600]);
+    random.mockReturnValue(1);
+    expect([1, 2, 3].map((retry) => backoffMs(retry, 300))).toStrictEqual([300, 600, 1200]);
+    random.mockReturnValue(0.5);
+    expect(backoffMs(2, 300)).toBe(450);
   });
 });

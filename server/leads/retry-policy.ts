@@ -11,7 +11,13 @@ export function isTransient(result: AttemptResult) {
 }
 
 /** Exponential backoff with jitter, so retrying servers do not stampede together. */
-export function backoffMs(retry: number, baseMs: number, random = Math.random) {
+export function backoffMs(retry: number, baseMs: number) {
   const ceiling = baseMs * 2 ** (retry - 1);
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+/** When the lead's next redelivery is due after `rounds` failed ones, or undefined when the schedule is spent. */
+export function nextAttemptAfter(rounds: number, schedule: readonly number[], now: number) {
+  const delay = schedule[rounds];
+  return delay === undefined ? undefined : now + delay * 1000;
 }

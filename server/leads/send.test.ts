@@ -1,11 +1,11 @@
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { readEnv, readWebhook } from "@/server/env";
+import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
-import { attemptAll, timing, type Sender } from "./send";
 import { submitLead } from "./submit-lead";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const receiver = setupWebhookReceiver();
 let token = 0;
@@ -23,7 +23,13 @@ function payload(directive = "") {
 
 /** Delivers as the waitlist form would, with the environment as it is now. */
 async function send(body: { phone: string; name: string }) {
-  const delivery = await submitLead("waitlist", body, readEnv(), performance.now());
+  const delivery = await submitLead({
+    form: "waitlist",
+    payload: body,
+    env: readEnv(),
+    started: performance.now(),
+    listener: operatorAlerts,
+  });
   return { delivery, requests: receiver.withName(body.name) };
 }
 
@@ -133,108 +139,13 @@ describe("retries", () => {
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "1000");
     const body = payload("[delay=600]");
     // The limit checks took 800 ms of the visitor's 1,000: 200 are left for an answer that takes 600.
-    const delivery = await submitLead("waitlist", body, readEnv(), performance.now() - 800);
+    const delivery = await submitLead({
+      form: "waitlist",
+      payload: body,
+      env: readEnv(),
+      started: performance.now() - 800,
+      listener: operatorAlerts,
+    });
     expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 1 });
-  });
-});
-
-describe("the deadline, on a virtual clock", () => {
-  /**
-   * Sends through attemptAll with a clock only the test moves: each attempt
-   * takes the whole time it is given and times out, a pause takes its length,
-   * nothing else takes any. `spent` is what the visitor's wait used before.
-   */
-  async function timed(settings: Record<string, string>, { sender = "visitor" as Sender, spent = 0 } = {}) {
-    for (const [name, value] of Object.entries({ WEBHOOK_RETRY_BASE_MS: "10", ...settings })) vi.stubEnv(name, value);
-    // The longest backoff: a retry waits base × 2^(n-1).
-    vi.spyOn(Math, "random").mockReturnValue(1);
-    let clock = 10_000;
-    const started = clock - spent;
-    const given: number[] = [];
-    const paused: number[] = [];
-    vi.spyOn(timing, "now").mockImplementation(() => clock);
-    vi.spyOn(timing, "sleep").mockImplementation(async (ms) => {
-      paused.push(ms);
-      clock += ms;
-    });
-    vi.spyOn(timing, "attempt").mockImplementation(async (_webhook, _id, _body, timeoutMs) => {
-      given.push(timeoutMs);
-      clock += timeoutMs;
-      return { ok: false, reason: "timeout" };
-    });
-    const { records } = await attemptAll(
-      { ...readWebhook("waitlist"), url: "http://127.0.0.1:9/" },
-      "msg_virtual",
-      "{}",
-      readEnv(),
-      sender,
-      started,
-    );
-    expect(records).toHaveLength(given.length);
-    return { given, paused, took: clock - started };
-  }
-
-  it("retries twice, each attempt with its full timeout, when the deadline leaves room", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "150", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({
-      given: [150, 150, 150],
-      paused: [10, 20],
-      took: 480,
-    });
-  });
-
-  it("shortens the last attempt to what the deadline leaves, and ends on it", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "900" })).toStrictEqual({
-      given: [300, 300, 270],
-      paused: [10, 20],
-      took: 900,
-    });
-  });
-
-  it("starts an attempt that would have exactly 250 ms, and none shorter", async () => {
-    // 560 − 300 − 10 leaves 250 for the second attempt; after it nothing is left.
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "560" })).toStrictEqual({
-      given: [300, 250],
-      paused: [10],
-      took: 560,
-    });
-    // 559 leaves 249: not worth starting.
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "559" })).toStrictEqual({
-      given: [300],
-      paused: [],
-      took: 300,
-    });
-  });
-
-  it("stops retrying when the next attempt would overrun the deadline", async () => {
-    expect(await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "300", WEBHOOK_DEADLINE_MS: "500" })).toStrictEqual({
-      given: [300],
-      paused: [],
-      took: 300,
-    });
-  });
-
-  it("counts from when the visitor's wait began: 800 ms spent of 1,000 leave one attempt of 200", async () => {
-    expect(
-      await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { spent: 800 }),
-    ).toStrictEqual({ given: [200], paused: [], took: 1000 });
-  });
-
-  it("makes no more than WEBHOOK_MAX_RETRIES retries however much time is left", async () => {
-    expect(
-      (await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "0" }))
-        .given,
-    ).toStrictEqual([100]);
-    expect(
-      (await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "100", WEBHOOK_DEADLINE_MS: "60000", WEBHOOK_MAX_RETRIES: "4" }))
-        .given,
-    ).toStrictEqual([100, 100, 100, 100, 100]);
-  });
-
-  it("gives a pass or the operator one attempt with the full timeout, whatever the visitor's deadline", async () => {
-    for (const sender of ["pass", "operator"] as const) {
-      expect(
-        await timed({ WEBHOOK_ATTEMPT_TIMEOUT_MS: "4000", WEBHOOK_DEADLINE_MS: "1000" }, { sender, spent: 5_000 }),
-      ).toStrictEqual({ given: [4000], paused: [], took: 9000 });
-    }
   });
 });

@@ -1,15 +1,14 @@
 import "server-only";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Updateable } from "kysely";
 import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { readWebhook, type ServerEnv, type WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
-import { announceOutcome, type Outcome } from "./outcomes";
+import type { Listener, Outcome } from "./outcomes";
 import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
 import { postJson, type AttemptResult } from "@/server/webhooks/post-json";
-import { backoffMs, isTransient } from "./retry-policy";
+import { backoffMs, isTransient, nextAttemptAfter } from "./retry-policy";
 import { signatureHeaders } from "@/server/webhooks/signing";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
@@ -56,22 +55,11 @@ const MIN_ATTEMPT_MS = 250;
 export const failureOf = (result: { ok: boolean; reason?: string; status?: number }) =>
   result.ok ? undefined : result.status !== undefined ? `${result.reason} ${result.status}` : result.reason;
 
-/** When the lead's next redelivery is due after `rounds` failed ones, or undefined when the schedule is spent. */
-export function nextAttemptAfter(rounds: number, schedule: readonly number[], now: number) {
-  const delay = schedule[rounds];
-  return delay === undefined ? undefined : now + delay * 1000;
-}
-
 /**
  * One signed, authenticated POST of a body, with the secrets and auth header
  * in force now: a redelivery a day later is signed with the current secrets.
  */
-export function attemptOnce(
-  webhook: WebhookSettings & { url: string },
-  webhookId: string,
-  body: string,
-  timeoutMs: number,
-) {
+function attemptOnce(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, timeoutMs: number) {
   const headers = {
     ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
     ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
@@ -80,37 +68,25 @@ export function attemptOnce(
 }
 
 /**
- * The clock a sender's deadline is read on, the pause between its attempts,
- * and the attempt itself. This module owns them; a test replaces one with
- * vi.spyOn to run the deadline on a clock of its own.
- */
-export const timing = {
-  now: (): number => performance.now(),
-  sleep: (ms: number): Promise<unknown> => sleep(ms),
-  attempt: attemptOnce,
-};
-
-/**
  * Posts a body until it is acknowledged, a failure will not change by
  * itself, or the time runs out. The visitor's sender retries transient
  * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`
- * on `timing.now`'s clock; a pass or the operator makes one attempt.
+ * (performance.now()); a pass or the operator makes one attempt.
  */
-export async function attemptAll(
+async function attemptAll(
   webhook: WebhookSettings & { url: string },
-  webhookId: string,
-  body: string,
+  { id, body }: Pick<Lead, "id" | "body">,
   env: ServerEnv,
   sender: Sender,
   started: number,
 ) {
-  const left = () => env.WEBHOOK_DEADLINE_MS - (timing.now() - started);
+  const left = () => env.WEBHOOK_DEADLINE_MS - (performance.now() - started);
   const records: AttemptRecord[] = [];
   for (;;) {
     const timeoutMs =
       sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
-    const result = await timing.attempt(webhook, webhookId, body, Math.max(1, Math.round(timeoutMs)));
+    const result = await attemptOnce(webhook, id, body, Math.max(1, Math.round(timeoutMs)));
     records.push({
       at,
       status: "status" in result ? result.status : null,
@@ -123,7 +99,7 @@ export async function attemptAll(
 
     const delay = backoffMs(records.length, env.WEBHOOK_RETRY_BASE_MS);
     if (left() - delay < MIN_ATTEMPT_MS) return { result, records };
-    await timing.sleep(delay);
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 
@@ -143,11 +119,25 @@ function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): 
   return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
 }
 
+/** A lead its sender holds the claim of, and what sending it needs. */
+export type Claimed = {
+  /** Undefined only when the database failed to keep a contact request: sent once, never redelivered. */
+  store: Store | undefined;
+  row: LeadRow;
+  claim: Claim;
+  env: ServerEnv;
+  sender: Sender;
+  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
+  listener: Listener;
+  /** When the visitor's wait began (performance.now()): their deadline counts from it. */
+  started?: number;
+  /** The lead the row holds, when the caller made it. */
+  lead?: Lead;
+};
+
 /** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
 async function recordSettlement(
-  store: Store | undefined,
-  row: LeadRow,
-  claim: Claim,
+  { store, row, claim, listener }: Claimed,
   change: Updateable<LeadsTable>,
   records: AttemptRecord[],
 ) {
@@ -155,10 +145,10 @@ async function recordSettlement(
   try {
     await settle(store, row, claim, change, records);
     await store.durable();
-    storeAnswered();
+    storeAnswered(listener);
     return true;
   } catch (error) {
-    storeFailed(error, { form: row.form, webhookId: row.id });
+    storeFailed(listener, error, { form: row.form, webhookId: row.id });
     return false;
   }
 }
@@ -174,47 +164,31 @@ async function recordSettlement(
  * after it (a sign-up never gets here without its consent record: submitLead
  * refuses it). `lead` is the lead the row holds, when the caller made it.
  */
-export async function sendClaimed(
-  store: Store | undefined,
-  row: LeadRow,
-  claim: Claim,
-  env: ServerEnv,
-  sender: Sender,
-  started = performance.now(),
-  lead = leadOf(row),
-): Promise<Sent> {
+export async function sendClaimed(claimed: Claimed): Promise<Sent> {
+  const { store, row, env, sender, listener, started = performance.now(), lead = leadOf(row) } = claimed;
   if (!lead) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
-    await recordSettlement(store, row, claim, { state: "dead", last_failure: "unreadable" }, []);
+    await recordSettlement(claimed, { state: "dead", last_failure: "unreadable" }, []);
     return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
   }
 
-  // Whoever listens (the alerts) hears of what the lead's fate says about its receiver.
-  const tell = (outcome: Outcome) => store && announceOutcome(store, lead.form, outcome, env);
+  // The listener (the alerts) hears what the lead's fate says about its receiver.
+  const tell = (outcome: Outcome) => store && listener.settled(store, lead.form, outcome, env);
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
-    await recordSettlement(store, row, claim, { state: "held", next_attempt_at: lead.createdAt }, []);
+    await recordSettlement(claimed, { state: "held", next_attempt_at: lead.createdAt }, []);
     tell("held");
     return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
   }
 
-  const { result, records } = await attemptAll(
-    { ...webhook, url: webhook.url },
-    lead.id,
-    lead.body,
-    env,
-    sender,
-    started,
-  );
+  const { result, records } = await attemptAll({ ...webhook, url: webhook.url }, lead, env, sender, started);
   const now = Date.now();
   const sent = { ...lead, attempts: lead.attempts + records.length };
   const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
   if (result.ok) {
     await recordSettlement(
-      store,
-      row,
-      claim,
+      claimed,
       { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null },
       records,
     );
@@ -225,7 +199,7 @@ export async function sendClaimed(
   }
 
   const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
-  const kept = await recordSettlement(store, row, claim, change, records);
+  const kept = await recordSettlement(claimed, change, records);
   if (kept) tell(change.state === "dead" ? "dead" : "pending");
   if (change.state === "dead") {
     logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });

@@ -20,6 +20,7 @@ import {
   storeFailed,
   type Claim,
 } from "./lead-store";
+import type { Listener } from "./outcomes";
 import { deliveryOf, sendClaimed, type Delivery } from "./send";
 
 // How often a visitor whose lead another sender holds looks again.
@@ -114,6 +115,20 @@ async function take(
   }
 }
 
+/** A checked submission, as the form's action hands it over. */
+export type Submission = {
+  form: FormName;
+  /** The webhook body's values, as the form's definition picks them. */
+  payload: Record<string, unknown>;
+  env: ServerEnv;
+  /** When the visitor's wait began (performance.now()): the deadline counts from it. */
+  started: number;
+  /** The consent the post gives, on a form that asks for it. */
+  consent?: ConsentEvidence;
+  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
+  listener: Listener;
+};
+
 /**
  * Delivers a checked submission the way a lead must be: kept in the database
  * before the first attempt, so a failure the visitor is told about is
@@ -122,13 +137,8 @@ async function take(
  * sent: a number is not texted without the record that proves it agreed, so
  * the visitor is told to try again.
  */
-export async function submitLead(
-  form: FormName,
-  payload: Record<string, unknown>,
-  env: ServerEnv,
-  started: number,
-  consent?: ConsentEvidence,
-): Promise<Delivery> {
+export async function submitLead(submission: Submission): Promise<Delivery> {
+  const { form, payload, env, started, consent, listener } = submission;
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
   // The body is made once: the row keeps these bytes, and every attempt sends them.
@@ -150,9 +160,9 @@ export async function submitLead(
   try {
     store = await database(env);
     taken = await take(store, fresh, claim, env, started, consent);
-    storeAnswered();
+    storeAnswered(listener);
   } catch (error) {
-    storeFailed(error, { form });
+    storeFailed(listener, error, { form });
     if (consent) return deliveryOf(lead.id, started, { ok: false, reason: "unrecorded" });
     store = undefined;
     taken = { row: fresh, inserted: true };
@@ -166,5 +176,6 @@ export async function submitLead(
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
   // The new lead goes out as made here; an open one found again is read from its row.
   const made = taken.inserted ? lead : undefined;
-  return (await sendClaimed(store, taken.row, claim, env, "visitor", started, made)).delivery;
+  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", listener, started, lead: made }))
+    .delivery;
 }

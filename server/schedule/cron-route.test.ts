@@ -6,6 +6,7 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { leadById } from "@/server/leads/lead-store";
 import { submitLead } from "@/server/leads/submit-lead";
 import { makeDue } from "@/tests/support/lead-sending";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const receiver = setupWebhookReceiver();
 
@@ -35,7 +36,13 @@ describe("the cron route", () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
     vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
     const body = { phone: "+15551234567", name: `Cron ${Date.now()} [fail=3]` };
-    const first = await submitLead("waitlist", body, readEnv(), performance.now());
+    const first = await submitLead({
+      form: "waitlist",
+      payload: body,
+      env: readEnv(),
+      started: performance.now(),
+      listener: operatorAlerts,
+    });
     expect(first.ok).toBe(false);
     await makeDue(first.webhookId);
 

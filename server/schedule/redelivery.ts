@@ -1,5 +1,5 @@
 import "server-only";
-import { alertOnOutcomes, reviewReceivers } from "@/server/alerts/alerts";
+import { operatorAlerts, reviewReceivers } from "@/server/alerts/alerts";
 import { database } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { storeAnswered, storeFailed } from "@/server/leads/lead-store";
@@ -16,13 +16,16 @@ import { applyRetention } from "./retention";
  * a receiver with nothing left waiting is cleared). The alerts hear what it
  * settles.
  */
-export async function scheduledPass(env: ServerEnv = readEnv(), options: PassOptions = {}): Promise<PassSummary> {
-  alertOnOutcomes();
-  const { budgetMs = env.REDELIVERY_PASS_BUDGET_MS, clock = Date.now } = options;
-  const began = clock();
+export async function scheduledPass(
+  env: ServerEnv = readEnv(),
+  options: Omit<PassOptions, "listener"> = {},
+): Promise<PassSummary> {
+  const { budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
+  const began = performance.now();
   const store = await database(env);
   await applyRetention(store, env);
-  const summary = await redeliveryPass(env, { ...options, budgetMs: budgetMs - (clock() - began) });
+  const left = budgetMs - (performance.now() - began);
+  const summary = await redeliveryPass(env, { ...options, budgetMs: left, listener: operatorAlerts });
   // What the channel says of each receiver, now that this pass settled what it could.
   await reviewReceivers(store, env);
   return summary;
@@ -51,12 +54,12 @@ export async function redeliveryTick() {
   const pass = async () => {
     try {
       const summary = await scheduledPass(readEnv(), { stopping: () => timer.stopping });
-      storeAnswered();
+      storeAnswered(operatorAlerts);
       if (worked(summary) || summary.budgetSpent) {
         logEvent("info", { event: "redelivery_pass", via: "timer", ...summary, durationMs: Date.now() - began });
       }
     } catch (error) {
-      storeFailed(error, { during: "redelivery_pass" });
+      storeFailed(operatorAlerts, error, { during: "redelivery_pass" });
     } finally {
       timer.running = undefined;
     }

@@ -12,7 +12,7 @@ import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/leads/submit-lead";
-import { alertOnOutcomes, alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled, operatorAlerts } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 
 type Values = PostedValues;
@@ -169,9 +169,7 @@ export async function submitForm<Name extends string>(
         formData,
         request,
       );
-    // The operator hears of this lead's fate (registered at start too; this bundle may not be the one that started).
-    alertOnOutcomes();
-    const { ok, ...facts } = await submitLead(form, payload, env, started, consent);
+    const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, listener: operatorAlerts });
     if (env.ALERT_WEBHOOK_URL) finishAfterAnswer(alertsSettled);
     if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
     log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);

@@ -11,6 +11,7 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { consentRecords, consentStates, type ConsentEvidence } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { renewRequest } from "./workflow-calls";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -221,14 +222,31 @@ describe("POST /api/consent/revoke", () => {
     const [phone, other] = [number(), number()];
     const body = { phone, name: `Revoked ${Date.now()} [fail=1]` };
     const kept = { phone: other, name: `Kept ${Date.now()} [fail=1]` };
-    const first = await submitLead("waitlist", body, readEnv(), performance.now(), evidence(phone));
-    const second = await submitLead("waitlist", kept, readEnv(), performance.now(), evidence(other));
+    const first = await submitLead({
+      form: "waitlist",
+      payload: body,
+      env: readEnv(),
+      started: performance.now(),
+      consent: evidence(phone),
+      listener: operatorAlerts,
+    });
+    const second = await submitLead({
+      form: "waitlist",
+      payload: kept,
+      env: readEnv(),
+      started: performance.now(),
+      consent: evidence(other),
+      listener: operatorAlerts,
+    });
     expect([first.ok, second.ok]).toStrictEqual([false, false]);
     expect(receiver.withName(body.name)).toHaveLength(1);
 
     const response = await call({ phone, channel: "sms" });
     expect(await response.json()).toMatchObject({ recorded: true, leadsStopped: 1 });
-    const summary = await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    const summary = await redeliveryPass(readEnv(), {
+      selection: () => dueNow(Number.MAX_SAFE_INTEGER),
+      listener: operatorAlerts,
+    });
     // The same pass delivered the other number's lead: it ran, and skipped only the revoked one.
     expect(summary.delivered).toBe(1);
     expect(receiver.withName(kept.name).map((request) => request.answered)).toStrictEqual([503, 200]);
@@ -256,13 +274,29 @@ describe("POST /api/consent/renew", () => {
     const phone = number();
     const store = await database(readEnv());
     const first = { phone, name: `Chef ${Date.now()}` };
-    expect(await submitLead("waitlist", first, readEnv(), performance.now(), evidence(phone))).toMatchObject({
+    expect(
+      await submitLead({
+        form: "waitlist",
+        payload: first,
+        env: readEnv(),
+        started: performance.now(),
+        consent: evidence(phone),
+        listener: operatorAlerts,
+      }),
+    ).toMatchObject({
       ok: true,
       via: "webhook",
     });
     expect((await call({ phone, channel: "sms" })).status).toBe(200);
     const stranger = { phone, name: `Stranger ${Date.now()}` };
-    const waiting = await submitLead("waitlist", stranger, readEnv(), performance.now(), evidence(phone));
+    const waiting = await submitLead({
+      form: "waitlist",
+      payload: stranger,
+      env: readEnv(),
+      started: performance.now(),
+      consent: evidence(phone),
+      listener: operatorAlerts,
+    });
     expect(waiting).toMatchObject({ ok: true, via: "awaiting_start" });
     expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "awaiting_start" });
 
@@ -289,8 +323,8 @@ describe("POST /api/consent/renew", () => {
       leadsReleased: 0,
     });
     expect(released).toBe(1);
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
     expect(receiver.withName(stranger.name).map((request) => request.answered)).toStrictEqual([200]);
     expect((await consentRecords(store, { phone })).renewals).toStrictEqual([
       expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "SM-start" }),

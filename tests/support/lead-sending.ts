@@ -5,6 +5,7 @@ import { leadById } from "@/server/leads/lead-store";
 import { submitLead } from "@/server/leads/submit-lead";
 import { setupWebhookReceiver } from "./setup-webhook-receiver";
 import { newWebhookSecret } from "./webhook-secrets";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 /** Makes a kept lead due now, as if its schedule's wait were over. */
 export async function makeDue(id: string) {
@@ -40,7 +41,14 @@ export function setupLeadSending() {
       return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
     },
     /** The visitor's submission of a body, its wait starting now. */
-    send: (body: Record<string, unknown>) => submitLead("waitlist", body, readEnv(), performance.now()),
+    send: (body: Record<string, unknown>) =>
+      submitLead({
+        form: "waitlist",
+        payload: body,
+        env: readEnv(),
+        started: performance.now(),
+        listener: operatorAlerts,
+      }),
     row: async (id: string) => leadById(await store(), id),
     /** The log lines of one event, parsed. */
     logged: (event: string) =>

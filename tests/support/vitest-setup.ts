@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
-import { alertOnOutcomes } from "@/server/alerts/alerts";
 import { closeDatabases } from "@/server/db/connect";
 import { pinRequestHeaders } from "./request-headers";
 
@@ -11,7 +10,11 @@ vi.mock("server-only", () => ({}));
 // Server actions read the request's headers; outside Next there is no request.
 vi.mock("next/headers", () => import("./request-headers"));
 
-afterEach(() => pinRequestHeaders(undefined));
+afterEach(() => {
+  pinRequestHeaders(undefined);
+  // A test that set the clock (vi.setSystemTime) or faked timers leaves the next one the real ones.
+  vi.useRealTimers();
+});
 
 // The SQLite database of a test file goes to a folder of its own, not ./data.
 const dataDir = mkdtempSync(path.join(tmpdir(), "sous-unit-"));
@@ -23,6 +26,3 @@ afterAll(async () => {
   await closeDatabases();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-// As a server's start does (instrumentation.ts): the alerts hear every lead a test settles.
-alertOnOutcomes();
