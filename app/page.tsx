@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
-import { LazyToaster } from "@/components/forms/toasts";
 import { ClosingSection } from "@/components/landing/closing-section";
 import { ContactSection } from "@/components/landing/contact-section";
+import { contact } from "@/lib/forms/contact";
+import { serveForm } from "@/server/submission/serve-form";
 import { FeaturesSection } from "@/components/landing/features-section";
 import { HeroSection } from "@/components/landing/hero-section";
 import { PricingSection } from "@/components/landing/pricing-section";
@@ -27,11 +28,10 @@ export default function HomePage() {
         <ProblemSection />
         <FeaturesSection />
         <PricingSection />
-        <ContactSection />
+        <ContactSection served={serveForm(contact)} />
         <ClosingSection />
       </main>
       <SiteFooter />
-      <LazyToaster />
       <ProductJsonLd base={siteUrl()} />
     </>
   );

@@ -1,8 +1,9 @@
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { stylesheetMarker } from "@/lib/style/marker";
-import { buildStylesheet, stylesheetProblems } from "./site-css";
+import { buildProblems, buildStylesheet, stylesheetProblems } from "./site-css";
 
 const css = `:root{${stylesheetMarker}}body{margin:0}`;
 const page = (head: string, payload = "") =>
@@ -92,5 +93,65 @@ describe("buildStylesheet", () => {
       "grow",
       "sm:grow",
     ]);
+  });
+});
+
+describe("buildProblems, over a build's files", () => {
+  /** A build folder with these files (path → text). */
+  async function build(files: Record<string, string>) {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-site-css-"));
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    }
+    return dir;
+  }
+  const good = page(`<style id="site-css">${css}</style>`);
+  const patched = "module.exports = { cache: next.renderedBodyCache };";
+
+  it("passes a build whose every page holds the stylesheet once, with the patch bundled", async () => {
+    const dir = await build({
+      "server/app/index.html": good,
+      "server/app/signup.html": good,
+      "server/app/_global-error.html": "<style>body{}</style>",
+      "server/chunks/ssr/a.js": patched,
+      "cache/images/x.css": "a{}",
+    });
+    try {
+      expect(await buildProblems(dir)).toStrictEqual({ problems: [], pages: 2 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("names every page, payload and stylesheet that is wrong, and a missing patch", async () => {
+    const dir = await build({
+      "server/app/index.html": good,
+      // A second copy of the stylesheet on one page.
+      "server/app/signup.html": page(`<style id="site-css">${css}</style><style>${css}</style>`),
+      "server/app/signup.rsc": `2:T1a,${css}`,
+      "static/chunks/site.css": "a{}",
+      "server/chunks/ssr/a.js": "module.exports = {};",
+    });
+    try {
+      expect(await buildProblems(dir)).toStrictEqual({
+        pages: 2,
+        problems: expect.arrayContaining([
+          `${path.join("server", "app", "signup.html")}: the stylesheet 2 times (once expected)`,
+          `${path.join("server", "app", "signup.rsc")}: the stylesheet in a payload file`,
+          `${path.join("static", "chunks", "site.css")}: Next emitted a stylesheet of its own`,
+          expect.stringContaining("the server bundles lack patches/next+16.4.6.patch"),
+        ]),
+      });
+      expect((await buildProblems(dir)).problems).toHaveLength(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const empty = await build({ "server/chunks/ssr/a.js": patched });
+    try {
+      expect((await buildProblems(empty)).problems).toStrictEqual([`no prerendered page in ${empty}`]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });

@@ -94,13 +94,12 @@ export function stylesheetProblems(html: string) {
   return problems;
 }
 
-async function finish() {
-  const distDir = path.join(root, nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next");
-  const assets = JSON.parse(await readFile(assetsFile, "utf8")) as Asset[];
-  const media = path.join(distDir, "static", "media");
-  await mkdir(media, { recursive: true });
-  for (const asset of assets) await copyFile(asset.from, path.join(media, asset.name));
-
+/**
+ * What is wrong with a build's stylesheet, page by page: a prerendered page
+ * without it once in its <style>, a payload that carries it, a stylesheet
+ * Next emitted, server bundles without the ETag patch, or no page at all.
+ */
+export async function buildProblems(distDir: string) {
   const problems: string[] = [];
   let pages = 0;
   let bundledPatch = false;
@@ -126,6 +125,17 @@ async function finish() {
     problems.push(
       "the server bundles lack patches/next+16.4.6.patch (each page's ETag and bytes kept): run npm install, which applies it",
     );
+  return { problems, pages };
+}
+
+async function finish() {
+  const distDir = path.join(root, nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next");
+  const assets = JSON.parse(await readFile(assetsFile, "utf8")) as Asset[];
+  const media = path.join(distDir, "static", "media");
+  await mkdir(media, { recursive: true });
+  for (const asset of assets) await copyFile(asset.from, path.join(media, asset.name));
+
+  const { problems, pages } = await buildProblems(distDir);
   if (problems.length) {
     console.error(
       `site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`,

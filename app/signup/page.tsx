@@ -1,16 +1,13 @@
-import { LazyToaster } from "@/components/forms/toasts";
 import { ArrowLeft } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import type { Metadata } from "next";
 import { socialImage } from "@/components/site/site-content";
 import { SiteFooter } from "@/components/site/site-footer";
 import { signupPage } from "@/components/signup/signup-content";
-import { formAction } from "@/components/forms/form-action";
+import { FormMount } from "@/components/forms/form-mount";
 import { WaitlistForm } from "@/components/forms/waitlist-form";
-import { consentTextOf } from "@/lib/forms/define";
 import { waitlist } from "@/lib/forms/waitlist";
-import { disclosureOf } from "@/server/consent/disclosure";
-import { waitlistPhonePolicy } from "@/server/env";
+import { serveForm } from "@/server/submission/serve-form";
 
 export const metadata: Metadata = {
   title: signupPage.metaTitle,
@@ -51,16 +48,11 @@ export default function SignupPage() {
           <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>
           <p className="mt-3 text-stone-600">{signupPage.description}</p>
           <div className="mt-8">
-            <WaitlistForm
-              action={formAction(waitlist)}
-              phonePolicy={waitlistPhonePolicy()}
-              disclosureVersion={disclosureOf(consentTextOf(waitlist)).version}
-            />
+            <FormMount form={WaitlistForm} served={serveForm(waitlist)} />
           </div>
         </div>
       </main>
       <SiteFooter />
-      <LazyToaster />
     </>
   );
 }

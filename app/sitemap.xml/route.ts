@@ -1,11 +1,13 @@
+import { formPages } from "@/lib/forms";
 import { siteUrl } from "@/server/env";
 
 // A route rather than a sitemap.ts metadata file, so its type names its charset; built once, like the pages.
 export const dynamic = "force-static";
 
+// The landing page, every page a form lives on (from the forms' list), and the legal pages.
 const pages = [
   { path: "/", changeFrequency: "monthly", priority: 1 },
-  { path: "/signup", changeFrequency: "monthly", priority: 0.8 },
+  ...formPages.filter((path) => path !== "/").map((path) => ({ path, changeFrequency: "monthly", priority: 0.8 })),
   { path: "/terms", changeFrequency: "yearly", priority: 0.3 },
   { path: "/privacy", changeFrequency: "yearly", priority: 0.3 },
 ];

@@ -11,13 +11,14 @@ import {
 import { SubmitButton, TextField } from "./form-fields";
 import { FormOutcome } from "./form-outcome";
 import { HoneypotField } from "./honeypot-field";
-import { useServerForm, type FormAction } from "./use-server-form";
+import type { ServedForm } from "@/lib/forms/form-state";
+import { useServerForm } from "./use-server-form";
 
 /**
  * The contact form. The browser checks it natively (required, type="email"),
  * as the spec asks; the server action checks it again and forwards it.
  */
-export function ContactForm({ action }: { action: FormAction<ContactValues> }) {
+export function ContactForm({ action }: ServedForm<ContactValues>) {
   const form = useServerForm({ definition: contact, action });
   const { values } = form;
   const clientCount = form.control("clientCount");

@@ -4,12 +4,9 @@ import { track } from "@vercel/analytics";
 import { startTransition, useActionState, useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import type { FieldValues, Path, UseFormReturn } from "react-hook-form";
 import { describedByError } from "@/components/ui/form-controls";
-import { idleState, isKept, scriptPostField, type FormState } from "@/lib/forms/form-state";
+import { idleState, isKept, scriptPostField, type FormAction } from "@/lib/forms/form-state";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import { showToast } from "./toasts";
-
-/** A form's server action, bound to its name by the page that renders it (see formAction). */
-export type FormAction<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
 
 type Options<Values extends FieldValues, Checked> = {
   /**

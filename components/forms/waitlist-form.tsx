@@ -3,11 +3,10 @@
 import { useCallback } from "react";
 import { useForm, type Resolver } from "react-hook-form";
 import { consentFieldNames } from "@/lib/forms/consent";
-import type { PhonePolicy } from "@/lib/forms/phone";
+import type { ServedForm } from "@/lib/forms/form-state";
 import { waitlist, waitlistFields as f, waitlistMessages, type WaitlistValues } from "@/lib/forms/waitlist";
 import type { WaitlistLead } from "@/lib/forms/waitlist/schema";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import type { FormAction } from "./use-server-form";
 import { CheckboxField, SubmitButton, TextField } from "./form-fields";
 import { ConsentLinks } from "./consent-links";
 import { FormOutcome } from "./form-outcome";
@@ -21,19 +20,13 @@ const loadResolver = () => import("./form-resolver");
 /**
  * The waitlist form. react-hook-form checks it with the shared schema on
  * submit and again on every change, and focuses the first bad field, as the
- * spec asks; the server action runs the same schema. `phonePolicy` is the
- * server's (which countries' numbers it accepts), read when the page renders;
- * `disclosureVersion` names the consent text shown, for the consent record.
+ * spec asks; the server action runs the same schema. `consent` is the
+ * server's: which countries' numbers it accepts, read when the page renders,
+ * and the version of the consent text shown, for the consent record.
  */
-export function WaitlistForm({
-  action,
-  phonePolicy,
-  disclosureVersion,
-}: {
-  action: FormAction<WaitlistValues>;
-  phonePolicy: PhonePolicy;
-  disclosureVersion: string;
-}) {
+export function WaitlistForm({ action, consent }: ServedForm<WaitlistValues>) {
+  if (!consent) throw new Error("The waitlist asks consent to text: serveForm(waitlist) serves its consent fields");
+  const { phonePolicy, disclosureVersion } = consent;
   const hydrated = useHydrated();
   const resolver = useCallback<Resolver<WaitlistValues, unknown, WaitlistLead>>(
     async (values, context, options) => {

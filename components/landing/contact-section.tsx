@@ -1,14 +1,16 @@
 import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { ContactForm } from "@/components/forms/contact-form";
-import { formAction } from "@/components/forms/form-action";
-import { contact as contactForm } from "@/lib/forms/contact";
+import { FormMount } from "@/components/forms/form-mount";
+import type { ContactValues } from "@/lib/forms/contact";
+import type { ServedForm } from "@/lib/forms/form-state";
 import { Section } from "@/components/ui/section";
 import { contact } from "./landing-content";
 
 const stepIcons: IconNode[] = [MessageCircleReply, CalendarCheck, Rocket];
 
-export function ContactSection() {
+/** The contact section; `served` is the contact form as the page serves it (serveForm). */
+export function ContactSection({ served }: { served: ServedForm<ContactValues> }) {
   return (
     <Section copy={contact}>
       <div className="mt-14 grid gap-8 lg:grid-cols-5">
@@ -16,7 +18,7 @@ export function ContactSection() {
           <h3 className="text-xl font-semibold">{contact.cardTitle}</h3>
           <p className="mt-2 text-stone-600">{contact.cardText}</p>
           <div className="mt-8">
-            <ContactForm action={formAction(contactForm)} />
+            <FormMount form={ContactForm} served={served} />
           </div>
         </div>
         <aside aria-labelledby="next-steps-title" className="rounded-3xl bg-ink p-6 text-white sm:p-8 lg:col-span-2">

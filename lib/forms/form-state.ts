@@ -1,3 +1,5 @@
+import type { PhonePolicy } from "./phone";
+
 /**
  * What a form's server action answers, shared by the action and the form.
  * Expected failures are results, never exceptions: React clears a form when its
@@ -26,6 +28,17 @@ export type FormState<Values> = {
   /** With "rate_limited": how long until the visitor may try again. */
   retryAfterSeconds?: number;
 };
+
+/** A form's server action, bound to its form's name on the server (server/submission/serve-form.ts). */
+export type FormAction<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
+
+/**
+ * What the server hands a form's component when a page shows it: its action,
+ * and for a form that asks consent to text, the countries whose numbers it
+ * takes and the version of the consent text the page shows (for the record).
+ */
+export type ServedForm<Values> = { action: FormAction<Values>; consent?: ConsentServed };
+export type ConsentServed = { phonePolicy: PhonePolicy; disclosureVersion: string };
 
 export function idleState<Values>(values: Values): FormState<Values> {
   return { status: "idle", id: "", values, errors: {} };

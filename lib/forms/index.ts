@@ -12,13 +12,5 @@ export const { forms, formNames, isFormName, formPages, resultPages, consentForm
 export type FormName = keyof typeof forms;
 export type FormValues<Name extends FormName> = (typeof forms)[Name]["emptyValues"];
 
-type SiteFormValues = { [Name in FormName]: FormValues<Name> };
-
-/**
- * What each form's post carries, by the form's name: what types a form's
- * server action (components/forms/form-action.ts). The site's forms are here
- * from the list above; a form filed beside them elsewhere (the third-form
- * fixture's test) adds its own by declaration merging.
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, so that merging can extend it
-export interface ValuesByForm extends SiteFormValues {}
+/** What each form's post carries, by the form's name: what types a form's server action (server/submission/serve-form.ts). */
+export type ValuesByForm = { [Name in FormName]: FormValues<Name> };

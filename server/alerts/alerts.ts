@@ -4,8 +4,8 @@ import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readEnv, readWebhook } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
-import { openLeadCounts, type StoreChange } from "@/server/leads/lead-store";
-import type { Listener, Outcome } from "@/server/leads/outcomes";
+import { openLeadCounts } from "@/server/leads/lead-store";
+import type { Listener, Outcome, StoreChange } from "@/server/leads/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,

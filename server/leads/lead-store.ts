@@ -315,9 +315,6 @@ export async function forgetUnrenewedSignups({ db }: Store, cutoff: number) {
   return Number(numUpdatedRows);
 }
 
-/** A database outage as this process saw it begin (`down`) or end (`up`). */
-export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
-
 // Process-wide, so an outage is logged and told once, not once per bundle.
 const shared = processWide("lead-store", () => ({ down: false, since: 0 }));
 

@@ -2,10 +2,12 @@ import "server-only";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
-import type { StoreChange } from "./lead-store";
 
 /** What happened to a lead, as the sender that settled it saw it. */
 export type Outcome = "delivered" | "pending" | "dead" | "held";
+
+/** A database outage as this process saw it begin (`down`) or end (`up`). */
+export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
 
 /**
  * Who hears what a sender learns: each settled lead's outcome (what it says

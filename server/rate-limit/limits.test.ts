@@ -24,15 +24,19 @@ describe("checkLimits without Redis", () => {
   it("keeps a number's count in the database: a restarted server (its counters in memory gone) still refuses it, the address counts anew", async () => {
     const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_PHONE_POINTS: "1" }));
     const phone = uniquePhone();
-    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({ ok: true });
+    expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+      ok: true,
+    });
     // What a restart forgets: every counter this process kept.
     processWide("rate-limits", () => ({ limiters: new Map() })).limiters.clear();
-    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+    expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
       ok: false,
       limiter: "phone",
     });
     // Its working twin: another number is taken.
-    expect(await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone() }, env)).toMatchObject({
+    expect(
+      await checkLimits({ formName: "waitlist", address: freshAddress(), phone: uniquePhone() }, env),
+    ).toMatchObject({
       ok: true,
     });
   });
@@ -43,21 +47,24 @@ describe("checkLimits without Redis", () => {
     );
     const address = freshAddress();
     const phone = uniquePhone();
-    const first = await checkLimits({ form: "waitlist", address, phone }, env);
+    const first = await checkLimits({ formName: "waitlist", address, phone }, env);
     if (!first.ok) throw new Error("the first sign-up is refused");
     await first.releaseAddress();
 
     // The address may post again; the number may not.
-    expect(await checkLimits({ form: "waitlist", address, phone }, env)).toMatchObject({ ok: false, limiter: "phone" });
-    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
+    expect(await checkLimits({ formName: "waitlist", address, phone }, env)).toMatchObject({
+      ok: false,
+      limiter: "phone",
+    });
+    expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
   });
 
   it("warns when the day's budget is 80% spent", async () => {
     const ceiling = { perMinute: 100, perDay: 5 };
     const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
-    for (let i = 0; i < 3; i += 1) await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
+    for (let i = 0; i < 3; i += 1) await checkLimits({ formName: "contact", address: freshAddress(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
-    await checkLimits({ form: "contact", address: freshAddress(), ceiling }, env);
+    await checkLimits({ formName: "contact", address: freshAddress(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([expect.objectContaining({ form: "contact", used: 4, limit: 5 })]);
   });
 
@@ -65,7 +72,7 @@ describe("checkLimits without Redis", () => {
     const ceiling = { perMinute: 5, perDay: 1_000 };
     const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
     for (let i = 0; i < 5; i += 1)
-      await checkLimits({ form: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
+      await checkLimits({ formName: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
   });
 });
@@ -79,21 +86,21 @@ describe("checkLimits with Redis", () => {
     const address = freshAddress();
     const ceiling = { perMinute: 100, perDay: 1000 };
     for (let i = 0; i < 2; i += 1)
-      expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({
+      expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone(), ceiling }, env)).toMatchObject({
         ok: true,
       });
 
     expect(await redis.client.get(`rl:address:waitlist:${address}`)).toBe("2");
     expect(Number(await redis.client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
     expect(Number(await redis.client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
-    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({
+    expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({
       ok: false,
       limiter: "address",
     });
 
     // What another instance does to the count, this one sees.
     await redis.client.del(`rl:address:waitlist:${address}`);
-    expect(await checkLimits({ form: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
+    expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
   });
 
   it("counts in memory while Redis stalls, saying so once, and once when it is back", async () => {
@@ -110,7 +117,7 @@ describe("checkLimits with Redis", () => {
     redis.child.kill("SIGSTOP");
     try {
       const answers = [];
-      for (let i = 0; i < 3; i += 1) answers.push(await checkLimits({ form: "contact", address }, env));
+      for (let i = 0; i < 3; i += 1) answers.push(await checkLimits({ formName: "contact", address }, env));
       // Memory counts too: the third post from the address is refused.
       expect(answers.map((answer) => answer.ok)).toStrictEqual([true, true, false]);
       expect(logged("redis_unavailable")).toHaveLength(1);
@@ -119,7 +126,7 @@ describe("checkLimits with Redis", () => {
       redis.child.kill("SIGCONT");
     }
     await vi.waitFor(async () => {
-      await checkLimits({ form: "contact", address: freshAddress() }, env);
+      await checkLimits({ formName: "contact", address: freshAddress() }, env);
       expect(logged("redis_recovered")).toHaveLength(1);
     });
   });

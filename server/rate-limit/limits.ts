@@ -184,7 +184,7 @@ function limiter(spec: LimiterSpec, env: ServerEnv): Limiter {
 }
 
 type Subject = {
-  form: FormName;
+  formName: FormName;
   /** The client's address, canonical (see client-address.ts). */
   address: string;
   /** The number the workflow will text (E.164), if the form has one. */
@@ -198,12 +198,12 @@ type Subject = {
 type Rule = { spec: LimiterSpec; key: string };
 
 /** The rules a submission is counted against, in the order they are checked: the narrowest first. */
-function rulesFor({ form, address, phone, email, ceiling }: Subject, env: ServerEnv): Rule[] {
+function rulesFor({ formName, address, phone, email, ceiling }: Subject, env: ServerEnv): Rule[] {
   const day = 86_400;
   return [
     {
       spec: { name: "address", points: env.RATE_LIMIT_FORM_POINTS, duration: env.RATE_LIMIT_FORM_WINDOW_SECONDS },
-      key: `${form}:${address}`,
+      key: `${formName}:${address}`,
     },
     ...(phone
       ? [
@@ -217,23 +217,23 @@ function rulesFor({ form, address, phone, email, ceiling }: Subject, env: Server
       ? [
           {
             spec: { name: "email", points: env.RATE_LIMIT_EMAIL_POINTS, duration: env.RATE_LIMIT_EMAIL_WINDOW_SECONDS },
-            key: `${form}:${email.toLowerCase()}`,
+            key: `${formName}:${email.toLowerCase()}`,
           } as const,
         ]
       : []),
     ...(ceiling
       ? ([
-          { spec: { name: `${form}_global`, points: ceiling.perMinute, duration: 60 }, key: "all" },
-          { spec: { name: `${form}_daily`, points: ceiling.perDay, duration: day }, key: "all" },
+          { spec: { name: `${formName}_global`, points: ceiling.perMinute, duration: 60 }, key: "all" },
+          { spec: { name: `${formName}_daily`, points: ceiling.perDay, duration: day }, key: "all" },
         ] as const)
       : []),
   ];
 }
 
 /** Warns the operator when a day's budget is 80% used: an attack shows in the log before it shows on the SMS bill. */
-function noteBudget(form: FormName, spec: LimiterSpec, used: number) {
+function noteBudget(formName: FormName, spec: LimiterSpec, used: number) {
   if (!spec.name.endsWith("_daily") || used !== Math.ceil(spec.points * 0.8)) return;
-  logEvent("warn", { event: "daily_budget_80", form, used, limit: spec.points });
+  logEvent("warn", { event: "daily_budget_80", form: formName, used, limit: spec.points });
 }
 
 /**
@@ -250,7 +250,7 @@ export async function checkLimits(subject: Subject, env: ServerEnv): Promise<Lim
     try {
       const counted = await counter.consume(rule.key);
       taken.push({ limiter: counter, rule });
-      noteBudget(subject.form, rule.spec, counted.consumedPoints);
+      noteBudget(subject.formName, rule.spec, counted.consumedPoints);
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       await giveBack(taken);

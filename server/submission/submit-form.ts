@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { headers } from "next/headers";
 import { after } from "next/server";
 import { z } from "zod";
-import { forms, isFormName, type ValuesByForm } from "@/lib/forms";
+import { forms, isFormName, type FormName, type ValuesByForm } from "@/lib/forms";
 import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
 import { isKept, type FieldErrors, type FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
@@ -51,19 +51,6 @@ function pick(lead: Record<string, unknown>, keys: readonly string[]) {
   return Object.fromEntries(keys.map((key) => [key, lead[key]]));
 }
 
-/**
- * Work the visitor does not wait for (an alert) finishes after the answer:
- * where a host freezes a function once it answers (Vercel), Next's after()
- * keeps it running. Outside a request (a unit test) there is nothing to keep.
- */
-function finishAfterAnswer(work: () => Promise<unknown>) {
-  try {
-    after(work);
-  } catch {
-    void work();
-  }
-}
-
 type Schema = Awaited<ReturnType<FormDefinition["schema"]>>;
 const schemas = new Map<string, Schema>();
 
@@ -72,11 +59,11 @@ const schemas = new Map<string, Schema>();
  * policy: the policy is read per request, so a restart with other countries
  * gets a schema of its own.
  */
-async function schemaOf(form: FormDefinition, env: ServerEnv) {
+async function schemaOf(definition: FormDefinition, env: ServerEnv) {
   const policy = phonePolicyOf(env);
-  const key = `${form.name} ${JSON.stringify(policy)}`;
+  const key = `${definition.name} ${JSON.stringify(policy)}`;
   let schema = schemas.get(key);
-  if (!schema) schemas.set(key, (schema = await form.schema(policy)));
+  if (!schema) schemas.set(key, (schema = await definition.schema(policy)));
   return schema;
 }
 
@@ -93,6 +80,72 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
   return reason === "status" && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
+type Log = (level: "info" | "warn" | "error", outcome: string, facts?: object) => void;
+type Answer = (status: FormState<Values>["status"], extra?: Partial<FormState<Values>>) => FormState<Values>;
+/** What one post is: its form, what it carries, and how it is answered and logged. */
+type Post = { definition: FormDefinition; formData: FormData; values: Values; answer: Answer; log: Log };
+
+/** The honeypot, the schema and the rate limits, in that order: an answer when the post stops here, else what goes on. */
+async function check({ definition, formData, values, answer, log }: Post, env: ServerEnv) {
+  // A bot is told it succeeded, so it learns nothing; nothing is sent.
+  if (formData.get(honeypotName)) {
+    log("warn", "honeypot");
+    return { answer: answer("success") };
+  }
+  const parsed = (await schemaOf(definition, env)).safeParse(values);
+  if (!parsed.success) {
+    const errors = firstErrors(parsed.error);
+    log("info", "invalid", { fields: Object.keys(errors) });
+    return { answer: answer("invalid", { errors }) };
+  }
+  const lead = parsed.data as Record<string, unknown>;
+  // The visitor's deadline covers what may wait on others: the limits' store and the webhook.
+  const started = performance.now();
+  const { phone, email, ceiling } = definition.limits;
+  const request = await headers();
+  const address = clientAddress(request, env.TRUSTED_PROXY_HOPS);
+  const limits = await checkLimits(
+    {
+      formName: definition.name as FormName,
+      address: addressKey(address),
+      phone: phone ? String(lead[phone]) : undefined,
+      email: email ? String(lead[email]) : undefined,
+      ceiling: ceiling && readCeiling(ceiling),
+    },
+    env,
+  );
+  if (!limits.ok) {
+    log("warn", "rate_limited", { limiter: limits.limiter, retryAfterSeconds: limits.retryAfterSeconds });
+    return { answer: answer("rate_limited", { retryAfterSeconds: limits.retryAfterSeconds }) };
+  }
+  return { lead, started, request, address, limits };
+}
+
+type Checked = Exclude<Awaited<ReturnType<typeof check>>, { answer: unknown }>;
+
+/** Keeps and sends a checked post, with its consent record when the form asks for one; the visitor's address point comes back when nothing was processed. */
+async function deliver({ definition, formData, answer, log }: Post, checked: Checked, env: ServerEnv) {
+  const { lead, started, request, address, limits } = checked;
+  const payload = pick(lead, definition.payload ?? Object.keys(definition.emptyValues));
+  // The record keeps the words the visitor agreed to, and the page they were on.
+  const consent =
+    definition.consent &&
+    consentEvidence(
+      { text: consentTextOf(definition), page: pageOf(definition) },
+      String(lead[definition.consent.phone]),
+      address,
+      formData,
+      request,
+    );
+  const form = definition.name as FormName;
+  const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, listener: operatorAlerts });
+  // The alerts this lead started finish after the answer: where a host freezes a function once it answers (Vercel), after() keeps them running.
+  if (env.ALERT_WEBHOOK_URL) after(alertsSettled);
+  if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
+  log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
+  return answer(!ok ? "failed" : facts.via === "awaiting_start" ? "awaiting_start" : "success");
+}
+
 /**
  * Checks a post and delivers it: honeypot, schema, rate limits, then the
  * webhook, as the form's definition says, all within WEBHOOK_DEADLINE_MS.
@@ -100,82 +153,32 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
  * and limiters, never what the visitor typed.
  */
 export async function submitForm<Name extends string>(
-  name: Name,
+  formName: Name,
   formData: FormData,
 ): Promise<FormState<ValuesOf<Name>>> {
   // The name comes with the post: one the site has no form for is refused like any bad post.
-  if (!isFormName(name)) {
+  if (!isFormName(formName)) {
     logEvent("warn", { event: "submission", outcome: "unknown_form" });
     return { status: "failed", id: randomUUID(), values: {}, errors: {} } as FormState<ValuesOf<Name>>;
   }
-  const entry: FormDefinition = forms[name];
-  const form = name;
-  const values = readValues(formData, entry.emptyValues);
-  const answer = (status: FormState<Values>["status"], extra: Partial<FormState<Values>> = {}) =>
-    ({
-      status,
-      id: randomUUID(),
-      values: isKept(status) ? entry.emptyValues : capped(values, entry.fields),
-      errors: {},
-      ...extra,
-    }) as FormState<ValuesOf<Name>>;
-  const log = (level: "info" | "warn" | "error", outcome: string, facts: object = {}) =>
-    logEvent(level, { event: "submission", form, outcome, ...facts });
-
+  const definition: FormDefinition = forms[formName];
+  const values = readValues(formData, definition.emptyValues);
+  const answer: Answer = (status, extra = {}) => ({
+    status,
+    id: randomUUID(),
+    values: isKept(status) ? definition.emptyValues : capped(values, definition.fields),
+    errors: {},
+    ...extra,
+  });
+  const log: Log = (level, outcome, facts = {}) =>
+    logEvent(level, { event: "submission", form: formName, outcome, ...facts });
+  const post = { definition, formData, values, answer, log };
   try {
-    // A bot is told it succeeded, so it learns nothing; nothing is sent.
-    if (formData.get(honeypotName)) {
-      log("warn", "honeypot");
-      return answer("success");
-    }
-
     const env = readEnv();
-    const parsed = (await schemaOf(entry, env)).safeParse(values);
-    if (!parsed.success) {
-      const errors = firstErrors(parsed.error);
-      log("info", "invalid", { fields: Object.keys(errors) });
-      return answer("invalid", { errors });
-    }
-    const lead = parsed.data as Record<string, unknown>;
-
-    // The visitor's deadline covers what may wait on others: the limits' store and the webhook.
-    const started = performance.now();
-    const { phone, email, ceiling } = entry.limits;
-    const request = await headers();
-    const address = clientAddress(request, env.TRUSTED_PROXY_HOPS);
-    const limits = await checkLimits(
-      {
-        form,
-        address: addressKey(address),
-        phone: phone ? String(lead[phone]) : undefined,
-        email: email ? String(lead[email]) : undefined,
-        ceiling: ceiling && readCeiling(ceiling),
-      },
-      env,
-    );
-    if (!limits.ok) {
-      log("warn", "rate_limited", { limiter: limits.limiter, retryAfterSeconds: limits.retryAfterSeconds });
-      return answer("rate_limited", { retryAfterSeconds: limits.retryAfterSeconds });
-    }
-
-    const payload = pick(lead, entry.payload ?? Object.keys(entry.emptyValues));
-    // The record keeps the words the visitor agreed to, and the page they were on.
-    const consent =
-      entry.consent &&
-      consentEvidence(
-        { text: consentTextOf(entry), page: pageOf(entry) },
-        String(lead[entry.consent.phone]),
-        address,
-        formData,
-        request,
-      );
-    const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, listener: operatorAlerts });
-    if (env.ALERT_WEBHOOK_URL) finishAfterAnswer(alertsSettled);
-    if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
-    log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
-    return answer(!ok ? "failed" : facts.via === "awaiting_start" ? "awaiting_start" : "success");
+    const checked = await check(post, env);
+    return ("answer" in checked ? checked.answer : await deliver(post, checked, env)) as FormState<ValuesOf<Name>>;
   } catch (error) {
     log("error", "error", { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-    return answer("failed");
+    return answer("failed") as FormState<ValuesOf<Name>>;
   }
 }

@@ -165,6 +165,15 @@ describe("POST /api/consent/revoke", () => {
     expect([first.status, replay.status]).toStrictEqual([200, 200]);
     expect(await replay.json()).toStrictEqual({ recorded: false, leadsStopped: 0 });
     expect(await revocationsOf(phone)).toHaveLength(1);
+    // A webhook-id names one call, whatever its body says: the same id with another number records nothing either.
+    const other = number();
+    const reused = await call({ phone: other, channel: "sms" }, { id: "msg_replay" });
+    expect(await reused.json()).toStrictEqual({ recorded: false, leadsStopped: 0 });
+    expect(await revocationsOf(other)).toStrictEqual([]);
+    // The same number under a new id is a new call.
+    expect(await (await call({ phone: other, channel: "sms" }, { id: "msg_replay_2" })).json()).toMatchObject({
+      recorded: true,
+    });
   });
 
   it.each([
@@ -323,6 +332,13 @@ describe("POST /api/consent/renew", () => {
       leadsReleased: 0,
     });
     expect(released).toBe(1);
+    // Its id with another number's body is the same call: nothing is recorded for that number.
+    const other = number();
+    expect(await (await renew({ phone: other }, { id: "SM-start" })).json()).toStrictEqual({
+      recorded: false,
+      leadsReleased: 0,
+    });
+    expect((await consentRecords(store, { phone: other })).renewals).toStrictEqual([]);
     await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
     await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
     expect(receiver.withName(stranger.name).map((request) => request.answered)).toStrictEqual([200]);

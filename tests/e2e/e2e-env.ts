@@ -46,3 +46,11 @@ export const e2e = {
     NEXT_TELEMETRY_DISABLED: "1",
   },
 };
+
+/** The browser of a server spec that needs one (a server project has none of its own): `test.use(serverSpecBrowser)`. */
+export const serverSpecBrowser = {
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};

@@ -83,14 +83,6 @@ function phoneSpellings(person: { phone: string; e164: string }) {
   return [person.e164, person.e164.slice(2), person.phone, person.e164.slice(-7)];
 }
 
-/** The browser of these specs (a server project has none of its own): each spec file uses it at its top level. */
-export const smsProgramBrowser = {
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  },
-};
-
 export function smsProgramSpecs(line: N8nLine) {
   test.describe.configure({ mode: "serial", timeout: 120_000 });
 

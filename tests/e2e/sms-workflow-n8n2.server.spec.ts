@@ -1,7 +1,8 @@
 import { n8nLines } from "../support/n8n-server";
 import { test } from "./fixtures";
-import { smsProgramBrowser, smsProgramSpecs } from "./sms-program";
+import { serverSpecBrowser } from "./e2e-env";
+import { smsProgramSpecs } from "./sms-program";
 
 // The SMS program on today's n8n, the line a new operator installs.
-test.use(smsProgramBrowser);
+test.use(serverSpecBrowser);
 test.describe(n8nLines.current.label, () => smsProgramSpecs(n8nLines.current));

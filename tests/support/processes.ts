@@ -59,10 +59,20 @@ function withParentDeathSignal(command: string, args: string[]): [string, string
 export function startProcess(
   command: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; url: string; ready: (output: string) => boolean; timeoutMs?: number },
+  options: {
+    env?: NodeJS.ProcessEnv;
+    url: string;
+    ready: (output: string) => boolean;
+    timeoutMs?: number;
+    cwd?: string;
+  },
 ): Promise<Started> {
   const [file, argv] = withParentDeathSignal(command, args);
-  const child = spawn(file, argv, { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(file, argv, {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const stop = stopper(child);
   return new Promise((resolve, reject) => {

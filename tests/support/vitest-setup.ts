@@ -3,12 +3,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
 import { closeDatabases } from "@/server/db/connect";
+import type * as NextServer from "next/server";
 import { pinRequestHeaders } from "./request-headers";
 
 // "server-only" throws outside React's server bundle; the unit tests are server code.
 vi.mock("server-only", () => ({}));
 // Server actions read the request's headers; outside Next there is no request.
 vi.mock("next/headers", () => import("./request-headers"));
+// after() keeps work running once a request is answered; a test has no request to answer, so it runs the work at once.
+vi.mock("next/server", async (original) => ({
+  ...(await original<typeof NextServer>()),
+  after: (task: Promise<unknown> | (() => unknown)) => void (typeof task === "function" ? task() : task),
+}));
 
 afterEach(() => {
   pinRequestHeaders(undefined);

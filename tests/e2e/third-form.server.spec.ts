@@ -1,0 +1,96 @@
+import { expect, test } from "@playwright/test";
+import { Webhook } from "standardwebhooks";
+import {
+  type TastingValues,
+  tastingFields,
+  tastingMessages,
+} from "@/tests/fixtures/third-form/lib/forms/tasting/words";
+import { buildThirdFormSite } from "@/tests/support/third-form-site";
+import type { Started } from "@/tests/support/processes";
+import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { serverSpecBrowser } from "./e2e-env";
+import { toasts } from "./toasts";
+
+// A server spec (it builds and serves a site of its own) with a browser.
+test.use(serverSpecBrowser);
+test.describe.configure({ mode: "serial", timeout: 60_000 });
+
+let site: ReturnType<typeof buildThirdFormSite>;
+let server: Started;
+let receiver: WebhookReceiver;
+const secret = newWebhookSecret();
+
+test.beforeAll(async () => {
+  // A whole `npm run build` of the copy.
+  test.setTimeout(8 * 60_000);
+  receiver = await startWebhookReceiver();
+  site = buildThirdFormSite();
+  server = await site.start({
+    TASTING_WEBHOOK_URL: `${receiver.url}/hooks/tasting`,
+    TASTING_WEBHOOK_SECRET: secret,
+    TRUSTED_PROXY_HOPS: "0",
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  site?.remove();
+});
+
+let token = 0;
+function request() {
+  token += 1;
+  return { name: `Alice Waters t${token}`, email: `alice${token}@example.com`, guests: "6" };
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  const js = javaScriptEnabled ? "on" : "off";
+
+  test(`a third form built from docs/adding-a-form.md delivers, signed, and shows its success (JavaScript ${js})`, async ({
+    browser,
+  }) => {
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/tasting`);
+    const fields = request();
+    for (const [name, value] of Object.entries(fields))
+      await page.getByLabel(tastingFields[name as keyof TastingValues].label).fill(value);
+    await page.getByRole("button", { name: tastingMessages.submit }).click();
+
+    if (javaScriptEnabled) {
+      // The toast: FormMount mounted the toaster with the form.
+      await expect(toasts(page).filter({ hasText: tastingMessages.success.title })).toBeVisible();
+      await expect(page.getByLabel(tastingFields.name.label)).toHaveValue("");
+    } else {
+      // Post/redirect/get: the form's own result page.
+      await expect(page).toHaveURL(`${server.url}/sent/tasting`);
+      await expect(page.getByText(tastingMessages.success.text)).toBeVisible();
+    }
+    await expect.poll(() => receiver.withName(fields.name).length).toBe(1);
+    const [delivered] = receiver.withName(fields.name);
+    expect(delivered?.path).toBe("/hooks/tasting");
+    expect(new Webhook(secret).verify(delivered!.body, delivered!.headers as Record<string, string>)).toStrictEqual({
+      email: fields.email,
+      name: fields.name,
+      guests: 6,
+    });
+    await context.close();
+  });
+
+  test(`its bad input is answered in its own words and sent nowhere (JavaScript ${js})`, async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/tasting`);
+    const fields = { ...request(), guests: "41" };
+    for (const [name, value] of Object.entries(fields))
+      await page.getByLabel(tastingFields[name as keyof TastingValues].label).fill(value);
+    await page.getByRole("button", { name: tastingMessages.submit }).click();
+    await expect(page.getByText(tastingMessages.invalid.guests)).toBeVisible();
+    await expect(page.getByLabel(tastingFields.name.label)).toHaveValue(fields.name);
+    // The same set-up that delivers a good request (the test above) sent this one nowhere.
+    expect(receiver.withName(fields.name)).toHaveLength(0);
+    await context.close();
+  });
+}
