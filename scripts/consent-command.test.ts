@@ -205,7 +205,9 @@ it("npm run consent runs the command and exits 1 with its message when a call is
 describe("npm run consent -- export, as an attacker would fill it", () => {
   const attacker = {
     phone: "+15554000099",
-    userAgent: "@SUM(1+1)*cmd|' /C calc'!A0",
+    // A carriage return and a tab start a formula too (the spreadsheet skips them): each is written after a '.
+    userAgent: "\r@SUM(1+1)*cmd|' /C calc'!A0",
+    ip: "\t=1+1",
     pageUrl: '=HYPERLINK("http://evil.test/x","Open")',
   };
 
@@ -235,7 +237,7 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
         db,
         {
           phone: attacker.phone,
-          ip: "203.0.113.41",
+          ip: attacker.ip,
           userAgent: attacker.userAgent,
           pageUrl: attacker.pageUrl,
           javascript: true,
@@ -256,6 +258,7 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
       phone: attacker.phone,
       user_agent: `'${attacker.userAgent}`,
       page_url: `'${attacker.pageUrl}`,
+      ip: `'${attacker.ip}`,
     });
     for (const cell of Object.values(rows[0]!).filter((value) => value !== attacker.phone))
       expect(cell).not.toMatch(/^[=+\-@\t\r]/);

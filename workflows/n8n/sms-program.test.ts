@@ -281,11 +281,14 @@ describe("incoming messages", () => {
   const docsSignature = "0/KCTR6DLpKmkAf8muzZqo1nDgQ=";
   // Where n8n itself was called: never what the signature is checked against.
   const n8nUrl = "http://127.0.0.1:5678/webhook/sous-sms-inbound";
+  // The address n8n was called at, as its proxy's headers tell it: never what the signature is checked against either.
+  const calledHeaders = { host: "n8n.sous.test", "x-forwarded-proto": "https" };
+  const calledUrl = "https://n8n.sous.test/webhook/sous-sms-inbound";
   const read = (fields: Record<string, string>, signature = docsSignature, more: Record<string, string> = {}) =>
     run("Read the message", {
       env: { ...env, ...more },
       rawBody: form(fields),
-      json: { headers: { "x-twilio-signature": signature }, webhookUrl: n8nUrl },
+      json: { headers: { ...calledHeaders, "x-twilio-signature": signature }, webhookUrl: n8nUrl },
     });
 
   it("checks X-Twilio-Signature as Twilio computes it, and answers 403 to anything else", async () => {
@@ -325,6 +328,7 @@ describe("incoming messages", () => {
     const fields = message("STOP");
     expect((await read(fields, await signedFor(docsUrl, fields))).result[0]!.json).toMatchObject({ status: 200 });
     expect((await read(fields, await signedFor(n8nUrl, fields))).result[0]!.json).toMatchObject({ status: 403 });
+    expect((await read(fields, await signedFor(calledUrl, fields))).result[0]!.json).toMatchObject({ status: 403 });
   });
 
   it("names the URL Twilio signed when TWILIO_INBOUND_URL differs from it by a slash, a scheme or n8n's own address", async () => {
