@@ -14,7 +14,7 @@ import { leadOf, type LeadRow } from "@/server/leads/lead";
 import { attemptsOf, dropLead, leadById, listLeads } from "@/server/leads/lead-store";
 import { dueNow } from "@/server/leads/pass";
 import { scheduledPass } from "@/server/schedule/redelivery";
-import { readEnv } from "@/server/env";
+import { readEnv, type ServerEnv } from "@/server/env";
 import { toCsv } from "./csv";
 import { jsonSafe, safeSinks } from "./safe-output";
 import { reviewReceivers } from "@/server/alerts/alerts";
@@ -107,9 +107,126 @@ function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
   }
 }
 
-export async function leadsCommand(args: string[], rawLine: (text: string) => void, rawWrite: (text: string) => void) {
-  const { print: line, write } = safeSinks(rawLine, rawWrite);
-  const { values, positionals } = parseArgs({
+/** What each subcommand is given. */
+type Run = {
+  values: ReturnType<typeof parse>["values"];
+  id: string | undefined;
+  store: Store;
+  env: ServerEnv;
+  line: (text: string) => void;
+  write: (text: string) => void;
+};
+
+/** `list`: open leads by form and state, or every lead as JSON for scripts (`--json`). */
+async function listCommand({ values, store, line }: Run) {
+  const rows = await listLeads(store, { states: statesOf(values.state), form: values.form });
+  if (!values.json) return print(rows, Boolean(values.show), line);
+  const consent = await consentOf(store, rows);
+  return line(
+    jsonSafe(
+      JSON.stringify(
+        rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })),
+        null,
+        2,
+      ),
+    ),
+  );
+}
+
+/** `show ID`: one lead, its values and its delivery log. */
+async function showCommand({ id, store, line }: Run) {
+  if (!id) throw new Error(`unknown command\n${usage}`);
+  const row = await leadById(store, id);
+  if (!row) throw new Error(`no lead with webhook-id ${id}`);
+  const deliveryLog = (await attemptsOf(store, id)).map((attempt) => ({
+    number: attempt.number,
+    at: iso(attempt.at),
+    sender: attempt.sender,
+    status: attempt.status,
+    failure: attempt.failure,
+    durationMs: attempt.duration_ms,
+  }));
+  const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
+  return line(
+    jsonSafe(JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2)),
+  );
+}
+
+/** `export --form F`: the values of a form's leads, as CSV or JSONL, spreadsheet-safe. */
+async function exportCommand({ values, store, write }: Run) {
+  if (!values.form) throw new Error(`export needs --form\n${usage}`);
+  if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
+  const consentForm = consentForms.find((form) => form.form === values.form);
+  const asksConsent = consentForm !== undefined;
+  if (values.consented && !asksConsent)
+    throw new Error(
+      `--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`,
+    );
+  const listed = await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form });
+  const consent = await consentOf(store, listed);
+  const rows = listed
+    .map((row) => ({ row, lead: leadOf(row) }))
+    .filter(({ lead }) => lead !== undefined)
+    .map(({ row, lead }) => ({
+      id: row.id,
+      state: row.state,
+      createdAt: iso(row.created_at),
+      ...(asksConsent ? { consent: consent(row) } : {}),
+      payload: lead!.payload,
+    }))
+    .filter((row) => !values.consented || row.consent === "in force");
+  // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
+  const latest = consentForm
+    ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
+    : rows;
+  if (values.format === "jsonl") {
+    for (const row of latest) write(`${jsonSafe(JSON.stringify(row))}\n`);
+    return;
+  }
+  const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
+  const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
+  write(
+    toCsv(
+      columns,
+      latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
+    ),
+  );
+  return;
+}
+
+/** `retry [ID | --dead]`: a pass now, as the operator's. */
+async function retryCommand({ values, id, env, line }: Run) {
+  const summary = await scheduledPass(env, {
+    sender: "operator",
+    id,
+    // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
+    selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
+  });
+  line(`delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`);
+  if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held)
+    throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
+  return;
+}
+
+/** `drop ID`: deletes one lead and its delivery log. */
+async function dropCommand({ id, store, env, line }: Run) {
+  if (!id) throw new Error(`unknown command\n${usage}`);
+  if (!(await dropLead(store, id))) throw new Error(`no lead with webhook-id ${id}`);
+  // The last waiting lead of a failing receiver dropped: /api/health clears now, the alert channel within its grace.
+  await reviewReceivers(store, env);
+  return line(`dropped ${id}`);
+}
+
+const commands: Record<string, (run: Run) => Promise<void>> = {
+  list: listCommand,
+  show: showCommand,
+  export: exportCommand,
+  retry: retryCommand,
+  drop: dropCommand,
+};
+
+const parse = (args: string[]) =>
+  parseArgs({
     args,
     allowPositionals: true,
     options: {
@@ -123,107 +240,15 @@ export async function leadsCommand(args: string[], rawLine: (text: string) => vo
       help: { type: "boolean", short: "h" },
     },
   });
+
+/** The operator's command: one handler per subcommand, each given the options, the database and where to print. */
+export async function leadsCommand(args: string[], rawLine: (text: string) => void, rawWrite: (text: string) => void) {
+  const { print: line, write } = safeSinks(rawLine, rawWrite);
+  const { values, positionals } = parse(args);
   const [command = "list", id] = positionals;
   if (values.help) return line(usage);
-
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) throw new Error(`unknown command\n${usage}`);
   const env = readEnv();
-  const store = await database(env);
-
-  if (command === "list") {
-    const rows = await listLeads(store, { states: statesOf(values.state), form: values.form });
-    if (!values.json) return print(rows, Boolean(values.show), line);
-    const consent = await consentOf(store, rows);
-    return line(
-      jsonSafe(
-        JSON.stringify(
-          rows.map((row) => ({ ...summaryOf(row), ...(consent(row) !== undefined ? { consent: consent(row) } : {}) })),
-          null,
-          2,
-        ),
-      ),
-    );
-  }
-
-  if (command === "show" && id) {
-    const row = await leadById(store, id);
-    if (!row) throw new Error(`no lead with webhook-id ${id}`);
-    const deliveryLog = (await attemptsOf(store, id)).map((attempt) => ({
-      number: attempt.number,
-      at: iso(attempt.at),
-      sender: attempt.sender,
-      status: attempt.status,
-      failure: attempt.failure,
-      durationMs: attempt.duration_ms,
-    }));
-    const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
-    return line(
-      jsonSafe(
-        JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2),
-      ),
-    );
-  }
-
-  if (command === "export") {
-    if (!values.form) throw new Error(`export needs --form\n${usage}`);
-    if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
-    const consentForm = consentForms.find((form) => form.form === values.form);
-    const asksConsent = consentForm !== undefined;
-    if (values.consented && !asksConsent)
-      throw new Error(
-        `--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`,
-      );
-    const listed = await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form });
-    const consent = await consentOf(store, listed);
-    const rows = listed
-      .map((row) => ({ row, lead: leadOf(row) }))
-      .filter(({ lead }) => lead !== undefined)
-      .map(({ row, lead }) => ({
-        id: row.id,
-        state: row.state,
-        createdAt: iso(row.created_at),
-        ...(asksConsent ? { consent: consent(row) } : {}),
-        payload: lead!.payload,
-      }))
-      .filter((row) => !values.consented || row.consent === "in force");
-    // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
-    const latest = consentForm
-      ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
-      : rows;
-    if (values.format === "jsonl") {
-      for (const row of latest) write(`${jsonSafe(JSON.stringify(row))}\n`);
-      return;
-    }
-    const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
-    const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
-    write(
-      toCsv(
-        columns,
-        latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
-      ),
-    );
-    return;
-  }
-
-  if (command === "retry") {
-    const summary = await scheduledPass(env, {
-      sender: "operator",
-      id,
-      // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
-      selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
-    });
-    line(
-      `delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`,
-    );
-    if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held)
-      throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
-    return;
-  }
-
-  if (command === "drop" && id) {
-    if (!(await dropLead(store, id))) throw new Error(`no lead with webhook-id ${id}`);
-    // The last waiting lead of a failing receiver dropped: /api/health clears now, the alert channel within its grace.
-    await reviewReceivers(store, env);
-    return line(`dropped ${id}`);
-  }
-  throw new Error(`unknown command\n${usage}`);
+  return run({ values, id, store: await database(env), env, line, write });
 }

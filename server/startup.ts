@@ -120,56 +120,39 @@ function logClientAddress(env: ServerEnv) {
   });
 }
 
-/**
- * Runs once when the server starts (see instrumentation.ts): checks the
- * environment, opens and migrates the database, imports what the stores
- * before it kept, and logs what each form delivers to. A bad setting stops
- * the process here, loudly, rather than letting the site run until the first
- * lead fails.
- */
-export async function checkEnvironmentAtStart() {
-  const perForm = Object.values(forms).flatMap(({ name, limits }) => [
-    () => readWebhook(name),
-    ...(limits.ceiling ? [readCeiling.bind(null, limits.ceiling)] : []),
-  ]);
-  const problems = [readEnv, ...perForm].flatMap(problemsOf);
-  if (problems.length) refuse(problems);
-  const env = readEnv();
-  checkClearUrls(env);
-  warnReadableEnvFiles();
-  const store = await openDatabase(env);
-  await importLegacyLeads(store, env);
-  await linkUnrecordedLeads(store);
-
+/** What each form delivers to, by host only (automation URLs often carry a secret in their path), and what it lacks. */
+function logWebhooks() {
   for (const form of formNames) {
     const webhook = readWebhook(form);
-    if (webhook.url) {
-      // The host only: automation URLs often carry a secret in their path. How many secrets
-      // sign (two during a rotation), never which.
-      const signedWith = webhook.secrets?.length ?? 0;
-      logEvent("info", {
-        event: "webhook_configured",
-        form,
-        host: new URL(webhook.url).host,
-        secrets: signedWith,
-        authHeader: Boolean(webhook.auth),
-      });
-      if (!signedWith) {
-        logEvent("warn", {
-          event: "webhook_unsigned",
-          form,
-          message: `${webhook.urlVariable} is set without ${webhook.urlVariable.replace(/_URL$/, "_SECRET")}: ${form} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`,
-        });
-      }
-    } else {
+    if (!webhook.url) {
       logEvent("warn", {
         event: "webhook_unset",
         form,
         message: `${webhook.urlVariable} is not set: ${form} submissions are kept as held leads (npm run leads -- export --form ${form}) and delivered once it is set`,
       });
+      continue;
+    }
+    // How many secrets sign (two during a rotation), never which.
+    const signedWith = webhook.secrets?.length ?? 0;
+    logEvent("info", {
+      event: "webhook_configured",
+      form,
+      host: new URL(webhook.url).host,
+      secrets: signedWith,
+      authHeader: Boolean(webhook.auth),
+    });
+    if (!signedWith) {
+      logEvent("warn", {
+        event: "webhook_unsigned",
+        form,
+        message: `${webhook.urlVariable} is set without ${webhook.urlVariable.replace(/_URL$/, "_SECRET")}: ${form} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`,
+      });
     }
   }
-  logClientAddress(env);
+}
+
+/** Settings that work but cost something: the legal pages' placeholders, a HELP text over one segment, no way to record a STOP. */
+function warnAboutSettings(env: ServerEnv) {
   const defaulted = defaultedIdentity(env);
   if (defaulted.length) {
     logEvent("warn", {
@@ -195,15 +178,50 @@ export async function checkEnvironmentAtStart() {
         "CONSENT_WEBHOOK_SECRET is not set: /api/consent/revoke and /api/consent/renew answer 404, so STOP replies must be recorded with npm run consent -- revoke, and a START cannot put a number back in force",
     });
   }
-  if (env.REDIS_URL) {
-    const host = new URL(env.REDIS_URL).host;
-    if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))
-      logEvent("info", { event: "rate_limits_shared", store: "redis", host });
-    else
-      logEvent("warn", {
-        event: "redis_unreachable",
-        host,
-        message: "rate limits count in memory until Redis answers",
-      });
-  }
+}
+
+/**
+ * What the server checks before it starts anything: every setting (a bad one
+ * stops the process here, loudly, naming it, rather than letting the site run
+ * until the first lead fails), the URLs that would go out in clear, the
+ * settings files' permissions; then what each form delivers to, and what the
+ * settings cost. Returns the settings in force.
+ */
+export function checkSettings() {
+  const perForm = Object.values(forms).flatMap(({ name, limits }) => [
+    () => readWebhook(name),
+    ...(limits.ceiling ? [readCeiling.bind(null, limits.ceiling)] : []),
+  ]);
+  const problems = [readEnv, ...perForm].flatMap(problemsOf);
+  if (problems.length) refuse(problems);
+  const env = readEnv();
+  checkClearUrls(env);
+  warnReadableEnvFiles();
+  logWebhooks();
+  logClientAddress(env);
+  warnAboutSettings(env);
+  return env;
+}
+
+/**
+ * What the server starts once its settings hold: the database, opened and
+ * migrated (or the reason it cannot be, naming the setting); what the stores
+ * before it kept, imported, and old sign-ups tied to their numbers; the
+ * shared rate limits' Redis, when set.
+ */
+export async function startServices(env: ServerEnv) {
+  const store = await openDatabase(env);
+  await importLegacyLeads(store, env);
+  await linkUnrecordedLeads(store);
+  if (!env.REDIS_URL) return;
+  const host = new URL(env.REDIS_URL).host;
+  if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))
+    logEvent("info", { event: "rate_limits_shared", store: "redis", host });
+  else
+    logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
+}
+
+/** Runs once when the server starts (instrumentation.ts): what it checks, then what it starts. */
+export async function checkEnvironmentAtStart() {
+  await startServices(checkSettings());
 }
