@@ -2,7 +2,7 @@ import { Analytics } from "@vercel/analytics/next";
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
 import { brand } from "@/components/site/site-content";
-import { analyticsEnabled, siteUrl } from "@/server/env";
+import { analyticsEnabled, siteUrl } from "@/server/site-settings";
 import { SiteStyles } from "@/components/site/site-styles";
 // The stylesheet through Next's pipeline under `next dev` only (hot reload); the
 // production build writes it once, from the server, in <SiteStyles> (package.json "imports").

@@ -10,7 +10,7 @@ import { ProblemSection } from "@/components/landing/problem-section";
 import { ProductJsonLd } from "@/components/landing/product-json-ld";
 import { SiteFooter } from "@/components/site/site-footer";
 import { SiteHeader } from "@/components/site/site-header";
-import { siteUrl } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
 
 export const metadata: Metadata = {
   alternates: { canonical: "/" },

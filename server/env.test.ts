@@ -1,17 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitlist } from "@/lib/forms/waitlist";
-import {
-  analyticsEnabled,
-  EnvError,
-  problemsOf,
-  readCeiling,
-  readEnv,
-  readWebhook,
-  sendsInClear,
-  siteUrl,
-  waitlistPhonePolicy,
-} from "./env";
+import { EnvError, problemsOf, readEnv } from "./env";
+import { readCeiling, readWebhook, sendsInClear } from "./webhook-settings";
+import { analyticsEnabled, siteUrl, waitlistPhonePolicy } from "./site-settings";
 import { envOf } from "@/tests/support/check-schema";
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;

@@ -2,8 +2,6 @@ import "server-only";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
-import type { CountSetting } from "@/lib/forms/define";
-import type { PhonePolicy } from "@/lib/forms/phone";
 
 /**
  * The one place that reads the server's environment. Every call parses
@@ -18,14 +16,14 @@ const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUnde
 const flag = withDefault(z.stringbool().default(false));
 const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().min(1).max(60_000).default(fallback));
 
-const count = (fallback: number, max = 1_000_000_000) =>
+export const count = (fallback: number, max = 1_000_000_000) =>
   withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
 const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const httpUrl = optional(anyHttpUrl);
 
 // fetch refuses a URL with user:pass@ in it, so every delivery would fail.
-const webhookUrl = optional(
+export const webhookUrl = optional(
   anyHttpUrl.refine((url) => !new URL(url).username && !new URL(url).password, {
     error: "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
   }),
@@ -84,7 +82,7 @@ const webhookSecret = z
     },
     { error: "must hold 24 to 64 random bytes" },
   );
-const webhookSecrets = optional(
+export const webhookSecrets = optional(
   z
     .string()
     .transform((value) => value.trim().split(/\s+/))
@@ -104,7 +102,7 @@ function fetchAccepts({ name, value }: { name: string; value: string }) {
 // "Name: value", the fixed header n8n's Header Auth or a Make API key checks.
 // Printable ASCII only: anything else is not a header value every receiver
 // reads the same, and fetch refuses some of it outright.
-const authHeader = optional(
+export const authHeader = optional(
   z
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, {
@@ -149,7 +147,7 @@ const postgresUrl = z.string().refine(
   { error: "must be a postgres:// or postgresql:// URL" },
 );
 
-const envSchema = z.object({
+export const envSchema = z.object({
   // SQLite's folder; OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
   DATABASE_URL: optional(postgresUrl),
@@ -267,7 +265,11 @@ export function problemsOf(read: () => unknown) {
 }
 
 /** Parses or throws an EnvError naming every bad variable (`variable` maps a key to its name). */
-function parseOrThrow<T extends z.ZodType>(schema: T, input: object, variable = (key: string) => key): z.output<T> {
+export function parseOrThrow<T extends z.ZodType>(
+  schema: T,
+  input: object,
+  variable = (key: string) => key,
+): z.output<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw new EnvError(result.error.issues.map((issue) => `${variable(String(issue.path[0]))} ${issue.message}`));
@@ -277,136 +279,4 @@ function parseOrThrow<T extends z.ZodType>(schema: T, input: object, variable = 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   const env = parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
   return { ...env, ...trustedProxyHops(env) };
-}
-
-const loopbackHosts = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
-/** Whether a URL sends in clear to another machine: http:// to anything but this one. */
-export const sendsInClear = (url: string) => {
-  const { protocol, hostname } = new URL(url);
-  return protocol === "http:" && !loopbackHosts.test(hostname);
-};
-
-/**
- * A form's webhook variables: its name, upper-cased, is their prefix, so the
- * "waitlist" form reads WAITLIST_WEBHOOK_URL, WAITLIST_WEBHOOK_SECRET and
- * WAITLIST_WEBHOOK_AUTH_HEADER, and a new form needs no change here.
- */
-function webhookVariables(form: string) {
-  const prefix = `${form.toUpperCase()}_WEBHOOK`;
-  return { url: `${prefix}_URL`, secrets: `${prefix}_SECRET`, auth: `${prefix}_AUTH_HEADER` } as const;
-}
-
-const webhookSchema = z.object({ url: webhookUrl, secrets: webhookSecrets, auth: authHeader });
-
-export type WebhookSettings = z.output<typeof webhookSchema> & {
-  /** The variable that holds the URL, for log lines. */
-  urlVariable: string;
-};
-
-/** Where a form delivers and how it proves it. */
-export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  const names = webhookVariables(form);
-  const values = { url: source[names.url], secrets: source[names.secrets], auth: source[names.auth] };
-  const settings = parseOrThrow(webhookSchema, values, (key) => names[key as keyof typeof names]);
-  return { ...settings, urlVariable: names.url };
-}
-
-/**
- * The numbers a form's definition names for its ceiling (its own variables,
- * e.g. WAITLIST_DAILY_LIMIT), each its fallback when unset; a new form's
- * ceiling needs no change here.
- */
-export function readCeiling(
-  ceiling: { perMinute: CountSetting; perDay: CountSetting },
-  source: NodeJS.ProcessEnv = process.env,
-) {
-  const schema = z.object({ perMinute: count(ceiling.perMinute.fallback), perDay: count(ceiling.perDay.fallback) });
-  const values = { perMinute: source[ceiling.perMinute.variable], perDay: source[ceiling.perDay.variable] };
-  return parseOrThrow(schema, values, (key) => ceiling[key as keyof typeof ceiling].variable);
-}
-
-const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
-
-/**
- * Whether Vercel Web Analytics can load: on Vercel, or where an operator turns
- * it on. Elsewhere its script would 404. Cheap enough for every request.
- */
-export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
-  const env = analyticsSchema.parse(source);
-  return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
-}
-
-const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
-
-/**
- * The public address canonical URLs, the sitemap and social cards point at:
- * SITE_URL, else Vercel's production domain, else the local server. Pages are
- * prerendered, so it is read when they render: at build, and at each hourly
- * revalidation.
- */
-export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
-  const env = siteSchema.parse(source);
-  if (env.SITE_URL) return new URL(env.SITE_URL);
-  if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
-  return new URL("http://localhost:3000");
-}
-
-const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
-
-/** The phone numbers the waitlist accepts, from settings already read. */
-export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {
-  return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
-}
-
-/** The same for the browser's check, read when /signup renders. */
-export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
-  return phonePolicyOf(phoneSchema.parse(source));
-}
-
-const businessSchema = envSchema.pick({
-  BUSINESS_LEGAL_NAME: true,
-  BUSINESS_POSTAL_ADDRESS: true,
-  BUSINESS_SUPPORT_EMAIL: true,
-  LEGAL_EFFECTIVE_DATE: true,
-  LEAD_RETENTION_DAYS: true,
-  CONSENT_RETENTION_DAYS: true,
-  WAITLIST_PHONE_COUNTRIES: true,
-});
-
-export type BusinessIdentity = {
-  legalName: string;
-  /** Empty until set: the pages then offer it on request. */
-  postalAddress: string;
-  supportEmail: string;
-  /** YYYY-MM-DD. */
-  effectiveDate: string;
-  leadRetentionDays: number;
-  consentRetentionDays: number;
-  /** The countries whose numbers the waitlist takes (WAITLIST_PHONE_COUNTRIES): what /terms says the program is open to. */
-  phoneCountries: string[];
-};
-
-/**
- * What the legal pages say of the business and of how long it keeps records,
- * read when they render: at build, and at each hourly revalidation.
- */
-export function businessIdentity(source: NodeJS.ProcessEnv = process.env): BusinessIdentity {
-  const env = parseOrThrow(businessSchema, source);
-  return {
-    legalName: env.BUSINESS_LEGAL_NAME,
-    postalAddress: env.BUSINESS_POSTAL_ADDRESS,
-    supportEmail: env.BUSINESS_SUPPORT_EMAIL,
-    effectiveDate: env.LEGAL_EFFECTIVE_DATE,
-    leadRetentionDays: env.LEAD_RETENTION_DAYS,
-    consentRetentionDays: env.CONSENT_RETENTION_DAYS,
-    phoneCountries: env.WAITLIST_PHONE_COUNTRIES,
-  };
-}
-
-/** The identity settings still at their placeholder, which carriers and CASL ask to be real. */
-export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS" | "BUSINESS_SUPPORT_EMAIL">) {
-  return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter(
-    (name) => env[name] === businessDefaults[name],
-  );
 }

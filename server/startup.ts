@@ -5,16 +5,9 @@ import { database, postgresTarget, sqliteFile } from "./db/connect";
 import { linkUnrecordedLeads } from "@/server/upgrade/consent-links";
 import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
-import {
-  defaultedIdentity,
-  EnvError,
-  problemsOf,
-  readCeiling,
-  readEnv,
-  readWebhook,
-  sendsInClear,
-  type ServerEnv,
-} from "./env";
+import { EnvError, problemsOf, readEnv, type ServerEnv } from "./env";
+import { readCeiling, readWebhook, sendsInClear } from "./webhook-settings";
+import { defaultedIdentity } from "./site-settings";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
 import { addressSource } from "./rate-limit/client-address";

@@ -1,6 +1,6 @@
 import { privacyContent } from "@/components/legal/privacy-content";
 import { LegalPage, legalMetadata } from "@/components/legal/legal-page";
-import { businessIdentity } from "@/server/env";
+import { businessIdentity } from "@/server/site-settings";
 
 export const metadata = legalMetadata(privacyContent(businessIdentity()), "/privacy");
 

@@ -1,4 +1,4 @@
-import { siteUrl } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
 
 // A route rather than a robots.ts metadata file, so its type names its charset; built once, like the pages.
 export const dynamic = "force-static";

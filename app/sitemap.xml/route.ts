@@ -1,5 +1,5 @@
 import { formPages } from "@/lib/forms";
-import { siteUrl } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
 
 // A route rather than a sitemap.ts metadata file, so its type names its charset; built once, like the pages.
 export const dynamic = "force-static";

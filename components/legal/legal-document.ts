@@ -1,4 +1,4 @@
-import type { BusinessIdentity } from "@/server/env";
+import type { BusinessIdentity } from "@/server/site-settings";
 
 /** A paragraph, or a bulleted list. */
 export type LegalBlock = string | { list: readonly string[] };

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { socialImage } from "@/components/site/site-content";
 import { Icon } from "@/components/ui/icon";
 import { SiteFooter } from "@/components/site/site-footer";
-import type { BusinessIdentity } from "@/server/env";
+import type { BusinessIdentity } from "@/server/site-settings";
 import { opener, type LegalBlock, type LegalDocument } from "./legal-document";
 import { legalLinks } from "./legal-links";
 

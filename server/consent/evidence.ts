@@ -1,7 +1,7 @@
 import "server-only";
 import { consentFieldNames } from "@/lib/forms/consent";
 import { escapeControls } from "@/server/escape-controls";
-import { siteUrl } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
-import { readWebhook, type ServerEnv } from "@/server/env";
+import { type ServerEnv } from "@/server/env";
+import { readWebhook } from "@/server/webhook-settings";
 import { formNames } from "@/lib/forms";
 import { logEvent } from "@/server/log";
 import { CLAIM_MARGIN_MS, claimById, claimNext, newClaim, type Selection } from "./lead-store";

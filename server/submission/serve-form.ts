@@ -3,7 +3,7 @@ import type { FormName, FormValues } from "@/lib/forms";
 import { consentTextOf, type FormDefinition } from "@/lib/forms/define";
 import type { ServedForm } from "@/lib/forms/form-state";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { waitlistPhonePolicy } from "@/server/env";
+import { waitlistPhonePolicy } from "@/server/site-settings";
 import { sendForm } from "./send-form";
 
 /**

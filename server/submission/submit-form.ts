@@ -7,7 +7,9 @@ import { forms, isFormName, type FormName, type ValuesByForm } from "@/lib/forms
 import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@/lib/forms/define";
 import { isKept, type FieldErrors, type FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
-import { phonePolicyOf, readCeiling, readEnv, type ServerEnv } from "@/server/env";
+import { readEnv, type ServerEnv } from "@/server/env";
+import { readCeiling } from "@/server/webhook-settings";
+import { phonePolicyOf } from "@/server/site-settings";
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";

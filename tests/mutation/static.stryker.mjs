@@ -14,6 +14,8 @@ const config = {
   ...base,
   mutate: [
     "server/env.ts",
+    "server/webhook-settings.ts",
+    "server/site-settings.ts",
     "server/workflow/workflow-calls.ts",
     "lib/forms/honeypot.ts",
     "lib/forms/contact/index.ts",

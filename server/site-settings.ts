@@ -1,0 +1,95 @@
+import "server-only";
+import type { PhonePolicy } from "@/lib/forms/phone";
+import { businessDefaults, envSchema, parseOrThrow, type ServerEnv } from "./env";
+
+/**
+ * What the pages read of the environment when they render: the site's
+ * address, whether analytics load, the countries the waitlist takes, and the
+ * business the legal pages name. Each reads only its own variables, at
+ * render time (at build, and at each hourly revalidation).
+ */
+
+const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
+
+/**
+ * Whether Vercel Web Analytics can load: on Vercel, or where an operator turns
+ * it on. Elsewhere its script would 404. Cheap enough for every request.
+ */
+export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
+  const env = analyticsSchema.parse(source);
+  return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
+}
+
+const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
+
+/**
+ * The public address canonical URLs, the sitemap and social cards point at:
+ * SITE_URL, else Vercel's production domain, else the local server. Pages are
+ * prerendered, so it is read when they render: at build, and at each hourly
+ * revalidation.
+ */
+export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
+  const env = siteSchema.parse(source);
+  if (env.SITE_URL) return new URL(env.SITE_URL);
+  if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
+  return new URL("http://localhost:3000");
+}
+
+const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
+
+/** The phone numbers the waitlist accepts, from settings already read. */
+export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {
+  return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
+}
+
+/** The same for the browser's check, read when /signup renders. */
+export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
+  return phonePolicyOf(phoneSchema.parse(source));
+}
+
+const businessSchema = envSchema.pick({
+  BUSINESS_LEGAL_NAME: true,
+  BUSINESS_POSTAL_ADDRESS: true,
+  BUSINESS_SUPPORT_EMAIL: true,
+  LEGAL_EFFECTIVE_DATE: true,
+  LEAD_RETENTION_DAYS: true,
+  CONSENT_RETENTION_DAYS: true,
+  WAITLIST_PHONE_COUNTRIES: true,
+});
+
+export type BusinessIdentity = {
+  legalName: string;
+  /** Empty until set: the pages then offer it on request. */
+  postalAddress: string;
+  supportEmail: string;
+  /** YYYY-MM-DD. */
+  effectiveDate: string;
+  leadRetentionDays: number;
+  consentRetentionDays: number;
+  /** The countries whose numbers the waitlist takes (WAITLIST_PHONE_COUNTRIES): what /terms says the program is open to. */
+  phoneCountries: string[];
+};
+
+/**
+ * What the legal pages say of the business and of how long it keeps records,
+ * read when they render: at build, and at each hourly revalidation.
+ */
+export function businessIdentity(source: NodeJS.ProcessEnv = process.env): BusinessIdentity {
+  const env = parseOrThrow(businessSchema, source);
+  return {
+    legalName: env.BUSINESS_LEGAL_NAME,
+    postalAddress: env.BUSINESS_POSTAL_ADDRESS,
+    supportEmail: env.BUSINESS_SUPPORT_EMAIL,
+    effectiveDate: env.LEGAL_EFFECTIVE_DATE,
+    leadRetentionDays: env.LEAD_RETENTION_DAYS,
+    consentRetentionDays: env.CONSENT_RETENTION_DAYS,
+    phoneCountries: env.WAITLIST_PHONE_COUNTRIES,
+  };
+}
+
+/** The identity settings still at their placeholder, which carriers and CASL ask to be real. */
+export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS" | "BUSINESS_SUPPORT_EMAIL">) {
+  return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter(
+    (name) => env[name] === businessDefaults[name],
+  );
+}
