@@ -1,5 +1,6 @@
 import "server-only";
 import type { PhonePolicy } from "@/lib/forms/phone";
+import type { BusinessIdentity } from "@/lib/business-identity";
 import { businessDefaults, envSchema, parseOrThrow, type ServerEnv } from "./env";
 
 /**
@@ -56,19 +57,6 @@ const businessSchema = envSchema.pick({
   CONSENT_RETENTION_DAYS: true,
   WAITLIST_PHONE_COUNTRIES: true,
 });
-
-export type BusinessIdentity = {
-  legalName: string;
-  /** Empty until set: the pages then offer it on request. */
-  postalAddress: string;
-  supportEmail: string;
-  /** YYYY-MM-DD. */
-  effectiveDate: string;
-  leadRetentionDays: number;
-  consentRetentionDays: number;
-  /** The countries whose numbers the waitlist takes (WAITLIST_PHONE_COUNTRIES): what /terms says the program is open to. */
-  phoneCountries: string[];
-};
 
 /**
  * What the legal pages say of the business and of how long it keeps records,

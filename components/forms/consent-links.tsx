@@ -1,4 +1,4 @@
-import { legalLinks } from "@/components/legal/legal-links";
+import { legalLinks } from "@/components/site/legal-links";
 
 /** The line beneath the consent text that carriers' reviewers look for: the program's terms and the privacy policy. */
 export function ConsentLinks() {

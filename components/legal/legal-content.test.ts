@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BusinessIdentity } from "@/server/site-settings";
+import type { BusinessIdentity } from "@/lib/business-identity";
 import { longDate, type LegalDocument } from "./legal-document";
 import { privacyContent } from "./privacy-content";
 import { termsContent } from "./terms-content";

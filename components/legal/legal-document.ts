@@ -1,4 +1,4 @@
-import type { BusinessIdentity } from "@/server/site-settings";
+import type { BusinessIdentity } from "@/lib/business-identity";
 
 /** A paragraph, or a bulleted list. */
 export type LegalBlock = string | { list: readonly string[] };

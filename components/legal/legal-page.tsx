@@ -4,9 +4,9 @@ import type { ReactNode } from "react";
 import { socialImage } from "@/components/site/site-content";
 import { Icon } from "@/components/ui/icon";
 import { SiteFooter } from "@/components/site/site-footer";
-import type { BusinessIdentity } from "@/server/site-settings";
+import type { BusinessIdentity } from "@/lib/business-identity";
 import { opener, type LegalBlock, type LegalDocument } from "./legal-document";
-import { legalLinks } from "./legal-links";
+import { legalLinks } from "@/components/site/legal-links";
 
 const linkClass = "font-semibold text-brand-700 underline underline-offset-2 hover:text-ink";
 

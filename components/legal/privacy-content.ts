@@ -1,4 +1,4 @@
-import type { BusinessIdentity } from "@/server/site-settings";
+import type { BusinessIdentity } from "@/lib/business-identity";
 import { addressLine, reviewNote, type LegalDocument } from "./legal-document";
 
 const years = (days: number) => Math.round((days / 365.25) * 10) / 10;

@@ -1,5 +1,5 @@
 import { optOutWords } from "@/lib/sms/program";
-import type { BusinessIdentity } from "@/server/site-settings";
+import type { BusinessIdentity } from "@/lib/business-identity";
 import { addressLine, reviewNote, type LegalDocument } from "./legal-document";
 
 /** The opt-out words the workflow honours besides STOP (lib/sms/program.ts holds the list). */

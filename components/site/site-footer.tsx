@@ -1,5 +1,5 @@
 import { ChefHat } from "lucide";
-import { legalLinks } from "@/components/legal/legal-links";
+import { legalLinks } from "@/components/site/legal-links";
 import { Icon } from "@/components/ui/icon";
 import { CurrentYear } from "./current-year";
 import { brand, footer } from "./site-content";

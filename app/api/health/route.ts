@@ -1,21 +1,8 @@
-import { jsonAnswer } from "@/server/http/answers";
-import { bearerMatches } from "@/server/http/bearer";
-import { readEnv } from "@/server/env";
-import { checkHealth } from "@/server/health/health";
+import { healthRequest } from "@/server/health/health-request";
 
 // Read per request: a monitor wants now, not a cached answer.
 export const dynamic = "force-dynamic";
 
-/**
- * GET /api/health, for uptime monitors: 200 {"status":"ok"}, or 503
- * {"status":"degraded","problems":[...]}. Figures per form only with
- * "Authorization: Bearer <HEALTH_TOKEN>"; never a lead's values.
- */
-export async function GET(request: Request) {
-  const env = readEnv();
-  const figures = Boolean(env.HEALTH_TOKEN) && bearerMatches(request.headers.get("authorization"), env.HEALTH_TOKEN!);
-  const { status, problems, forms } = await checkHealth(env, { figures });
-  const body =
-    status === "ok" ? { status, ...(figures ? { forms } : {}) } : { status, problems, ...(figures ? { forms } : {}) };
-  return jsonAnswer(body, { status: status === "ok" ? 200 : 503 });
+export function GET(request: Request) {
+  return healthRequest(request);
 }

@@ -1,35 +1,10 @@
-import { alertsSettled } from "@/server/alerts/alerts";
-import { jsonAnswer, plainAnswer } from "@/server/http/answers";
-import { bearerMatches } from "@/server/http/bearer";
-import { scheduledPass } from "@/server/schedule/redelivery";
-import { readEnv } from "@/server/env";
-import { logEvent } from "@/server/log";
+import { cronRequest } from "@/server/schedule/cron-request";
 
 // Read per request: the secret and the database come from the server's env.
 export const dynamic = "force-dynamic";
-// Vercel stops a function after this many seconds; the pass stops starting attempts well before.
+// Vercel stops a function after this many seconds (cronMaxDurationSeconds); Next reads it as written here.
 export const maxDuration = 60;
-const SAFETY_MS = 5_000;
 
-/**
- * One redelivery pass, for hosts where no server process stays up (Vercel):
- * vercel.json's cron calls it with "Authorization: Bearer <CRON_SECRET>".
- * Without CRON_SECRET the route does not exist.
- */
-export async function GET(request: Request) {
-  const env = readEnv();
-  if (!env.CRON_SECRET) return plainAnswer(404, "Not Found");
-  if (!bearerMatches(request.headers.get("authorization"), env.CRON_SECRET)) {
-    return plainAnswer(401, "Unauthorized", { "www-authenticate": "Bearer" });
-  }
-  // The last attempt started may still take WEBHOOK_ATTEMPT_TIMEOUT_MS.
-  const budgetMs = Math.max(
-    0,
-    Math.min(env.REDELIVERY_PASS_BUDGET_MS, maxDuration * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS),
-  );
-  const summary = await scheduledPass(env, { budgetMs });
-  // Vercel may freeze the function once it answers: the pass's alerts go out first.
-  await alertsSettled();
-  logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });
-  return jsonAnswer(summary);
+export function GET(request: Request) {
+  return cronRequest(request);
 }

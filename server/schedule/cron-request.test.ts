@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { GET } from "@/app/api/cron/redeliver/route";
+import { GET, maxDuration } from "@/app/api/cron/redeliver/route";
+import { cronMaxDurationSeconds } from "./cron-request";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
@@ -16,6 +17,10 @@ const call = (authorization?: string) =>
 
 beforeEach(() => {
   for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+it("gives the route the time the pass's budget is fitted to", () => {
+  expect(maxDuration).toBe(cronMaxDurationSeconds);
 });
 
 describe("the cron route", () => {
