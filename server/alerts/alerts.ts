@@ -50,14 +50,10 @@ function flaps(state: AlertState, now: number) {
 }
 
 /** The words of each alert: what happened, for which form, since when, how many leads, what to run. Never a lead's values. */
-async function alertMessage(
-  store: Store,
-  kind: AlertKind,
-  form: string,
-  since: number,
-  now: number,
-  state: AlertState = unsaid,
-): Promise<Message> {
+/** What an alert is about: its kind, the form, since when, at what time, and the channel's state when it is a review's. */
+type About = { kind: AlertKind; form: string; since: number; now: number; state?: AlertState };
+
+async function alertMessage(store: Store, { kind, form, since, now, state = unsaid }: About): Promise<Message> {
   const leadsIn = await leadsOf(store, form);
   if (kind === "failing") {
     const { count } = leadsIn("pending");
@@ -152,9 +148,9 @@ async function post(kind: AlertKind, form: string, message: Message, env: Server
 }
 
 /** An alert of a kind that has its own interval (dead, held): at most one per form per interval, across instances. */
-async function send(store: Store, kind: AlertKind, form: string, since: number, env: ServerEnv, now: number) {
+async function send(store: Store, env: ServerEnv, { kind, form, now }: { kind: AlertKind; form: string; now: number }) {
   if (!(await claimAlert(store, kind, form, now, env.ALERT_MIN_INTERVAL_MINUTES * 60_000))) return;
-  const message = await alertMessage(store, kind, form, since, now);
+  const message = await alertMessage(store, { kind, form, since: now, now });
   if (await post(kind, form, message, env, now)) return;
   // Not sent: the next event of this kind may try again, instead of an interval of silence.
   await rearmAlert(store, kind, form, now);
@@ -203,7 +199,7 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
   const refusedAt = refused.get(`${kind} ${form}`);
   if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
   if (!(await claimReport(store, form, state, actual, now))) return;
-  const message = await alertMessage(store, kind, form, failing ? failingSince! : now, now, state);
+  const message = await alertMessage(store, { kind, form, since: failing ? failingSince! : now, now, state });
   if (await post(kind, form, message, env, now)) return;
   // Not told: the channel's last word is still the one before, with what happened since.
   await changeAlertState(store, form, {
@@ -228,13 +224,13 @@ async function alertOn(store: Store, form: string, outcome: Outcome, env: Server
       const since = await failingSinceOf(store, form);
       if (since !== null) await stopFailing(store, form, since, "delivered", now);
     } else if (outcome === "held") {
-      if (env.ALERT_WEBHOOK_URL) await send(store, "held", form, now, env, now);
+      if (env.ALERT_WEBHOOK_URL) await send(store, env, { kind: "held", form, now });
       return;
     } else {
       await markFailing(store, form, now);
     }
     await review(store, form, env, now);
-    if (outcome === "dead" && env.ALERT_WEBHOOK_URL) await send(store, "dead", form, now, env, now);
+    if (outcome === "dead" && env.ALERT_WEBHOOK_URL) await send(store, env, { kind: "dead", form, now });
   } catch (error) {
     logEvent("error", { event: "alert_failed", kind: outcome, form, message: messageOf(error) });
   }

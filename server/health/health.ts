@@ -22,7 +22,7 @@ export type FormFigures = {
   failingSince: string | null;
 };
 
-export type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
+type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
 
 const emptyFigures = (): FormFigures => ({
   pending: 0,
@@ -40,7 +40,8 @@ const emptyFigures = (): FormFigures => ({
  * instance gives the same answer; one query over the open leads (by the
  * state index), and with `figures` one more per form for its last delivery.
  */
-export async function checkHealth(env: ServerEnv, { figures = false, now = Date.now() } = {}): Promise<Health> {
+export async function checkHealth(env: ServerEnv, { figures = false } = {}): Promise<Health> {
+  const now = Date.now();
   const problems: Problem[] = [];
   const redis = env.REDIS_URL ? pingLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) : Promise.resolve(true);
   const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));

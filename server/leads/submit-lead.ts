@@ -88,11 +88,13 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
  */
 async function take(
   store: Store,
-  fresh: LeadRow,
-  claim: Claim,
-  env: ServerEnv,
-  started: number,
-  consent?: ConsentEvidence,
+  {
+    fresh,
+    claim,
+    env,
+    started,
+    consent,
+  }: { fresh: LeadRow; claim: Claim; env: ServerEnv; started: number; consent?: ConsentEvidence },
 ): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
@@ -159,7 +161,7 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   let taken: Taken;
   try {
     store = await database(env);
-    taken = await take(store, fresh, claim, env, started, consent);
+    taken = await take(store, { fresh, claim, env, started, consent });
     storeAnswered(listener);
   } catch (error) {
     storeFailed(listener, error, { form });
