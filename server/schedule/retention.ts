@@ -8,10 +8,10 @@ import { processWide } from "@/server/process-wide";
 import { forgetSpentWindows } from "@/server/rate-limit/limit-store";
 
 // Retention runs with a pass at most this often.
-export const RETENTION_EVERY_MS = 10 * 60_000;
+const RETENTION_EVERY_MS = 10 * 60_000;
 
 /** When retention last ran in this process (process-wide: the timer and the cron route are bundled apart). */
-export const retentionRuns = processWide("retention", () => ({ last: 0 }));
+const retentionRuns = processWide("retention", () => ({ last: 0 }));
 
 /**
  * Retention, at most every ten minutes per process: delivered leads lose
@@ -21,7 +21,8 @@ export const retentionRuns = processWide("retention", () => ({ last: 0 }));
  * out. Each store forgets its own rows; this is the
  * one place that says when.
  */
-export async function applyRetention(store: Store, env: ServerEnv, now = Date.now()) {
+export async function applyRetention(store: Store, env: ServerEnv) {
+  const now = Date.now();
   if (now - retentionRuns.last < RETENTION_EVERY_MS) return;
   retentionRuns.last = now;
   const forgotten = await forgetDeliveredPayloads(store, now - env.LEAD_RETENTION_DAYS * 86_400_000);

@@ -3,12 +3,22 @@ import { readEnv } from "@/server/env";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
 import { attemptsOf } from "@/server/leads/lead-store";
 import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
-import { retentionRuns } from "./retention";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/alerts/alert-store";
 import { alertsSettled } from "@/server/alerts/alerts";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
+
+// Retention runs at most every ten minutes per process: each test that wants it moves the clock on past that.
+let clock = Date.now();
+/** Sets the clock to `at` (never back). */
+function clockAt(at: number) {
+  clock = Math.max(clock, at);
+  vi.setSystemTime(clock);
+  return clock;
+}
+/** Sets the clock eleven minutes past the last time the tests set: retention is due. */
+const retentionDue = () => clockAt(Math.max(clock, Date.now()) + 11 * 60_000);
 
 /** A body the visitor sent (and that failed, with "[fail=3]"), made due now. */
 async function sentAndDue(body: Record<string, unknown>) {
@@ -29,7 +39,7 @@ describe("retention, with a scheduled pass", () => {
       .execute();
     const recentBody = payload();
     const recent = await send(recentBody);
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
     expect(await row(recent.webhookId)).toMatchObject({ state: "delivered", payload: JSON.stringify(recentBody) });
@@ -51,7 +61,7 @@ describe("retention of sign-ups that wait for a START", () => {
         { ...young, state: "awaiting_start", created_at: Date.now() - 29 * 86_400_000 },
       ])
       .execute();
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
     expect(await row(old.id)).toMatchObject({
       state: "revoked",
@@ -64,7 +74,7 @@ describe("retention of sign-ups that wait for a START", () => {
       expect.objectContaining({ level: "info", leads: 1, retentionDays: 30 }),
     ]);
     // Nothing old left: no line, and the young one still waits.
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
     expect(logged("unrenewed_signups_forgotten")).toHaveLength(1);
     expect(await row(young.id)).toMatchObject({ state: "awaiting_start" });
@@ -74,23 +84,26 @@ describe("retention of sign-ups that wait for a START", () => {
 describe("retention, with a pass", () => {
   it("runs at most every ten minutes per process, and says nothing when nothing was old enough", async () => {
     const delivery = await send(payload());
+    // Retention ran: nothing was old enough.
+    const ran = retentionDue();
+    await scheduledPass(readEnv());
     const { db } = await store();
     await db
       .updateTable("leads")
       .set({ delivered_at: Date.now() - 31 * 86_400_000 })
       .where("id", "=", delivery.webhookId)
       .execute();
-    // Nine minutes since the last run: not yet.
-    retentionRuns.last = Date.now() - 9 * 60_000;
+    // Nine minutes since that run: not yet.
+    clockAt(ran + 9 * 60_000);
     await scheduledPass(readEnv());
     expect((await row(delivery.webhookId))?.payload).not.toBeNull();
     // Eleven: it runs, and forgets.
-    retentionRuns.last = Date.now() - 11 * 60_000;
+    clockAt(ran + 11 * 60_000);
     await scheduledPass(readEnv());
     expect((await row(delivery.webhookId))?.payload).toBeNull();
     expect(logged("lead_payloads_forgotten")).toHaveLength(1);
     // Run again with nothing old left: no line.
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
     expect(logged("lead_payloads_forgotten")).toHaveLength(1);
     expect(logged("consents_forgotten")).toStrictEqual([]);
@@ -133,7 +146,7 @@ describe("consent retention, with a pass", () => {
         message_id: null,
       })
       .execute();
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
 
     expect(
@@ -153,7 +166,7 @@ describe("consent retention, with a pass", () => {
       .insertInto("consents")
       .values(consent("c-old-2", now - 1_462 * day))
       .execute();
-    retentionRuns.last = 0;
+    retentionDue();
     await scheduledPass(readEnv());
     expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
   });
