@@ -4,13 +4,13 @@ import { GET } from "@/app/api/health/route";
 import { alertsSettled, reviewReceivers } from "@/server/alerts/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
 import { redeliveryPass, dueNow } from "@/server/leads/pass";
-import { submitLead } from "@/server/leads/submit-lead";
 import { readEnv } from "@/server/env";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadsCommand } from "@/scripts/leads-command";
 import { operatorAlerts } from "@/server/alerts/alerts";
+import { submitted } from "@/tests/support/lead-sending";
 
 const workflow = setupWebhookReceiver();
 const chat = setupWebhookReceiver();
@@ -59,13 +59,7 @@ const lead = () => {
 async function leadThatDies() {
   workflow.outage(503);
   const body = lead();
-  const first = await submitLead({
-    form: "waitlist",
-    payload: body,
-    env: readEnv(),
-    started: performance.now(),
-    listener: operatorAlerts,
-  });
+  const first = await submitted("waitlist", body);
   expect(first.ok).toBe(false);
   await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
   await alertsSettled();
@@ -147,13 +141,7 @@ describe("GET /api/health", () => {
   it("turns 503 with overdue_leads while a pending lead is older than HEALTH_MAX_PENDING_AGE_SECONDS", async () => {
     workflow.outage(503);
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
-    const first = await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    const first = await submitted("waitlist", lead());
     await alertsSettled();
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
     const { db } = await database(readEnv());
@@ -262,13 +250,7 @@ describe("GET /api/health", () => {
       },
     });
 
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     const after = await health(`Bearer ${token}`);
     expect((after.body.forms as Record<string, { lastDeliveredAt: string }>).waitlist!.lastDeliveredAt).toMatch(
       /^\d{4}-\d\d-\d\dT/,
@@ -282,13 +264,7 @@ describe("GET /api/health while a receiver fails", () => {
     vi.stubEnv("HEALTH_TOKEN", token);
     workflow.outage(503);
     const before = Date.now();
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     await alertsSettled();
     const failing = await health(`Bearer ${token}`);
     expect(failing).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing"] } });
@@ -307,13 +283,7 @@ describe("GET /api/health while a receiver fails", () => {
     }
 
     workflow.outage(undefined);
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     await alertsSettled();
     expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
   });
@@ -389,13 +359,7 @@ describe("GET /api/health's figures", () => {
 describe("alerts", () => {
   it("after a visitor's failed attempt say the receiver is failing, and nothing is dead yet", async () => {
     workflow.outage(503);
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     await alertsSettled();
     expect(alerts().map((alert) => alert.kind)).toStrictEqual(["failing"]);
   });
@@ -410,20 +374,8 @@ describe("alerts", () => {
 
   it("say when leads are held for want of a webhook URL, naming the variable", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
+    await submitted("waitlist", lead());
     await alertsSettled();
     expect(alerts().filter((alert) => alert.kind === "held")).toStrictEqual([
       expect.objectContaining({
@@ -438,13 +390,7 @@ describe("alerts", () => {
     chat.outage("hang");
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
     workflow.outage(503);
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     // The visitor has the answer while the alert still hangs: it settles only at its own timeout.
     let alertSettled = false;
     const settling = alertsSettled().then(() => (alertSettled = true));
@@ -460,13 +406,7 @@ describe("alerts", () => {
 
     // The failed alert did not use up the interval: the next failure sends it.
     chat.outage(undefined);
-    await submitLead({
-      form: "waitlist",
-      payload: lead(),
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", lead());
     await alertsSettled();
     // The one that hung, and the one sent now.
     expect(alerts().filter((alert) => alert.kind === "failing")).toHaveLength(2);
@@ -488,22 +428,10 @@ describe("alerts", () => {
     const dead = await leadThatDies();
     workflow.outage(503);
     const pending = lead();
-    await submitLead({
-      form: "waitlist",
-      payload: pending,
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", pending);
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
     const held = lead();
-    await submitLead({
-      form: "waitlist",
-      payload: held,
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    await submitted("waitlist", held);
     await alertsSettled();
     vi.stubEnv("HEALTH_TOKEN", token);
     const answers = [await health(), await health(`Bearer ${token}`)];

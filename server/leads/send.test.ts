@@ -1,11 +1,9 @@
 import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
-import { submitLead } from "./submit-lead";
-import { operatorAlerts } from "@/server/alerts/alerts";
+import { submitted } from "@/tests/support/lead-sending";
 
 const receiver = setupWebhookReceiver();
 let token = 0;
@@ -23,13 +21,7 @@ function payload(directive = "") {
 
 /** Delivers as the waitlist form would, with the environment as it is now. */
 async function send(body: { phone: string; name: string }) {
-  const delivery = await submitLead({
-    form: "waitlist",
-    payload: body,
-    env: readEnv(),
-    started: performance.now(),
-    listener: operatorAlerts,
-  });
+  const delivery = await submitted("waitlist", body);
   return { delivery, requests: receiver.withName(body.name) };
 }
 
@@ -139,13 +131,7 @@ describe("retries", () => {
     vi.stubEnv("WEBHOOK_DEADLINE_MS", "1000");
     const body = payload("[delay=600]");
     // The limit checks took 800 ms of the visitor's 1,000: 200 are left for an answer that takes 600.
-    const delivery = await submitLead({
-      form: "waitlist",
-      payload: body,
-      env: readEnv(),
-      started: performance.now() - 800,
-      listener: operatorAlerts,
-    });
+    const delivery = await submitted("waitlist", body, { started: performance.now() - 800 });
     expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 1 });
   });
 });

@@ -5,9 +5,8 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { leadById } from "@/server/leads/lead-store";
-import { submitLead } from "@/server/leads/submit-lead";
 import { makeDue } from "@/tests/support/lead-sending";
-import { operatorAlerts } from "@/server/alerts/alerts";
+import { submitted } from "@/tests/support/lead-sending";
 
 const receiver = setupWebhookReceiver();
 
@@ -41,13 +40,7 @@ describe("the cron route", () => {
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
     vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
     const body = { phone: "+15551234567", name: `Cron ${Date.now()} [fail=3]` };
-    const first = await submitLead({
-      form: "waitlist",
-      payload: body,
-      env: readEnv(),
-      started: performance.now(),
-      listener: operatorAlerts,
-    });
+    const first = await submitted("waitlist", body);
     expect(first.ok).toBe(false);
     await makeDue(first.webhookId);
 

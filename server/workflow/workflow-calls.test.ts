@@ -4,7 +4,6 @@ import { POST } from "@/app/api/consent/revoke/route";
 import { database } from "@/server/db/connect";
 import { leadById } from "@/server/leads/lead-store";
 import { dueNow, redeliveryPass } from "@/server/leads/pass";
-import { submitLead } from "@/server/leads/submit-lead";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
@@ -12,6 +11,7 @@ import { consentRecords, consentStates, type ConsentEvidence } from "@/server/co
 import { disclosureOf } from "@/server/consent/disclosure";
 import { renewRequest } from "./workflow-calls";
 import { operatorAlerts } from "@/server/alerts/alerts";
+import { submitted } from "@/tests/support/lead-sending";
 
 const receiver = setupWebhookReceiver();
 let secret: string;
@@ -231,22 +231,8 @@ describe("POST /api/consent/revoke", () => {
     const [phone, other] = [number(), number()];
     const body = { phone, name: `Revoked ${Date.now()} [fail=1]` };
     const kept = { phone: other, name: `Kept ${Date.now()} [fail=1]` };
-    const first = await submitLead({
-      form: "waitlist",
-      payload: body,
-      env: readEnv(),
-      started: performance.now(),
-      consent: evidence(phone),
-      listener: operatorAlerts,
-    });
-    const second = await submitLead({
-      form: "waitlist",
-      payload: kept,
-      env: readEnv(),
-      started: performance.now(),
-      consent: evidence(other),
-      listener: operatorAlerts,
-    });
+    const first = await submitted("waitlist", body, { consent: evidence(phone) });
+    const second = await submitted("waitlist", kept, { consent: evidence(other) });
     expect([first.ok, second.ok]).toStrictEqual([false, false]);
     expect(receiver.withName(body.name)).toHaveLength(1);
 
@@ -283,29 +269,13 @@ describe("POST /api/consent/renew", () => {
     const phone = number();
     const store = await database(readEnv());
     const first = { phone, name: `Chef ${Date.now()}` };
-    expect(
-      await submitLead({
-        form: "waitlist",
-        payload: first,
-        env: readEnv(),
-        started: performance.now(),
-        consent: evidence(phone),
-        listener: operatorAlerts,
-      }),
-    ).toMatchObject({
+    expect(await submitted("waitlist", first, { consent: evidence(phone) })).toMatchObject({
       ok: true,
       via: "webhook",
     });
     expect((await call({ phone, channel: "sms" })).status).toBe(200);
     const stranger = { phone, name: `Stranger ${Date.now()}` };
-    const waiting = await submitLead({
-      form: "waitlist",
-      payload: stranger,
-      env: readEnv(),
-      started: performance.now(),
-      consent: evidence(phone),
-      listener: operatorAlerts,
-    });
+    const waiting = await submitted("waitlist", stranger, { consent: evidence(phone) });
     expect(waiting).toMatchObject({ ok: true, via: "awaiting_start" });
     expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "awaiting_start" });
 

@@ -3,9 +3,24 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { leadById } from "@/server/leads/lead-store";
 import { submitLead } from "@/server/leads/submit-lead";
+import { operatorAlerts } from "@/server/alerts/alerts";
+import type { ConsentEvidence } from "@/server/consent/consent-store";
+import type { FormName } from "@/lib/forms";
 import { setupWebhookReceiver } from "./setup-webhook-receiver";
 import { newWebhookSecret } from "./webhook-secrets";
-import { operatorAlerts } from "@/server/alerts/alerts";
+
+/**
+ * A checked post handed to submitLead as the form's action hands it: the
+ * environment as it is now, the visitor's wait starting now (or `started`),
+ * the operator's alerts listening.
+ */
+export function submitted(
+  form: FormName,
+  payload: Record<string, unknown>,
+  { consent, started = performance.now() }: { consent?: ConsentEvidence; started?: number } = {},
+) {
+  return submitLead({ form, payload, env: readEnv(), started, consent, listener: operatorAlerts });
+}
 
 /** Makes a kept lead due now, as if its schedule's wait were over. */
 export async function makeDue(id: string) {
@@ -41,14 +56,7 @@ export function setupLeadSending() {
       return { phone: "+15551234567", name: `Ada r${counter}x${Date.now()} ${directive}`.trim() };
     },
     /** The visitor's submission of a body, its wait starting now. */
-    send: (body: Record<string, unknown>) =>
-      submitLead({
-        form: "waitlist",
-        payload: body,
-        env: readEnv(),
-        started: performance.now(),
-        listener: operatorAlerts,
-      }),
+    send: (body: Record<string, unknown>) => submitted("waitlist", body),
     row: async (id: string) => leadById(await store(), id),
     /** The log lines of one event, parsed. */
     logged: (event: string) =>
