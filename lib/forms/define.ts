@@ -75,22 +75,22 @@ export function defineForm<
  * The words a form's consent checkbox shows: what the page renders, what its
  * disclosure version is the hash of, and what the consent record keeps.
  */
-export function consentTextOf(form: Pick<FormDefinition, "name" | "fields" | "consent">) {
-  const label = form.consent && form.fields[form.consent.checkbox]?.label;
-  if (!label) throw new Error(`The form "${form.name}" asks for no consent`);
+export function consentTextOf(definition: Pick<FormDefinition, "name" | "fields" | "consent">) {
+  const label = definition.consent && definition.fields[definition.consent.checkbox]?.label;
+  if (!label) throw new Error(`The form "${definition.name}" asks for no consent`);
   return label;
 }
 
 /** The path of a form's page, without its anchor. */
-export const pageOf = (form: Pick<FormDefinition, "permalink">) => form.permalink.split("#")[0] || "/";
+export const pageOf = (definition: Pick<FormDefinition, "permalink">) => definition.permalink.split("#")[0] || "/";
 
 /**
  * Where a post made without JavaScript goes once its sign-up is kept
  * (post/redirect/get): the form's result page, or, for a number that must
  * text START first, the page that says so (forms that keep consent only).
  */
-export function resultPathOf(form: Pick<FormDefinition, "name">, status: "success" | "awaiting_start") {
-  return status === "success" ? `/sent/${form.name}` : `/sent/${form.name}/text-start`;
+export function resultPathOf(definition: Pick<FormDefinition, "name">, status: "success" | "awaiting_start") {
+  return status === "success" ? `/sent/${definition.name}` : `/sent/${definition.name}/text-start`;
 }
 
 /**
@@ -99,23 +99,25 @@ export function resultPathOf(form: Pick<FormDefinition, "name">, status: "succes
  * name, or the site does not start.
  */
 export function registryOf<const Forms extends Record<string, FormDefinition>>(forms: Forms) {
-  const all: FormDefinition[] = Object.entries(forms).map(([key, form]) => {
-    if (form.name !== key) throw new Error(`The form "${form.name}" is filed as "${key}"`);
-    return form;
+  const all: FormDefinition[] = Object.entries(forms).map(([key, definition]) => {
+    if (definition.name !== key) throw new Error(`The form "${definition.name}" is filed as "${key}"`);
+    return definition;
   });
   type Name = keyof Forms & string;
   return {
     forms,
-    formNames: all.map((form) => form.name as Name),
+    formNames: all.map((definition) => definition.name as Name),
     isFormName: (name: string): name is Name => Object.hasOwn(forms, name),
     /** The pages that hold a form. */
     formPages: [...new Set(all.map(pageOf))],
     /** The result pages a post without JavaScript is sent on to. */
-    resultPages: all.flatMap((form) => [
-      resultPathOf(form, "success"),
-      ...(form.consent ? [resultPathOf(form, "awaiting_start")] : []),
+    resultPages: all.flatMap((definition) => [
+      resultPathOf(definition, "success"),
+      ...(definition.consent ? [resultPathOf(definition, "awaiting_start")] : []),
     ]),
     /** The forms that keep consent, and the payload key that holds the number each texts. */
-    consentForms: all.flatMap((form) => (form.consent ? [{ form: form.name, phoneKey: form.consent.phone }] : [])),
+    consentForms: all.flatMap((definition) =>
+      definition.consent ? [{ form: definition.name, phoneKey: definition.consent.phone }] : [],
+    ),
   };
 }
