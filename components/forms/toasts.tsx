@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState, type ComponentType } from "react";
+import { createPortal } from "react-dom";
 import type * as SonnerModule from "sonner";
 
 type Sonner = typeof SonnerModule;
@@ -27,7 +28,13 @@ export async function showToast(kind: ToastKind, title: string, description: str
   toast[kind](title, { description });
 }
 
-/** The toast region. Render once per page that has a form. */
+/**
+ * The toast region, mounted with each form (FormMount). It renders into
+ * <body>, not where the form stands: a section with `content-visibility`
+ * contains its fixed descendants, which would put the toasts at the top of the
+ * section, out of the visitor's sight. Nothing renders before sonner loads, in
+ * the browser only, so the server's HTML has nothing to match.
+ */
 export function LazyToaster() {
   const [Toaster, setToaster] = useState<ComponentType<SonnerModule.ToasterProps> | null>(null);
 
@@ -45,5 +52,5 @@ export function LazyToaster() {
     };
   }, []);
 
-  return Toaster ? <Toaster position="top-center" richColors closeButton /> : null;
+  return Toaster ? createPortal(<Toaster position="top-center" richColors closeButton />, document.body) : null;
 }

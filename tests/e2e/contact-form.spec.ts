@@ -36,6 +36,8 @@ test("a contact request reaches the webhook and the visitor is thanked", async (
     await expect(toast).toHaveCount(1);
     await expect(toast).toContainText(contactMessages.success.title);
     await expect(toast).toContainText(contactMessages.success.text);
+    // Where the visitor looks: the toast stands in the window, not at the top of the (contained) section.
+    await expect(toast).toBeInViewport();
     await expect(form.status).toBeEmpty();
     await expect(form.submit).toBeEnabled();
     expect(await form.values()).toEqual(empty);
