@@ -25,13 +25,18 @@ it("gives the route the time the pass's budget is fitted to", () => {
 describe("the cron route", () => {
   it("does not exist without CRON_SECRET", async () => {
     vi.stubEnv("CRON_SECRET", "");
-    expect((await call(`Bearer ${secret}`)).status).toBe(404);
+    const response = await call(`Bearer ${secret}`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toBe("Not Found");
   });
 
   it("refuses a call without Vercel Cron's bearer secret", async () => {
     vi.stubEnv("CRON_SECRET", secret);
     for (const authorization of [undefined, secret, `Bearer ${secret}x`, `Bearer ${secret.slice(1)}`, "Basic abc"]) {
-      expect((await call(authorization)).status, String(authorization)).toBe(401);
+      const response = await call(authorization);
+      expect(response.status, String(authorization)).toBe(401);
+      expect(await response.text()).toBe("Unauthorized");
+      expect(response.headers.get("www-authenticate")).toBe("Bearer");
     }
   });
 
@@ -61,5 +66,26 @@ describe("the cron route", () => {
     // Nothing is due any more: a second call sends nothing.
     expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(4);
+    const passes = vi
+      .mocked(console.info)
+      .mock.calls.map((line) => JSON.parse(String(line[0])) as Record<string, unknown>)
+      .filter((line) => line.event === "redelivery_pass");
+    expect(passes[0]).toMatchObject({ event: "redelivery_pass", via: "cron", delivered: 1 });
+  });
+
+  it("starts no attempt when an attempt could outlast the function: its budget is the time left after one", async () => {
+    vi.stubEnv("CRON_SECRET", secret);
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+    vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+    const body = { phone: "+15551234567", name: `Cron budget ${Date.now()} [fail=3]` };
+    const first = await submitted("waitlist", body);
+    await makeDue(first.webhookId);
+    // 60 s of the function's 60 s for one attempt: nothing left to start one in.
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "60000");
+    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 0, budgetSpent: true });
+    expect(receiver.withName(body.name)).toHaveLength(3);
+    // The same lead with a 4 s attempt: the pass has 51 s, and sends it (the test above).
+    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "4000");
+    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 1, budgetSpent: false });
   });
 });

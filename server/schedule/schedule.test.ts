@@ -97,8 +97,8 @@ describe("retention, with a pass", () => {
     clockAt(ran + 9 * 60_000);
     await scheduledPass(readEnv());
     expect((await row(delivery.webhookId))?.payload).not.toBeNull();
-    // Eleven: it runs, and forgets.
-    clockAt(ran + 11 * 60_000);
+    // Ten: it runs, and forgets.
+    clockAt(ran + 10 * 60_000);
     await scheduledPass(readEnv());
     expect((await row(delivery.webhookId))?.payload).toBeNull();
     expect(logged("lead_payloads_forgotten")).toHaveLength(1);

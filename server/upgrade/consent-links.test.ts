@@ -16,7 +16,10 @@ describe.each(["sqlite", "postgres"] as const)("the upgrade's tie of old leads t
     // Kept by the stores before consent records: open, so still to be sent; and one delivered long ago.
     const [first, second] = [waitlistLead(number(1)), waitlistLead(number(2), { state: "dead" })];
     const delivered = waitlistLead(number(3), { state: "delivered", dedupe_key: null, delivered_at: 1_500 });
-    for (const row of [first, second, delivered]) await importLead(store, row);
+    // And two that name no number to tie: values unreadable, and values without a phone.
+    const unreadable = waitlistLead(number(4), { payload: "{" });
+    const phoneless = waitlistLead(number(5), { payload: JSON.stringify({ name: "No number" }) });
+    for (const row of [first, second, delivered, unreadable, phoneless]) await importLead(store, row);
 
     // Before the tie, the key finds nothing: the STOP would not stop the lead.
     expect(await revokeConsent(store, { phone: number(1), channel: "sms", source: "workflow" })).toMatchObject({
@@ -25,8 +28,15 @@ describe.each(["sqlite", "postgres"] as const)("the upgrade's tie of old leads t
     });
     expect(await leadById(store, first.id)).toMatchObject({ state: "pending" });
 
+    const info = vi.mocked(console.info);
+    info.mockClear();
     expect(await linkUnrecordedLeads(store)).toBe(2);
     expect(await linkUnrecordedLeads(store)).toBe(0);
+    // Said once, by count: never a number.
+    expect(info.mock.calls.map((line) => JSON.parse(String(line[0])))).toStrictEqual([
+      expect.objectContaining({ level: "info", event: "consent_links_backfilled", leads: 2 }),
+    ]);
+    expect(JSON.stringify(info.mock.calls)).not.toContain(number(1).slice(2));
     const tie = (await consentRecords(store, { phone: number(2) })).consents;
     expect(tie).toStrictEqual([
       expect.objectContaining({
