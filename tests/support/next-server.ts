@@ -1,6 +1,6 @@
 import path from "node:path";
 import { e2e } from "../e2e/e2e-env";
-import { freePort, startProcess } from "./processes";
+import { onFreePort, startProcess } from "./processes";
 
 /**
  * Another server on the build the e2e run already made, started as `npm
@@ -8,32 +8,35 @@ import { freePort, startProcess } from "./processes";
  * instance, or the same one after a restart. `command: "next start"` starts
  * Next's own server instead, for what must hold without ours.
  */
-export async function startNextServer(
+export function startNextServer(
   env: Record<string, string>,
   port?: number,
   command: "npm start" | "next start" = "npm start",
 ) {
-  port ??= await freePort();
-  const options = ["--hostname", "127.0.0.1", "--port", String(port)];
-  return startProcess(
-    process.execPath,
-    command === "npm start"
-      ? [path.join(process.cwd(), "scripts", "start.mjs"), ...options]
-      : [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "start", ...options],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
-        DATA_DIR: e2e.serverEnv.DATA_DIR,
-        TRUSTED_PROXY_HOPS: e2e.serverEnv.TRUSTED_PROXY_HOPS,
-        ...env,
+  const launch = (port: number) => {
+    const options = ["--hostname", "127.0.0.1", "--port", String(port)];
+    return startProcess(
+      process.execPath,
+      command === "npm start"
+        ? [path.join(process.cwd(), "scripts", "start.mjs"), ...options]
+        : [path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next"), "start", ...options],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          NEXT_TELEMETRY_DISABLED: "1",
+          E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
+          DATA_DIR: e2e.serverEnv.DATA_DIR,
+          TRUSTED_PROXY_HOPS: e2e.serverEnv.TRUSTED_PROXY_HOPS,
+          ...env,
+        },
+        url: `http://127.0.0.1:${port}`,
+        ready: (output) => output.includes("Ready in"),
       },
-      url: `http://127.0.0.1:${port}`,
-      ready: (output) => output.includes("Ready in"),
-    },
-  );
+    );
+  };
+  // A port the caller chose (a restart on the same address) is kept; one of ours is chosen again if taken.
+  return port === undefined ? onFreePort(launch) : launch(port);
 }
 
 /**

@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { onFreePort, startProcess } from "./processes";
+import { startRedisServer } from "./redis-server";
 
 /** Running, as opposed to gone or a zombie nobody has reaped yet. */
 function running(pid: number) {
@@ -69,4 +71,37 @@ describe("startProcess", () => {
     await once(runner, "exit");
     await expect.poll(() => running(server), { timeout: 10_000 }).toBe(false);
   }, 15_000);
+});
+
+describe("onFreePort", () => {
+  it("starts the server on another port when the one it was given is taken by then, and gives up on other failures", async () => {
+    const first = await startRedisServer();
+    const taken = Number(new URL(first.url).port);
+    const ports: number[] = [];
+    const launch = (port: number) => {
+      ports.push(port);
+      const bound = ports.length === 1 ? taken : port;
+      return startProcess("redis-server", ["--port", String(bound), "--bind", "127.0.0.1", "--save", ""], {
+        url: `redis://127.0.0.1:${bound}`,
+        ready: (output) => output.includes("Ready to accept connections"),
+      });
+    };
+    const second = await onFreePort(launch);
+    try {
+      // The first try met the taken port; the second started.
+      expect(ports).toHaveLength(2);
+      expect(second.url).not.toBe(first.url);
+      expect(second.url).toBe(`redis://127.0.0.1:${ports[1]}`);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+    // A server that fails for another reason is not started again.
+    let tries = 0;
+    const failing = onFreePort(() => {
+      tries += 1;
+      return startProcess("redis-server", ["--no-such-option"], { url: "", ready: () => false });
+    });
+    await expect(failing).rejects.toThrow(/exited with/);
+    expect(tries).toBe(1);
+  }, 30_000);
 });

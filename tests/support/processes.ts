@@ -16,6 +16,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Starts a server on a free port, and on another one if the port was taken
+ * between `freePort` closing it and the server binding it (a parallel worker's
+ * server can take it: seen once in CI as EADDRINUSE). Node says EADDRINUSE,
+ * redis-server "Address already in use".
+ */
+export async function onFreePort(launch: (port: number) => Promise<Started>, tries = 5): Promise<Started> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launch(await freePort());
+    } catch (error) {
+      const output = (error as { output?: string }).output ?? "";
+      if (attempt >= tries || !/EADDRINUSE|Address already in use/.test(output)) throw error;
+    }
+  }
+}
+
 export type Started = {
   url: string;
   child: ChildProcess;

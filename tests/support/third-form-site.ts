@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort, startProcess } from "./processes";
+import { onFreePort, startProcess } from "./processes";
 
 const fixture = path.join("tests", "fixtures", "third-form");
 
@@ -70,24 +70,25 @@ export function buildThirdFormSite() {
     root,
     build: build.stdout,
     /** Serves the build as npm start does, with its own database and these settings. */
-    async start(env: Record<string, string>) {
-      const port = await freePort();
-      return startProcess(
-        process.execPath,
-        [path.join(root, "scripts", "start.mjs"), "--hostname", "127.0.0.1", "--port", String(port)],
-        {
-          env: {
-            ...process.env,
-            NODE_ENV: "production",
-            NEXT_TELEMETRY_DISABLED: "1",
-            DATA_DIR: path.join(root, "data"),
-            E2E_TEST_BUILD: "",
-            ...env,
+    start(env: Record<string, string>) {
+      return onFreePort((port) =>
+        startProcess(
+          process.execPath,
+          [path.join(root, "scripts", "start.mjs"), "--hostname", "127.0.0.1", "--port", String(port)],
+          {
+            env: {
+              ...process.env,
+              NODE_ENV: "production",
+              NEXT_TELEMETRY_DISABLED: "1",
+              DATA_DIR: path.join(root, "data"),
+              E2E_TEST_BUILD: "",
+              ...env,
+            },
+            url: `http://127.0.0.1:${port}`,
+            ready: (output) => output.includes("Ready in"),
+            cwd: root,
           },
-          url: `http://127.0.0.1:${port}`,
-          ready: (output) => output.includes("Ready in"),
-          cwd: root,
-        },
+        ),
       );
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
