@@ -14,7 +14,7 @@ import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fa
 import { docWorkflow, writeDocWorkflow } from "../support/doc-verification";
 import { startN8n, type N8nLine, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import { freePort, type Started } from "../support/processes";
+import { reservePort, type Started } from "../support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { ContactFormPage } from "./pages/contact-form";
@@ -47,6 +47,8 @@ let chat: WebhookReceiver;
 let n8n: N8nServer;
 let site: Started;
 let sitePort: number;
+/** Holds the site's port while n8n starts with its address; the first start lets it go. */
+let releaseSitePort: () => Promise<void> = async () => {};
 let dataDir: string;
 
 const siteSettings = () => ({
@@ -66,6 +68,8 @@ const siteSettings = () => ({
 });
 
 async function startSite() {
+  await releaseSitePort();
+  releaseSitePort = async () => {};
   site = await startNextServer(siteSettings(), sitePort);
   await expect.poll(() => site.output(), { timeout: 30_000 }).toContain('"event":"database_ready"');
 }
@@ -93,7 +97,7 @@ export function smsProgramSpecs(line: N8nLine) {
     alerts = await startWebhookReceiver();
     chat = await startWebhookReceiver();
     dataDir = await mkdtemp(path.join(tmpdir(), "sous-sms-"));
-    sitePort = await freePort();
+    ({ port: sitePort, release: releaseSitePort } = await reservePort());
     const docFile = writeDocWorkflow(path.join(dataDir, "doc-verification.json"));
     n8n = await startN8n(
       line,

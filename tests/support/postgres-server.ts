@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./processes";
@@ -45,20 +45,21 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       { stdio: "pipe" },
     );
   if (root) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), -1);
-  const port = await freePort();
   const data = path.join(dir, "data");
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
-  // fsync stays on: the tests prove durability on the settings a server would have.
-  run("pg_ctl", [
-    "-D",
-    data,
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    "-l",
-    path.join(dir, "log"),
-    "-w",
-    "start",
-  ]);
+  const log = path.join(dir, "log");
+  let port = 0;
+  // A port taken by a parallel worker's server between freePort and the bind: another one.
+  for (let attempt = 1; ; attempt += 1) {
+    port = await freePort();
+    try {
+      // fsync stays on: the tests prove durability on the settings a server would have.
+      run("pg_ctl", ["-D", data, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", log, "-w", "start"]);
+      break;
+    } catch (error) {
+      if (attempt >= 5 || !readFileSync(log, "utf8").includes("Address already in use")) throw error;
+    }
+  }
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

@@ -17,6 +17,23 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * A free port held by a listener of ours until `release()`, for a server whose
+ * address other servers must know before it starts: while held, no other
+ * process's `listen(0)` is given it.
+ */
+export function reservePort(): Promise<{ port: number; release(): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (typeof address !== "object" || !address) return reject(new Error("no port"));
+      resolve({ port: address.port, release: () => new Promise((done) => server.close(() => done())) });
+    });
+  });
+}
+
+/**
  * Starts a server on a free port, and on another one if the port was taken
  * between `freePort` closing it and the server binding it (a parallel worker's
  * server can take it: seen once in CI as EADDRINUSE). Node says EADDRINUSE,
