@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "@/server/db/sqlite-driver";
-import { freePort, startProcess, type Started } from "./processes";
+import { freePort, reservePort, startProcess, type Started } from "./processes";
 
 /**
  * A real n8n for the workflows' tests, of either line the SMS program
@@ -189,8 +189,10 @@ export async function startN8n(
 ): Promise<N8nServer> {
   const installed = ensureN8n(line);
   const userFolder = mkdtempSync(path.join(tmpdir(), "sous-n8n-"));
-  const port = await freePort();
-  let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, await freePort()), ...settings };
+  // Held while the CLI imports the workflows (many seconds), let go just before n8n binds them.
+  const held = [await reservePort(), await reservePort()] as const;
+  const [{ port }, { port: brokerPort }] = held;
+  let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, brokerPort), ...settings };
   const cli = (args: string[]) =>
     void execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
   for (const file of workflows.files) cli(["import:workflow", `--input=${file}`]);
@@ -208,6 +210,7 @@ export async function startN8n(
     await waitForWebhooks(url);
     return started;
   };
+  await Promise.all(held.map((reserved) => reserved.release()));
   let current = await launch();
   const readExecutions = executionReader(installed, path.join(userFolder, ".n8n", "database.sqlite"));
   return {
