@@ -16,9 +16,11 @@ import {
   type RevocationRecord,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
+import { listInvitations } from "@/server/invitations/invitation-store";
 import { revokeConsent } from "@/server/leads/consent-changes";
 import { readEnv } from "@/server/env";
 import { toCsv } from "./csv";
+import { exportRow } from "./invite-command";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -133,6 +135,25 @@ function printHistory(print: Print, phone: string, history: History, inForce: bo
   print(`\nConsent in force: ${inForce ? "yes" : "no"}`);
 }
 
+/** The number's launch invitation, if it was invited: the answer to "did you text me?". */
+function printInvitations(print: Print, invitations: ReturnType<typeof exportRow>[]) {
+  if (!invitations.length) return print("Launch invitation: none");
+  for (const invitation of invitations) {
+    print(`\nlaunch invitation ${invitation.id}  wave ${invitation.wave}  ${invitation.state}`);
+    print(`  queued      ${invitation.queued_at}, relying on consent ${invitation.consent_id}`);
+    if (invitation.claimed_at)
+      print(
+        `  sent        ${invitation.claimed_at} (${invitation.attempts} attempt${invitation.attempts === 1 ? "" : "s"})`,
+      );
+    if (invitation.answered_at)
+      print(
+        `  answered    ${invitation.answered_at}: ${invitation.answer}${invitation.carrier_code ? `, carrier code ${invitation.carrier_code}` : ""}`,
+      );
+    if (invitation.last_failure) print(`  last failure ${invitation.last_failure}`);
+    print(`  text        "${invitation.text}"`);
+  }
+}
+
 function dayOf(text: string) {
   const ms = Date.parse(`${text}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(ms))
@@ -169,9 +190,12 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
     const store = await database(env);
     const history = await consentRecords(store, { phone });
     const inForce = (await consentStates(store, [phone])).get(phone) === "in force";
-    return values.json
-      ? print(jsonSafe(JSON.stringify({ phone, inForce, records: timeline(history) }, null, 2)))
-      : printHistory(print, phone, history, inForce);
+    const invitations = (await listInvitations(store, { phone })).map(exportRow);
+    if (values.json)
+      return print(jsonSafe(JSON.stringify({ phone, inForce, records: timeline(history), invitations }, null, 2)));
+    printHistory(print, phone, history, inForce);
+    printInvitations(print, invitations);
+    return;
   }
 
   if (command === "export") {

@@ -199,6 +199,8 @@ async function retryCommand({ values, id, env, line }: Run) {
   const summary = await scheduledPass(env, {
     sender: "operator",
     id,
+    // The launch invitations go at their own pace, from the server's schedule (npm run invite).
+    invitations: false,
     // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
     selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
   });

@@ -7,6 +7,7 @@ import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { EnvError, problemsOf, readEnv, type ServerEnv } from "./env";
 import { readCeiling, readWebhook, sendsInClear } from "./webhook-settings";
+import { readInviteSettings } from "./invitations/invite-settings";
 import { defaultedIdentity } from "./site-settings";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
@@ -47,7 +48,7 @@ async function openDatabase(env: ServerEnv) {
  */
 function checkClearUrls(env: ServerEnv) {
   const urls = [
-    ...formNames.map((form) => [readWebhook(form).urlVariable, readWebhook(form).url] as const),
+    ...[...formNames, "invite"].map((name) => [readWebhook(name).urlVariable, readWebhook(name).url] as const),
     ["ALERT_WEBHOOK_URL", env.ALERT_WEBHOOK_URL] as const,
   ].filter((entry): entry is readonly [string, string] => Boolean(entry[1]) && sendsInClear(entry[1]!));
   const variables = urls.map(([variable]) => variable);
@@ -185,7 +186,7 @@ export function checkSettings() {
     () => readWebhook(name),
     ...(limits.ceiling ? [readCeiling.bind(null, limits.ceiling)] : []),
   ]);
-  const problems = [readEnv, ...perForm].flatMap(problemsOf);
+  const problems = [readEnv, ...perForm, () => readInviteSettings()].flatMap(problemsOf);
   if (problems.length) refuse(problems);
   const env = readEnv();
   checkClearUrls(env);

@@ -35,7 +35,19 @@ export const smsTexts = {
   help: (supportEmail: string) =>
     `Sous early access: customer-care & task-reminder texts. Msg frequency varies. Msg & data rates may apply. Help: ${supportEmail}. Reply STOP to cancel.`,
   stop: "Sous: You're unsubscribed and will get no more messages. To rejoin, reply START, then sign up again on our website.",
+  /** The launch invitation (`npm run invite`), with the operator's link (INVITE_URL). */
+  invitation: (link: string) =>
+    `Sous: Your early-access spot is open! Get started at ${link} Msg & data rates may apply. Reply STOP to cancel.`,
 } as const;
+
+// GSM 03.38's basic set: a text of these alone, 160 at most, is one segment.
+const gsm7 = /^[@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&'()*+,\-./0-9:;<=>?¡A-ZÄÖÑÜ§¿a-zäöñüà]*$/;
+
+/** Whether a text goes out as one SMS segment: GSM-7's basic characters only, 160 at most. */
+export const isOneSegment = (text: string) => text.length <= 160 && gsm7.test(text);
+
+/** The longest link the invitation holds in one segment. */
+export const invitationLinkMax = 160 - smsTexts.invitation("").length;
 
 /** Where the HELP text is used as a template (the workflow fills it in from SOUS_SUPPORT_EMAIL). */
 export const supportEmailSlot = "{supportEmail}";

@@ -175,53 +175,89 @@ export async function consentRecords({ db }: Store, filter: { phone?: string; si
 /** Where a number's consent stands: given and not revoked since, revoked after its last consent, or no record at all. */
 export type ConsentState = "in force" | "revoked" | "none";
 
-// Twice this (the union binds the batch twice) stays under the lowest SQLite limit of bound parameters, 999.
+/** Where a number's consent stands, on which record it rests, and its place on the list. */
+export type ConsentStanding = {
+  state: ConsentState;
+  /** In force: the record it rests on, the latest that put it in force (a sign-up's `con_…` or a START's `ren_…`). */
+  recordId?: string;
+  /** Its first record's time: the number's place on the waitlist. */
+  firstAt: number;
+};
+
+// Stays under the lowest SQLite limit of bound parameters, 999.
 const PHONES_PER_QUERY = 450;
 
-/**
- * The consent state of each number, as `npm run consent -- show` decides it:
- * in force while its latest consent (a web sign-up that puts it in force, or
- * a START from the phone) is later than its latest revocation. A web sign-up
- * after a revocation is evidence only and changes nothing. "none" is a
- * number without a record (a lead older than consent records, or one whose
- * records retention removed).
- */
-export async function consentStates({ db }: Store, phones: readonly string[]) {
-  const states = new Map<string, ConsentState>();
-  const unique = [...new Set(phones)];
-  for (let start = 0; start < unique.length; start += PHONES_PER_QUERY) {
-    const batch = unique.slice(start, start + PHONES_PER_QUERY);
-    const [consents, revocations] = await Promise.all([
-      db
-        .selectFrom("consents")
-        .select(["phone", (eb) => eb.fn.max("consented_at").as("at")])
-        .where("phone", "in", batch)
-        .where("puts_in_force", "=", 1)
-        .groupBy("phone")
-        .unionAll(
-          db
-            .selectFrom("consent_renewals")
-            .select(["phone", (eb) => eb.fn.max("renewed_at").as("at")])
-            .where("phone", "in", batch)
-            .groupBy("phone"),
-        )
-        .execute(),
-      db
-        .selectFrom("consent_revocations")
-        .select(["phone", (eb) => eb.fn.max("revoked_at").as("at")])
-        .where("phone", "in", batch)
-        .groupBy("phone")
-        .execute(),
-    ]);
-    const revokedAt = new Map(revocations.map((row) => [row.phone, Number(row.at)]));
-    for (const phone of batch) states.set(phone, "none");
-    // A number's latest consent, of either kind (a row for each).
-    const givenAt = new Map<string, number>();
-    for (const row of consents) givenAt.set(row.phone, Math.max(Number(row.at), givenAt.get(row.phone) ?? -1));
-    for (const [phone, at] of givenAt) states.set(phone, at > (revokedAt.get(phone) ?? -1) ? "in force" : "revoked");
-    for (const [phone] of revokedAt) if (states.get(phone) === "none") states.set(phone, "revoked");
+async function standingsOf(db: Kysely<Database>, phones: readonly string[] | undefined) {
+  const [consents, renewals, revocations] = await Promise.all([
+    db
+      .selectFrom("consents")
+      .select(["id", "phone", "consented_at as at", "puts_in_force"])
+      .$if(phones !== undefined, (query) => query.where("phone", "in", phones!))
+      .execute(),
+    db
+      .selectFrom("consent_renewals")
+      .select(["id", "phone", "renewed_at as at"])
+      .$if(phones !== undefined, (query) => query.where("phone", "in", phones!))
+      .execute(),
+    db
+      .selectFrom("consent_revocations")
+      .select(["phone", (eb) => eb.fn.max("revoked_at").as("at")])
+      .$if(phones !== undefined, (query) => query.where("phone", "in", phones!))
+      .groupBy("phone")
+      .execute(),
+  ]);
+  const revokedAt = new Map(revocations.map((row) => [row.phone, Number(row.at)]));
+  const standings = new Map<string, ConsentStanding & { givenAt: number }>();
+  const standing = (phone: string, at: number) => {
+    let found = standings.get(phone);
+    if (!found) standings.set(phone, (found = { state: "none", firstAt: at, givenAt: -1 }));
+    found.firstAt = Math.min(found.firstAt, at);
+    return found;
+  };
+  // A number's latest consent of either kind: a sign-up that puts it in force, or a START.
+  const given = [...consents.filter((row) => row.puts_in_force === 1), ...renewals];
+  for (const row of consents) standing(row.phone, Number(row.at));
+  for (const row of given) {
+    const found = standing(row.phone, Number(row.at));
+    if (Number(row.at) > found.givenAt) Object.assign(found, { givenAt: Number(row.at), recordId: row.id });
   }
-  return states;
+  for (const [phone, at] of revokedAt) standing(phone, at);
+  for (const [phone, found] of standings) {
+    const revoked = revokedAt.get(phone) ?? -1;
+    found.state = found.givenAt > revoked ? "in force" : revoked >= 0 ? "revoked" : "none";
+    if (found.state !== "in force") found.recordId = undefined;
+  }
+  return new Map(
+    [...standings].map(([phone, found]): [string, ConsentStanding] => [
+      phone,
+      { state: found.state, firstAt: found.firstAt, ...(found.recordId ? { recordId: found.recordId } : {}) },
+    ]),
+  );
+}
+
+/**
+ * Where each number stands, as `npm run consent -- show` decides it: in force
+ * while its latest consent (a web sign-up that puts it in force, or a START
+ * from the phone) is later than its latest revocation. A web sign-up after a
+ * revocation is evidence only and changes nothing. A number with no record
+ * (a lead older than consent records, or one whose records retention
+ * removed) is missing from the map, or "none" when only the upgrade's tie
+ * names it. Every number on record when `phones` is not given.
+ */
+export async function consentStandings(db: Kysely<Database>, phones?: readonly string[]) {
+  if (phones === undefined) return standingsOf(db, undefined);
+  const standings = new Map<string, ConsentStanding>();
+  const unique = [...new Set(phones)];
+  for (let start = 0; start < unique.length; start += PHONES_PER_QUERY)
+    for (const [phone, standing] of await standingsOf(db, unique.slice(start, start + PHONES_PER_QUERY)))
+      standings.set(phone, standing);
+  return standings;
+}
+
+/** The consent state of each number ("none" for a number without a record): see consentStandings. */
+export async function consentStates({ db }: Store, phones: readonly string[]) {
+  const standings = await consentStandings(db, phones);
+  return new Map(phones.map((phone) => [phone, standings.get(phone)?.state ?? ("none" as ConsentState)]));
 }
 
 /** Retention: records, revocations and renewals older than `cutoff` go; the disclosure texts, which name no one, stay. */

@@ -132,6 +132,53 @@ export type AlertStatesTable = {
 /** A limit's count in its window, where no Redis is set: `key` is sha256 of the limiter's name and the counted key. */
 export type LimitCountsTable = { key: string; points: number; expires_at: number };
 
+/** A wave of launch invitations the operator queued. */
+export type InvitationWavesTable = { name: string; created_at: number; size: number; cancelled_at: number | null };
+
+/**
+ * queued: waiting for its turn (or for its next attempt after a failure);
+ * waiting: due outside the sending hours of its number's time zones, waits
+ * for them to open; texted: the workflow texted it; refused: the carrier
+ * refused the number (carrier_code says why); skipped: its consent was
+ * revoked before it went; failed: its delivery schedule is spent, or no hour
+ * is inside the window in every zone the number could be in; cancelled: its
+ * wave was cancelled before it went.
+ */
+export const invitationStates = ["queued", "waiting", "texted", "refused", "skipped", "failed", "cancelled"] as const;
+export type InvitationState = (typeof invitationStates)[number];
+
+/** One launch invitation: at most one per number for the whole launch. */
+export type InvitationsTable = {
+  /** The webhook-id every attempt carries. */
+  id: string;
+  phone: string;
+  wave: string;
+  /** Its place in the wave: sign-up order. */
+  position: number;
+  /** The consent record it relied on (a sign-up's `con_…`, or a START's `ren_…`), checked again when it is claimed. */
+  consent_id: string;
+  /** The exact text it sends. */
+  text: string;
+  state: InvitationState;
+  attempts: Generated<number>;
+  rounds: Generated<number>;
+  queued_at: number;
+  next_attempt_at: number;
+  /** When a sender last claimed it to send. */
+  claimed_at: number | null;
+  /** When the workflow's answer that settled it came. */
+  answered_at: number | null;
+  /** What the workflow answered: "texted" or "texted:false". */
+  answer: string | null;
+  carrier_code: string | null;
+  last_failure: string | null;
+  claimed_by: string | null;
+  claimed_until: number | null;
+};
+
+/** The earliest time the next invitation may be claimed, across every instance. */
+export type InvitationPaceTable = { id: string; next_at: number };
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
@@ -143,4 +190,7 @@ export type Database = {
   receivers: ReceiversTable;
   alert_states: AlertStatesTable;
   limit_counts: LimitCountsTable;
+  invitation_waves: InvitationWavesTable;
+  invitations: InvitationsTable;
+  invitation_pace: InvitationPaceTable;
 };

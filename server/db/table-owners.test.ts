@@ -18,6 +18,9 @@ const owners: Record<string, string> = {
   receivers: "server/alerts/alert-store.ts",
   alert_states: "server/alerts/alert-store.ts",
   limit_counts: "server/rate-limit/limit-store.ts",
+  invitations: "server/invitations/invitation-store.ts",
+  invitation_waves: "server/invitations/invitation-store.ts",
+  invitation_pace: "server/invitations/invitation-store.ts",
 };
 
 const sourceUnder = (entry: string): string[] =>

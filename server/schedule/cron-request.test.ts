@@ -59,6 +59,8 @@ describe("the cron route", () => {
       unreadable: 0,
       paused: [],
       budgetSpent: false,
+      // No INVITE_WEBHOOK_URL: the launch invitations wait.
+      invitations: { texted: 0, refused: 0, skipped: 0, waiting: 0, failed: 0, retrying: 0, budgetSpent: false },
     });
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(receiver.withName(body.name).map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);

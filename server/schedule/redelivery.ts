@@ -2,37 +2,56 @@ import "server-only";
 import { operatorAlerts, reviewReceivers } from "@/server/alerts/alerts";
 import { database } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
+import { invitationPass, type InvitationSummary } from "@/server/invitations/invitation-pass";
 import { storeAnswered, storeFailed } from "@/server/leads/lead-store";
 import { redeliveryPass, type PassOptions, type PassSummary } from "@/server/leads/pass";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { applyRetention } from "./retention";
 
+export type ScheduledSummary = PassSummary & {
+  /** The launch invitations it sent, skipped or left waiting; absent when the caller left them out. */
+  invitations?: InvitationSummary;
+};
+
 /**
  * A pass as the schedule runs it, for the timer, the cron route and the
  * operator's command: retention first (at most every ten minutes), then the
  * leads that are due, within what is left of the budget, then a review of
  * each receiver's alert state (a change that lasted its grace period is told;
- * a receiver with nothing left waiting is cleared). The alerts hear what it
- * settles.
+ * a receiver with nothing left waiting is cleared), then, unless
+ * `invitations` is false, the launch invitations that are due, at their pace,
+ * in what is left of the budget. The alerts hear what it settles.
  */
 export async function scheduledPass(
   env: ServerEnv = readEnv(),
-  options: Omit<PassOptions, "listener"> = {},
-): Promise<PassSummary> {
-  const { budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
+  options: Omit<PassOptions, "listener"> & { invitations?: boolean } = {},
+): Promise<ScheduledSummary> {
+  const { budgetMs = env.REDELIVERY_PASS_BUDGET_MS, invitations = true } = options;
   const began = performance.now();
+  const left = () => budgetMs - (performance.now() - began);
   const store = await database(env);
   await applyRetention(store, env);
-  const left = budgetMs - (performance.now() - began);
-  const summary = await redeliveryPass(env, { ...options, budgetMs: left, listener: operatorAlerts });
+  const summary = await redeliveryPass(env, { ...options, budgetMs: left(), listener: operatorAlerts });
   // What the channel says of each receiver, now that this pass settled what it could.
   await reviewReceivers(store, env);
-  return summary;
+  if (!invitations) return summary;
+  return {
+    ...summary,
+    invitations: await invitationPass(store, env, { budgetMs: left(), stopping: options.stopping }),
+  };
 }
 
-const worked = (summary: PassSummary) =>
-  summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0;
+const worked = ({ invitations, ...summary }: ScheduledSummary) =>
+  summary.delivered + summary.pending + summary.dead + summary.held + summary.unreadable > 0 ||
+  (invitations !== undefined &&
+    invitations.texted +
+      invitations.refused +
+      invitations.skipped +
+      invitations.waiting +
+      invitations.failed +
+      invitations.retrying >
+      0);
 
 // Process-wide: one timer per server, whichever bundle starts it.
 const timer = processWide("redelivery", () => ({

@@ -2,6 +2,7 @@ import "server-only";
 import { forgetOldConsents } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
+import { forgetOldInvitations } from "@/server/invitations/invitation-store";
 import { forgetDeliveredPayloads, forgetUnrenewedSignups } from "@/server/leads/lead-store";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
@@ -16,7 +17,7 @@ const retentionRuns = processWide("retention", () => ({ last: 0 }));
 /**
  * Retention, at most every ten minutes per process: delivered leads lose
  * their payload after LEAD_RETENTION_DAYS, and so do sign-ups that waited
- * that long for a START (never sent); consent records, revocations and renewals go
+ * that long for a START (never sent); consent records, revocations, renewals and launch invitations go
  * after CONSENT_RETENTION_DAYS, the per-person limits' windows once they ran
  * out. Each store forgets its own rows; this is the
  * one place that says when.
@@ -36,7 +37,12 @@ export async function applyRetention(store: Store, env: ServerEnv) {
       retentionDays: env.LEAD_RETENTION_DAYS,
     });
   await forgetSpentWindows(store, now);
-  const consents = await forgetOldConsents(store, now - env.CONSENT_RETENTION_DAYS * 86_400_000);
+  const consentCutoff = now - env.CONSENT_RETENTION_DAYS * 86_400_000;
+  const consents = await forgetOldConsents(store, consentCutoff);
   if (consents.consents || consents.revocations || consents.renewals)
     logEvent("info", { event: "consents_forgotten", ...consents, retentionDays: env.CONSENT_RETENTION_DAYS });
+  // An invitation is the record of a text sent on a consent: kept as long as the consent records are.
+  const invitations = await forgetOldInvitations(store, consentCutoff);
+  if (invitations)
+    logEvent("info", { event: "invitations_forgotten", invitations, retentionDays: env.CONSENT_RETENTION_DAYS });
 }

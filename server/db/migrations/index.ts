@@ -5,6 +5,7 @@ import alerts from "./0003-alerts.json";
 import alertState from "./0004-alert-state.json";
 import limitCounts from "./0005-limit-counts.json";
 import consentRenewal from "./0006-consent-renewal.json";
+import invitations from "./0007-invitations.json";
 import { migrationOf } from "./plan";
 
 /**
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   "0004-alert-state": migrationOf(alertState),
   "0005-limit-counts": migrationOf(limitCounts),
   "0006-consent-renewal": migrationOf(consentRenewal),
+  "0007-invitations": migrationOf(invitations),
 };

@@ -1,0 +1,269 @@
+/**
+ * `npm run invite` (scripts/invite.ts): the launch invitations. Plan a wave,
+ * queue it, follow it, export the record, cancel what has not gone. The
+ * server's schedule sends what is queued, at its pace and within each
+ * number's sending hours. Reads the same env as the server; see
+ * docs/operating.md, "Inviting the waitlist".
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { phoneOfAnySpelling } from "@/lib/forms/phone";
+import { smsTexts } from "@/lib/sms/program";
+import { database, type Store } from "@/server/db/connect";
+import { invitationStates, type InvitationState } from "@/server/db/schema";
+import { readEnv, type ServerEnv } from "@/server/env";
+import {
+  invitationCounts,
+  listInvitations,
+  retryingCount,
+  waveNamed,
+  type InvitationRow,
+} from "@/server/invitations/invitation-store";
+import { readInviteSettings } from "@/server/invitations/invite-settings";
+import { cancelInvitations, planWave, queueWave, type Plan, type Selection } from "@/server/invitations/waves";
+import { toCsv } from "./csv";
+import { jsonSafe, safeSinks } from "./safe-output";
+
+const usage = `Usage:
+  npm run invite -- plan (--next N | --all | --phones FILE) [--json]
+                                  who a wave would text, in sign-up order: numbers whose consent is in force
+                                  and who were never invited; and how many are left out, and why. Sends nothing
+  npm run invite -- send (--next N | --all | --phones FILE) --wave NAME
+                                  records the wave and queues one invitation per number; the server sends them
+                                  at INVITE_PER_MINUTE, within INVITE_HOURS at each number's location
+  npm run invite -- status [--wave NAME] [--json]
+                                  how many are queued, waiting for sending hours, texted, refused (by carrier code),
+                                  skipped (consent revoked), failed, cancelled
+  npm run invite -- export [--wave NAME] [--format csv|jsonl]
+                                  every invitation, its text, consent record and answer, to stdout
+  npm run invite -- cancel --wave NAME
+                                  stops what the wave has not sent
+
+FILE holds one phone number a line, in any spelling; blank lines and lines starting with # are skipped.`;
+
+type Print = (line: string) => void;
+type Values = ReturnType<typeof parse>["values"];
+
+const parse = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      next: { type: "string" },
+      all: { type: "boolean" },
+      phones: { type: "string" },
+      wave: { type: "string" },
+      json: { type: "boolean" },
+      format: { type: "string", default: "csv" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The numbers of a phones file; every line that is not one is named, and nothing is done. */
+function phonesOf(file: string, env: ServerEnv) {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`--phones: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const phones: string[] = [];
+  const bad: string[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    const phone = phoneOfAnySpelling(line, env.PHONE_DEFAULT_COUNTRY);
+    if (phone) phones.push(phone);
+    else bad.push(`  line ${index + 1}: "${line}" is not a phone number`);
+  }
+  if (bad.length)
+    throw new Error(
+      `--phones: ${bad.length} line${bad.length === 1 ? "" : "s"} of ${file} not a number; nothing was done:\n${bad.join("\n")}`,
+    );
+  if (!phones.length) throw new Error(`--phones: ${file} holds no phone number`);
+  return phones;
+}
+
+/** Exactly one of --next N (N at least 1), --all and --phones FILE. */
+function selectionOf(values: Values, env: ServerEnv): Selection {
+  const given = [values.next !== undefined, Boolean(values.all), values.phones !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new Error(`name who: one of --next N, --all or --phones FILE\n${usage}`);
+  if (values.all) return { all: true };
+  if (values.phones !== undefined) return { phones: phonesOf(values.phones, env) };
+  const next = Number(values.next);
+  if (!/^\d+$/.test(values.next!) || !Number.isSafeInteger(next) || next < 1)
+    throw new Error(`--next takes a whole number of 1 or more, not ${values.next}`);
+  return { next };
+}
+
+function printPlan(print: Print, plan: Plan) {
+  const { chosen, later, leftOut } = plan;
+  print(`${chosen.length} number${chosen.length === 1 ? "" : "s"} would be texted, in sign-up order:`);
+  for (const { phone, signedUpAt, consentId } of chosen)
+    print(`  ${phone}  signed up ${iso(signedUpAt)}  consent ${consentId}`);
+  print(
+    `Left out: ${leftOut.revoked} revoked, ${leftOut.invited} already invited, ${leftOut.noRecord} with no consent record.`,
+  );
+  if (later) print(`${later} more in force and never invited, for a later wave.`);
+}
+
+const planJson = (plan: Plan) => ({
+  chosen: plan.chosen.map((entry) => ({ ...entry, signedUpAt: iso(entry.signedUpAt) })),
+  later: plan.later,
+  leftOut: plan.leftOut,
+});
+
+const waveName = (values: Values) => {
+  const name = values.wave;
+  if (name === undefined) throw new Error(`--wave NAME is needed\n${usage}`);
+  if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(name))
+    throw new Error(`--wave: a name of letters, digits, ".", "_" or "-" (64 at most), starting with a letter or digit`);
+  return name;
+};
+
+async function existingWave(store: Store, values: Values) {
+  if (values.wave === undefined) return undefined;
+  const name = waveName(values);
+  if (!(await waveNamed(store.db, name))) throw new Error(`no wave named ${name}`);
+  return name;
+}
+
+const labels: Record<InvitationState, string> = {
+  queued: "queued",
+  waiting: "waiting for sending hours",
+  texted: "texted",
+  refused: "refused by the carrier",
+  skipped: "skipped: consent revoked",
+  failed: "failed",
+  cancelled: "cancelled",
+};
+
+async function statusOf(store: Store, wave: string | undefined) {
+  const rows = await invitationCounts(store, wave);
+  const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
+  const refusedByCode: Record<string, number> = {};
+  for (const row of rows) {
+    counts[row.state] += row.count;
+    if (row.state === "refused")
+      refusedByCode[row.carrierCode ?? "unknown"] = (refusedByCode[row.carrierCode ?? "unknown"] ?? 0) + row.count;
+  }
+  return { wave: wave ?? null, counts, retrying: await retryingCount(store, wave), refusedByCode };
+}
+
+const exportColumns = [
+  "id",
+  "wave",
+  "position",
+  "phone",
+  "state",
+  "consent_id",
+  "text",
+  "queued_at",
+  "claimed_at",
+  "answered_at",
+  "answer",
+  "carrier_code",
+  "attempts",
+  "last_failure",
+] as const;
+
+/** An invitation as the export gives it: times in ISO 8601, no claim. */
+export const exportRow = (row: InvitationRow) => ({
+  id: row.id,
+  wave: row.wave,
+  position: row.position,
+  phone: row.phone,
+  state: row.state,
+  consent_id: row.consent_id,
+  text: row.text,
+  queued_at: iso(row.queued_at),
+  claimed_at: iso(row.claimed_at),
+  answered_at: iso(row.answered_at),
+  answer: row.answer,
+  carrier_code: row.carrier_code,
+  attempts: row.attempts,
+  last_failure: row.last_failure,
+});
+
+type Run = { values: Values; env: ServerEnv; print: Print; write: (text: string) => void };
+
+const commands: Record<string, (run: Run) => Promise<void>> = {
+  async plan({ values, env, print }) {
+    const selection = selectionOf(values, env);
+    const plan = await planWave(await database(env), selection);
+    if (values.json) print(jsonSafe(JSON.stringify(planJson(plan), null, 2)));
+    else printPlan(print, plan);
+  },
+
+  async send({ values, env, print }) {
+    const name = waveName(values);
+    const selection = selectionOf(values, env);
+    const settings = readInviteSettings();
+    const missing = [
+      ...(settings.webhook.url ? [] : ["INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them)"]),
+      ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),
+    ];
+    if (missing.length) throw new Error(`not set: ${missing.join(", ")}; nothing was queued`);
+    const store = await database(env);
+    const now = Date.now();
+    const queued = await queueWave(store, { name, selection, text: smsTexts.invitation(settings.link!), now });
+    if (!queued) throw new Error(`a wave named ${name} exists already; nothing was queued (a name is used once)`);
+    printPlan(print, queued.plan);
+    if (!queued.queued) return print(`Nothing to queue: wave ${name} was not recorded.`);
+    print(
+      `Queued ${queued.queued} invitation${queued.queued === 1 ? "" : "s"} in wave ${name}: the server sends them at ${settings.perMinute} a minute, between ${settings.hours.from}:00 and ${settings.hours.to}:00 at each number's location.`,
+    );
+    if (queued.queued < queued.plan.chosen.length)
+      print(`${queued.plan.chosen.length - queued.queued} were invited by another wave meanwhile, and are not again.`);
+  },
+
+  async status({ values, env, print }) {
+    const store = await database(env);
+    const status = await statusOf(store, await existingWave(store, values));
+    if (values.json) return print(JSON.stringify(status, null, 2));
+    print(status.wave ? `Wave ${status.wave}:` : "Every wave:");
+    const width = Math.max(...Object.values(labels).map((label) => label.length));
+    for (const state of invitationStates) {
+      const extra =
+        state === "queued" && status.retrying
+          ? `  (${status.retrying} retried after a failure)`
+          : state === "refused" && status.counts.refused
+            ? `  (${Object.entries(status.refusedByCode)
+                .map(([code, n]) => `${code}: ${n}`)
+                .join(", ")})`
+            : "";
+      print(`  ${labels[state].padEnd(width)}  ${String(status.counts[state]).padStart(6)}${extra}`);
+    }
+  },
+
+  async export({ values, env, write }) {
+    if (values.format !== "csv" && values.format !== "jsonl") throw new Error(`--format is csv or jsonl\n${usage}`);
+    const store = await database(env);
+    const rows = (await listInvitations(store, { wave: await existingWave(store, values) })).map(exportRow);
+    // JSONL is the record exactly as kept; CSV is made safe to open in a spreadsheet.
+    if (values.format === "jsonl") for (const row of rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
+    else write(toCsv(exportColumns, rows));
+  },
+
+  async cancel({ values, env, print }) {
+    const name = waveName(values);
+    const cancelled = await cancelInvitations(await database(env), name);
+    if (cancelled === undefined) throw new Error(`no wave named ${name}`);
+    print(
+      `Cancelled ${cancelled} invitation${cancelled === 1 ? "" : "s"} of wave ${name} not sent yet; one being sent now still goes.`,
+    );
+  },
+};
+
+/** Runs one command; lines go to `print`, the export to `write`. Throws with the usage for a bad call. */
+export async function inviteCommand(args: string[], rawPrint: Print, rawWrite: (text: string) => void) {
+  const { print, write } = safeSinks(rawPrint, rawWrite);
+  const { values, positionals } = parse(args);
+  const [command] = positionals;
+  if (values.help || !command) return print(usage);
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) throw new Error(`unknown command ${command}\n${usage}`);
+  await run({ values, env: readEnv(), print, write });
+}

@@ -1,0 +1,190 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { consentStandings } from "@/server/consent/consent-store";
+import type { Store } from "@/server/db/connect";
+import type { InvitationState } from "@/server/db/schema";
+import type { ServerEnv } from "@/server/env";
+import { CLAIM_MARGIN_MS } from "@/server/leads/lead-store";
+import { nextAttemptAfter } from "@/server/leads/retry-policy";
+import { failureOf } from "@/server/leads/send";
+import { logEvent } from "@/server/log";
+import { postJson } from "@/server/webhooks/post-json";
+import { signatureHeaders } from "@/server/webhooks/signing";
+import { claim, nextDue, setUnclaimed, settleInvitation, takeSlot, type InvitationRow } from "./invitation-store";
+import { readInviteSettings, type InviteSettings } from "./invite-settings";
+import { sendingTime, zonesOf } from "./quiet-hours";
+
+/** What a pass did with the invitations it took. */
+export type InvitationSummary = Record<"texted" | "refused" | "skipped" | "waiting" | "failed" | "retrying", number> & {
+  /** It stopped because its time budget was spent (often waiting for the pace). */
+  budgetSpent: boolean;
+};
+
+type Step =
+  | { kind: "none" }
+  | { kind: "pace"; at: number }
+  | { kind: "skipped" | "waiting" | "failed" }
+  | { kind: "claimed"; row: InvitationRow; token: string };
+
+// Failures in a row after which a pass leaves the workflow alone until the next pass.
+const PAUSE_AFTER_FAILURES = 3;
+
+/**
+ * Takes the invitation due first, in one transaction: its number's consent
+ * checked again (revoked since it was queued: skipped, never sent), its
+ * sending hours (outside them: it waits for them to open), then a slot of the
+ * pace every instance shares, and only then the claim.
+ */
+function claimNext(store: Store, env: ServerEnv, settings: InviteSettings, now: number, sent: readonly string[]) {
+  return store.db.transaction().execute(async (db): Promise<Step> => {
+    const row = await nextDue(db, store.engine, now, sent);
+    if (!row) return { kind: "none" };
+    const standing = (await consentStandings(db, [row.phone])).get(row.phone);
+    if (!standing?.recordId) {
+      await setUnclaimed(db, row.id, { state: "skipped", last_failure: `consent ${standing?.state ?? "none"}` });
+      return { kind: "skipped" };
+    }
+    const time = sendingTime(zonesOf(row.phone).zones, now, settings.hours);
+    if (!time.open && time.opensAt === undefined) {
+      await setUnclaimed(db, row.id, { state: "failed", last_failure: "no sending hours in its time zones" });
+      return { kind: "failed" };
+    }
+    if (!time.open) {
+      await setUnclaimed(db, row.id, { state: "waiting", next_attempt_at: time.opensAt! });
+      return { kind: "waiting" };
+    }
+    const paceAt = await takeSlot(db, now, Math.ceil(60_000 / settings.perMinute));
+    if (paceAt !== undefined) return { kind: "pace", at: paceAt };
+    const token = randomUUID();
+    await claim(
+      db,
+      row.id,
+      { token, until: now + env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS },
+      now,
+      standing.recordId,
+    );
+    return { kind: "claimed", row: { ...row, consent_id: standing.recordId }, token };
+  });
+}
+
+/** What the workflow said: texted (any 2xx), or the carrier refused the number (2xx with texted: false and its code). */
+function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } {
+  try {
+    const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown };
+    if (answer?.texted === false)
+      return { texted: false, code: answer.code === undefined || answer.code === null ? null : String(answer.code) };
+  } catch {
+    // Not JSON: a 2xx of a workflow that says nothing more is a text sent.
+  }
+  return { texted: true };
+}
+
+/** One signed POST of an invitation, under its webhook-id, and what became of it. */
+async function send(store: Store, env: ServerEnv, settings: InviteSettings, row: InvitationRow, token: string) {
+  const { webhook } = settings;
+  const body = JSON.stringify({ phone: row.phone, text: row.text });
+  const headers = {
+    ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
+    ...(webhook.secrets ? signatureHeaders(row.id, body, webhook.secrets) : {}),
+  };
+  const result = await postJson(webhook.url!, body, headers, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, { readAnswer: true });
+  const now = Date.now();
+  if (result.ok) {
+    const answer = answerOf(result.body);
+    const state: InvitationState = answer.texted ? "texted" : "refused";
+    await settleInvitation(
+      store,
+      row,
+      token,
+      {
+        state,
+        answered_at: now,
+        answer: answer.texted ? "texted" : "texted:false",
+        carrier_code: answer.texted ? null : answer.code,
+        last_failure: null,
+      },
+      1,
+    );
+    return state;
+  }
+  const rounds = row.rounds + 1;
+  const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  const failure = failureOf(result)!;
+  await settleInvitation(
+    store,
+    row,
+    token,
+    next === undefined
+      ? { state: "failed", rounds, last_failure: failure }
+      : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
+    1,
+  );
+  logEvent(next === undefined ? "error" : "warn", {
+    event: next === undefined ? "invitation_failed" : "invitation_pending",
+    webhookId: row.id,
+    wave: row.wave,
+    attempts: row.attempts + 1,
+    reason: failure,
+    ...(next !== undefined ? { nextAttemptAt: new Date(next).toISOString() } : {}),
+  });
+  return next === undefined ? "failed" : "retrying";
+}
+
+/**
+ * Sends the invitations that are due, one at a time at the shared pace, each
+ * claimed first so that no other instance sends it too. Waits for the pace's
+ * next slot within `budgetMs`; stops at once when `stopping` says so, and
+ * after PAUSE_AFTER_FAILURES failures in a row. Sends nothing while
+ * INVITE_WEBHOOK_URL is unset. Run by the schedule (server/schedule) after
+ * the leads' redelivery.
+ */
+export async function invitationPass(
+  store: Store,
+  env: ServerEnv,
+  { budgetMs, stopping = () => false }: { budgetMs: number; stopping?: () => boolean },
+): Promise<InvitationSummary> {
+  const summary: InvitationSummary = {
+    texted: 0,
+    refused: 0,
+    skipped: 0,
+    waiting: 0,
+    failed: 0,
+    retrying: 0,
+    budgetSpent: false,
+  };
+  const settings = readInviteSettings();
+  if (!settings.webhook.url) return summary;
+  const began = performance.now();
+  const sent: string[] = [];
+  let failuresInARow = 0;
+  while (!stopping() && failuresInARow < PAUSE_AFTER_FAILURES) {
+    const left = budgetMs - (performance.now() - began);
+    if (left <= 0) {
+      summary.budgetSpent = true;
+      break;
+    }
+    const now = Date.now();
+    const step = await claimNext(store, env, settings, now, sent);
+    if (step.kind === "none") break;
+    if (step.kind === "pace") {
+      // The next slot, unless the budget ends first; in short naps, so a stopping server is not kept.
+      if (step.at - now > left) {
+        summary.budgetSpent = true;
+        break;
+      }
+      await sleep(Math.min(step.at - now, 250));
+      continue;
+    }
+    if (step.kind !== "claimed") {
+      summary[step.kind] += 1;
+      continue;
+    }
+    sent.push(step.row.id);
+    const state = await send(store, env, settings, step.row, step.token);
+    summary[state] += 1;
+    failuresInARow = state === "retrying" || state === "failed" ? failuresInARow + 1 : 0;
+  }
+  await store.durable();
+  return summary;
+}

@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { smsTexts } from "@/lib/sms/program";
+import { recordConsent, recordRenewal } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import type { Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { revokeConsent } from "@/server/leads/consent-changes";
+import { newWebhookId } from "@/server/leads/lead";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { startInviteReceiver } from "@/tests/support/invite-receiver";
+import { forgetOldInvitations, listInvitations } from "./invitation-store";
+import { invitationPass } from "./invitation-pass";
+import { cancelInvitations, planWave, queueWave } from "./waves";
+
+const open = setupBothEngines();
+const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
+const link = "https://sous.example/start";
+const text = smsTexts.invitation(link);
+// 13:00 in New York, 10:00 in Los Angeles: inside the default hours (9-20) across the lower 48.
+const afternoon = Date.parse("2026-11-27T18:00:00Z");
+
+let receiver: Awaited<ReturnType<typeof startInviteReceiver>>;
+beforeAll(async () => {
+  receiver = await startInviteReceiver();
+});
+afterAll(() => receiver.close());
+beforeEach(() => {
+  vi.stubEnv("INVITE_WEBHOOK_URL", receiver.url);
+  vi.stubEnv("INVITE_WEBHOOK_SECRET", "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64"));
+  vi.stubEnv("INVITE_URL", link);
+  vi.stubEnv("INVITE_PER_MINUTE", "6000");
+  vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "60,60");
+  receiver.outage(false);
+  // The clock the pass reads (its hours, its pace), moving on with real time.
+  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+  vi.setSystemTime(afternoon);
+});
+
+/** A number's sign-up, as its consent record keeps it. */
+async function signUp(store: Store, phone: string, at: number) {
+  return recordConsent(
+    store.db,
+    { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+    newWebhookId(),
+    at,
+  );
+}
+
+const pass = (store: Store, budgetMs = 10_000) => invitationPass(store, readEnv(), { budgetMs });
+/** Runs passes, as the schedule does, until nothing is left to send. */
+async function drain(store: Store) {
+  for (let i = 0; i < 20; i += 1) {
+    const summary = await pass(store);
+    if (!summary.texted && !summary.refused && !summary.skipped && !summary.retrying) return;
+  }
+}
+
+describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engine) => {
+  const block = engine === "sqlite" ? "1" : "2";
+  // Fictional numbers of New York (212), one block per engine and test.
+  const numbers = (test: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `+1212${block}${test}${String(i).padStart(5, "0")}`);
+
+  it("plan and queue the numbers in force and never invited, in sign-up order, naming who is left out and why", async () => {
+    const store = await open(engine);
+    const [first, second, third, revoked, invited] = numbers("1", 5);
+    await signUp(store, third!, afternoon - 1_000);
+    await signUp(store, first!, afternoon - 3_000);
+    await signUp(store, second!, afternoon - 2_000);
+    await signUp(store, revoked!, afternoon - 4_000);
+    await revokeConsent(store, { phone: revoked!, channel: "sms", source: "workflow", at: afternoon - 500 });
+    await signUp(store, invited!, afternoon - 5_000);
+    expect(
+      await queueWave(store, { name: `${engine}-early`, selection: { phones: [invited!] }, text, now: afternoon }),
+    ).toMatchObject({ queued: 1 });
+    const unknown = `+1212${block}100099`;
+
+    const plan = await planWave(store, { phones: [third!, first!, second!, revoked!, invited!, unknown] });
+    expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual([first, second, third]);
+    expect(plan.leftOut).toStrictEqual({ revoked: 1, invited: 1, noRecord: 1 });
+    const firstTwo = await planWave(store, { next: 2 });
+    expect(firstTwo.chosen).toHaveLength(2);
+    const queued = await queueWave(store, {
+      name: `${engine}-w1`,
+      selection: { phones: [third!, first!, second!, revoked!, invited!, unknown] },
+      text,
+      now: afternoon,
+    });
+    expect(queued?.queued).toBe(3);
+    const rows = await listInvitations(store, { wave: `${engine}-w1` });
+    expect(rows.map((row) => [row.phone, row.position, row.state, row.text])).toStrictEqual([
+      [first, 0, "queued", text],
+      [second, 1, "queued", text],
+      [third, 2, "queued", text],
+    ]);
+    // A second wave naming them texts none of them; a wave's name is used once.
+    expect(
+      await queueWave(store, {
+        name: `${engine}-w2`,
+        selection: { phones: [first!, second!, third!] },
+        text,
+        now: afternoon,
+      }),
+    ).toMatchObject({ queued: 0 });
+    expect(
+      await queueWave(store, { name: `${engine}-w1`, selection: { phones: [unknown] }, text, now: afternoon }),
+    ).toBeUndefined();
+  });
+
+  it("check consent again when each is sent: a number that texted STOP after it was queued is skipped, the others texted once with their consent record", async () => {
+    const store = await open(engine);
+    const phones = numbers("2", 4);
+    const records = new Map<string, string>();
+    for (const [i, phone] of phones.entries()) records.set(phone, await signUp(store, phone, afternoon - 10_000 + i));
+    // One number came back with a START after a STOP: its consent rests on the START.
+    await revokeConsent(store, { phone: phones[3]!, channel: "sms", source: "workflow", at: afternoon - 5_000 });
+    await recordRenewal(store.db, { phone: phones[3]!, messageId: newWebhookId(), at: afternoon - 4_000 });
+    await queueWave(store, { name: `${engine}-stop`, selection: { phones }, text, now: afternoon });
+    await revokeConsent(store, { phone: phones[1]!, channel: "sms", source: "workflow" });
+
+    await drain(store);
+    expect(
+      receiver
+        .texted(phones)
+        .map((request) => request.phone)
+        .sort(),
+    ).toStrictEqual([phones[0], phones[2], phones[3]].sort());
+    const rows = await listInvitations(store, { wave: `${engine}-stop` });
+    const byPhone = new Map(rows.map((row) => [row.phone, row]));
+    expect(byPhone.get(phones[1]!)).toMatchObject({
+      state: "skipped",
+      attempts: 0,
+      last_failure: "consent revoked",
+      claimed_at: null,
+    });
+    expect(byPhone.get(phones[0]!)).toMatchObject({
+      state: "texted",
+      answer: "texted",
+      consent_id: records.get(phones[0]!),
+      attempts: 1,
+    });
+    expect(byPhone.get(phones[3]!)?.consent_id).toMatch(/^ren_/);
+    // Each sent under its own webhook-id, the invitation's id, with the exact text recorded.
+    for (const request of receiver.texted(phones)) {
+      expect(request.webhookId).toBe(byPhone.get(request.phone)?.id);
+      expect(request.text).toBe(text);
+    }
+    // The working twin of "skipped": the same number, had it not texted STOP, was texted (phones[0], [2]).
+  });
+
+  it("record the carrier's refusal with its code, and redeliver after an outage under the same webhook-id until it is answered", async () => {
+    const store = await open(engine);
+    const [refusedNumber, waiting] = numbers("3", 2);
+    await signUp(store, refusedNumber!, afternoon - 2_000);
+    await signUp(store, waiting!, afternoon - 1_000);
+    receiver.refuse(refusedNumber!, 21610);
+    await queueWave(store, {
+      name: `${engine}-outage`,
+      selection: { phones: [refusedNumber!, waiting!] },
+      text,
+      now: afternoon,
+    });
+    receiver.outage(true);
+    expect(await pass(store)).toMatchObject({ retrying: 2, texted: 0 });
+    let rows = await listInvitations(store, { wave: `${engine}-outage` });
+    expect(rows.map((row) => [row.state, row.rounds, row.last_failure])).toStrictEqual([
+      ["queued", 1, "status 503"],
+      ["queued", 1, "status 503"],
+    ]);
+    // Not due yet: the next pass leaves them.
+    expect(await pass(store)).toMatchObject({ retrying: 0, texted: 0 });
+    receiver.outage(false);
+    vi.setSystemTime(afternoon + 61_000);
+    expect(await pass(store)).toMatchObject({ texted: 1, refused: 1 });
+    rows = await listInvitations(store, { wave: `${engine}-outage` });
+    expect(rows.map((row) => [row.phone, row.state, row.answer, row.carrier_code, row.attempts])).toStrictEqual([
+      [refusedNumber, "refused", "texted:false", "21610", 2],
+      [waiting, "texted", "texted", null, 2],
+    ]);
+    const ids = receiver.received.filter((request) => request.phone === waiting).map((request) => request.webhookId);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(1);
+  });
+
+  it("send nothing outside 9:00-20:00 local in any zone a number could be in, and each once its hours open, in order, with no one running anything again", async () => {
+    const store = await open(engine);
+    // New York, Chicago, Denver, Los Angeles, and a Canadian area code (273) the time zone map does not know: every Canadian zone.
+    const zones = {
+      "212": ["America/New_York"],
+      "312": ["America/Chicago"],
+      "303": ["America/Denver"],
+      "415": ["America/Los_Angeles"],
+      "273": ["America/St_Johns", "America/Vancouver"],
+    };
+    const phoneOf = (areaCode: string) => `+1${areaCode}55501${block}6`;
+    // Signed up west to east: the sign-up order is not the order the hours open in.
+    const order = ["415", "273", "303", "312", "212"];
+    for (const [i, areaCode] of order.entries()) await signUp(store, phoneOf(areaCode), afternoon - 10_000 + i);
+    const dawn = Date.parse("2026-11-27T11:00:00Z"); // 6:00 in New York, 3:00 in Los Angeles
+    vi.setSystemTime(dawn);
+    await queueWave(store, { name: `${engine}-hours`, selection: { phones: order.map(phoneOf) }, text, now: dawn });
+    expect(await pass(store)).toMatchObject({ waiting: 5, texted: 0 });
+    const localHour = (zone: string, at: number) =>
+      Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(at));
+
+    // The schedule's passes through a day, a quarter hour apart.
+    const sentAt = new Map<string, number>();
+    for (let at = dawn; at < dawn + 24 * 3_600_000; at += 15 * 60_000) {
+      vi.setSystemTime(at);
+      await pass(store);
+      for (const request of receiver.texted(order.map(phoneOf)))
+        if (!sentAt.has(request.phone)) sentAt.set(request.phone, at);
+    }
+    expect(receiver.texted(order.map(phoneOf))).toHaveLength(5);
+    for (const [areaCode, zoneList] of Object.entries(zones))
+      for (const zone of zoneList) {
+        const hour = localHour(zone, sentAt.get(phoneOf(areaCode))!);
+        expect(hour, `${areaCode} in ${zone}`).toBeGreaterThanOrEqual(9);
+        expect(hour, `${areaCode} in ${zone}`).toBeLessThan(20);
+      }
+    // Each as soon as its hours opened: 9:00 in its zone; the Canadian one at 9:00 in Vancouver (13:30 in St. John's).
+    expect(
+      Object.fromEntries(order.map((areaCode) => [areaCode, new Date(sentAt.get(phoneOf(areaCode))!).toISOString()])),
+    ).toStrictEqual({
+      "212": "2026-11-27T14:00:00.000Z",
+      "312": "2026-11-27T15:00:00.000Z",
+      "303": "2026-11-27T16:00:00.000Z",
+      "415": "2026-11-27T17:00:00.000Z",
+      "273": "2026-11-27T17:00:00.000Z",
+    });
+    // Within one opening, in sign-up order: Los Angeles before the Canadian number.
+    const texts = receiver.texted([phoneOf("415"), phoneOf("273")]).map((request) => request.phone);
+    expect(texts).toStrictEqual([phoneOf("415"), phoneOf("273")]);
+  });
+
+  it("keep the pace across two passes at once: no two invitations claimed closer than 60,000 / INVITE_PER_MINUTE ms, each texted once", async () => {
+    vi.stubEnv("INVITE_PER_MINUTE", "600");
+    // Postgres: two servers' connections. SQLite: two passes of one server (two processes' are the browser specs':
+    // in one process, two connections' write locks would wait on each other).
+    const one = await open(engine);
+    const two = engine === "postgres" ? await open(engine) : one;
+    const phones = numbers("7", 12);
+    for (const [i, phone] of phones.entries()) await signUp(one, phone, afternoon - 10_000 + i);
+    await queueWave(one, { name: `${engine}-pace`, selection: { phones }, text, now: Date.now() });
+    const summaries = await Promise.all([pass(one, 20_000), pass(two, 20_000)]);
+    expect(summaries[0]!.texted + summaries[1]!.texted).toBe(12);
+    expect(summaries[0]!.texted).toBeGreaterThan(0);
+    expect(summaries[1]!.texted).toBeGreaterThan(0);
+    expect(receiver.texted(phones)).toHaveLength(12);
+    expect(new Set(receiver.texted(phones).map((request) => request.phone)).size).toBe(12);
+    const claimed = (await listInvitations(one, { wave: `${engine}-pace` }))
+      .map((row) => row.claimed_at!)
+      .sort((a, b) => a - b);
+    const gaps = claimed.slice(1).map((at, i) => at - claimed[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(100);
+  });
+
+  it("cancel what a wave has not sent, and nothing of another wave", async () => {
+    const store = await open(engine);
+    const [a, b, c] = numbers("4", 3);
+    for (const phone of [a, b, c]) await signUp(store, phone!, afternoon - 1_000);
+    await queueWave(store, { name: `${engine}-cancel`, selection: { phones: [a!, b!] }, text, now: afternoon });
+    await queueWave(store, { name: `${engine}-kept`, selection: { phones: [c!] }, text, now: afternoon });
+    expect(await cancelInvitations(store, `${engine}-cancel`)).toBe(2);
+    expect(await cancelInvitations(store, `${engine}-nothing`)).toBeUndefined();
+    await drain(store);
+    expect(receiver.texted([a!, b!])).toHaveLength(0);
+    expect(receiver.texted([c!])).toHaveLength(1);
+    expect((await listInvitations(store, { wave: `${engine}-cancel` })).map((row) => row.state)).toStrictEqual([
+      "cancelled",
+      "cancelled",
+    ]);
+  });
+
+  it("keep invitations as long as consent records, then forget them", async () => {
+    const store = await open(engine);
+    const [old] = numbers("5", 1);
+    await signUp(store, old!, 1_000);
+    await queueWave(store, { name: `${engine}-old`, selection: { phones: [old!] }, text, now: 2_000 });
+    expect(await forgetOldInvitations(store, 1_999)).toBe(0);
+    expect(await forgetOldInvitations(store, 2_001)).toBe(1);
+    expect(await listInvitations(store, { phone: old })).toStrictEqual([]);
+  });
+});

@@ -1,0 +1,75 @@
+import "server-only";
+import { consentStandings } from "@/server/consent/consent-store";
+import type { Store } from "@/server/db/connect";
+import { newWebhookId } from "@/server/leads/lead";
+import { cancelWave, insertWave, invitedAmong, waveNamed } from "./invitation-store";
+
+/** Who a wave takes: the next N of the list, all of it, or the numbers of a file. */
+export type Selection = { next: number } | { all: true } | { phones: readonly string[] };
+
+export type Plan = {
+  /** Who the wave would text, in sign-up order, with the consent record each relies on. */
+  chosen: { phone: string; consentId: string; signedUpAt: number }[];
+  /** In force and never invited, but past --next: left for a later wave. */
+  later: number;
+  leftOut: { revoked: number; invited: number; noRecord: number };
+};
+
+/**
+ * Who a wave would text: the numbers whose consent is in force now and who
+ * were never invited, in sign-up order (a number's first record), and why the
+ * others are left out. Reads only.
+ */
+export async function planWave({ db }: Store, selection: Selection): Promise<Plan> {
+  const given = "phones" in selection ? [...new Set(selection.phones)] : undefined;
+  const [standings, invited] = await Promise.all([consentStandings(db, given), invitedAmong(db, given)]);
+  const phones = given ?? [...standings.keys()];
+  const leftOut = { revoked: 0, invited: 0, noRecord: 0 };
+  const eligible: Plan["chosen"] = [];
+  for (const phone of phones) {
+    const standing = standings.get(phone);
+    if (invited.has(phone)) leftOut.invited += 1;
+    else if (!standing?.recordId) leftOut[standing?.state === "revoked" ? "revoked" : "noRecord"] += 1;
+    else eligible.push({ phone, consentId: standing.recordId, signedUpAt: standing.firstAt });
+  }
+  eligible.sort((a, b) => a.signedUpAt - b.signedUpAt || a.phone.localeCompare(b.phone));
+  const size = "next" in selection ? selection.next : eligible.length;
+  return { chosen: eligible.slice(0, size), later: Math.max(0, eligible.length - size), leftOut };
+}
+
+/**
+ * Records a wave and queues one invitation per number the plan chose, each
+ * with its text and the consent record it relies on. Undefined when a wave
+ * of that name exists; `queued` can be fewer than planned when another
+ * command invited some of the numbers meanwhile.
+ */
+export async function queueWave(store: Store, wave: { name: string; selection: Selection; text: string; now: number }) {
+  if (await waveNamed(store.db, wave.name)) return undefined;
+  const plan = await planWave(store, wave.selection);
+  if (!plan.chosen.length) return { plan, queued: 0 };
+  const queued = await insertWave(
+    store,
+    { name: wave.name, at: wave.now },
+    plan.chosen.map(({ phone, consentId }, position) => ({
+      id: newWebhookId(),
+      phone,
+      wave: wave.name,
+      position,
+      consent_id: consentId,
+      text: wave.text,
+      state: "queued",
+      queued_at: wave.now,
+      next_attempt_at: wave.now,
+    })),
+  );
+  if (queued === undefined) return undefined;
+  await store.durable();
+  return { plan, queued };
+}
+
+/** Stops what a wave has not sent: how many were cancelled, or undefined for an unknown wave. */
+export async function cancelInvitations(store: Store, name: string, now = Date.now()) {
+  const cancelled = await cancelWave(store, name, now);
+  await store.durable();
+  return cancelled;
+}

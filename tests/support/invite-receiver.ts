@@ -1,0 +1,51 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One invitation as the stand-in received it. */
+export type ReceivedInvitation = { webhookId: string; phone: string; text: string; at: number; answered: number };
+
+/**
+ * A stand-in for the invitations workflow, on 127.0.0.1, with its answer
+ * contract: 200 {texted: true}; 200 {texted: false, code} for a number the
+ * carrier refuses (`refuse(phone, code)`); 503 while `outage(true)`. It
+ * records every request (the real workflow and Twilio run in the browser
+ * specs).
+ */
+export async function startInviteReceiver() {
+  const received: ReceivedInvitation[] = [];
+  const refused = new Map<string, number>();
+  let down = false;
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      const { phone, text } = JSON.parse(body) as { phone: string; text: string };
+      const code = refused.get(phone);
+      const status = down ? 503 : 200;
+      received.push({
+        webhookId: String(request.headers["webhook-id"]),
+        phone,
+        text,
+        at: Date.now(),
+        answered: status,
+      });
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify(
+          down ? { texted: false, error: "twilio_unreachable" } : code ? { texted: false, code } : { texted: true },
+        ),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/invite`,
+    received,
+    /** The invitations the workflow took (answered 200), of these numbers. */
+    texted: (phones?: readonly string[]) =>
+      received.filter((request) => request.answered === 200 && (!phones || phones.includes(request.phone))),
+    refuse: (phone: string, code: number) => void refused.set(phone, code),
+    outage: (on: boolean) => void (down = on),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
