@@ -120,14 +120,9 @@ async function send(store: Store, env: ServerEnv, settings: InviteSettings, row:
       : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
     1,
   );
-  logEvent(next === undefined ? "error" : "warn", {
-    event: next === undefined ? "invitation_failed" : "invitation_pending",
-    webhookId: row.id,
-    wave: row.wave,
-    attempts: row.attempts + 1,
-    reason: failure,
-    ...(next !== undefined ? { nextAttemptAt: new Date(next).toISOString() } : {}),
-  });
+  const facts = { webhookId: row.id, wave: row.wave, attempts: row.attempts + 1, reason: failure };
+  if (next === undefined) logEvent("error", { event: "invitation_failed", ...facts });
+  else logEvent("warn", { event: "invitation_pending", ...facts, nextAttemptAt: new Date(next).toISOString() });
   return next === undefined ? "failed" : "retrying";
 }
 

@@ -42,7 +42,7 @@ const link = z.preprocess(
     .refine((url) => url.length <= invitationLinkMax, {
       error: `must be ${invitationLinkMax} characters or fewer, so the invitation stays one SMS segment`,
     })
-    .refine((url) => isOneSegment(smsTexts.invitation(url)), {
+    .refine((url) => url.length > invitationLinkMax || isOneSegment(smsTexts.invitation(url)), {
       error: "must hold only GSM-7 characters (no ~, {, }, [, ], \\, ^ or |), so the invitation stays one SMS segment",
     })
     .optional(),

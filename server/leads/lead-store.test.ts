@@ -49,6 +49,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0004-alert-state",
       "0005-limit-counts",
       "0006-consent-renewal",
+      "0007-invitations",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -57,6 +58,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0004-alert-state",
       "0005-limit-counts",
       "0006-consent-renewal",
+      "0007-invitations",
     ]);
   });
 

@@ -19,11 +19,13 @@ export const workflowIds = {
   welcome: "sousWelcomeText1",
   incoming: "sousIncomingSms1",
   contact: "sousContactChat1",
+  invitations: "sousInvitations1",
 } as const;
 export const webhookPaths = {
   welcome: "sous-waitlist",
   incoming: "sous-sms-inbound",
   contact: "sous-contact",
+  invitations: "sous-invitation",
 } as const;
 
 /** The chat message's line for each field of the contact form, in the form's order: a new field fails the type check here. */
@@ -47,7 +49,7 @@ const program = {
   contact: { title: "New quote request from the website", fields: Object.entries(contactChatLabels) },
 };
 
-type CodeName = "welcome" | "inbound" | "record" | "report" | "contact";
+type CodeName = "welcome" | "invite" | "inbound" | "record" | "report" | "contact";
 
 const source = (name: string) => readFileSync(path.join(here, "code", `${name}.js`), "utf8");
 
@@ -199,7 +201,7 @@ function workflow(id: string, name: string, nodes: Node[], connections: Record<s
 }
 
 /**
- * A webhook workflow of the shape all three share: the webhook, a Code node
+ * A webhook workflow of the shape all four share: the webhook, a Code node
  * that decides the answer, the Respond node that sends it, then what runs
  * after the caller has its answer; any error of the deciding node answers 500
  * and fails the execution.
@@ -277,6 +279,14 @@ export function buildSmsProgram() {
       decide: { name: "Read the message", code: "inbound" },
       answer: "Answer Twilio",
       after: afterIncoming(workflowIds.incoming),
+    }),
+    answeringWorkflow({
+      id: workflowIds.invitations,
+      name: "Sous: invitations",
+      trigger: "Sous invitation",
+      path: webhookPaths.invitations,
+      decide: { name: "Verify and invite", code: "invite" },
+      answer: "Answer the site",
     }),
     answeringWorkflow({
       id: workflowIds.contact,

@@ -266,6 +266,67 @@ describe("the welcome text", () => {
   });
 });
 
+describe("the launch invitation", () => {
+  const invite = (options: Parameters<typeof run>[1]) => run("Verify and invite", options);
+  const inviteSecret = newWebhookSecret();
+  const env = { SOUS_INVITE_WEBHOOK_SECRETS: inviteSecret, ...twilioEnv };
+  const text = smsTexts.invitation("https://sous.example/start");
+  const invitation = JSON.stringify({ phone: "+12125550142", text });
+  const signed = (body: string, id = "msg_inv") => delivery(body, { id, signWith: inviteSecret });
+
+  it("texts the site's text to the number once per webhook-id, and answers like the welcome", async () => {
+    const staticData = {};
+    const sent = await invite({ env, staticData, ...signed(invitation), answers: [{ statusCode: 201, body: "{}" }] });
+    expect(sent.result[0]!.json).toEqual({
+      status: 200,
+      contentType: "application/json",
+      responseBody: '{"texted":true}',
+    });
+    expect(Object.fromEntries(new URLSearchParams(sent.requests[0]!.body))).toEqual({
+      To: "+12125550142",
+      From: "+15005550006",
+      Body: text,
+    });
+    const again = await invite({ env, staticData, ...signed(invitation) });
+    expect(again.requests).toEqual([]);
+    expect(again.result[0]!.json.responseBody).toBe('{"texted":true,"duplicate":true}');
+    // Its own memory: a welcome's webhook-id does not count as an invitation's.
+    expect(staticData).toHaveProperty("invited.msg_inv");
+    expect(staticData).not.toHaveProperty("texted");
+
+    const refused = await invite({
+      env,
+      ...signed(invitation, "msg_r"),
+      answers: [{ statusCode: 400, body: { code: 21610 } }],
+    });
+    expect(JSON.parse(String(refused.result[0]!.json.responseBody))).toEqual({ texted: false, code: 21610 });
+    const down = await invite({ env, ...signed(invitation, "msg_d"), answers: [{ statusCode: 503, body: "{}" }] });
+    expect(down.result[0]!.json.status).toBe(503);
+  });
+
+  it("takes only its own secrets, and refuses a text that is missing or longer than one segment", async () => {
+    const welcomeSigned = delivery(invitation, { signWith: secret });
+    const wrong = await invite({ env: { ...env, SOUS_WEBHOOK_SECRETS: secret }, ...welcomeSigned });
+    expect(wrong.result[0]!.json.status).toBe(401);
+    expect(wrong.requests).toEqual([]);
+    for (const body of [
+      JSON.stringify({ phone: "+12125550142" }),
+      JSON.stringify({ phone: "+12125550142", text: "a".repeat(161) }),
+      JSON.stringify({ phone: "+12125550142", text: "" }),
+    ]) {
+      const { result, requests } = await invite({ env, ...signed(body) });
+      expect(result[0]!.json).toMatchObject({ status: 400, responseBody: '{"error":"text"}' });
+      expect(requests).toEqual([]);
+    }
+    const ok = await invite({
+      env,
+      ...signed(JSON.stringify({ phone: "+12125550142", text: "a".repeat(160) })),
+      answers: [{ statusCode: 201, body: "{}" }],
+    });
+    expect(ok.result[0]!.json.status).toBe(200);
+  });
+});
+
 describe("incoming messages", () => {
   const docsUrl = "https://mycompany.com/myapp.php?foo=1&bar=2";
   const docsFields = {

@@ -1,0 +1,188 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { smsTexts } from "@/lib/sms/program";
+import { recordConsent } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { revokeConsent } from "@/server/leads/consent-changes";
+import { newWebhookId } from "@/server/leads/lead";
+import { consentCommand } from "./consent-command";
+import { inviteCommand } from "./invite-command";
+
+/** A command on this test file's database: what it printed, or its error as the command would exit with it. */
+async function command(run: typeof inviteCommand, args: string[]) {
+  let stdout = "";
+  try {
+    await run(
+      args,
+      (line) => (stdout += `${line}\n`),
+      (text) => (stdout += text),
+    );
+  } catch (error) {
+    return { code: 1, stdout, stderr: error instanceof Error ? error.message : String(error) };
+  }
+  return { code: 0, stdout, stderr: "" };
+}
+const invite = (...args: string[]) => command(inviteCommand, args);
+
+const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
+const link = "https://sous.example/start";
+// Fictional numbers of New York, in sign-up order.
+const phones = Array.from({ length: 6 }, (_, i) => `+1212555010${i}`);
+const records: string[] = [];
+const folder = mkdtempSync(path.join(tmpdir(), "sous-invite-"));
+const file = (name: string, text: string) => {
+  const at = path.join(folder, name);
+  writeFileSync(at, text);
+  return at;
+};
+const rows = async () => (await database(readEnv())).db.selectFrom("invitations").selectAll().execute();
+const waveRows = async () => (await database(readEnv())).db.selectFrom("invitation_waves").selectAll().execute();
+
+beforeAll(async () => {
+  const store = await database(readEnv());
+  for (const [i, phone] of phones.entries())
+    records.push(
+      await recordConsent(
+        store.db,
+        { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+        newWebhookId(),
+        1_000 + i,
+      ),
+    );
+  // The fifth number texted STOP.
+  await revokeConsent(store, { phone: phones[4]!, channel: "sms", source: "workflow", at: 5_000 });
+});
+
+beforeEach(() => {
+  vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
+  vi.stubEnv("INVITE_URL", link);
+});
+
+describe("npm run invite", () => {
+  it("refuses bad input with a clear message and changes nothing", async () => {
+    const before = { invitations: await rows(), waves: await waveRows() };
+    const refusals: Array<[string[], RegExp]> = [
+      [["send", "--next", "0", "--wave", "w"], /--next takes a whole number of 1 or more, not 0/],
+      [["send", "--next", "two", "--wave", "w"], /--next takes a whole number of 1 or more, not two/],
+      [["plan"], /one of --next N, --all or --phones FILE/],
+      [["plan", "--all", "--next", "2"], /one of --next N, --all or --phones FILE/],
+      [["send", "--all"], /--wave NAME is needed/],
+      [["send", "--all", "--wave", "=cmd"], /--wave: a name of letters/],
+      [["status", "--wave", "nope"], /no wave named nope/],
+      [["export", "--wave", "nope"], /no wave named nope/],
+      [["cancel", "--wave", "nope"], /no wave named nope/],
+      [["export", "--format", "xlsx"], /--format is csv or jsonl/],
+      [["resend"], /unknown command resend/],
+      [["send", "--phones", path.join(folder, "missing.txt"), "--wave", "w"], /cannot read .*missing\.txt: ENOENT/],
+    ];
+    for (const [args, message] of refusals) {
+      const { code, stderr } = await invite(...args);
+      expect(code, args.join(" ")).toBe(1);
+      expect(stderr, args.join(" ")).toMatch(message);
+    }
+    // A phones file with malformed lines: each is named, none is queued.
+    const bad = file("bad.txt", `# the chefs of the first wave\n${phones[0]}\n555-12\n\n(212) 555-0101\nnot a phone\n`);
+    const malformed = await invite("send", "--phones", bad, "--wave", "w");
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain('line 3: "555-12" is not a phone number');
+    expect(malformed.stderr).toContain('line 6: "not a phone" is not a phone number');
+    expect(malformed.stderr).toContain("2 lines of");
+    expect(malformed.stderr).toContain("nothing was done");
+    // No INVITE_WEBHOOK_URL, or no INVITE_URL: nothing queued, no wave recorded.
+    vi.stubEnv("INVITE_WEBHOOK_URL", "");
+    const noWebhook = await invite("send", "--all", "--wave", "w");
+    expect(noWebhook).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/not set: INVITE_WEBHOOK_URL .*nothing was queued/),
+    });
+    vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
+    vi.stubEnv("INVITE_URL", "");
+    expect((await invite("send", "--all", "--wave", "w")).stderr).toMatch(/not set: INVITE_URL/);
+    expect({ invitations: await rows(), waves: await waveRows() }).toStrictEqual(before);
+    // The working twin: the same wave, set up right, is queued.
+    vi.stubEnv("INVITE_URL", link);
+    const good = file("good.txt", `# the chefs of the first wave\n${phones[0]}\n\n(212) 555-0101\n`);
+    expect(await invite("send", "--phones", good, "--wave", "w")).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("Queued 2 invitations in wave w"),
+    });
+  });
+
+  it("plans in sign-up order, queues once per number, and says who is left out and why", async () => {
+    const plan = await invite("plan", "--next", "2", "--json");
+    expect(JSON.parse(plan.stdout)).toStrictEqual({
+      chosen: [
+        { phone: phones[2], consentId: records[2], signedUpAt: new Date(1_002).toISOString() },
+        { phone: phones[3], consentId: records[3], signedUpAt: new Date(1_003).toISOString() },
+      ],
+      later: 1,
+      leftOut: { revoked: 1, invited: 2, noRecord: 0 },
+    });
+    const sent = await invite("send", "--next", "2", "--wave", "second");
+    expect(sent.stdout).toContain(`  ${phones[2]}  signed up ${new Date(1_002).toISOString()}  consent ${records[2]}`);
+    expect(sent.stdout).toContain("Left out: 1 revoked, 2 already invited, 0 with no consent record.");
+    expect(sent.stdout).toContain(
+      "Queued 2 invitations in wave second: the server sends them at 60 a minute, between 9:00 and 20:00",
+    );
+    // A second wave naming numbers invited already texts none of them; a used name is refused.
+    const again = await invite(
+      "send",
+      "--phones",
+      file("again.txt", `${phones[0]}\n${phones[2]}\n${phones[4]}\n`),
+      "--wave",
+      "third",
+    );
+    expect(again.stdout).toContain("0 numbers would be texted");
+    expect(again.stdout).toContain("Left out: 1 revoked, 2 already invited, 0 with no consent record.");
+    expect(again.stdout).toContain("Nothing to queue: wave third was not recorded.");
+    expect((await invite("send", "--next", "1", "--wave", "second")).stderr).toContain(
+      "a wave named second exists already",
+    );
+    expect((await rows()).map((row) => row.phone).sort()).toStrictEqual([phones[0], phones[1], phones[2], phones[3]]);
+  });
+
+  it("reports by state, exports the record as CSV and JSONL, cancels what has not gone, and consent show lists a number's invitation", async () => {
+    const status = JSON.parse((await invite("status", "--wave", "second", "--json")).stdout);
+    expect(status).toStrictEqual({
+      wave: "second",
+      counts: { queued: 2, waiting: 0, texted: 0, refused: 0, skipped: 0, failed: 0, cancelled: 0 },
+      retrying: 0,
+      refusedByCode: {},
+    });
+    expect((await invite("status")).stdout).toMatch(/Every wave:\n {2}queued +4\n/);
+
+    const jsonl = (await invite("export", "--format", "jsonl")).stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const csv = parse((await invite("export")).stdout, { columns: true }) as Record<string, string>[];
+    expect(jsonl.map((row) => [row.phone, row.wave, row.state, row.text])).toStrictEqual([
+      [phones[0], "w", "queued", smsTexts.invitation(link)],
+      [phones[1], "w", "queued", smsTexts.invitation(link)],
+      [phones[2], "second", "queued", smsTexts.invitation(link)],
+      [phones[3], "second", "queued", smsTexts.invitation(link)],
+    ]);
+    expect(csv.map((row) => [row.id, row.phone, row.consent_id, row.text])).toStrictEqual(
+      jsonl.map((row) => [row.id, row.phone, row.consent_id, row.text]),
+    );
+    expect(jsonl.map((row) => row.consent_id)).toStrictEqual(records.slice(0, 4));
+
+    expect((await invite("cancel", "--wave", "second")).stdout).toContain("Cancelled 2 invitations of wave second");
+    expect(JSON.parse((await invite("status", "--json")).stdout).counts).toMatchObject({ queued: 2, cancelled: 2 });
+
+    const shown = await command(consentCommand, ["show", phones[2]!]);
+    expect(shown.stdout).toMatch(new RegExp(`launch invitation msg_[\\w-]+  wave second  cancelled`));
+    expect(shown.stdout).toContain(`relying on consent ${records[2]}`);
+    expect(shown.stdout).toContain(`text        "${smsTexts.invitation(link)}"`);
+    const json = JSON.parse((await command(consentCommand, ["show", phones[2]!, "--json"])).stdout);
+    expect(json.invitations).toEqual([
+      expect.objectContaining({ wave: "second", state: "cancelled", consent_id: records[2] }),
+    ]);
+    expect((await command(consentCommand, ["show", phones[5]!])).stdout).toContain("Launch invitation: none");
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { EnvError } from "@/server/env";
+import { readInviteSettings } from "./invite-settings";
+
+const problemsOf = (source: NodeJS.ProcessEnv) => {
+  try {
+    readInviteSettings(source);
+    return [];
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+};
+
+describe("the invitations' settings", () => {
+  it("default to 60 a minute between 9:00 and 20:00, with no webhook and no link", () => {
+    const settings = readInviteSettings({});
+    expect(settings).toMatchObject({ link: undefined, perMinute: 60, hours: { from: 9, to: 20 } });
+    expect(settings.webhook).toMatchObject({ url: undefined, urlVariable: "INVITE_WEBHOOK_URL" });
+    expect(
+      readInviteSettings({
+        INVITE_HOURS: " 8-21 ",
+        INVITE_PER_MINUTE: "6000",
+        INVITE_URL: "https://sous.example/start",
+      }),
+    ).toMatchObject({
+      link: "https://sous.example/start",
+      perMinute: 6000,
+      hours: { from: 8, to: 21 },
+    });
+  });
+
+  it("refuse hours outside 8-21 or backwards, a pace of 0, and a link that is not https or would not fit one segment", () => {
+    for (const hours of ["7-20", "9-22", "20-9", "9-9", "nine to five", "9"])
+      expect(problemsOf({ INVITE_HOURS: hours })).toStrictEqual([
+        expect.stringMatching(/^INVITE_HOURS must be two local hours FROM-TO within 8-21/),
+      ]);
+    expect(problemsOf({ INVITE_PER_MINUTE: "0" })).toStrictEqual([expect.stringMatching(/^INVITE_PER_MINUTE/)]);
+    expect(problemsOf({ INVITE_URL: "http://sous.example/start" })).toStrictEqual([
+      "INVITE_URL must be an https:// URL",
+    ]);
+    expect(problemsOf({ INVITE_URL: `https://sous.example/${"s".repeat(40)}` })).toStrictEqual([
+      "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
+    ]);
+    expect(problemsOf({ INVITE_URL: "https://sous.example/~start" })).toStrictEqual([
+      expect.stringMatching(/^INVITE_URL must hold only GSM-7 characters/),
+    ]);
+    expect(problemsOf({ INVITE_WEBHOOK_URL: "https://user:pass@n8n.example/webhook/sous-invitation" })).toStrictEqual([
+      expect.stringMatching(/^INVITE_WEBHOOK_URL must not hold a user name or password/),
+    ]);
+  });
+});
