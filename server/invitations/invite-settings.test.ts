@@ -2,9 +2,12 @@ import { describe, expect, it } from "vitest";
 import { EnvError } from "@/server/env";
 import { readInviteSettings } from "./invite-settings";
 
-const problemsOf = (source: NodeJS.ProcessEnv) => {
+// A server's environment holding only these variables.
+const envOf = (values: Record<string, string>) => values as NodeJS.ProcessEnv;
+
+const problemsOf = (values: Record<string, string>) => {
   try {
-    readInviteSettings(source);
+    readInviteSettings(envOf(values));
     return [];
   } catch (error) {
     if (error instanceof EnvError) return error.problems;
@@ -14,15 +17,13 @@ const problemsOf = (source: NodeJS.ProcessEnv) => {
 
 describe("the invitations' settings", () => {
   it("default to 60 a minute between 9:00 and 20:00, with no webhook and no link", () => {
-    const settings = readInviteSettings({});
+    const settings = readInviteSettings(envOf({}));
     expect(settings).toMatchObject({ link: undefined, perMinute: 60, hours: { from: 9, to: 20 } });
     expect(settings.webhook).toMatchObject({ url: undefined, urlVariable: "INVITE_WEBHOOK_URL" });
     expect(
-      readInviteSettings({
-        INVITE_HOURS: " 8-21 ",
-        INVITE_PER_MINUTE: "6000",
-        INVITE_URL: "https://sous.example/start",
-      }),
+      readInviteSettings(
+        envOf({ INVITE_HOURS: " 8-21 ", INVITE_PER_MINUTE: "6000", INVITE_URL: "https://sous.example/start" }),
+      ),
     ).toMatchObject({
       link: "https://sous.example/start",
       perMinute: 6000,
