@@ -68,16 +68,22 @@ function claimNext(store: Store, env: ServerEnv, settings: InviteSettings, now: 
   });
 }
 
-/** What the workflow said: texted (any 2xx), or the carrier refused the number (2xx with texted: false and its code). */
-function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } {
+/**
+ * What the workflow said: texted ({"texted": true}), or the carrier refused
+ * the number ({"texted": false, "code": N}). A 2xx that says neither is no
+ * answer: n8n answers 200 with an empty body when an execution dies before
+ * its Respond node (a restart, a killed task), so the text may not have gone.
+ */
+function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } | undefined {
   try {
-    const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown };
+    const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown } | null;
+    if (answer?.texted === true) return { texted: true };
     if (answer?.texted === false)
       return { texted: false, code: answer.code === undefined || answer.code === null ? null : String(answer.code) };
   } catch {
-    // Not JSON: a 2xx of a workflow that says nothing more is a text sent.
+    // Not JSON: no answer.
   }
-  return { texted: true };
+  return undefined;
 }
 
 /** One signed POST of an invitation, under its webhook-id, and what became of it. */
@@ -90,8 +96,8 @@ async function send(store: Store, env: ServerEnv, settings: InviteSettings, row:
   };
   const result = await postJson(webhook.url!, body, headers, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, { readAnswer: true });
   const now = Date.now();
-  if (result.ok) {
-    const answer = answerOf(result.body);
+  const answer = result.ok ? answerOf(result.body) : undefined;
+  if (answer) {
     const state: InvitationState = answer.texted ? "texted" : "refused";
     await settleInvitation(
       store,
@@ -110,7 +116,8 @@ async function send(store: Store, env: ServerEnv, settings: InviteSettings, row:
   }
   const rounds = row.rounds + 1;
   const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
-  const failure = failureOf(result)!;
+  // Sent again under its webhook-id: a workflow that did text it answers that it did, and texts nothing.
+  const failure = result.ok ? `unconfirmed ${result.status}` : failureOf(result)!;
   await settleInvitation(
     store,
     row,

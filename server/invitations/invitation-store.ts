@@ -90,12 +90,15 @@ export const setUnclaimed = (db: Db, id: string, change: Updateable<InvitationsT
 
 const PACE = "invitations";
 
+// A slot further ahead than its interval and this was set by a clock that has since gone back (set by
+// hand, or an instance's clock running ahead): it is due. Far longer than any wait for the row's lock,
+// during which `now` (read before it) grows stale.
+const CLOCK_SET_BACK_MS = 60_000;
+
 /**
  * Takes the next sending slot of every instance's pace: only when it is due,
- * in one compare-and-set, so two instances never take one slot. A slot more
- * than one interval ahead was set by a clock that ran ahead (an instance's, or
- * this one's before it was set back): it is due. Returns undefined when taken,
- * or when the slot is due (a later time).
+ * in one compare-and-set, so two instances never take one slot. Returns
+ * undefined when taken, or when the slot is due (a later time).
  */
 export async function takeSlot(db: Db, now: number, intervalMs: number) {
   await db
@@ -107,7 +110,7 @@ export async function takeSlot(db: Db, now: number, intervalMs: number) {
     .updateTable("invitation_pace")
     .set({ next_at: now + intervalMs })
     .where("id", "=", PACE)
-    .where((eb) => eb.or([eb("next_at", "<=", now), eb("next_at", ">", now + intervalMs)]))
+    .where((eb) => eb.or([eb("next_at", "<=", now), eb("next_at", ">", now + intervalMs + CLOCK_SET_BACK_MS)]))
     .returning("next_at")
     .executeTakeFirst();
   if (taken) return undefined;

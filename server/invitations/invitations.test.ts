@@ -170,7 +170,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // Not due yet: the next pass leaves them.
     expect(await pass(store)).toMatchObject({ retrying: 0, texted: 0 });
     receiver.outage(false);
-    vi.setSystemTime(afternoon + 61_000);
+    vi.setSystemTime(afternoon + 90_000);
     expect(await pass(store)).toMatchObject({ texted: 1, refused: 1 });
     rows = await listInvitations(store, { wave: `${engine}-outage` });
     expect(rows.map((row) => [row.phone, row.state, row.answer, row.carrier_code, row.attempts])).toStrictEqual([
@@ -244,8 +244,6 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(one, { name: `${engine}-pace`, selection: { phones }, text, now: Date.now() });
     const summaries = await Promise.all([pass(one, 20_000), pass(two, 20_000)]);
     expect(summaries[0]!.texted + summaries[1]!.texted).toBe(12);
-    expect(summaries[0]!.texted).toBeGreaterThan(0);
-    expect(summaries[1]!.texted).toBeGreaterThan(0);
     expect(receiver.texted(phones)).toHaveLength(12);
     expect(new Set(receiver.texted(phones).map((request) => request.phone)).size).toBe(12);
     const claimed = (await listInvitations(one, { wave: `${engine}-pace` }))
@@ -253,6 +251,30 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       .sort((a, b) => a - b);
     const gaps = claimed.slice(1).map((at, i) => at - claimed[i]!);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(100);
+  });
+
+  it("take an empty 2xx for no answer (n8n's, when an execution dies): sent again under its webhook-id, then recorded texted", async () => {
+    const store = await open(engine);
+    const [phone] = numbers("6", 1);
+    await signUp(store, phone!, afternoon - 1_000);
+    receiver.silenceOnce(phone!);
+    await queueWave(store, { name: `${engine}-silent`, selection: { phones: [phone!] }, text, now: afternoon });
+    expect(await pass(store)).toMatchObject({ retrying: 1, texted: 0 });
+    expect((await listInvitations(store, { phone }))[0]).toMatchObject({
+      state: "queued",
+      answer: null,
+      last_failure: "unconfirmed 200",
+    });
+    vi.setSystemTime(afternoon + 90_000);
+    expect(await pass(store)).toMatchObject({ texted: 1 });
+    expect((await listInvitations(store, { phone }))[0]).toMatchObject({
+      state: "texted",
+      answer: "texted",
+      attempts: 2,
+    });
+    expect(
+      new Set(receiver.received.filter((request) => request.phone === phone).map((request) => request.webhookId)).size,
+    ).toBe(1);
   });
 
   it("cancel what a wave has not sent, and nothing of another wave", async () => {

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +14,7 @@ import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fa
 import { docWorkflow, writeDocWorkflow } from "../support/doc-verification";
 import { startN8n, type N8nLine, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
+import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
 import { reservePort, type Started } from "../support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
@@ -30,6 +31,8 @@ import { expect, test } from "./fixtures";
 // (beforeAll has its own timeout).
 
 const waitlistSecret = newWebhookSecret();
+const inviteSecret = newWebhookSecret();
+const inviteLink = "https://sous.test/start";
 const contactSecret = newWebhookSecret();
 // Two consent secrets, as during a rotation: the site holds the new one only, and still records the STOP.
 const consentSecrets = { old: newWebhookSecret(), current: newWebhookSecret() };
@@ -57,6 +60,13 @@ const siteSettings = () => ({
   CONTACT_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.contact),
   CONTACT_WEBHOOK_SECRET: contactSecret,
   CONSENT_WEBHOOK_SECRET: consentSecrets.current,
+  INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),
+  INVITE_WEBHOOK_SECRET: inviteSecret,
+  INVITE_URL: inviteLink,
+  INVITE_HOURS: `${specHours.from}-${specHours.to}`,
+  INVITE_PER_MINUTE: "60",
+  // The invitation specs' numbers come from whichever zone is inside the hours when they run.
+  WAITLIST_PHONE_COUNTRIES: specCountries,
   DATA_DIR: dataDir,
   // Redelivered every two seconds for half a minute: long enough for a test to end an outage.
   REDELIVERY_SCHEDULE_SECONDS: Array(15).fill("2").join(","),
@@ -104,6 +114,7 @@ export function smsProgramSpecs(line: N8nLine) {
       { files: [workflowFile, docFile], ids: [...Object.values(workflowIds), docWorkflow.id] },
       {
         SOUS_WEBHOOK_SECRETS: waitlistSecret,
+        SOUS_INVITE_WEBHOOK_SECRETS: inviteSecret,
         SOUS_CONTACT_WEBHOOK_SECRETS: contactSecret,
         SOUS_CONTACT_CHAT_URL: `${chat.url}/chat`,
         SOUS_SITE_URL: `http://127.0.0.1:${sitePort}`,
@@ -146,6 +157,7 @@ export function smsProgramSpecs(line: N8nLine) {
   replySpecs();
   settingSpecs();
   contactSpecs();
+  invitationSpecs();
   docBlockSpecs();
 }
 
@@ -638,6 +650,115 @@ function contactSpecs() {
       const again = await send(signedDelivery(body, id, contactSecret));
       expect([again.status, await again.json()]).toEqual([200, { posted: true, duplicate: true }]);
       expect(postsWith(request.email)).toHaveLength(1);
+    });
+  });
+}
+
+/** `npm run invite` with the site's settings: what it printed, or its failure. */
+async function invite(...args: string[]) {
+  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "invite", "--", ...args], {
+    env: { ...process.env, ...siteSettings() },
+  });
+  return stdout;
+}
+type InviteStatus = { counts: Record<string, number>; refusedByCode: Record<string, number> };
+const inviteStatus = async (wave: string) =>
+  JSON.parse(await invite("status", "--wave", wave, "--json")) as InviteStatus;
+/** A phones file in the site's data folder, one number a line. */
+async function phonesFile(name: string, phones: readonly string[]) {
+  const file = path.join(dataDir, `${name}.txt`);
+  await writeFile(file, `${phones.join("\n")}\n`);
+  return file;
+}
+const invitationsTo = (phones: readonly string[]) =>
+  twilio
+    .accepted()
+    .filter((message) => message.body === smsTexts.invitation(inviteLink) && phones.includes(message.to));
+
+function invitationSpecs() {
+  test.describe("launch invitations", () => {
+    // Numbers of a zone inside the hours now, so the pass sends them on the real clock n8n's signature check reads.
+    const { prefix } = openPrefix(30);
+    const numbers = Array.from({ length: 23 }, (_, i) => numberUnder(prefix, 100 + i));
+    const [revoked, invited, stopped] = [numbers.slice(0, 2), numbers.slice(2, 22), numbers[22]!];
+
+    test(`a wave of 20 consented numbers and 2 revoked, with a STOP while it is queued: 20 texts, none to the revoked or the stopped; status, export and consent records agree (${prefix})`, async () => {
+      test.setTimeout(180_000);
+      for (const [i, phone] of numbers.entries())
+        expect(await signUpWithoutScript({ name: `Invited ${i}`, phone })).toContain(waitlistMessages.success.text);
+      for (const phone of revoked) expect((await incoming({ From: phone, Body: "STOP" })).status).toBe(200);
+      for (const phone of revoked) await expect.poll(() => consentInForce(phone), { timeout: 30_000 }).toBe("no");
+
+      const sent = await invite("send", "--phones", await phonesFile("wave-1", numbers), "--wave", "launch-1");
+      expect(sent).toContain("21 numbers would be texted, in sign-up order:");
+      expect(sent).toContain("Left out: 2 revoked, 0 already invited, 0 with no consent record.");
+      expect(sent).toContain("Queued 21 invitations in wave launch-1: the server sends them at 60 a minute");
+      // The last in sign-up order texts STOP while the wave is queued: its turn comes some 20 s later.
+      expect((await incoming({ From: stopped, Body: "STOP" })).status).toBe(200);
+
+      await expect
+        .poll(async () => (await inviteStatus("launch-1")).counts, { timeout: 90_000, intervals: [1_000] })
+        .toMatchObject({ queued: 0, waiting: 0, texted: 20, skipped: 1, refused: 0, failed: 0 });
+      // The fake Twilio got exactly one invitation per consented number, the site's text, and none to the others.
+      expect(
+        invitationsTo(numbers)
+          .map((message) => message.to)
+          .sort(),
+      ).toStrictEqual([...invited].sort());
+      expect(invitationsTo([...revoked, stopped])).toStrictEqual([]);
+
+      const exported = (await invite("export", "--wave", "launch-1", "--format", "jsonl"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, string>);
+      expect(exported.map((row) => row.phone)).toStrictEqual([...invited, stopped]);
+      expect(exported.filter((row) => row.state === "texted").map((row) => row.phone)).toStrictEqual(invited);
+      expect(exported.find((row) => row.phone === stopped)).toMatchObject({
+        state: "skipped",
+        answer: null,
+        claimed_at: null,
+      });
+      // Each relied on the number's own consent record, as npm run consent -- show lists it.
+      for (const row of exported.slice(0, 3)) {
+        const shown = JSON.parse(
+          (
+            await promisify(execFile)("npm", ["run", "--silent", "consent", "--", "show", row.phone!, "--json"], {
+              env: { ...process.env, ...siteSettings() },
+            })
+          ).stdout,
+        ) as { records: Array<{ record: string; id: string }>; invitations: Array<{ id: string; answer: string }> };
+        expect(row.consent_id).toBe(shown.records.find((record) => record.record === "consent")!.id);
+        expect(shown.invitations).toStrictEqual([expect.objectContaining({ id: row.id, answer: "texted" })]);
+      }
+    });
+
+    test("a second send naming numbers invited already texts none of them; a new number in the same file is texted", async () => {
+      const newcomer = numberUnder(prefix, 123);
+      expect(await signUpWithoutScript({ name: "Newcomer", phone: newcomer })).toContain(waitlistMessages.success.text);
+      const sent = await invite(
+        "send",
+        "--phones",
+        await phonesFile("wave-2", [...numbers, newcomer]),
+        "--wave",
+        "launch-2",
+      );
+      expect(sent).toContain("1 number would be texted, in sign-up order:");
+      expect(sent).toContain("Left out: 2 revoked, 21 already invited, 0 with no consent record.");
+      await expect.poll(() => invitationsTo([newcomer]).length, { timeout: 30_000 }).toBe(1);
+      expect(invitationsTo(numbers)).toHaveLength(20);
+      expect((await inviteStatus("launch-2")).counts).toMatchObject({ texted: 1 });
+    });
+
+    test("a number the carrier refuses is recorded with Twilio's code and not sent again", async () => {
+      const refused = numberUnder(prefix, 124);
+      twilio.refuse(refused, 21610);
+      expect(await signUpWithoutScript({ name: "Refused", phone: refused })).toContain(waitlistMessages.success.text);
+      await invite("send", "--phones", await phonesFile("wave-3", [refused]), "--wave", "launch-3");
+      await expect.poll(async () => (await inviteStatus("launch-3")).counts.refused, { timeout: 30_000 }).toBe(1);
+      expect((await inviteStatus("launch-3")).refusedByCode).toStrictEqual({ "21610": 1 });
+      // Its welcome and its invitation each reached Twilio once: nothing retried.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(callsFor(refused).filter((call) => call.fields.Body === smsTexts.invitation(inviteLink))).toHaveLength(1);
     });
   });
 }

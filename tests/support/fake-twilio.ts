@@ -25,9 +25,11 @@ export type FakeTwilio = {
   accountSid: string;
   authToken: string;
   calls: TwilioCall[];
-  /** The messages Twilio accepted: what a chef's phone would get. */
-  accepted(): Array<{ to: string; from: string; body: string }>;
+  /** The messages Twilio accepted: what a chef's phone would get, and when. */
+  accepted(): Array<{ to: string; from: string; body: string; at: number }>;
   mode(next: TwilioMode): void;
+  /** Refuses every message to this number with Twilio's 400 and this code (21610: it texted STOP), whatever the mode. */
+  refuse(to: string, code: number): void;
   close(): Promise<void>;
 };
 
@@ -38,6 +40,7 @@ export async function startFakeTwilio(
   const calls: TwilioCall[] = [];
   const sockets = new Set<Socket>();
   let current: TwilioMode = { kind: "accept" };
+  const refused = new Map<string, number>();
   let counter = 0;
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
 
@@ -61,6 +64,8 @@ export async function startFakeTwilio(
       if (req.method !== "POST" || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
         return json(404, { code: 20404, message: "The requested resource was not found", status: 404 });
       if (!authorized) return json(401, { code: 20003, message: "Authenticate", status: 401 });
+      const refusal = refused.get(fields.To ?? "");
+      if (refusal !== undefined) return json(400, { code: refusal, message: `Error ${refusal}`, status: 400 });
       if (current.kind === "error")
         return json(current.status, { code: current.code, message: `Error ${current.code}`, status: current.status });
       counter += 1;
@@ -86,9 +91,13 @@ export async function startFakeTwilio(
           to: call.fields.To ?? "",
           from: call.fields.From ?? call.fields.MessagingServiceSid ?? "",
           body: call.fields.Body ?? "",
+          at: call.at,
         })),
     mode(next) {
       current = next;
+    },
+    refuse(to, code) {
+      refused.set(to, code);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,13 +7,15 @@ export type ReceivedInvitation = { webhookId: string; phone: string; text: strin
 /**
  * A stand-in for the invitations workflow, on 127.0.0.1, with its answer
  * contract: 200 {texted: true}; 200 {texted: false, code} for a number the
- * carrier refuses (`refuse(phone, code)`); 503 while `outage(true)`. It
+ * carrier refuses (`refuse(phone, code)`); 503 while `outage(true)`; an empty
+ * 200 once for a number (`silenceOnce(phone)`). It
  * records every request (the real workflow and Twilio run in the browser
  * specs).
  */
 export async function startInviteReceiver() {
   const received: ReceivedInvitation[] = [];
   const refused = new Map<string, number>();
+  const silent = new Set<string>();
   let down = false;
   const server = createServer((request, response) => {
     let body = "";
@@ -29,6 +31,8 @@ export async function startInviteReceiver() {
         at: Date.now(),
         answered: status,
       });
+      // What n8n answers when an execution dies before its Respond node: 200, empty.
+      if (!down && silent.delete(phone)) return response.writeHead(200).end();
       response.writeHead(status, { "content-type": "application/json" });
       response.end(
         JSON.stringify(
@@ -45,6 +49,8 @@ export async function startInviteReceiver() {
     texted: (phones?: readonly string[]) =>
       received.filter((request) => request.answered === 200 && (!phones || phones.includes(request.phone))),
     refuse: (phone: string, code: number) => void refused.set(phone, code),
+    /** The next request for this number gets 200 with an empty body, as from an n8n execution that died. */
+    silenceOnce: (phone: string) => void silent.add(phone),
     outage: (on: boolean) => void (down = on),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -184,7 +184,12 @@ function n8nEnv(line: N8nLine, installed: Installed, userFolder: string, port: n
 /** Starts n8n with the workflows of `workflowFiles` imported and published, and `settings` in its environment. */
 export async function startN8n(
   line: N8nLine,
-  workflows: { files: readonly string[]; ids: readonly string[] },
+  workflows: {
+    files: readonly string[];
+    ids: readonly string[];
+    /** A webhook path of the published workflows: n8n is ready once it answers (default: the welcome's). */
+    probe?: string;
+  },
   settings: Record<string, string>,
 ): Promise<N8nServer> {
   const installed = ensureN8n(line);
@@ -207,7 +212,7 @@ export async function startN8n(
       ready: (output) => /Editor is now accessible/.test(output),
       timeoutMs: 180_000,
     });
-    await waitForWebhooks(url);
+    await waitForWebhooks(url, workflows.probe ?? "sous-waitlist");
     return started;
   };
   await Promise.all(held.map((reserved) => reserved.release()));
@@ -285,9 +290,9 @@ function executionReader(installed: Installed, databaseFile: string) {
 }
 
 /** n8n answers /healthz before its webhooks are registered: wait until a webhook answers something other than 404. */
-async function waitForWebhooks(url: string) {
+async function waitForWebhooks(url: string, probe: string) {
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    const status = await fetch(`${url}/webhook/sous-waitlist`, {
+    const status = await fetch(`${url}/webhook/${probe}`, {
       method: "POST",
       body: "{}",
       headers: { "content-type": "application/json" },

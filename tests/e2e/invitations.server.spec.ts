@@ -1,0 +1,159 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { waitlistMessages } from "@/lib/forms/waitlist";
+import { smsTexts } from "@/lib/sms/program";
+import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
+import { startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
+import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
+import { postSignupWithoutScript, startNextServer } from "../support/next-server";
+import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
+import { startPostgresServer, type PostgresServer } from "../support/postgres-server";
+import type { Started } from "../support/processes";
+import { newWebhookSecret } from "../support/webhook-secrets";
+import { serverSpecBrowser } from "./e2e-env";
+import { expect, test } from "./fixtures";
+
+// Launch invitations from two instances of the site on one Postgres, through
+// the invitations workflow on today's n8n, to a fake Twilio: 200 of them, with
+// the workflow down for a while and one instance killed outright in the
+// middle. Each number is texted once, and the pace holds across both.
+test.use(serverSpecBrowser);
+test.describe.configure({ mode: "serial", timeout: 600_000 });
+
+const secret = newWebhookSecret();
+const link = "https://sous.test/start";
+const perMinute = 120;
+const count = 200;
+
+let twilio: FakeTwilio;
+let n8n: N8nServer;
+let postgres: PostgresServer;
+let dataDir: string;
+const sites: Started[] = [];
+
+const settings = () => ({
+  DATABASE_URL: postgres.url,
+  DATA_DIR: dataDir,
+  INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),
+  INVITE_WEBHOOK_SECRET: secret,
+  INVITE_URL: link,
+  INVITE_HOURS: `${specHours.from}-${specHours.to}`,
+  INVITE_PER_MINUTE: String(perMinute),
+  WAITLIST_PHONE_COUNTRIES: specCountries,
+  // No WAITLIST_WEBHOOK_URL: the sign-ups are held, and no welcome is texted.
+  REDELIVERY_POLL_MS: "200",
+  // An attempt every two seconds for four minutes: longer than the workflow's outage.
+  REDELIVERY_SCHEDULE_SECONDS: Array(120).fill("2").join(","),
+  RATE_LIMIT_FORM_POINTS: "100000",
+  RATE_LIMIT_PHONE_POINTS: "100000",
+  RATE_LIMIT_WAITLIST_PER_MINUTE: "100000",
+  WAITLIST_DAILY_LIMIT: "100000",
+});
+
+test.beforeAll(async () => {
+  test.setTimeout(25 * 60_000);
+  twilio = await startFakeTwilio();
+  postgres = await startPostgresServer();
+  dataDir = await mkdtemp(path.join(tmpdir(), "sous-invite-"));
+  n8n = await startN8n(
+    n8nLines.current,
+    { files: [workflowFile], ids: [workflowIds.invitations], probe: webhookPaths.invitations },
+    {
+      SOUS_INVITE_WEBHOOK_SECRETS: secret,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: "+15005550006",
+      TWILIO_API_BASE: twilio.url,
+    },
+  );
+});
+
+test.afterAll(async () => {
+  await Promise.all(sites.map((site) => site.stop()));
+  await n8n?.stop();
+  await postgres?.stop();
+  await twilio?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function invite(...args: string[]) {
+  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "invite", "--", ...args], {
+    env: { ...process.env, ...settings() },
+  });
+  return stdout;
+}
+const status = async () => (JSON.parse(await invite("status", "--json")) as { counts: Record<string, number> }).counts;
+
+/** The most events of these times within any `windowMs` (a sliding window starting at each). */
+function busiestWindow(times: readonly number[], windowMs: number) {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i += 1) {
+    while (j < sorted.length && sorted[j]! < sorted[i]! + windowMs) j += 1;
+    most = Math.max(most, j - i);
+  }
+  return most;
+}
+
+test(`two instances on Postgres send ${count} invitations through an outage of the workflow and a SIGKILL: each number texted once, never more than INVITE_PER_MINUTE (${perMinute}) in a minute`, async () => {
+  const { prefix } = openPrefix(20);
+  const [a, b] = [await startNextServer(settings()), await startNextServer(settings())];
+  sites.push(a, b);
+  const phones = Array.from({ length: count }, (_, i) => numberUnder(prefix, 200 + i));
+  for (const [i, phone] of phones.entries()) {
+    const { html } = await postSignupWithoutScript(
+      (i % 2 ? a : b).url,
+      { name: `Wave ${i}`, phone, consent: "on" },
+      { "x-forwarded-for": `198.51.100.${i % 250}` },
+    );
+    expect(html).toContain(waitlistMessages.success.text);
+  }
+  const began = Date.now();
+  expect(await invite("send", "--all", "--wave", "big")).toContain(`Queued ${count} invitations in wave big`);
+
+  // The workflow goes down a fifth of the way in (n8n stopped and started again), for as long as a restart takes.
+  await expect
+    .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
+    .toBeGreaterThanOrEqual(40);
+  await n8n.restart();
+  // Then one instance dies outright, whatever it holds.
+  await expect
+    .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
+    .toBeGreaterThanOrEqual(100);
+  b.child.kill("SIGKILL");
+  const atKill = (await status()).texted;
+  expect(atKill).toBeLessThan(count);
+
+  await expect
+    .poll(status, { timeout: 300_000, intervals: [2_000] })
+    .toMatchObject({ texted: count, queued: 0, failed: 0 });
+  const texts = twilio.accepted().filter((message) => message.body === smsTexts.invitation(link));
+  // Each number once: a redelivery after the outage or the kill carried the same webhook-id, and the workflow texted it once.
+  expect(texts.map((message) => message.to).sort()).toStrictEqual([...phones].sort());
+
+  // The pace: the site's claims (each took a slot) never closer than 60,000 / INVITE_PER_MINUTE ms, so never more
+  // than INVITE_PER_MINUTE in any minute; at Twilio, which gets them after the workflow's varying delay, one more at most.
+  const exported = (await invite("export", "--format", "jsonl"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { claimed_at: string; attempts: number });
+  const claims = exported.map((row) => Date.parse(row.claimed_at)).sort((x, y) => x - y);
+  const gaps = claims.slice(1).map((at, i) => at - claims[i]!);
+  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(60_000 / perMinute);
+  expect(busiestWindow(claims, 60_000)).toBeLessThanOrEqual(perMinute);
+  const atTwilio = busiestWindow(
+    texts.map((message) => message.at),
+    60_000,
+  );
+  expect(atTwilio).toBeLessThanOrEqual(perMinute + 1);
+  const retried = exported.filter((row) => row.attempts > 1).length;
+  console.log(
+    `${count} invitations in ${Math.round((Date.now() - began) / 1000)} s (floor ${Math.round((count / perMinute) * 60)} s): ` +
+      `${retried} sent more than once by the site, busiest minute ${busiestWindow(claims, 60_000)} claims and ${atTwilio} texts at Twilio, ${atKill} texted when one instance was killed`,
+  );
+  // The outage cost attempts: some invitations were sent again, under their webhook-ids.
+  expect(retried).toBeGreaterThan(0);
+});

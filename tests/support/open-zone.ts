@@ -1,0 +1,36 @@
+/**
+ * Numbers whose sending hours are open now, for browser specs that run at
+ * any hour on a real clock (the server's pass reads it, and n8n checks the
+ * signatures' timestamps against it). Each candidate's area code has one time
+ * zone in libphonenumber's map; between them, 8:00-21:00 local is open
+ * somewhere at every hour of the year.
+ */
+const candidates = [
+  { prefix: "+1212", zone: "America/New_York", country: "US" },
+  { prefix: "+1312", zone: "America/Chicago", country: "US" },
+  { prefix: "+1303", zone: "America/Denver", country: "US" },
+  { prefix: "+1415", zone: "America/Los_Angeles", country: "US" },
+  { prefix: "+1808", zone: "Pacific/Honolulu", country: "US" },
+  { prefix: "+1671", zone: "Pacific/Guam", country: "GU" },
+  { prefix: "+442079460", zone: "Europe/London", country: "GB" },
+] as const;
+
+/** The hours the specs set (INVITE_HOURS). */
+export const specHours = { from: 8, to: 21 };
+/** The countries the specs' sign-up form must take for the candidates (WAITLIST_PHONE_COUNTRIES). */
+export const specCountries = [...new Set(["US", "CA", ...candidates.map((candidate) => candidate.country)])].join(",");
+
+const localHour = (zone: string, at: number) =>
+  Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(at));
+const open = (zone: string, at: number) => localHour(zone, at) >= specHours.from && localHour(zone, at) < specHours.to;
+
+/** A prefix whose zone stays inside the hours for the next `minutes`; numbers are it plus digits to E.164's length. */
+export function openPrefix(minutes: number, now = Date.now()) {
+  const found = candidates.find(({ zone }) => open(zone, now) && open(zone, now + minutes * 60_000));
+  if (!found) throw new Error("no candidate zone is open now: add one");
+  return found;
+}
+
+/** The nth number under a prefix: 555 numbers for +1 (up to 9,999), Ofcom's drama range 020 7946 0XXX for London (up to 999). */
+export const numberUnder = (prefix: string, n: number) =>
+  prefix.startsWith("+1") ? `${prefix}555${String(n).padStart(4, "0")}` : `${prefix}${String(n).padStart(3, "0")}`;
