@@ -31,6 +31,7 @@ export function termsContent(identity: BusinessIdentity): LegalDocument {
         blocks: [
           "Sous early access sends recurring automated customer-care and task-reminder text messages to the mobile number you give when you join the waitlist on our sign-up page.",
           "You will hear when your early-access spot opens, get help setting up the assistant, and receive reminders about the tasks you hand it, such as invoices and client follow-ups.",
+          "When your spot opens we text you once, with a link to our website to get started. We send it in the daytime where your number is, never before 8 a.m. or after 9 p.m., and never after you have replied STOP.",
         ],
       },
       {

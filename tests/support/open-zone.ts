@@ -31,6 +31,13 @@ export function openPrefix(minutes: number, now = Date.now()) {
   return found;
 }
 
+/** A prefix whose zone stays outside the hours for the next `minutes`. */
+export function closedPrefix(minutes: number, now = Date.now()) {
+  const found = candidates.find(({ zone }) => !open(zone, now) && !open(zone, now + minutes * 60_000));
+  if (!found) throw new Error("every candidate zone is open now");
+  return found;
+}
+
 /** The nth number under a prefix: 555 numbers for +1 (up to 9,999), Ofcom's drama range 020 7946 0XXX for London (up to 999). */
 export const numberUnder = (prefix: string, n: number) =>
   prefix.startsWith("+1") ? `${prefix}555${String(n).padStart(4, "0")}` : `${prefix}${String(n).padStart(3, "0")}`;
