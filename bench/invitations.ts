@@ -91,8 +91,9 @@ async function drain() {
     delete process.env.INVITE_PER_MINUTE;
     const env = readEnv();
     const store = await connect({ DATA_DIR: folder, DATABASE_URL: undefined });
-    const open = openPrefix(10).prefix;
-    const closed = closedPrefix(10).prefix;
+    const hours = { from: 9, to: 20 };
+    const open = openPrefix(10, hours).prefix;
+    const closed = closedPrefix(10, hours).prefix;
     const texted = Array.from({ length: 200 }, (_, i) => numberUnder(open, 100 + i));
     const stopping = Array.from({ length: 5 }, (_, i) => numberUnder(open, 400 + i));
     const waiting = Array.from({ length: 5 }, (_, i) => numberUnder(closed, 500 + i));

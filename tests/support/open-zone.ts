@@ -22,18 +22,20 @@ export const specCountries = [...new Set(["US", "CA", ...candidates.map((candida
 
 const localHour = (zone: string, at: number) =>
   Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(at));
-const open = (zone: string, at: number) => localHour(zone, at) >= specHours.from && localHour(zone, at) < specHours.to;
+type Hours = { from: number; to: number };
+const open = (zone: string, at: number, hours: Hours) =>
+  localHour(zone, at) >= hours.from && localHour(zone, at) < hours.to;
 
 /** A prefix whose zone stays inside the hours for the next `minutes`; numbers are it plus digits to E.164's length. */
-export function openPrefix(minutes: number, now = Date.now()) {
-  const found = candidates.find(({ zone }) => open(zone, now) && open(zone, now + minutes * 60_000));
+export function openPrefix(minutes: number, hours: Hours = specHours, now = Date.now()) {
+  const found = candidates.find(({ zone }) => open(zone, now, hours) && open(zone, now + minutes * 60_000, hours));
   if (!found) throw new Error("no candidate zone is open now: add one");
   return found;
 }
 
 /** A prefix whose zone stays outside the hours for the next `minutes`. */
-export function closedPrefix(minutes: number, now = Date.now()) {
-  const found = candidates.find(({ zone }) => !open(zone, now) && !open(zone, now + minutes * 60_000));
+export function closedPrefix(minutes: number, hours: Hours = specHours, now = Date.now()) {
+  const found = candidates.find(({ zone }) => !open(zone, now, hours) && !open(zone, now + minutes * 60_000, hours));
   if (!found) throw new Error("every candidate zone is open now");
   return found;
 }
