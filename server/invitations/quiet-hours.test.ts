@@ -47,13 +47,13 @@ describe("sendingTime", () => {
   });
 
   it("opens for several zones only when every one is inside, on the quarter hour a half-hour zone needs", () => {
-    // St. John's is 3.5 h ahead of Vancouver in November: 9:00 in Vancouver is 13:30 there.
-    const zones = ["America/St_Johns", "America/Vancouver"];
+    // St. John's is 4.5 h ahead of Los Angeles in November: 9:00 in Los Angeles is 13:30 there.
+    const zones = ["America/St_Johns", "America/Los_Angeles"];
     expect(sendingTime(zones, at("2026-11-27T12:30:00Z"), hours)).toStrictEqual({
       open: false,
       opensAt: at("2026-11-27T17:00:00Z"),
     });
-    // 20:00 in St. John's closes it, 16:30 in Vancouver.
+    // 20:00 in St. John's closes it, 15:30 in Los Angeles.
     expect(sendingTime(zones, at("2026-11-27T23:29:00Z"), hours)).toStrictEqual({ open: true });
     expect(sendingTime(zones, at("2026-11-27T23:30:00Z"), hours)).toStrictEqual({
       open: false,
