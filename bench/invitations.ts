@@ -26,11 +26,11 @@ import { planWave, queueWave } from "@/server/invitations/waves";
 import { revokeConsent } from "@/server/leads/consent-changes";
 import { newWebhookId } from "@/server/leads/lead";
 import { startFakeTwilio } from "../tests/support/fake-twilio";
-import { n8nLines, startN8n } from "../tests/support/n8n-server";
+import { startInvitationsN8n } from "../tests/support/n8n-server";
 import { closedPrefix, numberUnder, openPrefix } from "../tests/support/open-zone";
 import { startPostgresServer } from "../tests/support/postgres-server";
 import { newWebhookSecret } from "../tests/support/webhook-secrets";
-import { webhookPaths, workflowFile, workflowIds } from "../workflows/n8n/build";
+import { webhookPaths } from "../workflows/n8n/build";
 
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";
@@ -70,17 +70,7 @@ async function drain() {
   const folder = mkdtempSync(path.join(tmpdir(), "sous-bench-invite-"));
   const secret = newWebhookSecret();
   const twilio = await startFakeTwilio();
-  const n8n = await startN8n(
-    n8nLines.current,
-    { files: [workflowFile], ids: [workflowIds.invitations], probe: webhookPaths.invitations },
-    {
-      SOUS_INVITE_WEBHOOK_SECRETS: secret,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM: "+15005550006",
-      TWILIO_API_BASE: twilio.url,
-    },
-  );
+  const n8n = await startInvitationsN8n(twilio, secret);
   try {
     Object.assign(process.env, {
       INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),

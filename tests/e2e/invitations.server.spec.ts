@@ -5,9 +5,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { smsTexts } from "@/lib/sms/program";
-import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
+import { webhookPaths } from "@/workflows/n8n/build";
 import { startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
-import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
+import { startInvitationsN8n, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
 import { startPostgresServer, type PostgresServer } from "../support/postgres-server";
@@ -16,10 +16,11 @@ import { newWebhookSecret } from "../support/webhook-secrets";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
-// Launch invitations from two instances of the site on one Postgres, through
-// the invitations workflow on today's n8n, to a fake Twilio: 200 of them, with
-// the workflow down for a while and one instance killed outright in the
-// middle. Each number is texted once, and the pace holds across both.
+// Launch invitations from two instances of the site on one database (Postgres,
+// then one SQLite file), through the invitations workflow on today's n8n, to a
+// fake Twilio: 200 of them, with the workflow down for a while and one
+// instance killed outright in the middle. Each number is texted once, and the
+// pace holds across both.
 test.use(serverSpecBrowser);
 test.describe.configure({ mode: "serial", timeout: 600_000 });
 
@@ -34,9 +35,13 @@ let postgres: PostgresServer;
 let dataDir: string;
 const sites: Started[] = [];
 
+type Engine = "postgres" | "sqlite";
+let engine: Engine = "postgres";
+
 const settings = () => ({
-  DATABASE_URL: postgres.url,
-  DATA_DIR: dataDir,
+  ...(engine === "postgres" ? { DATABASE_URL: postgres.url } : {}),
+  // SQLite: one file both instances open, as two processes on one machine do.
+  DATA_DIR: path.join(dataDir, engine),
   INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),
   INVITE_WEBHOOK_SECRET: secret,
   INVITE_URL: link,
@@ -58,17 +63,7 @@ test.beforeAll(async () => {
   twilio = await startFakeTwilio();
   postgres = await startPostgresServer();
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-invite-"));
-  n8n = await startN8n(
-    n8nLines.current,
-    { files: [workflowFile], ids: [workflowIds.invitations], probe: webhookPaths.invitations },
-    {
-      SOUS_INVITE_WEBHOOK_SECRETS: secret,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM: "+15005550006",
-      TWILIO_API_BASE: twilio.url,
-    },
-  );
+  n8n = await startInvitationsN8n(twilio, secret);
 });
 
 test.afterAll(async () => {
@@ -98,62 +93,67 @@ function busiestWindow(times: readonly number[], windowMs: number) {
   return most;
 }
 
-test(`two instances on Postgres send ${count} invitations through an outage of the workflow and a SIGKILL: each number texted once, never more than INVITE_PER_MINUTE (${perMinute}) in a minute`, async () => {
-  const { prefix } = openPrefix(20);
-  const [a, b] = [await startNextServer(settings()), await startNextServer(settings())];
-  sites.push(a, b);
-  const phones = Array.from({ length: count }, (_, i) => numberUnder(prefix, 200 + i));
-  for (const [i, phone] of phones.entries()) {
-    const { html } = await postSignupWithoutScript(
-      (i % 2 ? a : b).url,
-      { name: `Wave ${i}`, phone, consent: "on" },
-      { "x-forwarded-for": `198.51.100.${i % 250}` },
+for (const [index, on] of (["postgres", "sqlite"] as const).entries())
+  test(`two instances on ${on === "postgres" ? "Postgres" : "one SQLite file"} send ${count} invitations through an outage of the workflow and a SIGKILL: each number texted once, never more than INVITE_PER_MINUTE (${perMinute}) in a minute`, async () => {
+    engine = on;
+    const { prefix } = openPrefix(20);
+    const [a, b] = [await startNextServer(settings()), await startNextServer(settings())];
+    sites.push(a, b);
+    const phones = Array.from({ length: count }, (_, i) => numberUnder(prefix, 200 + index * count + i));
+    for (const [i, phone] of phones.entries()) {
+      const { html } = await postSignupWithoutScript(
+        (i % 2 ? a : b).url,
+        { name: `Wave ${i}`, phone, consent: "on" },
+        { "x-forwarded-for": `198.51.100.${i % 250}` },
+      );
+      expect(html).toContain(waitlistMessages.success.text);
+    }
+    const began = Date.now();
+    expect(await invite("send", "--all", "--wave", "big")).toContain(`Queued ${count} invitations in wave big`);
+
+    // The workflow goes down a fifth of the way in (n8n stopped and started again), for as long as a restart takes.
+    await expect
+      .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
+      .toBeGreaterThanOrEqual(40);
+    await n8n.restart();
+    // Then one instance dies outright, whatever it holds.
+    await expect
+      .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
+      .toBeGreaterThanOrEqual(100);
+    b.child.kill("SIGKILL");
+    const atKill = (await status()).texted;
+    expect(atKill).toBeLessThan(count);
+
+    await expect
+      .poll(status, { timeout: 300_000, intervals: [2_000] })
+      .toMatchObject({ texted: count, queued: 0, failed: 0 });
+    const texts = twilio
+      .accepted()
+      .filter((message) => message.body === smsTexts.invitation(link) && phones.includes(message.to));
+    // Each number once: a redelivery after the outage or the kill carried the same webhook-id, and the workflow texted it once.
+    expect(texts.map((message) => message.to).sort()).toStrictEqual([...phones].sort());
+
+    // The pace: the site's claims (each took a slot) never closer than 60,000 / INVITE_PER_MINUTE ms, so never more
+    // than INVITE_PER_MINUTE in any minute; at Twilio, which gets them after the workflow's varying delay, one more at most.
+    const exported = (await invite("export", "--format", "jsonl"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { claimed_at: string; attempts: number });
+    const claims = exported.map((row) => Date.parse(row.claimed_at)).sort((x, y) => x - y);
+    const gaps = claims.slice(1).map((at, i) => at - claims[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(60_000 / perMinute);
+    expect(busiestWindow(claims, 60_000)).toBeLessThanOrEqual(perMinute);
+    const atTwilio = busiestWindow(
+      texts.map((message) => message.at),
+      60_000,
     );
-    expect(html).toContain(waitlistMessages.success.text);
-  }
-  const began = Date.now();
-  expect(await invite("send", "--all", "--wave", "big")).toContain(`Queued ${count} invitations in wave big`);
-
-  // The workflow goes down a fifth of the way in (n8n stopped and started again), for as long as a restart takes.
-  await expect
-    .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
-    .toBeGreaterThanOrEqual(40);
-  await n8n.restart();
-  // Then one instance dies outright, whatever it holds.
-  await expect
-    .poll(async () => (await status()).texted, { timeout: 120_000, intervals: [500] })
-    .toBeGreaterThanOrEqual(100);
-  b.child.kill("SIGKILL");
-  const atKill = (await status()).texted;
-  expect(atKill).toBeLessThan(count);
-
-  await expect
-    .poll(status, { timeout: 300_000, intervals: [2_000] })
-    .toMatchObject({ texted: count, queued: 0, failed: 0 });
-  const texts = twilio.accepted().filter((message) => message.body === smsTexts.invitation(link));
-  // Each number once: a redelivery after the outage or the kill carried the same webhook-id, and the workflow texted it once.
-  expect(texts.map((message) => message.to).sort()).toStrictEqual([...phones].sort());
-
-  // The pace: the site's claims (each took a slot) never closer than 60,000 / INVITE_PER_MINUTE ms, so never more
-  // than INVITE_PER_MINUTE in any minute; at Twilio, which gets them after the workflow's varying delay, one more at most.
-  const exported = (await invite("export", "--format", "jsonl"))
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { claimed_at: string; attempts: number });
-  const claims = exported.map((row) => Date.parse(row.claimed_at)).sort((x, y) => x - y);
-  const gaps = claims.slice(1).map((at, i) => at - claims[i]!);
-  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(60_000 / perMinute);
-  expect(busiestWindow(claims, 60_000)).toBeLessThanOrEqual(perMinute);
-  const atTwilio = busiestWindow(
-    texts.map((message) => message.at),
-    60_000,
-  );
-  expect(atTwilio).toBeLessThanOrEqual(perMinute + 1);
-  const retried = exported.filter((row) => row.attempts > 1).length;
-  console.log(
-    `${count} invitations in ${Math.round((Date.now() - began) / 1000)} s (floor ${Math.round((count / perMinute) * 60)} s): ` +
-      `${retried} sent more than once by the site, busiest minute ${busiestWindow(claims, 60_000)} claims and ${atTwilio} texts at Twilio, ${atKill} texted when one instance was killed`,
-  );
-  // The outage cost attempts: some invitations were sent again, under their webhook-ids.
-  expect(retried).toBeGreaterThan(0);
-});
+    expect(atTwilio).toBeLessThanOrEqual(perMinute + 1);
+    const retried = exported.filter((row) => row.attempts > 1).length;
+    console.log(
+      `${on}: ${count} invitations in ${Math.round((Date.now() - began) / 1000)} s (floor ${Math.round((count / perMinute) * 60)} s): ` +
+        `${retried} sent more than once by the site, busiest minute ${busiestWindow(claims, 60_000)} claims and ${atTwilio} texts at Twilio, ${atKill} texted when one instance was killed`,
+    );
+    // The outage cost attempts: some invitations were sent again, under their webhook-ids.
+    expect(retried).toBeGreaterThan(0);
+    await Promise.all(sites.splice(0).map((site) => site.stop()));
+  });

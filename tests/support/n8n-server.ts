@@ -5,6 +5,7 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { freePort, reservePort, startProcess, type Started } from "./processes";
+import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 
 /**
  * A real n8n for the workflows' tests, of either line the SMS program
@@ -303,4 +304,19 @@ async function waitForWebhooks(url: string, probe: string) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`n8n at ${url} never registered its webhooks`);
+}
+
+/** Today's n8n with only the invitations workflow published, texting through this (fake) Twilio. */
+export function startInvitationsN8n(twilio: { url: string; accountSid: string; authToken: string }, secret: string) {
+  return startN8n(
+    n8nLines.current,
+    { files: [workflowFile], ids: [workflowIds.invitations], probe: webhookPaths.invitations },
+    {
+      SOUS_INVITE_WEBHOOK_SECRETS: secret,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: "+15005550006",
+      TWILIO_API_BASE: twilio.url,
+    },
+  );
 }
