@@ -142,7 +142,8 @@ export function settleInvitation(
   return db.transaction().execute(async (trx) => {
     const wave = await waveNamed(trx, row.wave);
     const answered = change.state === "texted" || change.state === "refused";
-    const state = !answered && wave?.cancelled_at !== null && wave !== undefined ? "cancelled" : change.state;
+    const cancelled = wave !== undefined && wave.cancelled_at !== null;
+    const state = !answered && cancelled ? "cancelled" : change.state;
     await trx
       .updateTable("invitations")
       .set((eb) => ({

@@ -8,7 +8,7 @@ import { revokeConsent } from "@/server/leads/consent-changes";
 import { newWebhookId } from "@/server/leads/lead";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
-import { forgetOldInvitations, listInvitations } from "./invitation-store";
+import { claim, forgetOldInvitations, listInvitations, settleInvitation } from "./invitation-store";
 import { invitationPass } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
@@ -299,6 +299,43 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     expect((await listInvitations(store, { wave: `${engine}-cancel` })).map((row) => row.state)).toStrictEqual([
       "cancelled",
       "cancelled",
+    ]);
+  });
+
+  it("end an invitation that was on its way when its wave was cancelled as its answer says: texted if texted, cancelled if it failed", async () => {
+    const store = await open(engine);
+    const [sent, failing] = numbers("8", 2);
+    for (const phone of [sent, failing]) await signUp(store, phone!, afternoon - 1_000);
+    await queueWave(store, {
+      name: `${engine}-flight`,
+      selection: { phones: [sent!, failing!] },
+      text,
+      now: afternoon,
+    });
+    const rows = await listInvitations(store, { wave: `${engine}-flight` });
+    for (const row of rows)
+      await claim(store.db, row.id, { token: `t-${row.id}`, until: afternoon + 60_000 }, afternoon, row.consent_id);
+    // Both on their way: the cancel leaves them to their senders.
+    expect(await cancelInvitations(store, `${engine}-flight`, afternoon + 1)).toBe(0);
+    await settleInvitation(
+      store,
+      rows[0]!,
+      `t-${rows[0]!.id}`,
+      { state: "texted", answer: "texted", answered_at: afternoon + 2 },
+      1,
+    );
+    await settleInvitation(
+      store,
+      rows[1]!,
+      `t-${rows[1]!.id}`,
+      { state: "queued", rounds: 1, next_attempt_at: afternoon + 60_000, last_failure: "status 503" },
+      1,
+    );
+    expect(
+      (await listInvitations(store, { wave: `${engine}-flight` })).map((row) => [row.phone, row.state, row.claimed_by]),
+    ).toStrictEqual([
+      [sent, "texted", null],
+      [failing, "cancelled", null],
     ]);
   });
 
