@@ -339,6 +339,213 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     ]);
   });
 
+  it("mark failed, and log it without the number, an invitation whose redelivery schedule is spent", async () => {
+    const store = await open(engine);
+    const [phone] = numbers("9", 1);
+    await signUp(store, phone!, afternoon - 1_000);
+    await queueWave(store, { name: `${engine}-spent`, selection: { phones: [phone!] }, text, now: afternoon });
+    receiver.outage(true);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
+    // The schedule "60,60": the first attempt, one redelivery 60 s later, and the schedule is spent.
+    for (const at of [afternoon, afternoon + 90_000]) {
+      vi.setSystemTime(at);
+      await pass(store);
+    }
+    const [row] = await listInvitations(store, { phone });
+    console.log(
+      "DEBUGROW",
+      JSON.stringify(row),
+      JSON.stringify(receiver.received.slice(-6).map((r) => [r.phone, r.answered])),
+    );
+    expect(row).toMatchObject({ state: "failed", rounds: 2, attempts: 2, last_failure: "status 503", answer: null });
+    const lines = [...warned.mock.calls, ...logged.mock.calls].map((call) => String(call[0]));
+    const failed = lines.map((line) => JSON.parse(line)).filter((line) => line.webhookId === row!.id);
+    expect(failed.map((line) => [line.level, line.event, line.attempts, line.reason])).toStrictEqual([
+      ["warn", "invitation_pending", 1, "status 503"],
+      ["error", "invitation_failed", 2, "status 503"],
+    ]);
+    expect(failed[0]).toMatchObject({ wave: `${engine}-spent` });
+    // 60 s after the attempt (the clock moves on with real time from the afternoon it was set to).
+    expect(Date.parse(failed[0].nextAttemptAt) - afternoon).toBeGreaterThanOrEqual(60_000);
+    expect(Date.parse(failed[0].nextAttemptAt) - afternoon).toBeLessThan(65_000);
+    expect(failed[1]).not.toHaveProperty("nextAttemptAt");
+    expect(lines.join("\n")).not.toContain(phone!.slice(2));
+    // The next pass leaves it: failed is an end.
+    vi.setSystemTime(afternoon + 400_000);
+    receiver.outage(false);
+    await pass(store);
+    expect(receiver.received.filter((request) => request.phone === phone)).toHaveLength(2);
+  });
+
+  it("leave the workflow alone for the rest of a pass after three failures in a row, and stop at once when the server stops", async () => {
+    const store = await open(engine);
+    const phones = numbers("10", 5);
+    for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
+    await queueWave(store, { name: `${engine}-pause`, selection: { phones }, text, now: afternoon });
+    receiver.outage(true);
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    expect(await pass(store)).toMatchObject({ retrying: 3 });
+    expect(receiver.received.filter((request) => phones.includes(request.phone))).toHaveLength(3);
+    receiver.outage(false);
+    // A stopping server claims nothing more; the same pass, not stopping, sends the two left.
+    expect(await invitationPass(store, readEnv(), { budgetMs: 10_000, stopping: () => true })).toMatchObject({
+      texted: 0,
+    });
+    expect(await pass(store)).toMatchObject({ texted: 2 });
+    await cancelInvitations(store, `${engine}-pause`);
+  });
+
+  it("stop a pass whose budget ends before the next slot of the pace, and send the rest in the next", async () => {
+    vi.stubEnv("INVITE_PER_MINUTE", "1");
+    const store = await open(engine);
+    const phones = numbers("11", 2);
+    for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
+    await queueWave(store, { name: `${engine}-budget`, selection: { phones }, text, now: afternoon });
+    const began = performance.now();
+    // One a minute: the second slot is a minute away, past a 2 s budget; the pass does not wait for it.
+    expect(await pass(store, 2_000)).toMatchObject({ texted: 1, budgetSpent: true });
+    expect(performance.now() - began).toBeLessThan(2_000);
+    vi.setSystemTime(afternoon + 61_000);
+    expect(await pass(store, 2_000)).toMatchObject({ texted: 1, budgetSpent: false });
+    expect(receiver.texted(phones).map((request) => request.phone)).toStrictEqual(phones);
+  });
+
+  it("skip a number with no consent record, and fail one whose zones share no sending hour", async () => {
+    vi.stubEnv("INVITE_HOURS", "9-10");
+    const store = await open(engine);
+    // Tied to its number by the upgrade only: no consent in force.
+    const [tied] = numbers("12", 1);
+    await recordConsent(
+      store.db,
+      { phone: tied!, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+      newWebhookId(),
+      afternoon - 1_000,
+      { putsInForce: false },
+    );
+    // A +1 number of no region: every zone of +1, Guam to Bermuda, which share no hour from 9 to 10.
+    const nowhere = `+1555010${block}12`;
+    await signUp(store, nowhere, afternoon - 1_000);
+    await store.db
+      .insertInto("invitations")
+      .values([
+        {
+          id: newWebhookId(),
+          phone: tied!,
+          wave: `${engine}-odd`,
+          position: 0,
+          consent_id: "con_x",
+          text,
+          state: "queued",
+          queued_at: afternoon,
+          next_attempt_at: afternoon,
+        },
+      ])
+      .execute();
+    await queueWave(store, { name: `${engine}-nowhere`, selection: { phones: [nowhere] }, text, now: afternoon });
+    expect(await pass(store)).toMatchObject({ skipped: 1, failed: 1, texted: 0 });
+    expect((await listInvitations(store, { phone: tied })).map((row) => [row.state, row.last_failure])).toStrictEqual([
+      ["skipped", "consent none"],
+    ]);
+    expect(
+      (await listInvitations(store, { phone: nowhere })).map((row) => [row.state, row.last_failure]),
+    ).toStrictEqual([["failed", "no sending hours in its time zones"]]);
+    expect(receiver.received.filter((request) => [tied, nowhere].includes(request.phone))).toStrictEqual([]);
+  });
+
+  it("record a refusal without a code as refused, with no code", async () => {
+    const store = await open(engine);
+    const [phone] = numbers("13", 1);
+    await signUp(store, phone!, afternoon - 1_000);
+    receiver.refuse(phone!, null);
+    await queueWave(store, { name: `${engine}-nocode`, selection: { phones: [phone!] }, text, now: afternoon });
+    expect(await pass(store)).toMatchObject({ refused: 1 });
+    expect((await listInvitations(store, { phone }))[0]).toMatchObject({
+      state: "refused",
+      answer: "texted:false",
+      carrier_code: null,
+    });
+  });
+
+  it("record a text answered after the sender lost its claim, and nothing else from a sender that lost it", async () => {
+    const store = await open(engine);
+    const [texted, failed] = numbers("14", 2);
+    for (const phone of [texted, failed]) await signUp(store, phone!, afternoon - 1_000);
+    await queueWave(store, { name: `${engine}-lost`, selection: { phones: [texted!, failed!] }, text, now: afternoon });
+    const rows = await listInvitations(store, { wave: `${engine}-lost` });
+    for (const row of rows)
+      await claim(store.db, row.id, { token: "new-holder", until: afternoon + 60_000 }, afternoon, row.consent_id);
+    await settleInvitation(
+      store,
+      rows[0]!,
+      "old-holder",
+      { state: "texted", answer: "texted", answered_at: afternoon },
+      1,
+    );
+    await settleInvitation(
+      store,
+      rows[1]!,
+      "old-holder",
+      { state: "queued", rounds: 1, next_attempt_at: afternoon + 60_000, last_failure: "timeout" },
+      1,
+    );
+    expect(
+      (await listInvitations(store, { wave: `${engine}-lost` })).map((row) => [
+        row.state,
+        row.attempts,
+        row.claimed_by,
+      ]),
+    ).toStrictEqual([
+      ["texted", 1, null],
+      ["queued", 0, "new-holder"],
+    ]);
+    // A texted invitation stays texted whatever a later sender says.
+    await settleInvitation(
+      store,
+      rows[0]!,
+      "new-holder",
+      { state: "refused", answer: "texted:false", carrier_code: "21610" },
+      1,
+    );
+    expect((await listInvitations(store, { phone: texted }))[0]).toMatchObject({ state: "texted", carrier_code: null });
+  });
+
+  it("plan, queue and tell apart more numbers than one statement binds (over 450, over 40 rows)", async () => {
+    const store = await open(engine);
+    const phones = Array.from({ length: 520 }, (_, i) => `+1303${block}15${String(i).padStart(4, "0")}`);
+    await store.db.transaction().execute(async (db) => {
+      for (const phone of phones)
+        await recordConsent(
+          db,
+          { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+          newWebhookId(),
+          afternoon - 1_000,
+        );
+    });
+    await queueWave(store, {
+      name: `${engine}-first`,
+      selection: { phones: phones.slice(0, 460) },
+      text,
+      now: afternoon,
+    });
+    const plan = await planWave(store, { phones });
+    expect(plan.chosen).toHaveLength(60);
+    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0 });
+    expect(
+      await queueWave(store, { name: `${engine}-rest`, selection: { phones }, text, now: afternoon }),
+    ).toMatchObject({ queued: 60 });
+    expect(await listInvitations(store, { wave: `${engine}-first` })).toHaveLength(460);
+    expect(
+      (
+        await store.db
+          .selectFrom("invitation_waves")
+          .selectAll()
+          .where("name", "=", `${engine}-first`)
+          .executeTakeFirst()
+      )?.size,
+    ).toBe(460);
+  });
+
   it("keep invitations as long as consent records, then forget them", async () => {
     const store = await open(engine);
     const [old] = numbers("5", 1);

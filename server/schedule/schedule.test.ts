@@ -1,4 +1,10 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { recordConsent } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { queueWave } from "@/server/invitations/waves";
+import { newWebhookId } from "@/server/leads/lead";
+import { startInviteReceiver } from "@/tests/support/invite-receiver";
+import { numberUnder, openPrefix } from "@/tests/support/open-zone";
 import { readEnv } from "@/server/env";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
 import { attemptsOf } from "@/server/leads/lead-store";
@@ -305,5 +311,75 @@ describe("the redelivery timer", () => {
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
     expect(await redeliveryTick()).toBe(true);
     expect(logged("lead_store_failed")).toHaveLength(2);
+  });
+});
+
+describe("the launch invitations, in the scheduled pass", () => {
+  let invites: Awaited<ReturnType<typeof startInviteReceiver>>;
+  beforeAll(async () => {
+    invites = await startInviteReceiver();
+  });
+  afterAll(() => invites.close());
+  const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
+  let counter = 0;
+
+  /** A consented number whose hours (9-20) are open at the clock the tests set, queued in a wave of its own. */
+  async function queued() {
+    counter += 1;
+    const phone = numberUnder(openPrefix(5, { from: 9, to: 20 }, Date.now()).prefix, 300 + counter);
+    const db = await store();
+    await recordConsent(
+      db.db,
+      { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+      newWebhookId(),
+      Date.now() - 1_000,
+    );
+    await queueWave(db, {
+      name: `schedule-${counter}`,
+      selection: { phones: [phone] },
+      text: "Sous: test",
+      now: Date.now(),
+    });
+    return phone;
+  }
+
+  beforeEach(() => {
+    vi.stubEnv("INVITE_WEBHOOK_URL", invites.url);
+    vi.stubEnv("INVITE_URL", "https://sous.example/start");
+    vi.stubEnv("INVITE_PER_MINUTE", "6000");
+  });
+
+  it("sends them after the leads, but not in the operator's lead retry; the timer logs a pass that only sent invitations", async () => {
+    const phone = await queued();
+    expect(await scheduledPass(readEnv(), { invitations: false })).not.toHaveProperty("invitations");
+    expect(invites.texted([phone])).toHaveLength(0);
+    expect((await scheduledPass(readEnv())).invitations).toMatchObject({ texted: 1, budgetSpent: false });
+    expect(invites.texted([phone])).toHaveLength(1);
+
+    const next = await queued();
+    expect(await redeliveryTick()).toBe(true);
+    expect(invites.texted([next])).toHaveLength(1);
+    expect(logged("redelivery_pass")).toStrictEqual([
+      expect.objectContaining({ via: "timer", delivered: 0, invitations: expect.objectContaining({ texted: 1 }) }),
+    ]);
+    // A tick with nothing to send, invitations included: nothing logged.
+    expect(await redeliveryTick()).toBe(true);
+    expect(logged("redelivery_pass")).toHaveLength(1);
+  });
+
+  it("forgets invitations as old as the consent records retention removes, and says how many", async () => {
+    const phone = await queued();
+    const db = await store();
+    await db.db
+      .updateTable("invitations")
+      .set({ queued_at: Date.now() - 1_462 * 86_400_000 })
+      .where("phone", "=", phone)
+      .execute();
+    retentionDue();
+    await scheduledPass(readEnv());
+    expect(await db.db.selectFrom("invitations").selectAll().where("phone", "=", phone).execute()).toStrictEqual([]);
+    expect(logged("invitations_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", invitations: 1, retentionDays: 1_461 }),
+    ]);
   });
 });

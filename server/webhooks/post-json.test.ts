@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/tests/support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webhook-receiver";
@@ -40,5 +42,38 @@ describe("postJson", () => {
     expect(await post("[reset]")).toStrictEqual({ ok: false, reason: "network" });
     const nobody = `http://127.0.0.1:${await freePort()}/hook`;
     expect(await postJson(nobody, "{}", {}, 2_000)).toStrictEqual({ ok: false, reason: "network" });
+  });
+});
+
+describe("postJson, reading the answer", () => {
+  // Answers what the path says: /big a 10,000-byte body, /refused 503 with JSON, /empty 200 with none.
+  const server = createServer((request, response) => {
+    request.resume();
+    if (request.url === "/big") return response.writeHead(200).end("a".repeat(10_000));
+    if (request.url === "/refused") return response.writeHead(503).end('{"texted":false}');
+    response.writeHead(200).end();
+  });
+  let base = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("gives the first 4 KB of the body when asked, and none when not", async () => {
+    const big = await postJson(`${base}/big`, "{}", {}, 2_000, { readAnswer: true });
+    expect(big).toStrictEqual({ ok: true, status: 200, body: "a".repeat(4_096) });
+    expect(await postJson(`${base}/big`, "{}", {}, 2_000)).toStrictEqual({ ok: true, status: 200 });
+    expect(await postJson(`${base}/refused`, "{}", {}, 2_000, { readAnswer: true })).toStrictEqual({
+      ok: false,
+      reason: "status",
+      status: 503,
+      body: '{"texted":false}',
+    });
+    expect(await postJson(`${base}/empty`, "{}", {}, 2_000, { readAnswer: true })).toStrictEqual({
+      ok: true,
+      status: 200,
+      body: "",
+    });
   });
 });

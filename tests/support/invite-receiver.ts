@@ -14,7 +14,7 @@ export type ReceivedInvitation = { webhookId: string; phone: string; text: strin
  */
 export async function startInviteReceiver() {
   const received: ReceivedInvitation[] = [];
-  const refused = new Map<string, number>();
+  const refused = new Map<string, number | null>();
   const silent = new Set<string>();
   let down = false;
   const server = createServer((request, response) => {
@@ -36,7 +36,11 @@ export async function startInviteReceiver() {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(
         JSON.stringify(
-          down ? { texted: false, error: "twilio_unreachable" } : code ? { texted: false, code } : { texted: true },
+          down
+            ? { texted: false, error: "twilio_unreachable" }
+            : refused.has(phone)
+              ? { texted: false, ...(code === null ? {} : { code }) }
+              : { texted: true },
         ),
       );
     });
@@ -48,7 +52,8 @@ export async function startInviteReceiver() {
     /** The invitations the workflow took (answered 200), of these numbers. */
     texted: (phones?: readonly string[]) =>
       received.filter((request) => request.answered === 200 && (!phones || phones.includes(request.phone))),
-    refuse: (phone: string, code: number) => void refused.set(phone, code),
+    /** The carrier refuses this number: 200 {texted: false, code}, or without a code when it is null. */
+    refuse: (phone: string, code: number | null) => void refused.set(phone, code),
     /** The next request for this number gets 200 with an empty body, as from an n8n execution that died. */
     silenceOnce: (phone: string) => void silent.add(phone),
     outage: (on: boolean) => void (down = on),
