@@ -128,7 +128,7 @@ for (const [index, on] of (["postgres", "sqlite"] as const).entries())
       .poll(status, { timeout: 300_000, intervals: [2_000] })
       .toMatchObject({ texted: count, queued: 0, failed: 0 });
     const texts = twilio
-      .accepted()
+      .acceptedAt()
       .filter((message) => message.body === smsTexts.invitation(link) && phones.includes(message.to));
     // Each number once: a redelivery after the outage or the kill carried the same webhook-id, and the workflow texted it once.
     expect(texts.map((message) => message.to).sort()).toStrictEqual([...phones].sort());

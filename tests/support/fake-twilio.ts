@@ -25,8 +25,10 @@ export type FakeTwilio = {
   accountSid: string;
   authToken: string;
   calls: TwilioCall[];
-  /** The messages Twilio accepted: what a chef's phone would get, and when. */
-  accepted(): Array<{ to: string; from: string; body: string; at: number }>;
+  /** The messages Twilio accepted: what a chef's phone would get. */
+  accepted(): Array<{ to: string; from: string; body: string }>;
+  /** The same, each with when Twilio took it (ms since the epoch). */
+  acceptedAt(): Array<{ to: string; from: string; body: string; at: number }>;
   mode(next: TwilioMode): void;
   /** Refuses every message to this number with Twilio's 400 and this code (21610: it texted STOP), whatever the mode. */
   refuse(to: string, code: number): void;
@@ -78,21 +80,23 @@ export async function startFakeTwilio(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const acceptedAt = () =>
+    calls
+      .filter((call) => call.answered === 201)
+      .map((call) => ({
+        to: call.fields.To ?? "",
+        from: call.fields.From ?? call.fields.MessagingServiceSid ?? "",
+        body: call.fields.Body ?? "",
+        at: call.at,
+      }));
 
   return {
     url: `http://127.0.0.1:${port}`,
     accountSid,
     authToken,
     calls,
-    accepted: () =>
-      calls
-        .filter((call) => call.answered === 201)
-        .map((call) => ({
-          to: call.fields.To ?? "",
-          from: call.fields.From ?? call.fields.MessagingServiceSid ?? "",
-          body: call.fields.Body ?? "",
-          at: call.at,
-        })),
+    accepted: () => acceptedAt().map(({ to, from, body }) => ({ to, from, body })),
+    acceptedAt,
     mode(next) {
       current = next;
     },
