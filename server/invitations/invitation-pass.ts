@@ -7,10 +7,8 @@ import type { InvitationState } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
 import { CLAIM_MARGIN_MS } from "@/server/leads/lead-store";
 import { nextAttemptAfter } from "@/server/leads/retry-policy";
-import { failureOf } from "@/server/leads/send";
+import { failureOf, postSigned } from "@/server/leads/send";
 import { logEvent } from "@/server/log";
-import { postJson } from "@/server/webhooks/post-json";
-import { signatureHeaders } from "@/server/webhooks/signing";
 import { claim, nextDue, setUnclaimed, settleInvitation, takeSlot, type InvitationRow } from "./invitation-store";
 import { readInviteSettings, type InviteSettings } from "./invite-settings";
 import { sendingTime, zonesOf } from "./quiet-hours";
@@ -90,11 +88,9 @@ function answerOf(body: string | undefined): { texted: true } | { texted: false;
 async function send(store: Store, env: ServerEnv, settings: InviteSettings, row: InvitationRow, token: string) {
   const { webhook } = settings;
   const body = JSON.stringify({ phone: row.phone, text: row.text });
-  const headers = {
-    ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
-    ...(webhook.secrets ? signatureHeaders(row.id, body, webhook.secrets) : {}),
-  };
-  const result = await postJson(webhook.url!, body, headers, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, { readAnswer: true });
+  const result = await postSigned({ ...webhook, url: webhook.url! }, row.id, body, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, {
+    readAnswer: true,
+  });
   const now = Date.now();
   const answer = result.ok ? answerOf(result.body) : undefined;
   if (answer) {

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Insertable, Kysely, Selectable, Updateable } from "kysely";
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Updateable } from "kysely";
 import type { Engine, Store } from "@/server/db/connect";
 import type { Database, InvitationState, InvitationsTable } from "@/server/db/schema";
 
@@ -7,6 +7,10 @@ import type { Database, InvitationState, InvitationsTable } from "@/server/db/sc
 
 export type InvitationRow = Selectable<InvitationsTable>;
 type Db = Kysely<Database>;
+
+/** Nobody is sending it: never claimed, or its claim ran out (the sender that held it died). */
+const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, "invitations">) =>
+  eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]);
 
 /** States an invitation waits in: its turn, or its sending hours. */
 export const waitingStates: InvitationState[] = ["queued", "waiting"];
@@ -25,8 +29,6 @@ export async function invitedAmong(db: Db, phones?: readonly string[]) {
 
 export const waveNamed = (db: Db, name: string) =>
   db.selectFrom("invitation_waves").selectAll().where("name", "=", name).executeTakeFirst();
-
-export const waves = ({ db }: Store) => db.selectFrom("invitation_waves").selectAll().orderBy("created_at").execute();
 
 /**
  * Records a wave and its invitations, in one transaction. A number invited
@@ -74,7 +76,7 @@ export function nextDue(db: Db, engine: Engine, now: number, skipIds: readonly s
     .selectAll()
     .where("state", "in", waitingStates)
     .where("next_attempt_at", "<=", now)
-    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+    .where(unclaimed(now))
     .$if(skipIds.length > 0, (query) => query.where("id", "not in", skipIds))
     .orderBy("next_attempt_at")
     .orderBy("queued_at")
@@ -174,7 +176,7 @@ export function cancelWave({ db }: Store, name: string, now: number) {
       .set({ state: "cancelled", last_failure: "wave cancelled" })
       .where("wave", "=", name)
       .where("state", "in", waitingStates)
-      .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+      .where(unclaimed(now))
       .executeTakeFirst();
     return Number(numUpdatedRows);
   });

@@ -59,13 +59,20 @@ export const failureOf = (result: { ok: boolean; reason?: string; status?: numbe
 /**
  * One signed, authenticated POST of a body, with the secrets and auth header
  * in force now: a redelivery a day later is signed with the current secrets.
+ * The launch invitations send through it too, reading the answer.
  */
-function attemptOnce(webhook: WebhookSettings & { url: string }, webhookId: string, body: string, timeoutMs: number) {
+export function postSigned(
+  webhook: WebhookSettings & { url: string },
+  webhookId: string,
+  body: string,
+  timeoutMs: number,
+  options: { readAnswer?: boolean } = {},
+) {
   const headers = {
     ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
     ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
   };
-  return postJson(webhook.url, body, headers, timeoutMs);
+  return postJson(webhook.url, body, headers, timeoutMs, options);
 }
 
 /**
@@ -87,7 +94,7 @@ async function attemptAll(
     const timeoutMs =
       sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
-    const result = await attemptOnce(webhook, id, body, Math.max(1, Math.round(timeoutMs)));
+    const result = await postSigned(webhook, id, body, Math.max(1, Math.round(timeoutMs)));
     records.push({
       at,
       status: "status" in result ? result.status : null,
