@@ -21,11 +21,11 @@ async function expectStyled(page: Page, where: string) {
       margin: body.margin,
     };
   });
-  // The cream background and Inter first in the stack are the site's own; Preflight zeroes the margin.
+  // The cream background and the system UI stack are the site's own; Preflight zeroes the margin.
   expect(looks, where).toEqual({
     marker: "1",
     background: "rgb(251, 248, 243)",
-    font: expect.stringMatching(/^Inter,/),
+    font: expect.stringMatching(/^system-ui, -apple-system, "Segoe UI", Roboto,/),
     margin: "0px",
   });
 }
