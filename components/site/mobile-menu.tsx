@@ -2,7 +2,7 @@
 
 import { Menu, X } from "lucide";
 import { Icon } from "@/components/ui/icon";
-import { useRef, useState } from "react";
+import { useRef, useSyncExternalStore } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 type MobileMenuProps = {
@@ -11,14 +11,23 @@ type MobileMenuProps = {
 
 const menuId = "mobile-menu";
 
+// The popover is the state: React reads whether it is open, as the visitor left
+// it, also when it was opened before the page hydrated. `toggle` does not bubble.
+function onToggle(changed: () => void) {
+  document.addEventListener("toggle", changed, true);
+  return () => document.removeEventListener("toggle", changed, true);
+}
+const isOpen = () => document.getElementById(menuId)?.matches(":popover-open") ?? false;
+const closedOnServer = () => false;
+
 /**
  * The small-screen menu is a native popover: its button opens and closes it and
  * Escape dismisses it before any script runs. Once hydrated, the button also
- * carries aria-expanded and a link click closes the menu.
+ * carries aria-expanded (read from the popover itself) and a link click closes the menu.
  */
 export function MobileMenu({ links }: MobileMenuProps) {
   const hydrated = useHydrated();
-  const [open, setOpen] = useState(false);
+  const open = useSyncExternalStore(onToggle, isOpen, closedOnServer);
   const menuRef = useRef<HTMLDivElement>(null);
 
   return (
@@ -37,18 +46,13 @@ export function MobileMenu({ links }: MobileMenuProps) {
         id={menuId}
         ref={menuRef}
         popover="auto"
-        onToggle={(event) => setOpen(event.newState === "open")}
         className="inset-x-0 top-16 m-0 w-full border-b border-stone-200 bg-cream p-0 shadow-lg"
       >
         <nav aria-label="Mobile">
           <ul className="flex flex-col px-4 py-2">
             {links.map((link) => (
               <li key={link.href}>
-                <a
-                  href={link.href}
-                  onClick={() => menuRef.current?.hidePopover()}
-                  className="block rounded-lg px-3 py-3 text-base font-medium hover:bg-stone-200/60"
-                >
+                <a href={link.href} onClick={() => menuRef.current?.hidePopover()} className="menu-link">
                   {link.label}
                 </a>
               </li>
