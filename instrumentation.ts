@@ -1,6 +1,10 @@
 /** Next calls register() once when a server starts, before it takes requests. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Every page Next sends whole starts its scripts after the first paint, those
+  // regenerated at run time too (the built ones are rewritten by npm run build).
+  const { renderedBodyTransform } = await import("./server/http/late-hydration");
+  Object.assign(globalThis, { [Symbol.for("next.renderedBodyTransform")]: renderedBodyTransform });
   const { checkEnvironmentAtStart } = await import("./server/startup");
   await checkEnvironmentAtStart();
   const { alertsSettled } = await import("./server/alerts/alerts");

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { describe, expect, it } from "vitest";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 /**
  * patches/next+16.4.6.patch (docs/decisions/0003-stylesheet-and-etag.md): a
@@ -12,13 +13,15 @@ type Send = (options: Record<string, unknown>) => Promise<void>;
 const { sendRenderResult } = require("next/dist/server/send-payload.js") as { sendRenderResult: Send };
 const RenderResult = (require("next/dist/server/render-result.js") as { default: { fromStatic(value: string, contentType: string): unknown } }).default;
 
-function response() {
+function response(compressing = false) {
   const headers = new Map<string, unknown>();
   const sent: { status?: number; body?: unknown } = {};
   return {
     headers,
     sent,
     statusCode: 200,
+    // Next's compression middleware (on unless next.config says compress: false) adds flush().
+    ...(compressing ? { flush() {} } : {}),
     finished: false,
     headersSent: false,
     setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
@@ -31,10 +34,14 @@ function response() {
   };
 }
 
-async function send(html: string, requestHeaders: Record<string, string> = {}) {
-  const res = response();
-  const result = RenderResult.fromStatic(html, "text/html; charset=utf-8");
-  await sendRenderResult({ req: { method: "GET", headers: requestHeaders }, res, result, generateEtags: true, poweredByHeader: false, cacheControl: undefined });
+async function send(
+  html: string,
+  requestHeaders: Record<string, string> = {},
+  { compressing = false, method = "GET", contentType = "text/html; charset=utf-8" } = {},
+) {
+  const res = response(compressing);
+  const result = RenderResult.fromStatic(html, contentType);
+  await sendRenderResult({ req: { method, headers: requestHeaders }, res, result, generateEtags: true, poweredByHeader: false, cacheControl: undefined });
   return res;
 }
 
@@ -59,5 +66,65 @@ describe("Next's sendRenderResult, patched", () => {
     const other = await send(`${page}<!-- revalidated an hour later -->`);
     expect(other.headers.get("etag")).not.toBe(etag);
     expect(other.sent.status).toBe(200);
+  });
+});
+
+describe("Next's sendRenderResult, patched: the app's rewrite, and each encoding compressed once", () => {
+  const transform = Symbol.for("next.renderedBodyTransform");
+  afterEach(() => {
+    delete (globalThis as Record<symbol, unknown>)[transform];
+  });
+  const page = (label: string) => `<!DOCTYPE html><html><body><p>${label} ${"Chefs’ week ".repeat(2_000)}</p></body></html>`;
+
+  it("sends the body the registered rewrite made, calling it once per body with its content type", async () => {
+    const rewrite = vi.fn((body: string, type: string) => body.replace("<body>", `<body data-type="${type}">`));
+    Object.assign(globalThis, { [transform]: rewrite });
+    const html = page("rewritten");
+    const first = await send(html);
+    const second = await send(html.slice(0));
+    expect((first.sent.body as Buffer).toString("utf8")).toBe(html.replace("<body>", '<body data-type="text/html; charset=utf-8">'));
+    expect(second.sent.body).toBe(first.sent.body);
+    expect(rewrite).toHaveBeenCalledTimes(1);
+  });
+
+  it("answers br and gzip from bytes compressed once per encoding, with their length, Content-Encoding and Vary", async () => {
+    const html = page("compressed");
+    const br = await send(html, { "accept-encoding": "gzip, deflate, br" }, { compressing: true });
+    const brAgain = await send(html, { "accept-encoding": "br;q=1.0, gzip;q=0.8" }, { compressing: true });
+    const gzip = await send(html, { "accept-encoding": "gzip, br;q=0.5" }, { compressing: true });
+    const gzipAgain = await send(html, { "accept-encoding": "gzip" }, { compressing: true });
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect(brotliDecompressSync(br.sent.body as Buffer).toString("utf8")).toBe(html);
+    expect(brAgain.sent.body).toBe(br.sent.body);
+    expect(gzip.headers.get("content-encoding")).toBe("gzip");
+    expect(gunzipSync(gzip.sent.body as Buffer).toString("utf8")).toBe(html);
+    expect(gzipAgain.sent.body).toBe(gzip.sent.body);
+    expect(br.headers.get("content-length")).toBe((br.sent.body as Buffer).length);
+    expect((br.sent.body as Buffer).length).toBeLessThan(Buffer.byteLength(html) / 10);
+    expect(br.headers.get("vary")).toBe("Accept-Encoding");
+    // The validator is the page's: a browser's If-None-Match still gets its 304.
+    expect(gzip.headers.get("etag")).toBe(br.headers.get("etag"));
+  });
+
+  it("sends the plain bytes when the client refuses both, when compression is off, for a HEAD's length, and below 1 KB", async () => {
+    const html = page("plain");
+    const refused = await send(html, { "accept-encoding": "br;q=0, gzip;q=0" }, { compressing: true });
+    const identity = await send(html, { "accept-encoding": "identity" }, { compressing: true });
+    const off = await send(html, { "accept-encoding": "gzip, br" });
+    const small = await send("<p>tiny</p>", { "accept-encoding": "gzip, br" }, { compressing: true });
+    for (const res of [refused, identity, off]) {
+      expect(res.headers.get("content-encoding")).toBeUndefined();
+      expect((res.sent.body as Buffer).toString("utf8")).toBe(html);
+    }
+    expect(small.headers.get("content-encoding")).toBeUndefined();
+    const head = await send(html, { "accept-encoding": "br" }, { compressing: true, method: "HEAD" });
+    expect(head.headers.get("content-encoding")).toBe("br");
+    expect(head.sent.body).toBeNull();
+    expect(head.headers.get("content-length")).toBeLessThan(Buffer.byteLength(html) / 10);
+  });
+
+  it("leaves a body of another type than text alone", async () => {
+    const res = await send(page("binary"), { "accept-encoding": "gzip" }, { compressing: true, contentType: "image/png" });
+    expect(res.headers.get("content-encoding")).toBeUndefined();
   });
 });

@@ -7,6 +7,7 @@
 // Exits 1 naming what it found wrong.
 import { readFile } from "node:fs/promises";
 import { startupChunksWithoutHint } from "../../scripts/startup-chunks";
+import { startScripts } from "../../server/http/late-hydration";
 
 function fail(message: string): never {
   console.error(`production build: ${message}`);
@@ -26,11 +27,12 @@ async function main() {
   // The framework alone is four chunks and the runtime; the pages add their own.
   if (chunks.length < 5) fail(`expected the start-up chunks, found ${chunks.join(", ") || "none"}`);
   if (withoutHint.length > 0) fail(`start-up chunks without the compile hint: ${withoutHint.join(", ")}`);
-  // The manifests' list against what the prerendered pages really load (their
-  // module scripts; the nomodule polyfills are for old browsers only).
+  // The manifests' list against what the prerendered pages really load (the
+  // scripts their loader starts after the paint; the nomodule polyfills are for
+  // old browsers only).
   for (const page of ["index", "signup"]) {
     const html = await readFile(`.next/server/app/${page}.html`, "utf8");
-    const scripts = [...html.matchAll(/<script src="\/_next\/([^"]+)"(?![^>]*noModule)/g)].map((match) => match[1]);
+    const scripts = startScripts(html).map((script) => script.replace(/^\/_next\//, ""));
     const missed = scripts.filter((script) => !chunks.includes(script ?? ""));
     if (scripts.length < 5 || missed.length > 0) {
       fail(

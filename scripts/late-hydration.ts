@@ -1,0 +1,75 @@
+/**
+ * The last step of `npm run build`: every prerendered page of the build
+ * next.config.ts chose (.next, or .next-e2e for the browser tests) starts its
+ * scripts after the first paint (server/http/late-hydration.ts,
+ * docs/decisions/0010-system-font-and-late-hydration.md), as a host that serves
+ * the built files itself sends them. Pages Next renders at run time get the same
+ * rewrite from its patched send-payload; the build fails if the server bundles
+ * lack that patch, or if a page is left with a script that starts before the paint.
+ */
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PHASE_PRODUCTION_BUILD } from "next/constants";
+import nextConfig from "../next.config";
+import { hydrateAfterPaint, loaderMark } from "../server/http/late-hydration";
+
+const earlyScript = /<script src="\/_next\/static\/[^"]+" async=""|<link rel="preload" as="script"/;
+
+async function files(dir: string, ending: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith(ending))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Rewrites the build's prerendered pages; what is still wrong after it, one line each. */
+export async function lateHydration(distDir: string) {
+  const problems: string[] = [];
+  const pages = await files(path.join(distDir, "server", "app"), ".html");
+  let rewritten = 0;
+  for (const page of pages) {
+    const html = await readFile(page, "utf8");
+    const after = hydrateAfterPaint(html);
+    if (after !== html) {
+      await writeFile(page, after);
+      rewritten += 1;
+    }
+    const name = path.relative(distDir, page);
+    if (earlyScript.test(after)) problems.push(`${name} still starts a script before the first paint`);
+    if (!after.includes(`<script ${loaderMark}=""`)) problems.push(`${name} has no loader: it would never hydrate`);
+  }
+  if (pages.length === 0) problems.push(`no prerendered page in ${distDir}`);
+  let patched = false;
+  for (const chunk of await files(path.join(distDir, "server", "chunks"), ".js")) {
+    if ((await readFile(chunk, "utf8")).includes("next.renderedBodyTransform")) {
+      patched = true;
+      break;
+    }
+  }
+  if (!patched)
+    problems.push(
+      "the server bundles lack patches/next+16.4.6.patch (pages regenerated at run time would hydrate before the paint): run npm install, which applies it",
+    );
+  return { problems, pages: pages.length, rewritten };
+}
+
+async function main() {
+  const distDir = nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next";
+  const { problems, pages, rewritten } = await lateHydration(distDir);
+  if (problems.length) {
+    console.error(
+      `late hydration (docs/decisions/0010-system-font-and-late-hydration.md):\n  ${problems.join("\n  ")}`,
+    );
+    process.exit(1);
+  }
+  console.log(
+    `late hydration: ${pages} prerendered pages start their scripts after the first paint (${rewritten} rewritten now)`,
+  );
+}
+
+if (import.meta.filename === process.argv[1]) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
