@@ -17,6 +17,7 @@ import { budgets, render, sections } from "./lib/report.mjs";
 import { serveApp, serveAppWithNextStart, serveBaseline, serveFloor } from "./lib/servers.mjs";
 import { checkPost, measureSignups, preparePost } from "./lib/signup.mjs";
 import { weighPages } from "./lib/weights.mjs";
+import { timeHydration } from "./lib/hydration.mjs";
 
 const log = (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
@@ -72,6 +73,9 @@ async function main() {
     weights: await measure("weights", () => weighPages(Object.values(pages), app.url, pages.notFound)),
     audits: await measure("audits", () => auditInterleaved(auditTargets, "devtools")),
     simulated: await measure("simulated", () => auditInterleaved(auditTargets, "simulate")),
+    hydration: await measure("hydration", () =>
+      timeHydration(auditTargets.filter((target) => target.label !== "floor")),
+    ),
     throughput: await measure("throughput", () =>
       measureThroughput(both, { app: app.url, nextStart: appNextStart.url, floor: floor.url, baseline: baseline?.url }),
     ),

@@ -29,6 +29,10 @@ async function weighPage(browser, path, url, expectNotFound) {
   const consoleErrors = [];
   const failedRequests = [];
   const bodies = { script: [], stylesheet: [] };
+  const fontRequests = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "font") fontRequests.push(request.url());
+  });
   page.on("console", (message) => {
     // Chromium reports the expected 404 of the document itself as a console error too.
     if (message.type() === "error" && !(ownDocument(message.location().url) && message.text().includes("404")))
@@ -62,6 +66,7 @@ async function weighPage(browser, path, url, expectNotFound) {
       htmlRaw: html ? html.length : Number.NaN,
       htmlGzipDefault: html ? gzipSync(html).length : Number.NaN,
       fontFaces: text.split("@font-face").length - 1,
+      fontRequests: fontRequests.length,
       stylesheets: text.split(stylesheetMarker).length - 1,
       jsGzip: gzipped(scripts),
       cssGzip: gzipped(styles),
