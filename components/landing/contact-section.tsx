@@ -16,7 +16,7 @@ export function ContactSection({ served }: { served: ServedForm<ContactValues> }
       <div className="mt-14 grid gap-8 lg:grid-cols-5">
         <div className="rounded-3xl border border-stone-200 bg-white p-6 shadow-sm sm:p-8 lg:col-span-3">
           <h3 className="text-xl font-semibold">{contact.cardTitle}</h3>
-          <p className="mt-2 text-stone-600">{contact.cardText}</p>
+          <p className="card-text">{contact.cardText}</p>
           <div className="mt-8">
             <FormMount form={ContactForm} served={served} />
           </div>

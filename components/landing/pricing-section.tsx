@@ -1,4 +1,4 @@
-import { Check, Percent } from "lucide";
+import { Percent } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Section } from "@/components/ui/section";
@@ -34,12 +34,9 @@ export function PricingSection() {
       <div className="mt-12 grid gap-8 rounded-3xl border border-stone-200 bg-cream p-8 sm:p-10 lg:grid-cols-3">
         <div className="lg:col-span-2">
           <h3 className="text-xl font-semibold">{pricing.includesTitle}</h3>
-          <ul className="mt-6 grid gap-3 sm:grid-cols-2">
+          <ul className="mt-6 checklist grid gap-3 sm:grid-cols-2">
             {pricing.includes.map((item) => (
-              <li key={item} className="flex gap-3">
-                <Icon icon={Check} className="size-5 shrink-0 text-brand-600" />
-                {item}
-              </li>
+              <li key={item}>{item}</li>
             ))}
           </ul>
         </div>

@@ -22,7 +22,7 @@ function IconCard({ icon, title, body, tone }: IconCardProps) {
         <Icon icon={icon} className="size-6" />
       </span>
       <h3 className="card-title">{title}</h3>
-      <p className="mt-2 text-stone-600">{body}</p>
+      <p className="card-text">{body}</p>
     </li>
   );
 }

@@ -8,7 +8,7 @@ type SectionHeadingProps = {
 /** The eyebrow, heading and lead every landing section opens with. */
 export function SectionHeading({ id, eyebrow, title, lead }: SectionHeadingProps) {
   return (
-    <div className="mx-auto max-w-2xl text-center">
+    <div className="section-head">
       <p className="eyebrow">{eyebrow}</p>
       <h2 id={`${id}-title`} className="section-title">
         {title}

@@ -14,7 +14,7 @@ export function StatList({ stats, className, itemClassName = "", valueClassName,
   return (
     <dl className={className}>
       {stats.map((stat) => (
-        <div key={stat.label} className={`flex flex-col-reverse justify-end ${itemClassName}`}>
+        <div key={stat.label} className={`stat ${itemClassName}`}>
           <dt className={labelClassName}>{stat.label}</dt>
           <dd className={valueClassName}>{stat.value}</dd>
         </div>
