@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { errorContent } from "@/components/errors/error-content";
-import { LogMissingPath } from "@/components/errors/log-missing-path";
 import { buttonClass } from "@/components/ui/button-styles";
 
 export const metadata: Metadata = {
@@ -17,7 +16,6 @@ export default function NotFound() {
         <a href="/" className={`mt-8 ${buttonClass("primary")}`}>
           {errorContent.home}
         </a>
-        <LogMissingPath />
       </div>
     </main>
   );

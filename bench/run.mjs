@@ -70,7 +70,11 @@ async function main() {
   ];
   const results = {
     machine,
-    weights: await measure("weights", () => weighPages(Object.values(pages), app.url, pages.notFound)),
+    weights: await measure("weights", async () => [
+      ...(await weighPages(Object.values(pages), app.url, pages.notFound)),
+      // The baseline's two pages beside, for the before/after table: weighed, not judged.
+      ...(baseline ? await weighPages(both, baseline.url, undefined, " (before)") : []),
+    ]),
     audits: await measure("audits", () => auditInterleaved(auditTargets, "devtools")),
     simulated: await measure("simulated", () => auditInterleaved(auditTargets, "simulate")),
     hydration: await measure("hydration", () =>

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -56,6 +57,49 @@ export async function serveFloor() {
   });
 }
 
+const patchesOf = (dir) =>
+  existsSync(path.join(dir, "patches"))
+    ? readdirSync(path.join(dir, "patches"))
+        .filter((name) => name.endsWith(".patch"))
+        .map((name) => readFileSync(path.join(dir, "patches", name), "utf8"))
+    : [];
+
+/**
+ * The baseline's modules as its own `npm install` left them, in its copy:
+ * a package this tree no longer installs (Inter's font before issue 48) is
+ * fetched from the npm registry into it, and the files this tree's patches
+ * change are un-patched there and patched by the baseline's own patches.
+ */
+function matchBaselineModules(dir) {
+  const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+  for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) {
+    if (existsSync(path.join(dir, "node_modules", name, "package.json"))) continue;
+    const packed = execFileSync("npm", ["pack", `${name}@${range}`, "--silent", "--pack-destination", dir], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    const target = path.join(dir, "node_modules", name);
+    mkdirSync(target, { recursive: true });
+    execFileSync("tar", [
+      "-xzf",
+      path.join(dir, packed.trim().split("\n").at(-1)),
+      "-C",
+      target,
+      "--strip-components=1",
+    ]);
+  }
+  const ours = patchesOf(paths.root);
+  const theirs = patchesOf(dir);
+  if (ours.join("\n") === theirs.join("\n")) return;
+  for (const patch of ours) {
+    // A copy of each patched file, so the hard link to this tree's stays as it is.
+    for (const [, file] of patch.matchAll(/^\+\+\+ b\/(.+)$/gm))
+      execFileSync("cp", ["--remove-destination", path.join(paths.root, file), path.join(dir, file)]);
+    execFileSync("patch", ["-R", "-p1", "--silent"], { cwd: dir, input: patch });
+  }
+  for (const patch of theirs) execFileSync("patch", ["-p1", "--silent"], { cwd: dir, input: patch });
+}
+
 /**
  * BENCH_BASELINE=<git ref>: that commit, checked out in a temporary worktree,
  * built and served beside the working tree, so a change is measured before
@@ -71,6 +115,7 @@ export async function serveBaseline() {
   execFileSync("git", ["worktree", "add", "--force", "--detach", dir, commit], { cwd: paths.root, stdio: "ignore" });
   process.once("exit", () => execFileSync("git", ["worktree", "prune"], { cwd: paths.root, stdio: "ignore" }));
   linkModules(dir);
+  matchBaselineModules(dir);
   const label =
     commit.startsWith(baselineRef) || baselineRef.startsWith(commit) ? commit : `${baselineRef} (${commit})`;
   return { label, ...(await buildAndServe("baseline", dir, ports.baseline)) };

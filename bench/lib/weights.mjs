@@ -10,12 +10,16 @@ const gzipped = (buffers) => buffers.reduce((sum, buffer) => sum + gzipSync(buff
  * the figure does not depend on the server's compression; notes every console
  * error and failed request. `notFound` is the page expected to answer 404.
  */
-export async function weighPages(paths, appURL, notFound) {
+export async function weighPages(paths, appURL, notFound, label = "") {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: chromeFlags });
   try {
     const results = [];
     for (const path of paths)
-      results.push(await weighPage(browser, path, new URL(path, appURL).href, path === notFound));
+      results.push({
+        ...(await weighPage(browser, path, new URL(path, appURL).href, path === notFound)),
+        path: `${path}${label}`,
+        before: label !== "",
+      });
     return results;
   } finally {
     await browser.close();

@@ -3,7 +3,6 @@
 import { Menu, X } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { useRef, useSyncExternalStore } from "react";
-import { useHydrated } from "@/components/ui/use-hydrated";
 
 type MobileMenuProps = {
   links: readonly { href: string; label: string }[];
@@ -17,8 +16,9 @@ function onToggle(changed: () => void) {
   document.addEventListener("toggle", changed, true);
   return () => document.removeEventListener("toggle", changed, true);
 }
-const isOpen = () => document.getElementById(menuId)?.matches(":popover-open") ?? false;
-const closedOnServer = () => false;
+const isOpen = () => !!document.getElementById(menuId)?.matches(":popover-open");
+// Unknown in the server render and while hydrating: no aria-expanded until React runs.
+const unknown = () => undefined;
 
 /**
  * The small-screen menu is a native popover: its button opens and closes it and
@@ -26,8 +26,7 @@ const closedOnServer = () => false;
  * carries aria-expanded (read from the popover itself) and a link click closes the menu.
  */
 export function MobileMenu({ links }: MobileMenuProps) {
-  const hydrated = useHydrated();
-  const open = useSyncExternalStore(onToggle, isOpen, closedOnServer);
+  const open = useSyncExternalStore(onToggle, isOpen, unknown);
   const menuRef = useRef<HTMLDivElement>(null);
 
   return (
@@ -36,7 +35,7 @@ export function MobileMenu({ links }: MobileMenuProps) {
         type="button"
         popoverTarget={menuId}
         aria-controls={menuId}
-        aria-expanded={hydrated ? open : undefined}
+        aria-expanded={open}
         aria-label="Menu"
         className="inline-flex size-10 items-center justify-center rounded-full text-ink hover:bg-stone-200/60"
       >
