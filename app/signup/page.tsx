@@ -1,4 +1,3 @@
-import { ArrowLeft } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import type { Metadata } from "next";
 import { socialImage } from "@/components/site/site-content";
@@ -42,7 +41,7 @@ export default function SignupPage() {
             href={signupPage.back.href}
             className="inline-flex items-center gap-1.5 text-sm font-semibold text-stone-600 hover:text-ink"
           >
-            <Icon icon={ArrowLeft} className="size-4" />
+            <Icon name="arrowLeft" className="size-4" />
             {signupPage.back.label}
           </a>
           <h1 className="mt-6 text-3xl font-bold tracking-tight">{signupPage.title}</h1>

@@ -1,4 +1,3 @@
-import { CircleAlert, CircleCheck } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { outcomeMessage, type FormMessages } from "./form-messages";
 import type { FormState } from "@/lib/forms/form-state";
@@ -32,9 +31,9 @@ export function FormOutcome({ state, messages, visible, className = "" }: FormOu
           }`}
         >
           {success ? (
-            <Icon icon={CircleCheck} className="size-5 shrink-0" />
+            <Icon name="circleCheck" className="size-5 shrink-0" />
           ) : (
-            <Icon icon={CircleAlert} className="size-5 shrink-0" />
+            <Icon name="circleAlert" className="size-5 shrink-0" />
           )}
           <span>
             <strong className="font-semibold">{message.title}</strong> {message.text}

@@ -1,4 +1,3 @@
-import { ArrowLeft, CircleAlert, CircleCheck } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { SiteFooter } from "@/components/site/site-footer";
 import type { Message } from "@/lib/forms/define";
@@ -30,7 +29,7 @@ export function ResultPage({ message, tone, back }: ResultPageProps) {
                 : "border-amber-300 bg-amber-50 text-amber-950"
             }`}
           >
-            <Icon icon={success ? CircleCheck : CircleAlert} className="mt-1 size-5 shrink-0" />
+            <Icon name={success ? "circleCheck" : "circleAlert"} className="mt-1 size-5 shrink-0" />
             <div>
               {/* The space keeps the words apart for a reader of the text alone, as the inline outcome does. */}
               <h1 className="text-xl font-bold tracking-tight">{message.title}</h1>{" "}
@@ -41,7 +40,7 @@ export function ResultPage({ message, tone, back }: ResultPageProps) {
             href={back.href}
             className="mt-8 inline-flex items-center gap-1.5 text-sm font-semibold text-stone-600 hover:text-ink"
           >
-            <Icon icon={ArrowLeft} className="size-4" />
+            <Icon name="arrowLeft" className="size-4" />
             {back.label}
           </a>
         </div>

@@ -1,5 +1,5 @@
-import { CalendarCheck, MessageCircleReply, Rocket, type IconNode } from "lucide";
 import { Icon } from "@/components/ui/icon";
+import type { IconName } from "@/components/ui/icon-markup";
 import { ContactForm } from "@/components/forms/contact-form";
 import { FormMount } from "@/components/forms/form-mount";
 import type { ContactValues } from "@/lib/forms/contact";
@@ -7,7 +7,7 @@ import type { ServedForm } from "@/lib/forms/form-state";
 import { Section } from "@/components/ui/section";
 import { contact } from "./landing-content";
 
-const stepIcons: IconNode[] = [MessageCircleReply, CalendarCheck, Rocket];
+const stepIcons: IconName[] = ["messageCircleReply", "calendarCheck", "rocket"];
 
 /** The contact section; `served` is the contact form as the page serves it (serveForm). */
 export function ContactSection({ served }: { served: ServedForm<ContactValues> }) {
@@ -30,7 +30,7 @@ export function ContactSection({ served }: { served: ServedForm<ContactValues> }
               return (
                 <li key={step.title} className="flex gap-4">
                   <span className="icon-badge bg-brand-600">
-                    <Icon icon={stepIcons[index] ?? Rocket} className="size-6" />
+                    <Icon name={stepIcons[index] ?? "rocket"} className="size-6" />
                   </span>
                   <div>
                     <h4 className="font-semibold">{step.title}</h4>

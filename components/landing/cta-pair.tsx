@@ -1,6 +1,6 @@
-import type { IconNode } from "lucide";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Icon } from "@/components/ui/icon";
+import type { IconName } from "@/components/ui/icon-markup";
 
 type Cta = { href: string; label: string; context?: string };
 type Variant = Parameters<typeof buttonClass>[0];
@@ -19,13 +19,13 @@ export function CtaPair({
   primary: Cta;
   secondary: Cta;
   variants: [Variant, Variant];
-  arrow?: IconNode;
+  arrow?: IconName;
 }) {
   return (
     <div className="mt-10 flex flex-col items-center justify-center gap-3 sm:flex-row">
       <a href={primary.href} className={buttonClass(variants[0])}>
         {primary.label}
-        {arrow && <Icon icon={arrow} className="size-5" />}
+        {arrow && <Icon name={arrow} className="size-5" />}
       </a>
       <a href={secondary.href} className={buttonClass(variants[1])}>
         {secondary.label}

@@ -1,26 +1,17 @@
-import {
-  BellRing,
-  BookOpenText,
-  HeartHandshake,
-  LayoutDashboard,
-  MessageSquareText,
-  ReceiptText,
-  ShieldAlert,
-  type IconNode,
-} from "lucide";
 import { Icon } from "@/components/ui/icon";
+import type { IconName } from "@/components/ui/icon-markup";
 import { IconCardGrid } from "@/components/ui/icon-card";
 import { Section } from "@/components/ui/section";
 import { StatList } from "@/components/ui/stat-list";
 import { features, type FeatureIcon } from "./landing-content";
 
-const icons: Record<FeatureIcon, IconNode> = {
-  receipt: ReceiptText,
-  shield: ShieldAlert,
-  heart: HeartHandshake,
-  book: BookOpenText,
-  bell: BellRing,
-  layout: LayoutDashboard,
+const icons: Record<FeatureIcon, IconName> = {
+  receipt: "receiptText",
+  shield: "shieldAlert",
+  heart: "heartHandshake",
+  book: "bookOpenText",
+  bell: "bellRing",
+  layout: "layoutDashboard",
 };
 
 export function FeaturesSection() {
@@ -30,7 +21,7 @@ export function FeaturesSection() {
       <IconCardGrid cards={features.cards} icons={icons} tone="bold" wide="lg:grid-cols-3" />
       <div className="mt-12 grid gap-8 rounded-3xl bg-ink p-8 text-white sm:p-12 lg:grid-cols-2 lg:items-center">
         <div>
-          <Icon icon={MessageSquareText} className="size-10 text-brand-200" />
+          <Icon name="messageSquareText" className="size-10 text-brand-200" />
           <h3 className="mt-4 text-2xl font-bold sm:text-3xl">{panel.title}</h3>
           <p className="mt-4 text-lg text-stone-300">{panel.body}</p>
         </div>

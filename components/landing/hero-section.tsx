@@ -1,4 +1,3 @@
-import { ArrowRight, Sparkles } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { StatList } from "@/components/ui/stat-list";
 import { CtaPair } from "./cta-pair";
@@ -13,7 +12,7 @@ export function HeroSection() {
       />
       <div className="mx-auto max-w-4xl px-4 text-center sm:px-6">
         <p className="inline-flex items-center gap-2 rounded-full border border-brand-200 bg-white px-4 py-1.5 text-sm font-medium text-brand-800">
-          <Icon icon={Sparkles} className="size-4" />
+          <Icon name="sparkles" className="size-4" />
           {hero.eyebrow}
         </p>
         <h1 id="hero-title" className="mt-6 text-4xl font-extrabold tracking-tight text-balance sm:text-6xl">
@@ -24,7 +23,7 @@ export function HeroSection() {
           primary={hero.primaryCta}
           secondary={hero.secondaryCta}
           variants={["primary", "secondary"]}
-          arrow={ArrowRight}
+          arrow="arrowRight"
         />
         <StatList
           stats={hero.stats}

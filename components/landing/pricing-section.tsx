@@ -1,4 +1,3 @@
-import { Percent } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { buttonClass } from "@/components/ui/button-styles";
 import { Section } from "@/components/ui/section";
@@ -43,7 +42,7 @@ export function PricingSection() {
         <div className="flex flex-col justify-center gap-6 lg:border-l lg:border-stone-200 lg:pl-8">
           <div className="flex gap-4">
             <span className="icon-badge bg-brand-100 text-brand-700">
-              <Icon icon={Percent} className="size-6" />
+              <Icon name="percent" className="size-6" />
             </span>
             <div>
               <h3 className="font-semibold">{pricing.noFee.title}</h3>

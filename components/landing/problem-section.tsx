@@ -1,13 +1,13 @@
-import { Clock, FileSpreadsheet, MessagesSquare, Wallet, type IconNode } from "lucide";
+import type { IconName } from "@/components/ui/icon-markup";
 import { IconCardGrid } from "@/components/ui/icon-card";
 import { Section } from "@/components/ui/section";
 import { problem, type ProblemIcon } from "./landing-content";
 
-const icons: Record<ProblemIcon, IconNode> = {
-  clock: Clock,
-  sheet: FileSpreadsheet,
-  messages: MessagesSquare,
-  wallet: Wallet,
+const icons: Record<ProblemIcon, IconName> = {
+  clock: "clock",
+  sheet: "fileSpreadsheet",
+  messages: "messagesSquare",
+  wallet: "wallet",
 };
 
 export function ProblemSection() {

@@ -1,4 +1,3 @@
-import { ArrowLeft } from "lucide";
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { socialImage } from "@/components/site/site-content";
@@ -63,7 +62,7 @@ export function LegalPage({ document, identity }: { document: LegalDocument; ide
       <main id="main" className="flex justify-center px-4 py-12 sm:py-20">
         <article className="w-full max-w-3xl rounded-3xl border border-stone-200 bg-white p-6 shadow-lg sm:p-12">
           <a href="/" className="inline-flex items-center gap-1.5 text-sm font-semibold text-stone-600 hover:text-ink">
-            <Icon icon={ArrowLeft} className="size-4" />
+            <Icon name="arrowLeft" className="size-4" />
             Back
           </a>
           <h1 className="mt-6 text-3xl font-bold tracking-tight sm:text-4xl">{document.title}</h1>

@@ -1,6 +1,5 @@
 "use client";
 
-import { Menu, X } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { useRef, useSyncExternalStore } from "react";
 
@@ -39,7 +38,9 @@ export function MobileMenu({ links }: MobileMenuProps) {
         aria-label="Menu"
         className="inline-flex size-10 items-center justify-center rounded-full text-ink hover:bg-stone-200/60"
       >
-        {open ? <Icon icon={X} className="size-6" /> : <Icon icon={Menu} className="size-6" />}
+        {/* Both drawn; the stylesheet shows the one for the popover's state, with or without JavaScript. */}
+        <Icon name="menu" className="menu-closed size-6" />
+        <Icon name="x" className="menu-open size-6" />
       </button>
       <div
         id={menuId}

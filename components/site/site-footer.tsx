@@ -1,4 +1,3 @@
-import { ChefHat } from "lucide";
 import { legalLinks } from "@/components/site/legal-links";
 import { Icon } from "@/components/ui/icon";
 import { CurrentYear } from "./current-year";
@@ -9,7 +8,7 @@ export function SiteFooter() {
     <footer className="border-t border-stone-200 bg-cream">
       <div className="mx-auto flex max-w-6xl flex-col gap-4 px-4 py-10 text-sm text-stone-600 sm:flex-row sm:items-center sm:justify-between sm:px-6">
         <p className="flex items-center gap-2 font-semibold text-ink">
-          <Icon icon={ChefHat} className="size-5 text-brand-600" />
+          <Icon name="chefHat" className="size-5 text-brand-600" />
           {brand.name}
           <span className="font-normal text-stone-600">· {brand.tagline}</span>
         </p>

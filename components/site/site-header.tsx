@@ -1,4 +1,3 @@
-import { ChefHat } from "lucide";
 import { Icon } from "@/components/ui/icon";
 import { buttonClass } from "@/components/ui/button-styles";
 import { MobileMenu } from "./mobile-menu";
@@ -9,7 +8,7 @@ export function SiteHeader() {
     <header className="fixed inset-x-0 top-0 z-40 border-b border-stone-200 bg-cream/95 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-3 px-4 sm:px-6">
         <a href="/" className="flex items-center gap-2 text-lg font-bold tracking-tight">
-          <Icon icon={ChefHat} className="size-6 text-brand-600" />
+          <Icon name="chefHat" className="size-6 text-brand-600" />
           {brand.name}
         </a>
         <nav aria-label="Main" className="hidden md:block">

@@ -1,8 +1,8 @@
-import type { IconNode } from "lucide";
 import { Icon } from "./icon";
+import type { IconName } from "./icon-markup";
 
 type IconCardProps = {
-  icon: IconNode;
+  icon: IconName;
   title: string;
   body: string;
   /** Card and icon colours: quiet on white sections, bold on cream ones. */
@@ -19,7 +19,7 @@ function IconCard({ icon, title, body, tone }: IconCardProps) {
   return (
     <li className={`card ${tones[tone].card}`}>
       <span className={`icon-badge ${tones[tone].icon}`}>
-        <Icon icon={icon} className="size-6" />
+        <Icon name={icon} className="size-6" />
       </span>
       <h3 className="card-title">{title}</h3>
       <p className="card-text">{body}</p>
@@ -29,7 +29,7 @@ function IconCard({ icon, title, body, tone }: IconCardProps) {
 
 type IconCardGridProps<Key extends string> = {
   cards: readonly { icon: Key; title: string; body: string }[];
-  icons: Record<Key, IconNode>;
+  icons: Record<Key, IconName>;
   tone: IconCardProps["tone"];
   /** The widest screen's column count, as a class Tailwind can find: "lg:grid-cols-3". */
   wide: "lg:grid-cols-3" | "lg:grid-cols-4";

@@ -1,21 +1,33 @@
-import type { IconNode } from "lucide";
-import { createElement, type SVGProps } from "react";
+"use client";
 
-type IconProps = { icon: IconNode } & Omit<SVGProps<SVGSVGElement>, "children">;
+import iconMarkup from "#icon-markup";
+import type { IconName } from "./icon-markup";
+
+type IconProps = { name: IconName; className?: string };
 
 /**
- * A Lucide icon drawn as plain SVG. lucide-react's icons are client components,
- * so each one would be serialized into the page's RSC payload and hydrated;
- * these are markup only. How they are drawn (no fill, a round 2px stroke in the
- * text's colour) is the `icon` class of app/globals.css, and their size a
- * `size-*` class, so each icon carries its shapes and no presentation
- * attributes, in the HTML and again in the payload. Always decorative: the
- * text beside them says it all.
+ * A Lucide icon as plain SVG, drawn by the server rendering. Its shapes come
+ * from `#icon-markup`, which is the whole table on the server and empty in the
+ * browser: the HTML carries the shapes, the page's payload carries only this
+ * component's name and props (a server component's SVG would be repeated
+ * there, shape by shape), and no icon is shipped as JavaScript. Hydration
+ * leaves the server's shapes in place: React does not compare or patch what
+ * dangerouslySetInnerHTML wrote. So an icon is drawn only where the server
+ * renders it; one that must change in the browser is drawn in both states
+ * and shown by CSS (the mobile menu's button).
+ *
+ * How icons are drawn (no fill, a round 2px stroke in the text's colour) is
+ * the `icon` class of app/globals.css, their size a `size-*` class. Always
+ * decorative: the text beside them says it all.
  */
-export function Icon({ icon, className, ...props }: IconProps) {
+export function Icon({ name, className }: IconProps) {
   return (
-    <svg viewBox="0 0 24 24" aria-hidden="true" className={className ? `icon ${className}` : "icon"} {...props}>
-      {icon.map(([tag, attributes], index) => createElement(tag, { key: index, ...attributes }))}
-    </svg>
+    <svg
+      viewBox="0 0 24 24"
+      aria-hidden="true"
+      className={className ? `icon ${className}` : "icon"}
+      suppressHydrationWarning
+      dangerouslySetInnerHTML={{ __html: iconMarkup[name] ?? "" }}
+    />
   );
 }

@@ -1,0 +1,79 @@
+/**
+ * The shapes of every icon the site draws, as SVG markup, for the server
+ * rendering only: `#icon-markup` is this module on the server and an empty
+ * table in the browser's bundle (package.json "imports", lib/style/no-icons.js),
+ * so no icon's shapes are shipped as JavaScript, and the page's React Server
+ * Components payload names an icon instead of repeating its shapes
+ * (components/ui/icon.tsx). Icons from Lucide, drawn by the `icon` class.
+ */
+import {
+  ArrowLeft,
+  ArrowRight,
+  BellRing,
+  BookOpenText,
+  CalendarCheck,
+  ChefHat,
+  CircleAlert,
+  CircleCheck,
+  Clock,
+  FileSpreadsheet,
+  HeartHandshake,
+  LayoutDashboard,
+  Menu,
+  MessageCircleReply,
+  MessageSquareText,
+  MessagesSquare,
+  Percent,
+  ReceiptText,
+  Rocket,
+  ShieldAlert,
+  Sparkles,
+  Wallet,
+  X,
+  type IconNode,
+} from "lucide";
+
+const icons = {
+  arrowLeft: ArrowLeft,
+  arrowRight: ArrowRight,
+  bellRing: BellRing,
+  bookOpenText: BookOpenText,
+  calendarCheck: CalendarCheck,
+  chefHat: ChefHat,
+  circleAlert: CircleAlert,
+  circleCheck: CircleCheck,
+  clock: Clock,
+  fileSpreadsheet: FileSpreadsheet,
+  heartHandshake: HeartHandshake,
+  layoutDashboard: LayoutDashboard,
+  menu: Menu,
+  messageCircleReply: MessageCircleReply,
+  messageSquareText: MessageSquareText,
+  messagesSquare: MessagesSquare,
+  percent: Percent,
+  receiptText: ReceiptText,
+  rocket: Rocket,
+  shieldAlert: ShieldAlert,
+  sparkles: Sparkles,
+  wallet: Wallet,
+  x: X,
+} satisfies Record<string, IconNode>;
+
+export type IconName = keyof typeof icons;
+
+const escapeAttribute = (value: string) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/** One icon's shapes as markup: `<path d="…"></path>…`. */
+export function shapesOf(node: IconNode): string {
+  return node
+    .map(([tag, attributes]) => {
+      const written = Object.entries(attributes).map(([name, value]) => ` ${name}="${escapeAttribute(String(value))}"`);
+      return `<${tag}${written.join("")}></${tag}>`;
+    })
+    .join("");
+}
+
+const iconMarkup: Partial<Record<IconName, string>> = Object.fromEntries(
+  Object.entries(icons).map(([name, node]) => [name, shapesOf(node)]),
+);
+export default iconMarkup;
