@@ -45,11 +45,13 @@ export const serveApp = () => buildAndServe("app", paths.root, ports.next);
 export const serveAppWithNextStart = () =>
   serve("app-next-start", paths.root, ports.nextStart, { command: "next start" });
 
-/** The framework floor (bench/floor): an empty App Router page on the project's own next, react and react-dom. */
+/** The framework floor (bench/floor): an empty App Router page on the project's own next, react and react-dom, unpatched. */
 export async function serveFloor() {
   const dir = await scratch("floor");
   await cp(path.join(paths.root, "bench", "floor"), dir, { recursive: true });
   linkModules(dir);
+  // Unpatched: the framework's own pace, not this tree's patches of it (patches/).
+  patchModules(dir, []);
   return buildAndServe("floor", dir, ports.floor, {
     env: { NEXT_TELEMETRY_DISABLED: "1" },
     build: ["npx", ["next", "build"]],
@@ -88,8 +90,12 @@ function matchBaselineModules(dir) {
       "--strip-components=1",
     ]);
   }
+  patchModules(dir, patchesOf(dir));
+}
+
+/** `dir`'s copy of the modules with these patches instead of this tree's (none: Next as it comes). */
+function patchModules(dir, theirs) {
   const ours = patchesOf(paths.root);
-  const theirs = patchesOf(dir);
   if (ours.join("\n") === theirs.join("\n")) return;
   for (const patch of ours) {
     // A copy of each patched file, so the hard link to this tree's stays as it is.
