@@ -39,20 +39,17 @@ describe("stylesheetProblems", () => {
 });
 
 describe("buildStylesheet", () => {
-  it("builds app/globals.css with Tailwind, minified, its font served from /_next/static/media under a name that changes with the file", async () => {
-    const { text, assets } = await buildStylesheet();
+  it("builds app/globals.css with Tailwind, minified, naming no file (no web font)", async () => {
+    const text = await buildStylesheet();
     expect(text).toContain(stylesheetMarker);
     // Classes the components use, and the component classes of globals.css.
     for (const rule of [".bg-cream{", ".btn{", ".icon{", ".field-input{"]) expect(text).toContain(rule);
     expect(text).not.toContain("node_modules");
     expect(text).not.toMatch(/\n\s+/);
-    expect(assets).toEqual([
-      {
-        from: expect.stringMatching(/inter-latin-wght-normal\.woff2$/),
-        name: expect.stringMatching(/^inter-latin-wght-normal\.[0-9a-f]{12}\.woff2$/),
-      },
-    ]);
-    expect(text).toContain(`url(/_next/static/media/${assets[0]!.name})`);
+    expect(text).not.toContain("@font-face");
+    expect(text).not.toMatch(/url\((?!["']?data:)/);
+    // The checklist's check mark is drawn inline.
+    expect(text).toContain('url("data:image/svg+xml,');
   });
 
   /** The words of the UI's own files, split roughly as Tailwind reads them: on spaces, quotes, braces and the like. */
@@ -81,14 +78,14 @@ describe("buildStylesheet", () => {
     [...classes].filter((name) => !/^\d/.test(name) && !words.has(name));
 
   it("holds only the utilities the UI's own files name: words in server code, scripts, docs or tests add none", async () => {
-    const { text } = await buildStylesheet();
+    const text = await buildStylesheet();
     const classes = classesOf(text);
     expect(classes.size).toBeGreaterThan(100);
     expect(namedNowhere(classes, await uiWords())).toEqual([]);
   });
 
   it("would name a utility that came from a word outside the UI, as .grow did from a comment in server/", async () => {
-    const { text } = await buildStylesheet();
+    const text = await buildStylesheet();
     expect(namedNowhere(classesOf(`${text}.grow{flex-grow:1}.sm\\:grow{flex-grow:1}`), await uiWords())).toEqual([
       "grow",
       "sm:grow",

@@ -5,17 +5,16 @@
  * payload. Next's own `experimental.inlineCss` puts the text in the payload
  * as well, twice with Turbopack (docs/decisions/0003-stylesheet-and-etag.md).
  *
- *   prepare   before `next build`: Tailwind over app/globals.css, minified;
- *             each url() into node_modules becomes /_next/static/media/<name>.<hash>.<ext>;
- *             written as the module `#site-css` resolves to on the server.
- *   finish    after `next build`: copies those files into the build's
- *             static/media, and fails the build when a prerendered page holds
+ *   prepare   before `next build`: Tailwind over app/globals.css, minified,
+ *             written as the module `#site-css` resolves to on the server. It
+ *             names no file: the site draws with the system's font
+ *             (docs/decisions/0010-system-font-and-late-hydration.md).
+ *   finish    after `next build`: fails the build when a prerendered page holds
  *             the stylesheet other than once, in its <style>, when Next
  *             emitted a stylesheet of its own, or when the server bundles lack
  *             patches/next+16.4.6.patch (the served page's ETag and bytes kept).
  */
-import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import tailwind from "@tailwindcss/postcss";
 import { PHASE_PRODUCTION_BUILD } from "next/constants";
@@ -26,49 +25,27 @@ import { stylesheetMarker } from "../lib/style/marker";
 const root = path.resolve(import.meta.dirname, "..");
 const source = path.join(root, "app", "globals.css");
 export const generatedModule = path.join(root, "lib", "style", "site-css.generated.js");
-const assetsFile = path.join(root, "lib", "style", "site-css.assets.json");
-
-type Asset = { from: string; name: string };
-
-/** Tailwind's output for app/globals.css, minified, with its node_modules files renamed for /_next/static/media. */
+/** Tailwind's output for app/globals.css, minified. */
 export async function buildStylesheet() {
   const css = await readFile(source, "utf8");
-  const result = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, { from: source });
-  const assets: Asset[] = [];
-  const text = await replaceAsync(
-    result.css,
-    /url\((["']?)([^)"']*node_modules\/[^)"']+)\1\)/g,
-    async (_, _quote, url: string) => {
-      const from = path.resolve(path.dirname(source), url);
-      const { name, ext } = path.parse(from);
-      const hash = createHash("sha256")
-        .update(await readFile(from))
-        .digest("hex")
-        .slice(0, 12);
-      const asset = { from, name: `${name}.${hash}${ext}` };
-      assets.push(asset);
-      return `url(/_next/static/media/${asset.name})`;
-    },
-  );
+  const { css: text } = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, {
+    from: source,
+  });
   if (!text.includes(stylesheetMarker))
     throw new Error(`site-css: ${stylesheetMarker} is missing from the built stylesheet (app/globals.css)`);
-  return { text, assets };
-}
-
-async function replaceAsync(text: string, pattern: RegExp, replace: (...match: string[]) => Promise<string>) {
-  const replacements = await Promise.all([...text.matchAll(pattern)].map((match) => replace(...match)));
-  let index = 0;
-  return text.replace(pattern, () => replacements[index++] ?? "");
+  // A url() would be a request the first paint may wait for, and nothing here serves node_modules.
+  if (/url\((?!["']?data:)/.test(text))
+    throw new Error("site-css: the stylesheet names a file (url()); draw it inline or not at all");
+  return text;
 }
 
 async function prepare() {
-  const { text, assets } = await buildStylesheet();
+  const text = await buildStylesheet();
   await writeFile(
     generatedModule,
     `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`,
   );
-  await writeFile(assetsFile, `${JSON.stringify(assets, null, 2)}\n`);
-  console.log(`site-css: ${text.length} bytes, ${assets.length} file(s) for static/media`);
+  console.log(`site-css: ${text.length} bytes`);
 }
 
 async function* files(dir: string): AsyncGenerator<string> {
@@ -130,10 +107,6 @@ export async function buildProblems(distDir: string) {
 
 async function finish() {
   const distDir = path.join(root, nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next");
-  const assets = JSON.parse(await readFile(assetsFile, "utf8")) as Asset[];
-  const media = path.join(distDir, "static", "media");
-  await mkdir(media, { recursive: true });
-  for (const asset of assets) await copyFile(asset.from, path.join(media, asset.name));
 
   const { problems, pages } = await buildProblems(distDir);
   if (problems.length) {
@@ -142,9 +115,7 @@ async function finish() {
     );
     process.exit(1);
   }
-  console.log(
-    `site-css: ${pages} prerendered pages hold the stylesheet once, in <style>; ${assets.length} file(s) in static/media`,
-  );
+  console.log(`site-css: ${pages} prerendered pages hold the stylesheet once, in <style>`);
 }
 
 if (import.meta.filename === process.argv[1]) {
