@@ -35,6 +35,14 @@ describe("hydrateAfterPaint", () => {
     expect(rewritten).toContain("<title>Sous</title>");
   });
 
+  it("writes the folder the scripts share once, and each script's own path after it", () => {
+    const mixed = `<script src="/_next/static/chunks/a.js" async=""></script><script src="/_next/static/media/b.js" async=""></script>`;
+    const loader = hydrateAfterPaint(mixed);
+    expect(loader).toContain('("/_next/static/",["chunks/a.js","media/b.js"])');
+    expect(startScripts(loader)).toEqual(["/_next/static/chunks/a.js", "/_next/static/media/b.js"]);
+    expect(hydrateAfterPaint(page)).toContain(`("/_next/static/chunks/",["a.js","b.js","main.js"])`);
+  });
+
   it("is done once: a rewritten page, or a page with no chunk scripts, comes back as it is", () => {
     expect(hydrateAfterPaint(rewritten)).toBe(rewritten);
     const plain = "<html><body><p>No scripts</p></body></html>";

@@ -31,11 +31,9 @@ export const paintWaitMs = 3000;
 
 /** The folder every address shares ("/_next/static/chunks/"), written once in the loader. */
 function sharedFolder(sources: readonly string[]): string {
-  const first = sources[0] ?? "";
-  let folder = first.slice(0, first.lastIndexOf("/") + 1);
-  while (!sources.every((source) => source.startsWith(folder)))
-    folder = folder.slice(0, folder.lastIndexOf("/", folder.length - 2) + 1);
-  return folder;
+  let prefix = sources[0] ?? "";
+  for (const source of sources) while (!source.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix.slice(0, prefix.lastIndexOf("/") + 1);
 }
 
 /** The loader, for these script addresses: small, no dependencies, ES5 so any browser parses it. */
