@@ -353,11 +353,6 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       await pass(store);
     }
     const [row] = await listInvitations(store, { phone });
-    console.log(
-      "DEBUGROW",
-      JSON.stringify(row),
-      JSON.stringify(receiver.received.slice(-6).map((r) => [r.phone, r.answered])),
-    );
     expect(row).toMatchObject({ state: "failed", rounds: 2, attempts: 2, last_failure: "status 503", answer: null });
     const lines = [...warned.mock.calls, ...logged.mock.calls].map((call) => String(call[0]));
     const failed = lines.map((line) => JSON.parse(line)).filter((line) => line.webhookId === row!.id);
