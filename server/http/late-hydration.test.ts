@@ -41,6 +41,9 @@ describe("hydrateAfterPaint", () => {
     expect(loader).toContain('("/_next/static/",["chunks/a.js","media/b.js"])');
     expect(startScripts(loader)).toEqual(["/_next/static/chunks/a.js", "/_next/static/media/b.js"]);
     expect(hydrateAfterPaint(page)).toContain(`("/_next/static/chunks/",["a.js","b.js","main.js"])`);
+    // Names that share more than their folder keep the rest of their name.
+    const alike = `<script src="/_next/static/chunks/ab.js" async=""></script><script src="/_next/static/chunks/ac.js" async=""></script>`;
+    expect(hydrateAfterPaint(alike)).toContain('("/_next/static/chunks/",["ab.js","ac.js"])');
   });
 
   it("is done once: a rewritten page, or a page with no chunk scripts, comes back as it is", () => {
