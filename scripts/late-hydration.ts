@@ -11,9 +11,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PHASE_PRODUCTION_BUILD } from "next/constants";
 import nextConfig from "../next.config";
-import { hydrateAfterPaint, loaderMark } from "../server/http/late-hydration";
-
-const earlyScript = /<script src="\/_next\/static\/[^"]+" async=""|<link rel="preload" as="script"/;
+import { hydrateAfterPaint, loaderMark, startsScriptsEarly } from "../server/http/late-hydration";
 
 async function files(dir: string, ending: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -35,7 +33,7 @@ export async function lateHydration(distDir: string) {
       rewritten += 1;
     }
     const name = path.relative(distDir, page);
-    if (earlyScript.test(after)) problems.push(`${name} still starts a script before the first paint`);
+    if (startsScriptsEarly(after)) problems.push(`${name} still starts a script before the first paint`);
     if (!after.includes(`<script ${loaderMark}=""`)) problems.push(`${name} has no loader: it would never hydrate`);
   }
   if (pages.length === 0) problems.push(`no prerendered page in ${distDir}`);

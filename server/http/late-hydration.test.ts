@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { hydrateAfterPaint, loaderMark, paintWaitMs, renderedBodyTransform, startScripts } from "./late-hydration";
+import {
+  hydrateAfterPaint,
+  loaderMark,
+  paintWaitMs,
+  renderedBodyTransform,
+  startScripts,
+  startsScriptsEarly,
+} from "./late-hydration";
 
 // The shape Next 16 writes: a preload and async chunk scripts in <head>, the
 // bootstrap chunk after Turbopack's inline list at the end of <body>.
@@ -23,6 +30,8 @@ describe("hydrateAfterPaint", () => {
     expect(rewritten).not.toMatch(/<script src="\/_next\/static\/[^"]+" async=""/);
     expect(rewritten).not.toContain('rel="preload" as="script"');
     expect(startScripts(rewritten)).toEqual([chunk("a"), chunk("b"), chunk("main")]);
+    expect([startsScriptsEarly(page), startsScriptsEarly(rewritten)]).toEqual([true, false]);
+    expect(startsScriptsEarly(`<script src="${chunk("a")}" async="" nonce="n"></script>`)).toBe(true);
     expect(rewritten.match(new RegExp(`<script ${loaderMark}=""`, "g"))).toHaveLength(1);
   });
 

@@ -78,6 +78,14 @@ export function startScripts(html: string): string[] {
   return [...html.matchAll(asyncScript)].map((match) => match[1] ?? "");
 }
 
+/**
+ * Whether the page still starts a chunk script before its paint: an async
+ * chunk tag (whatever follows its `async`) or a script preload. The build's check.
+ */
+export function startsScriptsEarly(html: string): boolean {
+  return new RegExp(String.raw`<script src="${chunkSource}" async=""|<link rel="preload" as="script"`).test(html);
+}
+
 /** What Next's patched send-payload calls with each body it sends whole: HTML pages only. */
 export function renderedBodyTransform(body: string, contentType: string | undefined): string {
   return contentType?.startsWith("text/html") ? hydrateAfterPaint(body) : body;
