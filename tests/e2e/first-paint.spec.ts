@@ -57,6 +57,21 @@ test("every page paints in the system font, with no @font-face and no font reque
     });
   }
   expect(fonts).toEqual([]);
+  // The working twin: the same count and the same listener see a web font the page is given.
+  await page.evaluate(() => {
+    const style = document.createElement("style");
+    style.textContent = "@font-face{font-family:Probe;src:url(/probe.woff2)}body{font-family:Probe}";
+    document.head.append(style);
+  });
+  await expect.poll(() => fonts).toEqual([expect.stringMatching(/\/probe\.woff2$/)]);
+  expect(
+    await page.evaluate(
+      () =>
+        [...document.styleSheets]
+          .flatMap((sheet) => [...sheet.cssRules])
+          .filter((rule) => rule instanceof CSSFontFaceRule).length,
+    ),
+  ).toBe(1);
 });
 
 test("each icon's shapes are in the HTML once, drawn by the server: the payload names the icon", async ({
