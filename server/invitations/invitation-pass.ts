@@ -88,8 +88,12 @@ function answerOf(body: string | undefined): { texted: true } | { texted: false;
 async function send(store: Store, env: ServerEnv, settings: InviteSettings, row: InvitationRow, token: string) {
   const { webhook } = settings;
   const body = JSON.stringify({ phone: row.phone, text: row.text });
+  // Claimed before (claimed_at stays once set): sent and answered, or left by an instance that died while sending.
+  // Either way the workflow may have texted it.
+  const sentBefore = row.claimed_at !== null;
   const result = await postSigned({ ...webhook, url: webhook.url! }, row.id, body, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, {
     readAnswer: true,
+    redeliverySince: sentBefore ? row.queued_at : undefined,
   });
   const now = Date.now();
   const answer = result.ok ? answerOf(result.body) : undefined;

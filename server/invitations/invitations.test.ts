@@ -145,6 +145,8 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     for (const request of receiver.texted(phones)) {
       expect(request.webhookId).toBe(byPhone.get(request.phone)?.id);
       expect(request.text).toBe(text);
+      // A first attempt: nothing for the workflow to look up.
+      expect(request.redeliverySince).toBeUndefined();
     }
     // The working twin of "skipped": the same number, had it not texted STOP, was texted (phones[0], [2]).
   });
@@ -178,9 +180,11 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       [refusedNumber, "refused", "texted:false", "21610", 2],
       [waiting, "texted", "texted", null, 2],
     ]);
-    const ids = receiver.received.filter((request) => request.phone === waiting).map((request) => request.webhookId);
-    expect(ids).toHaveLength(2);
-    expect(new Set(ids).size).toBe(1);
+    const sends = receiver.received.filter((request) => request.phone === waiting);
+    expect(sends).toHaveLength(2);
+    expect(new Set(sends.map((request) => request.webhookId)).size).toBe(1);
+    // The redelivery says since when the workflow may have texted it (the invitation's queuing); the first does not.
+    expect(sends.map((request) => request.redeliverySince)).toStrictEqual([undefined, String(afternoon / 1000)]);
   });
 
   it("send nothing outside 9:00-20:00 local in any zone a number could be in, and each once its hours open, in order, with no one running anything again", async () => {
@@ -493,6 +497,13 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     ).toStrictEqual([
       ["texted", 1, null],
       ["queued", 0, "new-holder"],
+    ]);
+    // The new holder dies too. The claim it left runs out; the next pass sends it, marked as a redelivery although
+    // no attempt was ever recorded: the dead holder may have texted it.
+    vi.setSystemTime(afternoon + 90_000);
+    expect(await pass(store)).toMatchObject({ texted: 1 });
+    expect(receiver.received.filter((request) => request.phone === failed)).toStrictEqual([
+      expect.objectContaining({ redeliverySince: String(afternoon / 1000) }),
     ]);
     // A texted invitation stays texted whatever a later sender says.
     await settleInvitation(

@@ -277,6 +277,8 @@ describe("redeliveryPass", () => {
     expect(requests.map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
     const last = requests.at(-1)!;
     expect(last.headers["webhook-id"]).toBe(first.webhookId);
+    expect(last.headers["sous-redelivery-since"]).toBe(requests[1]!.headers["sous-redelivery-since"]);
+    expect(last.headers["sous-redelivery-since"]).toMatch(/^\d{10}$/);
     expect(new Webhook(rotated).verify(last.body, last.headers as Record<string, string>)).toStrictEqual(body);
     expect(logged("lead_redelivered")).toStrictEqual([
       expect.objectContaining({

@@ -86,11 +86,18 @@ describe("signing (Standard Webhooks)", () => {
 describe("retries", () => {
   it("retries a transient failure with the same webhook-id until it succeeds", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const before = Math.floor(Date.now() / 1000);
     const { delivery, requests } = await send(payload("[fail=2]"));
 
     expect(delivery).toMatchObject({ ok: true, status: 200, attempts: 3 });
     expect(requests.map((request) => request.answered)).toEqual([503, 503, 200]);
     expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(new Set([delivery.webhookId]));
+    // The retries say the receiver may have acted on an earlier attempt since the lead was made; the first does not.
+    const since = requests.map((request) => request.headers["sous-redelivery-since"]);
+    expect(since[0]).toBeUndefined();
+    expect(since[1]).toBe(since[2]);
+    expect(Number(since[1])).toBeGreaterThanOrEqual(before);
+    expect(Number(since[1])).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     // The pauses between them (10 then 20 ms here) are checked on the virtual clock below.
   });
 

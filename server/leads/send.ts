@@ -57,22 +57,34 @@ export const failureOf = (result: { ok: boolean; reason?: string; status?: numbe
   result.ok ? undefined : result.status !== undefined ? `${result.reason} ${result.status}` : result.reason;
 
 /**
+ * Sent with a redelivery, when an earlier attempt under the same webhook-id
+ * may have reached the receiver (it was posted, whatever came back): the Unix
+ * time in seconds from which that attempt's effect may be found. The SMS
+ * workflow asks Twilio whether it texted the number since then before it
+ * texts again, where its own memory of webhook-ids has no answer.
+ */
+const REDELIVERY_SINCE_HEADER = "sous-redelivery-since";
+
+/**
  * One signed, authenticated POST of a body, with the secrets and auth header
  * in force now: a redelivery a day later is signed with the current secrets.
  * The launch invitations send through it too, reading the answer.
+ * `redeliverySince` (ms since the epoch) marks a redelivery.
  */
 export function postSigned(
   webhook: WebhookSettings & { url: string },
   webhookId: string,
   body: string,
   timeoutMs: number,
-  options: { readAnswer?: boolean } = {},
+  options: { readAnswer?: boolean; redeliverySince?: number } = {},
 ) {
+  const { redeliverySince, ...reading } = options;
   const headers = {
     ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
     ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
+    ...(redeliverySince === undefined ? {} : { [REDELIVERY_SINCE_HEADER]: String(Math.floor(redeliverySince / 1000)) }),
   };
-  return postJson(webhook.url, body, headers, timeoutMs, options);
+  return postJson(webhook.url, body, headers, timeoutMs, reading);
 }
 
 /**
@@ -83,7 +95,7 @@ export function postSigned(
  */
 async function attemptAll(
   webhook: WebhookSettings & { url: string },
-  { id, body }: Pick<Lead, "id" | "body">,
+  { id, body, attempts, createdAt }: Pick<Lead, "id" | "body" | "attempts" | "createdAt">,
   env: ServerEnv,
   sender: Sender,
   started: number,
@@ -94,7 +106,9 @@ async function attemptAll(
     const timeoutMs =
       sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
-    const result = await postSigned(webhook, id, body, Math.max(1, Math.round(timeoutMs)));
+    // After any earlier attempt, the receiver may have acted on it: the lead's own time bounds where to look.
+    const redeliverySince = attempts + records.length > 0 ? createdAt : undefined;
+    const result = await postSigned(webhook, id, body, Math.max(1, Math.round(timeoutMs)), { redeliverySince });
     records.push({
       at,
       status: "status" in result ? result.status : null,

@@ -766,6 +766,40 @@ function invitationSpecs() {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       expect(callsFor(refused).filter((call) => call.fields.Body === smsTexts.invitation(inviteLink))).toHaveLength(1);
     });
+
+    test("Twilio takes an invitation but answers after the workflow stopped waiting: 503, then the site's redelivery finds it in Twilio's list, and the number is texted once", async () => {
+      const late = numberAt(25);
+      const prompt = numberAt(26);
+      for (const [name, phone] of [
+        ["Late", late],
+        ["Prompt", prompt],
+      ] as const)
+        expect(await signUpWithoutScript({ name, phone })).toContain(waitlistMessages.success.text);
+      await expect.poll(() => callsFor(late).length + callsFor(prompt).length, { timeout: 30_000 }).toBe(2);
+      // Taken at once, answered after 4 s: the workflow's 2.5 s timeout runs out first.
+      twilio.answerLate(late, 4_000);
+      await invite("send", "--phones", await phonesFile("wave-4", [late, prompt]), "--wave", "launch-4");
+      await expect
+        .poll(async () => (await inviteStatus("launch-4")).counts, { timeout: 60_000, intervals: [1_000] })
+        .toMatchObject({ texted: 2, queued: 0, failed: 0 });
+      const exported = (await invite("export", "--wave", "launch-4", "--format", "jsonl"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { phone: string; attempts: number; state: string });
+      // The late one was sent twice under its webhook-id; the prompt one, its working twin, once.
+      expect(exported.map((row) => [row.phone, row.state, row.attempts])).toStrictEqual([
+        [late, "texted", 2],
+        [prompt, "texted", 1],
+      ]);
+      expect(invitationsTo([late, prompt]).map((message) => message.to)).toStrictEqual([late, prompt]);
+      // The redelivery asked Twilio about the late number; nobody asked about the prompt one.
+      const lookups = (phone: string) =>
+        twilio.calls.filter(
+          (call) => call.method === "GET" && new URL(call.path, twilio.url).searchParams.get("To") === phone,
+        );
+      expect(lookups(late)).toHaveLength(1);
+      expect(lookups(prompt)).toHaveLength(0);
+    });
   });
 }
 

@@ -5,11 +5,14 @@ import type { AddressInfo, Socket } from "node:net";
 /**
  * A stand-in for Twilio's Messages API on 127.0.0.1 (the real one cannot be
  * reached from here): it checks the account's basic auth as Twilio does,
- * records every message it accepts and every call it gets, and can be told to
- * fail the way Twilio fails.
+ * records every message it accepts and every call it gets, lists the messages
+ * to a number (newest first, as Twilio's GET does), and can be told to fail
+ * the way Twilio fails.
  */
 
 export type TwilioCall = {
+  method: string;
+  /** With the query, for a GET. */
   path: string;
   authorized: boolean;
   fields: Record<string, string>;
@@ -32,6 +35,8 @@ export type FakeTwilio = {
   mode(next: TwilioMode): void;
   /** Refuses every message to this number with Twilio's 400 and this code (21610: it texted STOP), whatever the mode. */
   refuse(to: string, code: number): void;
+  /** Takes the next message to this number at once, and answers only after `ms`: later than its caller waits. */
+  answerLate(to: string, ms: number): void;
   close(): Promise<void>;
 };
 
@@ -43,6 +48,7 @@ export async function startFakeTwilio(
   const sockets = new Set<Socket>();
   let current: TwilioMode = { kind: "accept" };
   const refused = new Map<string, number>();
+  const late = new Map<string, number>();
   let counter = 0;
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
 
@@ -52,7 +58,14 @@ export async function startFakeTwilio(
     req.on("end", () => {
       const fields = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
       const authorized = req.headers.authorization === expectedAuth;
-      const call: TwilioCall = { path: req.url ?? "", authorized, fields, answered: 201, at: Date.now() };
+      const call: TwilioCall = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        authorized,
+        fields: req.method === "GET" ? {} : fields,
+        answered: 201,
+        at: Date.now(),
+      };
       calls.push(call);
       const json = (status: number, body: unknown) => {
         call.answered = status;
@@ -63,15 +76,28 @@ export async function startFakeTwilio(
         call.answered = "hang";
         return;
       }
-      if (req.method !== "POST" || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`)
+      const [pathname, query = ""] = (req.url ?? "").split("?");
+      const known = pathname === `/2010-04-01/Accounts/${accountSid}/Messages.json`;
+      if (!known || (req.method !== "POST" && req.method !== "GET"))
         return json(404, { code: 20404, message: "The requested resource was not found", status: 404 });
       if (!authorized) return json(401, { code: 20003, message: "Authenticate", status: 401 });
+      if (req.method === "GET") return json(200, { messages: listed(new URLSearchParams(query)) });
       const refusal = refused.get(fields.To ?? "");
       if (refusal !== undefined) return json(400, { code: refusal, message: `Error ${refusal}`, status: 400 });
       if (current.kind === "error")
         return json(current.status, { code: current.code, message: `Error ${current.code}`, status: current.status });
       counter += 1;
-      json(201, { sid: `SM${String(counter).padStart(32, "0")}`, status: "queued", to: fields.To, body: fields.Body });
+      const message = {
+        sid: `SM${String(counter).padStart(32, "0")}`,
+        status: "queued",
+        to: fields.To,
+        body: fields.Body,
+      };
+      const delay = late.get(fields.To ?? "");
+      if (delay === undefined) return json(201, message);
+      late.delete(fields.To ?? "");
+      call.answered = 201;
+      setTimeout(() => json(201, message), delay);
     });
   });
   server.on("connection", (socket) => {
@@ -90,6 +116,23 @@ export async function startFakeTwilio(
         at: call.at,
       }));
 
+  /** Twilio's list of messages: to the number (and from the sender) filtered on, newest first, at most PageSize. */
+  function listed(filters: URLSearchParams) {
+    const to = filters.get("To");
+    const from = filters.get("From");
+    return acceptedAt()
+      .filter((message) => (!to || message.to === to) && (!from || message.from === from))
+      .reverse()
+      .slice(0, Number(filters.get("PageSize") ?? 50))
+      .map((message) => ({
+        to: message.to,
+        from: message.from,
+        body: message.body,
+        direction: "outbound-api",
+        date_created: new Date(message.at).toUTCString().replace("GMT", "+0000"),
+      }));
+  }
+
   return {
     url: `http://127.0.0.1:${port}`,
     accountSid,
@@ -102,6 +145,9 @@ export async function startFakeTwilio(
     },
     refuse(to, code) {
       refused.set(to, code);
+    },
+    answerLate(to, ms) {
+      late.set(to, ms);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -2,7 +2,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One invitation as the stand-in received it. */
-export type ReceivedInvitation = { webhookId: string; phone: string; text: string; at: number; answered: number };
+export type ReceivedInvitation = {
+  webhookId: string;
+  phone: string;
+  text: string;
+  at: number;
+  answered: number;
+  /** The sous-redelivery-since header: set when an earlier attempt may have been texted. */
+  redeliverySince: string | undefined;
+};
 
 /**
  * A stand-in for the invitations workflow, on 127.0.0.1, with its answer
@@ -30,6 +38,7 @@ export async function startInviteReceiver() {
         text,
         at: Date.now(),
         answered: status,
+        redeliverySince: request.headers["sous-redelivery-since"] as string | undefined,
       });
       // What n8n answers when an execution dies before its Respond node: 200, empty.
       if (!down && silent.delete(phone)) return response.writeHead(200).end();

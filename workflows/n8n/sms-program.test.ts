@@ -99,7 +99,10 @@ const twilioEnv = {
   TWILIO_API_BASE: "http://twilio.test",
 };
 
-function delivery(body: string, options: { id?: string; signWith?: string; at?: Date } = {}) {
+function delivery(
+  body: string,
+  options: { id?: string; signWith?: string; at?: Date; headers?: Record<string, string> } = {},
+) {
   const id = options.id ?? "msg_1";
   const at = options.at ?? new Date();
   return {
@@ -109,6 +112,7 @@ function delivery(body: string, options: { id?: string; signWith?: string; at?: 
         "webhook-id": id,
         "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
         "webhook-signature": new Webhook(options.signWith ?? secret).sign(id, at, body),
+        ...options.headers,
       },
     },
   };
@@ -159,8 +163,9 @@ describe("the welcome text", () => {
 
     const refusals = [
       { ...delivery(signup, { signWith: newWebhookSecret() }) },
-      { ...delivery(signup, { at: new Date(Date.now() - 301_000) }) },
-      { ...delivery(signup, { at: new Date(Date.now() + 301_000) }) },
+      // Five seconds past the five minutes: the runs before it take time, and seconds are whole.
+      { ...delivery(signup, { at: new Date(Date.now() - 305_000) }) },
+      { ...delivery(signup, { at: new Date(Date.now() + 305_000) }) },
       { ...delivery(signup), rawBody: signup.replace("Ana", "Eve") },
       { rawBody: signup, json: { headers: {} } },
     ];
@@ -302,6 +307,104 @@ describe("the launch invitation", () => {
     expect(JSON.parse(String(refused.result[0]!.json.responseBody))).toEqual({ texted: false, code: 21610 });
     const down = await invite({ env, ...signed(invitation, "msg_d"), answers: [{ statusCode: 503, body: "{}" }] });
     expect(down.result[0]!.json.status).toBe(503);
+  });
+
+  describe("a redelivery it has no record of (the site's sous-redelivery-since header)", () => {
+    const queuedAt = Math.floor(Date.now() / 1000) - 600;
+    const redelivery = (id: string) => signed(invitation, id);
+    const marked = (id: string, since = queuedAt) =>
+      delivery(invitation, { id, signWith: inviteSecret, headers: { "sous-redelivery-since": String(since) } });
+    /** Twilio's GET of the messages to a number, newest first. */
+    const listing = (...messages: Array<Record<string, unknown>>) => ({ statusCode: 200, body: { messages } });
+    const message = (fields: Record<string, unknown> = {}) => ({
+      to: "+12125550142",
+      from: "+15005550006",
+      body: text,
+      direction: "outbound-api",
+      date_created: new Date((queuedAt + 60) * 1000).toUTCString().replace("GMT", "+0000"),
+      ...fields,
+    });
+
+    it("asks Twilio first, and texts nothing when Twilio took this text for the number since the site says", async () => {
+      const staticData = {};
+      const found = await invite({
+        env,
+        staticData,
+        ...marked("msg_lost"),
+        answers: [listing(message({ body: "another text" }), message())],
+      });
+      expect(found.result[0]!.json).toMatchObject({
+        status: 200,
+        responseBody: '{"texted":true,"duplicate":true}',
+      });
+      expect(found.requests).toHaveLength(1);
+      const lookup = found.requests[0]! as HttpRequest & { method?: string };
+      expect(lookup.method).toBe("GET");
+      const url = new URL(lookup.url);
+      expect(url.origin + url.pathname).toBe("http://twilio.test/2010-04-01/Accounts/AC123/Messages.json");
+      expect(Object.fromEntries(url.searchParams)).toEqual({
+        To: "+12125550142",
+        From: "+15005550006",
+        PageSize: "50",
+      });
+      expect(lookup).toMatchObject({ auth: { username: "AC123", password: "token" }, timeout: 1_000 });
+      // Remembered: the next redelivery asks nobody.
+      const again = await invite({ env, staticData, ...marked("msg_lost") });
+      expect(again.requests).toEqual([]);
+      expect(again.result[0]!.json.responseBody).toBe('{"texted":true,"duplicate":true}');
+    });
+
+    it("texts when Twilio has no such message: another text, an older one, an incoming one, or none", async () => {
+      const older = message({ date_created: new Date((queuedAt - 3_600) * 1000).toUTCString() });
+      for (const listed of [[message({ body: "another text" })], [older], [message({ direction: "inbound" })], []]) {
+        const sent = await invite({
+          env,
+          ...marked("msg_new"),
+          answers: [listing(...listed), { statusCode: 201, body: "{}" }],
+        });
+        expect(sent.result[0]!.json.responseBody).toBe('{"texted":true}');
+        expect(sent.requests.map((request) => (request as { method?: string }).method)).toEqual(["GET", "POST"]);
+        // The lookup and the text share the 2.5 s the site's attempt leaves them.
+        expect(sent.requests[1]!.timeout).toBeLessThanOrEqual(2_500);
+        expect(sent.requests[1]!.timeout).toBeGreaterThanOrEqual(1_500);
+      }
+      // A first delivery (no header) is texted without a lookup, as before.
+      const first = await invite({ env, ...redelivery("msg_first"), answers: [{ statusCode: 201, body: "{}" }] });
+      expect(first.requests.map((request) => (request as { method?: string }).method)).toEqual(["POST"]);
+    });
+
+    it("answers 503 and texts nothing when Twilio does not say; a Messaging Service sender is not filtered on", async () => {
+      for (const failed of [
+        { statusCode: 500, body: "{}" },
+        { statusCode: 200, body: "not json" },
+        Object.assign(new Error("timeout"), { code: "ECONNABORTED" }),
+      ]) {
+        const { result, requests } = await invite({ env, ...marked("msg_unknown"), answers: [failed] });
+        expect(result[0]!.json.status).toBe(503);
+        expect(JSON.parse(String(result[0]!.json.responseBody))).toEqual({
+          texted: false,
+          error: "twilio_lookup_failed",
+        });
+        expect(requests).toHaveLength(1);
+      }
+      const service = await invite({
+        env: { ...env, TWILIO_FROM: "MG0123" },
+        ...marked("msg_service"),
+        answers: [listing(message({ from: "+15005550099" }))],
+      });
+      expect(service.result[0]!.json.responseBody).toBe('{"texted":true,"duplicate":true}');
+      expect(Object.fromEntries(new URL(service.requests[0]!.url).searchParams)).toEqual({
+        To: "+12125550142",
+        PageSize: "50",
+      });
+      // A header that is no time is no redelivery mark.
+      const garbled = await invite({
+        env,
+        ...delivery(invitation, { id: "msg_g", signWith: inviteSecret, headers: { "sous-redelivery-since": "soon" } }),
+        answers: [{ statusCode: 201, body: "{}" }],
+      });
+      expect(garbled.requests).toHaveLength(1);
+    });
   });
 
   it("takes only its own secrets, and refuses a text that is missing or longer than one segment", async () => {

@@ -150,12 +150,16 @@ function answer(status, body, contentType = "application/json") {
   return { status, contentType, responseBody: typeof body === "string" ? body : JSON.stringify(body) };
 }
 
+/** An HTTP POST that never throws: { status, body } or { status: 0, error } when nothing answered in time. */
+function post(helpers, request) {
+  return call(helpers, { ...request, method: "POST" });
+}
+
 /** An HTTP call that never throws: { status, body } or { status: 0, error } when nothing answered in time. */
-async function post(helpers, request) {
+async function call(helpers, request) {
   try {
     const response = await helpers.httpRequest({
       ...request,
-      method: "POST",
       returnFullResponse: true,
       ignoreHttpStatusErrors: true,
     });
@@ -211,20 +215,30 @@ const TWILIO_TIMEOUT_MS = 2_500;
 // valid number, 21610 the number replied STOP to this sender, 21614 not a mobile.
 const NUMBER_REFUSED = [21211, 21214, 21217, 21610, 21612, 21614];
 
-/** One Twilio Messages API call: accepted, refused for the number, or unavailable (the operator's side). */
-async function sendText(helpers, to, body) {
+/** The Twilio account the texts go out from, or undefined where a setting is missing. */
+function twilioAccount() {
   const sid = setting("TWILIO_ACCOUNT_SID");
   const token = setting("TWILIO_AUTH_TOKEN");
   const from = setting("TWILIO_FROM");
-  if (!sid || !token || !from) return { outcome: "unavailable", reason: "twilio_not_configured" };
+  if (!sid || !token || !from) return undefined;
   const base = setting("TWILIO_API_BASE", "https://api.twilio.com").replace(/\/+$/, "");
-  const sender = from.startsWith("MG") ? { MessagingServiceSid: from } : { From: from };
-  const response = await post(helpers, {
-    url: `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`,
-    body: formEncode({ To: to, ...sender, Body: body }),
-    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+  return {
+    messages: `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`,
     auth: { username: sid, password: token },
-    timeout: TWILIO_TIMEOUT_MS,
+    sender: from.startsWith("MG") ? { MessagingServiceSid: from } : { From: from },
+  };
+}
+
+/** One Twilio Messages API call: accepted, refused for the number, or unavailable (the operator's side). */
+async function sendText(helpers, to, body, timeout = TWILIO_TIMEOUT_MS) {
+  const account = twilioAccount();
+  if (!account) return { outcome: "unavailable", reason: "twilio_not_configured" };
+  const response = await post(helpers, {
+    url: account.messages,
+    body: formEncode({ To: to, ...account.sender, Body: body }),
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    auth: account.auth,
+    timeout,
   });
   if (response.status >= 200 && response.status < 300) return { outcome: "accepted", messageSid: response.body?.sid };
   const code = typeof response.body?.code === "number" ? response.body.code : undefined;
@@ -237,13 +251,58 @@ async function sendText(helpers, to, body) {
   };
 }
 
+// The lookup before a redelivery's text gets this much of TWILIO_TIMEOUT_MS; the text gets the rest.
+const LOOKUP_TIMEOUT_MS = 1_000;
+
+// Twilio's clock and the site's may differ by this much.
+const CLOCK_SLACK_SECONDS = 60;
+
+/**
+ * Whether Twilio took this text for this number since `sinceSeconds`, read
+ * from the account's own list of messages to the number (newest first):
+ * true or false, or undefined when Twilio did not say. Asked before a
+ * redelivery is texted, when an earlier attempt under the same webhook-id may
+ * have been texted without anyone hearing of it: n8n stopped between Twilio's
+ * answer and saving the ids, Twilio answered after the timeout, or two
+ * executions saved their ids over each other.
+ */
+async function textedSince(helpers, to, body, sinceSeconds) {
+  const account = twilioAccount();
+  if (!account) return undefined;
+  const filters = { To: to, ...(account.sender.From ? { From: account.sender.From } : {}), PageSize: "50" };
+  const response = await call(helpers, {
+    method: "GET",
+    url: `${account.messages}?${formEncode(filters)}`,
+    headers: { accept: "application/json" },
+    auth: account.auth,
+    timeout: LOOKUP_TIMEOUT_MS,
+  });
+  const messages = response.body?.messages;
+  if (response.status !== 200 || !Array.isArray(messages)) return undefined;
+  const since = (sinceSeconds - CLOCK_SLACK_SECONDS) * 1000;
+  return messages.some(
+    (message) =>
+      message?.body === body &&
+      String(message.direction ?? "").startsWith("outbound") &&
+      Date.parse(message.date_created) >= since,
+  );
+}
+
+/** When the site says an earlier attempt under this webhook-id may have been texted: from when, in seconds. */
+function redeliverySince(headers) {
+  const since = headers["sous-redelivery-since"] ?? "";
+  return /^\d{1,12}$/.test(since) ? Number(since) : undefined;
+}
+
 /**
  * What the welcome and the invitation share: the site's signature checked
  * with the secrets in `secrets` (a setting), one text per webhook-id (the ids
  * answered are remembered under `remember`), the text `textOf(body)` gives
  * (undefined: 400), and the answer contract: 2xx texted; 2xx texted: false
  * with the code for a number the carrier refuses; 503 when Twilio or the
- * account fails, so the site sends it again.
+ * account fails, so the site sends it again. A redelivery whose id is not
+ * remembered (the site sends `sous-redelivery-since` when an earlier attempt
+ * may have reached us) is texted only if Twilio has no such message since.
  */
 async function textOnce(helpers, { secrets, remember, textOf }) {
   const item = $input.first().json;
@@ -269,7 +328,21 @@ async function textOnce(helpers, { secrets, remember, textOf }) {
   const earlier = texted[verified.id];
   if (earlier) return answer(200, { texted: earlier.texted, duplicate: true });
 
-  const sent = await sendText(helpers, phone, text);
+  // A redelivery this workflow has no record of: Twilio's own list says whether an earlier attempt got through.
+  const since = redeliverySince(headers);
+  let timeout = TWILIO_TIMEOUT_MS;
+  if (since !== undefined && twilioAccount()) {
+    const asked = Date.now();
+    const found = await textedSince(helpers, phone, text, since);
+    if (found === undefined) return answer(503, { texted: false, error: "twilio_lookup_failed" });
+    if (found) {
+      texted[verified.id] = { at: nowSeconds, texted: true };
+      return answer(200, { texted: true, duplicate: true });
+    }
+    timeout = Math.max(TWILIO_TIMEOUT_MS - (Date.now() - asked), TWILIO_TIMEOUT_MS - LOOKUP_TIMEOUT_MS);
+  }
+
+  const sent = await sendText(helpers, phone, text, timeout);
   if (sent.outcome === "unavailable") {
     return answer(503, { texted: false, error: sent.reason, twilioStatus: sent.twilioStatus, code: sent.code });
   }
