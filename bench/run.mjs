@@ -11,7 +11,7 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { host, only, pages, paths, ports, title, urlOf } from "./lib/config.mjs";
 import { auditInterleaved } from "./lib/lighthouse.mjs";
-import { measureThroughput } from "./lib/load.mjs";
+import { measureThroughput, pageSizes } from "./lib/load.mjs";
 import { killAllNow, start, stopAll, waitForHttp, waitForPortFree } from "./lib/processes.mjs";
 import { budgets, render, sections } from "./lib/report.mjs";
 import { serveApp, serveAppWithNextStart, serveBaseline, serveFloor } from "./lib/servers.mjs";
@@ -59,9 +59,9 @@ async function main() {
   const app = await serveApp();
   const appNextStart = await serveAppWithNextStart();
   const baseline = await serveBaseline();
-  const floor = await serveFloor();
-
   const both = [pages.home, pages.signup];
+  const floor = await serveFloor(await pageSizes(app.url, both));
+
   // The floor and both pages (and the baseline's), audited in turn.
   const auditTargets = [
     { label: "floor", url: floor.url },

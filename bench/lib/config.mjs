@@ -31,6 +31,9 @@ export const chromeFlags = [
 
 export const pages = { home: "/", signup: "/signup", terms: "/terms", privacy: "/privacy", notFound: "/no-such-page" };
 
+/** Where the floor serves a page of text as heavy as the app's page at `pagePath` (bench/lib/servers.mjs). */
+export const sameSizePath = (pagePath) => `/same-size/${pagePath.replace(/\W/g, "") || "home"}`;
+
 /** The server's environment: webhooks to the bench's receiver, rate limits out of the way. */
 export const serverEnv = {
   CONTACT_WEBHOOK_URL: urlOf(ports.receiver, "/hooks/contact"),

@@ -1,5 +1,5 @@
 import autocannon from "autocannon";
-import { connections, durations, throughputConnections } from "./config.mjs";
+import { connections, durations, sameSizePath, throughputConnections } from "./config.mjs";
 
 /** The median of a list of numbers (the mean of the middle two for an even count). */
 export function median(values) {
@@ -45,13 +45,26 @@ export const benchAddress = (n) => `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255
 /** What a GET asks for: the page as sent, or compressed as a browser accepts it. */
 export const encodings = { identity: "identity", compressed: "gzip, br" };
 
+/** Each page's bytes as sent uncompressed, by path. */
+export async function pageSizes(base, pagePaths) {
+  const sizes = {};
+  for (const pagePath of pagePaths) {
+    const response = await fetch(new URL(pagePath, base), { headers: { "accept-encoding": "identity" } });
+    sizes[pagePath] = (await response.arrayBuffer()).byteLength;
+  }
+  return sizes;
+}
+
 /**
  * Each page's GETs per second, uncompressed and compressed, from the app as
  * `npm start` serves it, the same build under `next start` (what
  * scripts/start.mjs costs), the framework floor's empty page (what is left
- * is the app's), and the baseline's build when there is one: in turn, the
- * order reversed every other round, so a slower minute of the machine falls
- * on every server alike; the median round counts. 20 connections.
+ * is the app's), the floor's page of text as heavy as the app's page (what
+ * the framework does with that many bytes, on this machine, where the load
+ * and the server share the cores), and the baseline's build when there is
+ * one: in turn, the order reversed every other round, so a slower minute of
+ * the machine falls on every server alike; the median round counts. 20
+ * connections.
  */
 export async function measureThroughput(pagePaths, { app, nextStart, floor, baseline }) {
   const rows = [];
@@ -61,6 +74,7 @@ export async function measureThroughput(pagePaths, { app, nextStart, floor, base
         app: new URL(path, app).href,
         nextStart: new URL(path, nextStart).href,
         floor,
+        sameSize: new URL(sameSizePath(path), floor).href,
         ...(baseline ? { baseline: new URL(path, baseline).href } : {}),
       };
       const headers = { "accept-encoding": accept };
@@ -71,8 +85,9 @@ export async function measureThroughput(pagePaths, { app, nextStart, floor, base
           status: response.status,
           encoding: response.headers.get("content-encoding") ?? "identity",
           etag: Boolean(response.headers.get("etag")),
+          // Decoded: the page's own bytes, whatever the encoding.
+          bytes: (await response.arrayBuffer()).byteLength,
         };
-        await response.arrayBuffer();
         await load({ url, headers, connections: throughputConnections, duration: durations.warmup });
       }
       const runs = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));

@@ -110,7 +110,7 @@ export function sections({ machine, weights, audits, simulated, hydration, throu
     }),
   );
   guard(
-    "Throughput (GET, 20 connections, 2xx per second, median of 3 interleaved rounds; the app under npm start, the same build under next start, and the framework floor's empty page)",
+    "Throughput (GET, 20 connections, 2xx per second, median of 3 interleaved rounds; the app under npm start, the same build under next start, the framework floor's empty page, and the floor's page of text as heavy as the app's page)",
     throughput,
     (rows) => ({
       table: [
@@ -122,6 +122,8 @@ export function sections({ machine, weights, audits, simulated, hydration, throu
           "next start /s",
           "Floor /s",
           "npm start ÷ floor",
+          "Floor, same bytes /s (bytes)",
+          "npm start ÷ same bytes",
           "npm start p99 ms",
           "Floor p99 ms",
           ...(baseline ? [`Before /s (${baseline.label})`] : []),
@@ -134,6 +136,8 @@ export function sections({ machine, weights, audits, simulated, hydration, throu
           fixed(r.nextStart.perSecond),
           fixed(r.floor.perSecond),
           fixed(r.app.perSecond / r.floor.perSecond, 3),
+          `${fixed(r.sameSize.perSecond)} (${r.sent.sameSize.bytes} / ${r.sent.app.bytes})`,
+          fixed(r.app.perSecond / r.sameSize.perSecond, 3),
           fixed(r.app.p99Ms),
           fixed(r.floor.p99Ms),
           ...(r.baseline ? [fixed(r.baseline.perSecond)] : []),

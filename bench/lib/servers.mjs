@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { baselineRef, host, paths, ports, serverEnv, urlOf } from "./config.mjs";
+import { baselineRef, host, paths, ports, sameSizePath, serverEnv, urlOf } from "./config.mjs";
 import { run, start, waitForHttp } from "./processes.mjs";
 
 /** Serves the build in `dir` as `npm start` does, or with Next's own `next start`. */
@@ -45,10 +45,40 @@ export const serveApp = () => buildAndServe("app", paths.root, ports.next);
 export const serveAppWithNextStart = () =>
   serve("app-next-start", paths.root, ports.nextStart, { command: "next start" });
 
-/** The framework floor (bench/floor): an empty App Router page on the project's own next, react and react-dom, unpatched. */
-export async function serveFloor() {
+// What the floor's layout and an empty page weigh: the text a same-size page adds comes on top (bytes, about).
+const FLOOR_EMPTY_BYTES = 5_400;
+
+/** A floor page about as heavy as `bytes`: plain paragraphs of text on the floor's layout. */
+function sameSizePage(bytes) {
+  const words = "private chef quote menu client invoice grocery schedule prep waitlist ";
+  // Each character comes twice, and each paragraph's tags and payload entry add about 5%.
+  const length = Math.max(0, Math.round((bytes - FLOOR_EMPTY_BYTES) / 2.1));
+  const text = words.repeat(Math.ceil(length / words.length) + 1).slice(0, length);
+  const paragraphs = text.match(/[\s\S]{1,700}/g) ?? [];
+  return `export default function Page() {
+  return (
+    <main>
+${paragraphs.map((paragraph) => `      <p>{${JSON.stringify(paragraph)}}</p>`).join("\n")}
+    </main>
+  );
+}
+`;
+}
+
+/**
+ * The framework floor (bench/floor): an empty App Router page on the
+ * project's own next, react and react-dom, unpatched. `sizes` (the app's
+ * pages and their bytes, uncompressed) adds a page of text as heavy as each
+ * at sameSizePath: what the framework does with that many bytes, side by side.
+ */
+export async function serveFloor(sizes = {}) {
   const dir = await scratch("floor");
   await cp(path.join(paths.root, "bench", "floor"), dir, { recursive: true });
+  for (const [pagePath, bytes] of Object.entries(sizes)) {
+    const folder = path.join(dir, "app", ...sameSizePath(pagePath).split("/").filter(Boolean));
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, "page.jsx"), sameSizePage(bytes));
+  }
   linkModules(dir);
   // Unpatched: the framework's own pace, not this tree's patches of it (patches/).
   patchModules(dir, []);
