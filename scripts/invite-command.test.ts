@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
-import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { smsTexts } from "@/lib/sms/program";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
@@ -35,6 +35,7 @@ const link = "https://sous.example/start";
 const phones = Array.from({ length: 6 }, (_, i) => `+1212555010${i}`);
 const records: string[] = [];
 const folder = mkdtempSync(path.join(tmpdir(), "sous-invite-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
 const file = (name: string, text: string) => {
   const at = path.join(folder, name);
   writeFileSync(at, text);
