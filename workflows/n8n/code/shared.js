@@ -229,9 +229,8 @@ function twilioAccount() {
   };
 }
 
-/** One Twilio Messages API call: accepted, refused for the number, or unavailable (the operator's side). */
-async function sendText(helpers, to, body, timeout = TWILIO_TIMEOUT_MS) {
-  const account = twilioAccount();
+/** One Twilio Messages API call from `account` (twilioAccount()): accepted, refused for the number, or unavailable (the operator's side). */
+async function sendText(helpers, account, to, body, timeout) {
   if (!account) return { outcome: "unavailable", reason: "twilio_not_configured" };
   const response = await post(helpers, {
     url: account.messages,
@@ -259,16 +258,14 @@ const CLOCK_SLACK_SECONDS = 60;
 
 /**
  * Whether Twilio took this text for this number since `sinceSeconds`, read
- * from the account's own list of messages to the number (newest first):
+ * from `account`'s own list of messages to the number (newest first):
  * true or false, or undefined when Twilio did not say. Asked before a
  * redelivery is texted, when an earlier attempt under the same webhook-id may
  * have been texted without anyone hearing of it: n8n stopped between Twilio's
  * answer and saving the ids, Twilio answered after the timeout, or two
  * executions saved their ids over each other.
  */
-async function textedSince(helpers, to, body, sinceSeconds) {
-  const account = twilioAccount();
-  if (!account) return undefined;
+async function textedSince(helpers, account, to, body, sinceSeconds) {
   const filters = { To: to, ...(account.sender.From ? { From: account.sender.From } : {}), PageSize: "50" };
   const response = await call(helpers, {
     method: "GET",
@@ -330,10 +327,11 @@ async function textOnce(helpers, { secrets, remember, textOf }) {
 
   // A redelivery this workflow has no record of: Twilio's own list says whether an earlier attempt got through.
   const since = redeliverySince(headers);
+  const account = twilioAccount();
   let timeout = TWILIO_TIMEOUT_MS;
-  if (since !== undefined && twilioAccount()) {
+  if (since !== undefined && account) {
     const asked = Date.now();
-    const found = await textedSince(helpers, phone, text, since);
+    const found = await textedSince(helpers, account, phone, text, since);
     if (found === undefined) return answer(503, { texted: false, error: "twilio_lookup_failed" });
     if (found) {
       texted[verified.id] = { at: nowSeconds, texted: true };
@@ -342,7 +340,7 @@ async function textOnce(helpers, { secrets, remember, textOf }) {
     timeout = Math.max(TWILIO_TIMEOUT_MS - (Date.now() - asked), TWILIO_TIMEOUT_MS - LOOKUP_TIMEOUT_MS);
   }
 
-  const sent = await sendText(helpers, phone, text, timeout);
+  const sent = await sendText(helpers, account, phone, text, timeout);
   if (sent.outcome === "unavailable") {
     return answer(503, { texted: false, error: sent.reason, twilioStatus: sent.twilioStatus, code: sent.code });
   }
