@@ -21,8 +21,9 @@ export class SignupFormPage {
     this.status = this.main.locator("[role=status]");
   }
 
-  async open() {
-    await this.page.goto("/signup");
+  /** `waitUntil` as page.goto's: "domcontentloaded" when a test holds the page's scripts. */
+  async open(options: { waitUntil?: "load" | "domcontentloaded" } = {}) {
+    await this.page.goto("/signup", options);
   }
 
   async fill(input: { name: string; phone: string; consent: boolean }) {
