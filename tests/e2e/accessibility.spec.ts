@@ -76,6 +76,10 @@ async function violations(page: Page) {
 }
 
 test.describe("axe", () => {
+  // A scan of "/" takes 11-22 s in CI's runs here (the page scrolled through,
+  // then axe over every node): half the default 30 s, and past it once on a
+  // cold first test. The limit stops a hung test; it is not a timing goal.
+  test.describe.configure({ timeout: 60_000 });
   let visitorPage: Page;
   test.beforeEach(async ({ page, browser, jsEnabled, extraHTTPHeaders }) => {
     visitorPage = await pageAsVisitorSees(page, browser, jsEnabled, extraHTTPHeaders ?? {});
