@@ -1,6 +1,7 @@
 import { closeDatabases } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { databaseLine } from "./database-line";
+import { safeSinks } from "./safe-output";
 
 type Command = (args: string[], print: (line: string) => void, write: (text: string) => void) => Promise<unknown>;
 
@@ -26,7 +27,8 @@ export function runCommand(command: Command, beforeClose: () => Promise<unknown>
     (text) => process.stdout.write(text),
   )
     .catch((error: unknown) => {
-      console.error(error instanceof Error ? error.message : String(error));
+      // A refusal may quote what the operator gave it (a phones file's line): escaped like every other sink.
+      safeSinks(console.error, () => {}).print(error instanceof Error ? error.message : String(error));
       process.exitCode = 1;
     })
     .finally(async () => {

@@ -28,6 +28,12 @@ describe("multiline", () => {
     expect(multiline("a\u2028b\u2029c")).toBe("abc");
   });
 
+  it("drops format characters too, which would reorder or hide what every receiver reads", () => {
+    expect(multiline("pay \u202eevil\u202c now")).toBe("pay evil now");
+    expect(multiline("a\u061cb\u200bc\u2066d\u2069e\ufeff")).toBe("abcde");
+    expect(multiline("first line\u200e\nsecond")).toBe("first line\nsecond");
+  });
+
   it("is what a multi-line field cleans with", () => {
     expect(trimmedText(50, undefined, multiline).parse(" Dear chef,\r\n\r\nthanks \u0007")).toBe(
       "Dear chef,\n\nthanks",

@@ -10,10 +10,48 @@ describe("maskedPath", () => {
     expect(maskedPath("/call/555.201.4480")).toBe("/call/[phone]");
   });
 
+  it("masks digits in any spelling: underscores, slashes, full-width digits", () => {
+    expect(maskedPath("/call/415_555_0132")).toBe("/call/[phone]");
+    expect(maskedPath("/call/415/555/0132")).toBe("/call/[phone]");
+    expect(maskedPath("/call/４１５５５５０１３２")).toBe("/call/[phone]");
+    expect(maskedPath("/call/%EF%BC%94%EF%BC%91%EF%BC%95 555 0132")).toBe("/call/[phone]");
+  });
+
+  it("decodes each run of escapes on its own: a bad one leaves an address beside it readable, and masked", () => {
+    expect(maskedPath("/%E0%A4%A/chef%40example.com")).toBe("/%E0%A4%A/[email]");
+  });
+
   it("keeps what names no one: the path's words, short numbers, a bad encoding as it came", () => {
     expect(maskedPath("/wp-login.php")).toBe("/wp-login.php");
     expect(maskedPath("/blog/2026/11/page-2")).toBe("/blog/2026/11/page-2");
     expect(maskedPath("/%E0%A4%A")).toBe("/%E0%A4%A");
     expect(maskedPath(`/${"a".repeat(300)}`)).toHaveLength(200);
+  });
+
+  it("reads a bounded head of a path of any length: 64 KB is masked from its first 600 characters", () => {
+    const head = `/${"a@b".repeat(199)}x`;
+    expect(head).toHaveLength(599);
+    const answer = maskedPath(head);
+    for (const tail of ["@".repeat(64 * 1024), "a".repeat(64 * 1024), "5".repeat(64 * 1024), "x@y.".repeat(16 * 1024)])
+      expect(maskedPath(`${head}${tail}`).slice(0, 190)).toBe(answer.slice(0, 190));
+    expect(maskedPath(`/${"@a".repeat(32 * 1024)}`)).toHaveLength(200);
+    // Over 64 KB of addresses, 60 characters each: the nine within the first 600 characters are all it reads.
+    const addresses = `/${Array.from({ length: 1_100 }, (_, i) => `${"c".repeat(43)}${String(i).padStart(4, "0")}@example.com`).join("/")}`;
+    expect(addresses.length).toBeGreaterThan(64 * 1024);
+    expect(maskedPath(addresses)).toBe(`/${"[email]/".repeat(9)}[cut]`);
+  });
+
+  it("masks what the cut leaves of a number or an address at its edge, with no digits of it kept", () => {
+    // Seven long addresses shrink to "[email]" each, so what stood at the cut comes within the 200 kept:
+    // the number starts three characters before it.
+    const emails = Array.from({ length: 7 }, (_, i) => `${"chef".repeat(15)}${i}@example.com`).join("/");
+    const path = `/${emails}/${"x".repeat(594 - emails.length)}/4155550132`;
+    expect(path.indexOf("4155550132")).toBe(597);
+    const masked = maskedPath(path);
+    expect(masked).toMatch(/\[cut\]$/);
+    expect(masked).not.toMatch(/415/);
+    expect(maskedPath(`/${"x".repeat(590)}/chef@exam${"ple".repeat(10)}.com`)).not.toContain("chef@");
+    // The same path that ends before the cut keeps its last word whole.
+    expect(maskedPath(`/${emails}/tail`)).toMatch(/\/tail$/);
   });
 });
