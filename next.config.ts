@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { FORM_POST_BYTES } from "./server/http/request-bodies.mjs";
 import { securityHeaders } from "./server/http/security-headers";
 
 // The browser tests' build (E2E_TEST_BUILD=1) also picks up *.e2e.tsx pages,
@@ -16,6 +17,9 @@ export default function nextConfig(phase: string): NextConfig {
     // (server/db/sqlite-driver.ts): better-sqlite3 is on Next's own list, its alias is not.
     serverExternalPackages: ["better-sqlite3", "better-sqlite3-node20"],
     reactStrictMode: true,
+    // A form's post, however it is framed: the server in front (scripts/start.mjs) refuses a longer one before
+    // reading it; this bounds what Next reads where that server is not in front (Vercel, next start).
+    experimental: { serverActions: { bodySizeLimit: FORM_POST_BYTES } },
     pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
     distDir: testBuild ? ".next-e2e" : ".next",
     // No stylesheet of Next's own in a production build: the site's comes once,

@@ -18,15 +18,22 @@
  * under way), closes Next, and exits 0: a stop asked for is not a failure.
  *
  * TRACE and CONNECT never reach Next: they get 405 here, with the headers
- * every response carries (read from the build's routes manifest).
+ * every response carries (read from the build's routes manifest). Nor does a
+ * body no route takes: 405, 411 or 413 here, before a byte of it is read
+ * (server/http/request-bodies.mjs), and the connection closed. An Upgrade
+ * (WebSocket, h2c) is answered as the plain request it also is and the
+ * connection closed: the site serves no WebSocket. Slow or idle connections
+ * are closed by the timeouts below.
  */
 import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { actionPagesOf, bodyVerdict } from "../server/http/request-bodies.mjs";
 
 const started = performance.now();
 process.env.NODE_ENV ||= "production";
@@ -47,7 +54,11 @@ process.env.SOUS_SOCKET_ADDRESS_HEADER = header;
 const { default: next } = await import("next");
 // The project this script belongs to, wherever it is started from.
 const dir = fileURLToPath(new URL("..", import.meta.url));
-const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port });
+// Next adds an "upgrade" listener to the server it is given (else to the first request's), and leaves an upgrade
+// that no route matches open for good, for a WebSocket server of the app's own. The site has none: Next gets a server
+// of its own that never upgrades, and Node hands an Upgrade here as the plain request it also is.
+const neverUpgrades = /** @type {import("node:http").Server} */ (/** @type {unknown} */ (new EventEmitter()));
+const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port, httpServer: neverUpgrades });
 const handle = app.getRequestHandler();
 
 /**
@@ -63,6 +74,15 @@ function everyResponseHeaders() {
   return (all?.headers ?? []).map(({ key, value }) => [key, value]);
 }
 const securityHeaders = everyResponseHeaders();
+
+/** The pages that hold a server action, which take a form's post: from the build's server-reference manifest. */
+function actionPages() {
+  const distDir = process.env.E2E_TEST_BUILD === "1" ? ".next-e2e" : ".next";
+  return actionPagesOf(
+    JSON.parse(readFileSync(path.join(dir, distDir, "server", "server-reference-manifest.json"), "utf8")),
+  );
+}
+const formPages = actionPages();
 
 /** A plain-text answer made here, never by Next. @param {number} status @param {string} text */
 function plainAnswer(status, text, extra = {}) {
@@ -80,27 +100,80 @@ function plainAnswer(status, text, extra = {}) {
 // Methods no route of the site answers, which Next would turn into a 500 and a stack trace.
 const refusedMethods = new Set(["TRACE", "CONNECT"]);
 const methodNotAllowed = plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD, POST" });
+/** An answer as the bytes of an HTTP/1.1 response that closes its connection. @param {ReturnType<typeof plainAnswer>} answer */
+function rawAnswer({ status, text, headers }) {
+  const head = Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(text)), Connection: "close" });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n${text}`;
+}
 
-const server = createServer((request, response) => {
-  if (refusedMethods.has(request.method ?? "")) {
-    response.writeHead(methodNotAllowed.status, methodNotAllowed.headers).end(methodNotAllowed.text);
-    return;
-  }
-  // Set on every request, over anything a client sent under that name.
-  request.headers[header] = request.socket.remoteAddress ?? "";
-  handle(request, response).catch((/** @type {unknown} */ error) => {
-    console.error(error);
-    const failed = plainAnswer(500, "Internal Server Error");
-    if (!response.headersSent) response.writeHead(failed.status, failed.headers);
-    response.end(failed.text);
-  });
-});
+// How long a refused body's connection stays open, unread, for its client to read the answer before it is reset.
+const LINGER_MS = 2_000;
+
+/**
+ * Answers a request whose body is refused without reading a byte more of it:
+ * the answer, then the end of our side, and the socket left unread (its
+ * client's writes stall instead of failing, so it reads the answer) until
+ * the client closes or LINGER_MS pass.
+ * @param {import("node:net").Socket} socket @param {ReturnType<typeof plainAnswer>} answer
+ */
+function refuseUnread(socket, answer) {
+  socket.pause();
+  socket.end(rawAnswer(answer));
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+// A body no route takes, answered before it is read; the connection closes, so the rest of it is never read either.
+const refusedBodies = {
+  405: plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD", Connection: "close" }),
+  411: plainAnswer(411, "Length Required", { Connection: "close" }),
+  413: plainAnswer(413, "Payload Too Large", { Connection: "close" }),
+};
+
+// Timeouts of every connection: the request's headers within 10 s, its whole body within 30 s, an idle keep-alive
+// connection closed after 5 s, checked every second; a socket silent for 2 minutes (a response never read) is closed.
+const server = createServer(
+  { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
+  (request, response) => {
+    if (refusedMethods.has(request.method ?? "")) {
+      response.writeHead(methodNotAllowed.status, methodNotAllowed.headers).end(methodNotAllowed.text);
+      return;
+    }
+    const pathname = (request.url ?? "/").split("?")[0] ?? "/";
+    const verdict = bodyVerdict(
+      {
+        method: request.method ?? "",
+        pathname,
+        contentLength: request.headers["content-length"],
+        chunked: request.headers["transfer-encoding"] !== undefined,
+      },
+      formPages,
+    );
+    if (!verdict.take) {
+      refuseUnread(request.socket, refusedBodies[verdict.status]);
+      return;
+    }
+    // An Upgrade is served as a plain request (above), and its connection not kept.
+    if (request.headers.upgrade !== undefined) response.setHeader("Connection", "close");
+    // Set on every request, over anything a client sent under that name.
+    request.headers[header] = request.socket.remoteAddress ?? "";
+    handle(request, response).catch((/** @type {unknown} */ error) => {
+      console.error(error);
+      const failed = plainAnswer(500, "Internal Server Error");
+      if (!response.headersSent) response.writeHead(failed.status, failed.headers);
+      response.end(failed.text);
+    });
+  },
+);
 // Node hands CONNECT to this event, not to the request handler: answered 405 too, then closed.
-server.on("connect", (_request, socket) => {
-  const head = Object.entries(methodNotAllowed.headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(
-    `HTTP/1.1 405 Method Not Allowed\r\n${head.join("")}Content-Length: ${methodNotAllowed.text.length}\r\nConnection: close\r\n\r\n${methodNotAllowed.text}`,
-  );
+server.on("connect", (_request, socket) => socket.end(rawAnswer(methodNotAllowed)));
+server.setTimeout(120_000, (socket) => socket.destroy());
+// Node's headersTimeout counts from a request's first byte: a connection that never sends one would stay open. Each
+// connection must complete its first request's headers within the same 10 s.
+const spoken = new WeakSet();
+server.on("request", (/** @type {import("node:http").IncomingMessage} */ request) => spoken.add(request.socket));
+server.on("connection", (/** @type {import("node:net").Socket} */ socket) => {
+  const silent = setTimeout(() => spoken.has(socket) || socket.destroy(), server.headersTimeout).unref();
+  socket.once("close", () => clearTimeout(silent));
 });
 await app.prepare();
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { request as httpRequest } from "node:http";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { startNextServer } from "../support/next-server";
 import type { Started } from "../support/processes";
 import { newWebhookSecret } from "../support/webhook-secrets";
@@ -129,15 +129,15 @@ const residentMiB = () => {
 };
 
 /**
- * Streams up to `totalBytes` of chunked body to the revoke route, 1 KiB per
- * millisecond at most, until the answer comes: how much was written by then,
- * and the status.
+ * Streams up to `totalBytes` of chunked body to a path (the revoke route unless
+ * named), 1 KiB per millisecond at most, until the answer comes: how much was
+ * written by then, and the status.
  */
-function streamToRevoke(totalBytes: number) {
+function streamToRevoke(totalBytes: number, pathname = "/api/consent/revoke") {
   return new Promise<{ status: number; written: number }>((resolve, reject) => {
     let written = 0;
     let answered = false;
-    const request = httpRequest(`${server.url}/api/consent/revoke`, {
+    const request = httpRequest(`${server.url}${pathname}`, {
       method: "POST",
       headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
     });
@@ -174,4 +174,140 @@ test("a chunked 10 MB body to the revoke route is refused after a few KiB, and t
     expect(answer.written).toBeLessThanOrEqual(64 * 1_024);
   }
   expect(residentMiB() - before).toBeLessThan(20);
+});
+
+test("a body no route takes is answered 405 before it is read: 50 chunked 12 MiB posts to an unknown path leave memory flat", async () => {
+  test.setTimeout(120_000);
+  // Its working twins: the same path without a body is the not-found page, and the revoke route reads its body.
+  expect((await fetch(`${server.url}/nope`, { method: "POST" })).status).toBe(404);
+  expect(await streamToRevoke(2_048)).toStrictEqual({ status: 401, written: 2_048 });
+
+  const before = residentMiB();
+  const answers = await Promise.all(Array.from({ length: 50 }, () => streamToRevoke(12 << 20, "/nope")));
+  for (const answer of answers) {
+    expect(answer.status).toBe(405);
+    expect(answer.written).toBeLessThanOrEqual(64 * 1_024);
+  }
+  expect(residentMiB() - before).toBeLessThan(50);
+  // A page that takes no post, and Next's own files, likewise.
+  for (const pathname of ["/terms", "/_next/static/x.js", "/api/health"])
+    expect((await streamToRevoke(1 << 20, pathname)).status, pathname).toBe(405);
+});
+
+test("a form's post over 64 KiB is 413 and one of no stated length 411, before a byte is read, with no stack in the log", async () => {
+  const before = server.output().length;
+  const post = (headers: Record<string, string>) =>
+    rawRequest([
+      "POST /signup HTTP/1.1",
+      host(),
+      "Content-Type: multipart/form-data; boundary=x",
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ]);
+  const tooLong = await post({ "Content-Length": String(64 * 1024 + 1) });
+  expect(tooLong.status).toBe(413);
+  expect(tooLong.headers.connection).toBe("close");
+  expect((await post({ "Transfer-Encoding": "chunked" })).status).toBe(411);
+  expect(server.output().slice(before)).not.toMatch(/\n\s+at /);
+  // Its working twin: a post that says a length within the limit reaches Next (here an empty one, which it refuses).
+  expect((await post({ "Content-Length": "0", Connection: "close" })).status).not.toBe(413);
+});
+
+/** The server's sockets on its port that are not listening and not in TIME_WAIT (held by no process), from /proc/net/tcp. */
+function serverSockets() {
+  const port = Number(new URL(server.url).port).toString(16).toUpperCase().padStart(4, "0");
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state]) => local?.endsWith(`:${port}`) && state !== "0A" && state !== "06").length;
+}
+
+/** Opens a connection, writes `head`, and closes its own side after the answer or `closeAfterMs`: what it read. */
+function openAndClose(head: string, closeAfterMs: number) {
+  const { port } = new URL(server.url);
+  return new Promise<string>((resolve) => {
+    let text = "";
+    const socket = connect(Number(port), "127.0.0.1", () => socket.write(head));
+    // Its own side ended; and the socket let go a second later, whatever the server did (a server that never closes
+    // its side keeps its socket in CLOSE-WAIT, which serverSockets counts).
+    const timer = setTimeout(() => {
+      socket.end();
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    }, closeAfterMs);
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+      socket.end();
+    });
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+  });
+}
+
+test("an Upgrade is answered as a plain request and closed: 1,000 to unknown paths leave no socket open after 2 s", async () => {
+  test.setTimeout(120_000);
+  // The count sees what it counts: 20 connections held open by their client are 20 sockets on the server's side.
+  const { port } = new URL(server.url);
+  const held = await Promise.all(
+    Array.from(
+      { length: 20 },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(Number(port), "127.0.0.1", () => resolve(socket));
+        }),
+    ),
+  );
+  await expect.poll(serverSockets).toBeGreaterThanOrEqual(20);
+  for (const socket of held) socket.destroy();
+  // The earlier tests' keep-alive connections (fetch keeps them) end too, within the 5 s keep-alive timeout.
+  await expect.poll(serverSockets, { timeout: 15_000 }).toBe(0);
+
+  const upgrade = (path: string) =>
+    `GET ${path} HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+  // A page first, as any server in service has answered one (Next took the upgrades from then on); closed after.
+  expect(await openAndClose(`GET / HTTP/1.1\r\n${host()}\r\nConnection: close\r\n\r\n`, 5_000)).toMatch(
+    /^HTTP\/1\.1 200 /,
+  );
+  for (let batch = 0; batch < 10; batch += 1)
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        openAndClose(upgrade(i % 2 ? `/nope-${batch}-${i}` : "/_next/static/x.js"), 500),
+      ),
+    );
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect(serverSockets()).toBe(0);
+  const answer = await openAndClose(upgrade("/nope"), 5_000);
+  expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+  expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+  // A page still answers.
+  expect((await fetch(server.url)).status).toBe(200);
+});
+
+test("a connection that sends its headers too slowly, or nothing at all, is closed by the server", async () => {
+  test.setTimeout(60_000);
+  const { port } = new URL(server.url);
+  const closedAfter = (drip: boolean) =>
+    new Promise<number>((resolve) => {
+      const began = Date.now();
+      const socket = connect(Number(port), "127.0.0.1");
+      const request = `GET / HTTP/1.1\r\n${host()}\r\nX-Slow: ${"a".repeat(100)}\r\n\r\n`;
+      let sent = 0;
+      const timer = drip ? setInterval(() => sent < request.length && socket.write(request[sent++]!), 500) : undefined;
+      socket.on("error", () => {});
+      socket.on("close", () => {
+        clearInterval(timer);
+        resolve(Date.now() - began);
+      });
+    });
+  // Its working twin: the same request sent at once is answered.
+  expect((await openAndClose(`GET / HTTP/1.1\r\n${host()}\r\nConnection: close\r\n\r\n`, 10_000)).slice(0, 12)).toBe(
+    "HTTP/1.1 200",
+  );
+  const [slow, silent] = await Promise.all([closedAfter(true), closedAfter(false)]);
+  // headersTimeout is 10 s, checked every second: closed between 10 and about 12 s, not left open.
+  expect(slow).toBeGreaterThanOrEqual(9_000);
+  expect(slow).toBeLessThan(30_000);
+  expect(silent).toBeLessThan(30_000);
 });

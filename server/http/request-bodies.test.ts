@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { actionPagesOf, bodyVerdict, CONSENT_CALL_BYTES, FORM_POST_BYTES, routeBodies } from "./request-bodies.mjs";
+
+const manifest = {
+  node: {
+    abc: { workers: { "app/page": {}, "app/signup/page": {} } },
+    def: { workers: { "app/(site)/sent/[form]/page": {}, "app/api/x/route": {} } },
+  },
+};
+const pages = actionPagesOf(manifest);
+const post = (pathname: string, contentLength?: number, chunked = false) =>
+  bodyVerdict(
+    {
+      method: "POST",
+      pathname,
+      contentLength: contentLength === undefined ? undefined : String(contentLength),
+      chunked,
+    },
+    pages,
+  );
+
+describe("actionPagesOf", () => {
+  it("turns the manifest's pages into paths: a dynamic segment is one segment, a route group nothing", () => {
+    const matches = (pathname: string) => pages.some((page) => page.test(pathname));
+    expect(["/", "/signup", "/signup/", "/sent/contact"].every(matches)).toBe(true);
+    expect(["/signupx", "/sent", "/sent/a/b", "/api/x", "/nope", "/sent/contact/x"].some(matches)).toBe(false);
+    expect(actionPagesOf({})).toStrictEqual([]);
+  });
+});
+
+describe("bodyVerdict", () => {
+  it("takes a body where a route or a form does, up to its limit", () => {
+    expect(post("/signup", 1_000)).toStrictEqual({ take: true });
+    expect(post("/", FORM_POST_BYTES)).toStrictEqual({ take: true });
+    expect(post("/api/consent/revoke", CONSENT_CALL_BYTES)).toStrictEqual({ take: true });
+    // A consent call may stream: the route reads it no further than its limit.
+    expect(post("/api/consent/renew", undefined, true)).toStrictEqual({ take: true });
+  });
+
+  it("answers 413 past the limit, and 411 for a form post that does not say its length", () => {
+    expect(post("/signup", FORM_POST_BYTES + 1)).toStrictEqual({ take: false, status: 413 });
+    expect(post("/api/consent/revoke", CONSENT_CALL_BYTES + 1)).toStrictEqual({ take: false, status: 413 });
+    expect(post("/signup", undefined, true)).toStrictEqual({ take: false, status: 411 });
+  });
+
+  it("answers 405 for a body anywhere else, whatever its size or framing, and for a method the route does not take", () => {
+    expect(post("/nope", 10)).toStrictEqual({ take: false, status: 405 });
+    expect(post("/nope", undefined, true)).toStrictEqual({ take: false, status: 405 });
+    expect(post("/terms", 10)).toStrictEqual({ take: false, status: 405 });
+    expect(post("/_next/static/x.js", 10)).toStrictEqual({ take: false, status: 405 });
+    const put = { method: "PUT", pathname: "/signup", contentLength: "10", chunked: false };
+    expect(bodyVerdict(put, pages)).toStrictEqual({ take: false, status: 405 });
+    expect(bodyVerdict({ ...put, pathname: "/api/consent/revoke" }, pages)).toStrictEqual({ take: false, status: 405 });
+  });
+
+  it("lets a request with no body through, to whatever answers it", () => {
+    expect(post("/nope")).toStrictEqual({ take: true });
+    expect(post("/nope", 0)).toStrictEqual({ take: true });
+    expect(bodyVerdict({ method: "GET", pathname: "/", contentLength: undefined, chunked: false }, [])).toStrictEqual({
+      take: true,
+    });
+  });
+});
+
+describe("routeBodies", () => {
+  it("lists every route handler under app/ that takes a POST, and nothing else", () => {
+    const routes: string[] = [];
+    const visit = (folder: string) => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const at = path.join(folder, entry.name);
+        if (entry.isDirectory()) visit(at);
+        else if (
+          entry.name === "route.ts" &&
+          /export (async )?function (POST|PUT|PATCH|DELETE)\b/.test(readFileSync(at, "utf8"))
+        )
+          routes.push(`/${path.relative("app", path.dirname(at))}`);
+      }
+    };
+    visit("app");
+    expect(routes.sort()).toStrictEqual([...routeBodies.keys()].sort());
+  });
+});
