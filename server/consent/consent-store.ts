@@ -93,8 +93,23 @@ export type Revocation = {
   at?: number;
 };
 
+/**
+ * Whether a workflow message id was recorded already, as a revocation or as a
+ * renewal: one message is one event, so a STOP's id replayed as a START (or the
+ * reverse) is a replay too.
+ */
+async function messageRecorded(db: Kysely<Database>, messageId: string | undefined) {
+  if (messageId === undefined) return false;
+  const [revocation, renewal] = await Promise.all([
+    db.selectFrom("consent_revocations").select("id").where("message_id", "=", messageId).executeTakeFirst(),
+    db.selectFrom("consent_renewals").select("id").where("message_id", "=", messageId).executeTakeFirst(),
+  ]);
+  return revocation !== undefined || renewal !== undefined;
+}
+
 /** Records that a number's consent ended; undefined when its message_id was recorded already (a replay). */
 export async function recordRevocation(db: Kysely<Database>, revocation: Revocation) {
+  if (await messageRecorded(db, revocation.messageId)) return undefined;
   return db
     .insertInto("consent_revocations")
     .values({
@@ -119,6 +134,7 @@ export type Renewal = {
 
 /** Records that the phone texted START after a revocation; undefined when its message_id was recorded already (a replay). */
 export async function recordRenewal(db: Kysely<Database>, renewal: Renewal) {
+  if (await messageRecorded(db, renewal.messageId)) return undefined;
   return db
     .insertInto("consent_renewals")
     .values({
@@ -214,8 +230,13 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
     found.firstAt = Math.min(found.firstAt, at);
     return found;
   };
+  // A START counts only from a number that signed up on the web before it: a stranger's is evidence, never consent.
+  const signedUpAt = new Map<string, number>();
+  for (const row of consents)
+    signedUpAt.set(row.phone, Math.min(Number(row.at), signedUpAt.get(row.phone) ?? Infinity));
+  const signedRenewals = renewals.filter((row) => (signedUpAt.get(row.phone) ?? Infinity) <= Number(row.at));
   // A number's latest consent of either kind: a sign-up that puts it in force, or a START.
-  const given = [...consents.filter((row) => row.puts_in_force === 1), ...renewals];
+  const given = [...consents.filter((row) => row.puts_in_force === 1), ...signedRenewals];
   for (const row of consents) standing(row.phone, Number(row.at));
   for (const row of given) {
     const found = standing(row.phone, Number(row.at));
@@ -239,7 +260,8 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
  * Where each number stands, as `npm run consent -- show` decides it: in force
  * while its latest consent (a web sign-up that puts it in force, or a START
  * from the phone) is later than its latest revocation. A web sign-up after a
- * revocation is evidence only and changes nothing. A number with no record
+ * revocation is evidence only and changes nothing, and so is a START from a
+ * number that had not signed up on the web before it. A number with no record
  * (a lead older than consent records, or one whose records retention
  * removed) is missing from the map, or "none" when only the upgrade's tie
  * names it. Every number on record when `phones` is not given.

@@ -5,20 +5,23 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database } from "@/server/db/connect";
 import { jsonAnswer, plainAnswer } from "@/server/http/answers";
 import { boundedText, BodyTooLarge } from "@/server/http/bounded-body";
+import { CONSENT_CALL_BYTES } from "@/server/http/request-bodies.mjs";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { revocationChannels } from "@/server/consent/consent-store";
 import { renewConsent, revokeConsent } from "@/server/leads/consent-changes";
 
-// A revocation is a phone number and a word: anything longer is not one.
-const MAX_BODY_BYTES = 4_096;
 // Standard Webhooks' tolerance, which the library applies too.
 const STALE_AFTER_SECONDS = 300;
 
-const bodySchema = z.object({
+// What each call means is inside the bytes it signs ("type"), and nothing else is taken: a STOP's body replayed to the
+// renew route, or the reverse, is refused for its type, and an unknown key for being unknown.
+const revocationSchema = z.strictObject({
+  type: z.literal("consent.revoke"),
   phone: z.string().max(64),
   channel: z.enum(revocationChannels).default("sms"),
 });
+const renewalSchema = z.strictObject({ type: z.literal("consent.renew"), phone: z.string().max(64) });
 
 /** Whether one of the secrets in force signed this body, within Standard Webhooks' five minutes. */
 function signedByOneOf(secrets: readonly string[], body: string, headers: Headers) {
@@ -57,7 +60,7 @@ async function signedBody(request: Request, env: ServerEnv, refused: Refused): P
   if (!env.CONSENT_WEBHOOK_SECRET) return plainAnswer(404, "Not Found");
   let body: string;
   try {
-    body = await boundedText(request, MAX_BODY_BYTES);
+    body = await boundedText(request, CONSENT_CALL_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLarge)) throw error;
     logEvent("warn", { ...refused, reason: "too_large" });
@@ -71,33 +74,45 @@ async function signedBody(request: Request, env: ServerEnv, refused: Refused): P
 }
 
 /** The number a signed body names, in E.164, or the 400 that refuses the body. */
-function phoneOf<T extends { phone: string }>(
+function phoneOf<T extends { type: string; phone: string }>(
   schema: z.ZodType<T>,
   body: string,
   env: ServerEnv,
   refused: Refused,
   shape: string,
 ): { parsed: T; phone: string } | Response {
-  let parsed: T;
+  let json: unknown;
   try {
-    parsed = schema.parse(JSON.parse(body));
+    json = JSON.parse(body);
   } catch {
-    logEvent("warn", { ...refused, reason: "body" });
-    return plainAnswer(400, `The body must be JSON: ${shape}`);
+    json = undefined;
   }
-  const phone = phoneOfAnySpelling(parsed.phone, env.PHONE_DEFAULT_COUNTRY);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    // A workflow older than this site signs no type: it must be imported again (docs/sms-workflow.md, "Upgrading").
+    const untyped = typeof json === "object" && json !== null && !("type" in json);
+    logEvent("warn", { ...refused, reason: untyped ? "untyped" : "body" });
+    return plainAnswer(
+      400,
+      untyped
+        ? `The body names no type: this workflow is older than the site. Import the site's workflows again. Expected ${shape}`
+        : `The body must be JSON: ${shape}`,
+    );
+  }
+  const phone = phoneOfAnySpelling(parsed.data.phone, env.PHONE_DEFAULT_COUNTRY);
   if (!phone) {
     logEvent("warn", { ...refused, reason: "phone" });
     return plainAnswer(400, "The phone is not a possible number");
   }
-  return { parsed, phone };
+  return { parsed: parsed.data, phone };
 }
 
 /**
  * POST /api/consent/revoke: the workflow tells the site a number replied STOP
- * (or asked otherwise). The body is {phone, channel}, signed with Standard
- * Webhooks under CONSENT_WEBHOOK_SECRET; a wrong or stale signature records
- * nothing, and a replayed webhook-id records nothing twice. Without the
+ * (or asked otherwise). The body is {"type": "consent.revoke", phone, channel},
+ * signed with Standard Webhooks under CONSENT_WEBHOOK_SECRET; a wrong or stale
+ * signature records nothing, and a replayed webhook-id (on either route)
+ * records nothing twice. Without the
  * secret the route does not exist.
  */
 export async function revokeRequest(request: Request): Promise<Response> {
@@ -106,11 +121,11 @@ export async function revokeRequest(request: Request): Promise<Response> {
   const body = await signedBody(request, env, refused);
   if (body instanceof Response) return body;
   const read = phoneOf(
-    bodySchema,
+    revocationSchema,
     body,
     env,
     refused,
-    '{"phone": "+15551234567", "channel": "sms" | "email" | "other"}',
+    '{"type": "consent.revoke", "phone": "+15551234567", "channel": "sms" | "email" | "other"}',
   );
   if (read instanceof Response) return read;
 
@@ -139,8 +154,6 @@ export async function revokeRequest(request: Request): Promise<Response> {
   }
 }
 
-const renewalSchema = z.object({ phone: z.string().max(64) });
-
 /**
  * POST /api/consent/renew: the workflow tells the site a number texted START
  * from the phone, signed like a revocation. The site records the renewal
@@ -154,7 +167,7 @@ export async function renewRequest(request: Request, onReleased: () => void = ()
   const refused = { event: "consent_renew_refused" };
   const body = await signedBody(request, env, refused);
   if (body instanceof Response) return body;
-  const read = phoneOf(renewalSchema, body, env, refused, '{"phone": "+15551234567"}');
+  const read = phoneOf(renewalSchema, body, env, refused, '{"type": "consent.renew", "phone": "+15551234567"}');
   if (read instanceof Response) return read;
 
   try {

@@ -704,12 +704,12 @@ describe("recording a STOP or a START at the site", () => {
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe("http://site.test/api/consent/revoke");
-    expect(JSON.parse(request!.body)).toEqual({ phone: "+16175550142", channel: "sms" });
+    expect(JSON.parse(request!.body)).toEqual({ type: "consent.revoke", phone: "+16175550142", channel: "sms" });
     expect(request!.headers["webhook-id"]).toBe("SM42");
     for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
   });
 
-  it("posts a START's {phone} to /api/consent/renew, signed with every secret, under the message's SID", async () => {
+  it("posts a START's {type, phone} to /api/consent/renew, signed with every secret, under the message's SID", async () => {
     const start = { intent: "start", phone: "+16175550142", messageSid: "SM43" };
     const { result, requests } = await record(
       [{ statusCode: 200, body: '{"recorded":true,"leadsReleased":1}' }],
@@ -721,7 +721,7 @@ describe("recording a STOP or a START at the site", () => {
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe("http://site.test/api/consent/renew");
-    expect(JSON.parse(request!.body)).toEqual({ phone: "+16175550142" });
+    expect(JSON.parse(request!.body)).toEqual({ type: "consent.renew", phone: "+16175550142" });
     expect(request!.headers["webhook-id"]).toBe("SM43");
     for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
   });
@@ -838,7 +838,8 @@ describe("contact requests", () => {
     phone: "(503) 555-0142",
     clientCount: "6-15",
     currentTools: '=HYPERLINK("x") & Venmo',
-    message: "Invoices eat my Sundays.\n<!channel> @everyone \u202egnp.exe",
+    message:
+      "Invoices eat my Sundays.\n<!channel> @everyone \u202egnp.exe\nEmail: ceo@example.com @here! @channel_ops\u200b\u061c",
   };
   const body = JSON.stringify(request);
   const post = (
@@ -867,10 +868,34 @@ describe("contact requests", () => {
         "Clients: 6-15",
         'Tools: =HYPERLINK("x") &amp; Venmo',
         "Biggest business challenge:",
-        "Invoices eat my Sundays.\n&lt;!channel&gt; @\u200beveryone gnp.exe",
+        "> Invoices eat my Sundays.",
+        "> &lt;!channel&gt; @\u200beveryone gnp.exe",
+        "> Email: ceo@example.com @\u200bhere! @\u200bchannel_ops",
       ].join("\n"),
     });
   });
+
+  it.each([
+    ["@everyone_ops", "@\u200beveryone_ops"],
+    ["@here", "@\u200bhere"],
+    ["@channel", "@\u200bchannel"],
+    ["@HERE:", "@\u200bHERE:"],
+  ])(
+    "breaks %s on its own, in a one-line field kept on its line, and an empty message is a dash",
+    async (mention, broken) => {
+      const lone = { name: `Ana\nEmail: boss@example.com ${mention}`, email: "ana@example.com", message: "" };
+      const { requests } = await run("Verify and post", {
+        env,
+        ...delivery(JSON.stringify(lone), { signWith: contactSecret }),
+        answers: [{ statusCode: 200, body: "ok" }],
+      });
+      const text = (JSON.parse(requests[0]!.body) as { text: string }).text.split("\n");
+      expect(text[1]).toBe(`Name: Ana Email: boss@example.com ${broken}`);
+      expect(text.slice(-2)).toStrictEqual(["Biggest business challenge:", "-"]);
+      // Its working twin: an address that only contains the word is left alone.
+      expect(text[2]).toBe("Email: ana@example.com");
+    },
+  );
 
   it("answers 401 to an unsigned, wrongly signed, stale or changed delivery, and posts nothing", async () => {
     for (const options of [{ signWith: newWebhookSecret() }, { at: new Date(Date.now() - 301_000) }]) {

@@ -11,23 +11,31 @@ const CHAT_TIMEOUT_MS = 2_500;
 
 /**
  * What a visitor typed, as plain text in a chat message: Slack's control
- * characters escaped (no <!channel>, no link of the visitor's making), mentions
- * that Discord would ping broken by a zero-width space, control characters gone.
+ * characters escaped (no <!channel>, no link of the visitor's making), every
+ * mention that Discord or Slack would ping broken by a zero-width space
+ * (@everyone_ops too), control and format characters gone (line feeds stay).
  */
 function chatText(value) {
   return String(value ?? "")
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")
+    .replace(/[^\P{Cc}\n]|\p{Cf}/gu, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
-    .replace(/@(?=(everyone|here|channel)\b)/gi, "@\u200b");
+    .replace(/@(?=everyone|here|channel)/gi, "@\u200b");
 }
 
-/** The chat message: a title, then one line per field in the form's order and words; the message (last) on lines of its own. */
+/**
+ * The chat message: a title, then one line per field in the form's order and
+ * words; the message (last) on lines of its own, each quoted ("> "), so no
+ * line a visitor wrote can pose as one of the labels ("Email: …"). A
+ * one-line field is kept on its line.
+ */
 function messageOf(request) {
-  const lines = PROGRAM.contact.fields.map(
-    ([name, label]) => `${label}:${name === "message" ? "\n" : " "}${chatText(request[name]) || "-"}`,
-  );
+  const lines = PROGRAM.contact.fields.map(([name, label]) => {
+    const text = chatText(request[name]);
+    if (name === "message") return `${label}:\n${text ? text.replace(/^/gm, "> ") : "-"}`;
+    return `${label}: ${text.replace(/\n/g, " ") || "-"}`;
+  });
   return [PROGRAM.contact.title, ...lines].join("\n");
 }
 

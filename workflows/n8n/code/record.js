@@ -21,7 +21,7 @@ const CALLS = {
   stop: {
     word: "STOP",
     path: "/api/consent/revoke",
-    body: (phone) => ({ phone, channel: "sms" }),
+    body: (phone) => ({ type: "consent.revoke", phone, channel: "sms" }),
     lost:
       "Twilio stops texting the number on its own, but the site still counts the consent in force. " +
       "Open n8n execution {execution} (Twilio message {sid}) for the number and record it with npm run consent -- revoke.",
@@ -29,7 +29,7 @@ const CALLS = {
   start: {
     word: "START",
     path: "/api/consent/renew",
-    body: (phone) => ({ phone }),
+    body: (phone) => ({ type: "consent.renew", phone }),
     lost:
       "The site still counts the number's consent revoked, and a sign-up waiting for this START stays unsent. " +
       "Retry n8n execution {execution} (Twilio message {sid}) once the site answers.",
