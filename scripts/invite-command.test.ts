@@ -59,8 +59,10 @@ beforeAll(async () => {
   await revokeConsent(store, { phone: phones[4]!, channel: "sms", source: "workflow", at: 5_000 });
 });
 
+const inviteSecret = "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64");
 beforeEach(() => {
   vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
+  vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecret);
   vi.stubEnv("INVITE_URL", link);
 });
 
@@ -104,9 +106,18 @@ describe("npm run invite", () => {
     vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
     vi.stubEnv("INVITE_URL", "");
     expect((await invite("send", "--all", "--wave", "w")).stderr).toMatch(/not set: INVITE_URL/);
-    expect({ invitations: await rows(), waves: await waveRows() }).toStrictEqual(before);
-    // The working twin: the same wave, set up right, is queued.
     vi.stubEnv("INVITE_URL", link);
+    // No secret and no auth header: the invitations would go out unsigned, so nothing is queued unless told so.
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", "");
+    expect(await invite("send", "--all", "--wave", "w")).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER.*--unsigned.*nothing was queued/s,
+      ),
+    });
+    expect({ invitations: await rows(), waves: await waveRows() }).toStrictEqual(before);
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecret);
+    // The working twin: the same wave, set up right, is queued.
     const good = file("good.txt", `# the chefs of the first wave\n${phones[0]}\n\n(212) 555-0101\n`);
     expect(await invite("send", "--phones", good, "--wave", "w")).toMatchObject({
       code: 0,
@@ -122,11 +133,13 @@ describe("npm run invite", () => {
         { phone: phones[3], consentId: records[3], signedUpAt: new Date(1_003).toISOString() },
       ],
       later: 1,
-      leftOut: { revoked: 1, invited: 2, noRecord: 0 },
+      leftOut: { revoked: 1, invited: 2, noRecord: 0, country: 0 },
     });
     const sent = await invite("send", "--next", "2", "--wave", "second");
     expect(sent.stdout).toContain(`  ${phones[2]}  signed up ${new Date(1_002).toISOString()}  consent ${records[2]}`);
-    expect(sent.stdout).toContain("Left out: 1 revoked, 2 already invited, 0 with no consent record.");
+    expect(sent.stdout).toContain(
+      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+    );
     expect(sent.stdout).toContain(
       "Queued 2 invitations in wave second: the server sends them at 60 a minute, between 9:00 and 20:00",
     );
@@ -139,7 +152,9 @@ describe("npm run invite", () => {
       "third",
     );
     expect(again.stdout).toContain("0 numbers would be texted");
-    expect(again.stdout).toContain("Left out: 1 revoked, 2 already invited, 0 with no consent record.");
+    expect(again.stdout).toContain(
+      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+    );
     expect(again.stdout).toContain("Nothing to queue: wave third was not recorded.");
     expect((await invite("send", "--next", "1", "--wave", "second")).stderr).toContain(
       "a wave named second exists already",

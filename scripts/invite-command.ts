@@ -28,9 +28,10 @@ const usage = `Usage:
   npm run invite -- plan (--next N | --all | --phones FILE) [--json]
                                   who a wave would text, in sign-up order: numbers whose consent is in force
                                   and who were never invited; and how many are left out, and why. Sends nothing
-  npm run invite -- send (--next N | --all | --phones FILE) --wave NAME
+  npm run invite -- send (--next N | --all | --phones FILE) --wave NAME [--unsigned]
                                   records the wave and queues one invitation per number; the server sends them
-                                  at INVITE_PER_MINUTE, within INVITE_HOURS at each number's location
+                                  at INVITE_PER_MINUTE, within INVITE_HOURS at each number's location. Refused
+                                  without INVITE_WEBHOOK_SECRET or INVITE_WEBHOOK_AUTH_HEADER unless --unsigned
   npm run invite -- status [--wave NAME] [--json]
                                   how many are queued, waiting for sending hours, texted, refused (by carrier code),
                                   skipped (consent revoked), failed, cancelled
@@ -54,6 +55,7 @@ const parse = (args: string[]) =>
       phones: { type: "string" },
       wave: { type: "string" },
       json: { type: "boolean" },
+      unsigned: { type: "boolean" },
       format: { type: "string", default: "csv" },
       help: { type: "boolean", short: "h" },
     },
@@ -104,7 +106,7 @@ function printPlan(print: Print, plan: Plan) {
   for (const { phone, signedUpAt, consentId } of chosen)
     print(`  ${phone}  signed up ${iso(signedUpAt)}  consent ${consentId}`);
   print(
-    `Left out: ${leftOut.revoked} revoked, ${leftOut.invited} already invited, ${leftOut.noRecord} with no consent record.`,
+    `Left out: ${leftOut.revoked} revoked, ${leftOut.invited} already invited, ${leftOut.noRecord} with no consent record, ${leftOut.country} outside WAITLIST_PHONE_COUNTRIES.`,
   );
   if (later) print(`${later} more in force and never invited, for a later wave.`);
 }
@@ -206,6 +208,13 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
       ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),
     ];
     if (missing.length) throw new Error(`not set: ${missing.join(", ")}; nothing was queued`);
+    const { secrets, auth } = settings.webhook;
+    if (!secrets?.length && !auth && !values.unsigned)
+      throw new Error(
+        "INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER: the invitations would go out unsigned, and " +
+          "anyone who learns the URL could have the workflow text any number. Set the secret (docs/webhooks.md), or " +
+          "pass --unsigned to send them so; nothing was queued",
+      );
     const store = await database(env);
     const now = Date.now();
     const queued = await queueWave(store, { name, selection, text: smsTexts.invitation(settings.link!), now });

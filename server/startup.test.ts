@@ -15,6 +15,7 @@ describe("checkEnvironmentAtStart", () => {
   beforeEach(() => {
     vi.stubEnv("CONTACT_WEBHOOK_URL", "");
     vi.stubEnv("WAITLIST_WEBHOOK_URL", "");
+    vi.stubEnv("INVITE_WEBHOOK_URL", "");
     vi.spyOn(console, "info").mockImplementation(() => {});
   });
 
@@ -30,7 +31,37 @@ describe("checkEnvironmentAtStart", () => {
           "CONTACT_WEBHOOK_URL is not set: contact submissions are kept as held leads (npm run leads -- export --form contact) and delivered once it is set",
       }),
       expect.objectContaining({ event: "webhook_unset", form: "waitlist" }),
+      expect.objectContaining({
+        event: "webhook_unset",
+        receiver: "invitations",
+        message:
+          "INVITE_WEBHOOK_URL is not set: npm run invite -- send refuses, and invitations already queued wait until it is set",
+      }),
     ]);
+  });
+
+  it("says where invitations go, and warns when they would go out unsigned", async () => {
+    vi.stubEnv("INVITE_WEBHOOK_URL", "https://n8n.example.com/webhook/sous-invitation");
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", "");
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await checkEnvironmentAtStart();
+    expect(loggedLines(info).filter((line) => line.receiver === "invitations")).toEqual([
+      expect.objectContaining({ event: "webhook_configured", host: "n8n.example.com", secrets: 0, authHeader: false }),
+    ]);
+    expect(loggedLines(warn).filter((line) => line.event === "webhook_unsigned")).toEqual([
+      expect.objectContaining({
+        receiver: "invitations",
+        message: expect.stringContaining(
+          "INVITE_WEBHOOK_URL is set without INVITE_WEBHOOK_SECRET: invitations go out unsigned",
+        ),
+      }),
+    ]);
+    // Its working twin: signed, no warning.
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64"));
+    warn.mockClear();
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "webhook_unsigned")).toEqual([]);
   });
 
   it("warns, and starts, while the business's address or support email is the placeholder the legal pages would show", async () => {

@@ -114,34 +114,41 @@ function logClientAddress(env: ServerEnv) {
   });
 }
 
-/** What each form delivers to, by host only (automation URLs often carry a secret in their path), and what it lacks. */
+/** What a receiver lacks, in its own words: a form's submissions are held, invitations wait. */
+const unsetMessages = (name: string, urlVariable: string) =>
+  name === "invite"
+    ? `${urlVariable} is not set: npm run invite -- send refuses, and invitations already queued wait until it is set`
+    : `${urlVariable} is not set: ${name} submissions are kept as held leads (npm run leads -- export --form ${name}) and delivered once it is set`;
+const unsignedMessages = (name: string, urlVariable: string) => {
+  const secret = urlVariable.replace(/_URL$/, "_SECRET");
+  return name === "invite"
+    ? `${urlVariable} is set without ${secret}: invitations go out unsigned, and anyone who learns the URL can have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses without it unless told --unsigned`
+    : `${urlVariable} is set without ${secret}: ${name} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`;
+};
+
+/**
+ * What each form, and the launch invitations, deliver to, by host only
+ * (automation URLs often carry a secret in their path), and what each lacks.
+ */
 function logWebhooks() {
-  for (const form of formNames) {
-    const webhook = readWebhook(form);
+  for (const name of [...formNames, "invite"]) {
+    const webhook = readWebhook(name);
+    const who = name === "invite" ? { receiver: "invitations" } : { form: name };
     if (!webhook.url) {
-      logEvent("warn", {
-        event: "webhook_unset",
-        form,
-        message: `${webhook.urlVariable} is not set: ${form} submissions are kept as held leads (npm run leads -- export --form ${form}) and delivered once it is set`,
-      });
+      logEvent("warn", { event: "webhook_unset", ...who, message: unsetMessages(name, webhook.urlVariable) });
       continue;
     }
     // How many secrets sign (two during a rotation), never which.
     const signedWith = webhook.secrets?.length ?? 0;
     logEvent("info", {
       event: "webhook_configured",
-      form,
+      ...who,
       host: new URL(webhook.url).host,
       secrets: signedWith,
       authHeader: Boolean(webhook.auth),
     });
-    if (!signedWith) {
-      logEvent("warn", {
-        event: "webhook_unsigned",
-        form,
-        message: `${webhook.urlVariable} is set without ${webhook.urlVariable.replace(/_URL$/, "_SECRET")}: ${form} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`,
-      });
-    }
+    if (!signedWith)
+      logEvent("warn", { event: "webhook_unsigned", ...who, message: unsignedMessages(name, webhook.urlVariable) });
   }
 }
 

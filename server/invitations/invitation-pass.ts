@@ -12,6 +12,7 @@ import { logEvent } from "@/server/log";
 import { claim, nextDue, setUnclaimed, settleInvitation, takeSlot, type InvitationRow } from "./invitation-store";
 import { readInviteSettings, type InviteSettings } from "./invite-settings";
 import { sendingTime, zonesOf } from "./quiet-hours";
+import { acceptedToday } from "./waves";
 
 /** What a pass did with the invitations it took. */
 export type InvitationSummary = Record<"texted" | "refused" | "skipped" | "waiting" | "failed" | "retrying", number> & {
@@ -30,7 +31,8 @@ const PAUSE_AFTER_FAILURES = 3;
 
 /**
  * Takes the invitation due first, in one transaction: its number's consent
- * checked again (revoked since it was queued: skipped, never sent), its
+ * checked again (revoked since it was queued: skipped, never sent), and its
+ * country (no longer in WAITLIST_PHONE_COUNTRIES: skipped too), its
  * sending hours (outside them: it waits for them to open), then a slot of the
  * pace every instance shares, and only then the claim.
  */
@@ -41,6 +43,10 @@ function claimNext(store: Store, env: ServerEnv, settings: InviteSettings, now: 
     const standing = (await consentStandings(db, [row.phone])).get(row.phone);
     if (!standing?.recordId) {
       await setUnclaimed(db, row.id, { state: "skipped", last_failure: `consent ${standing?.state ?? "none"}` });
+      return { kind: "skipped" };
+    }
+    if (!acceptedToday(row.phone, env)) {
+      await setUnclaimed(db, row.id, { state: "skipped", last_failure: "country not accepted" });
       return { kind: "skipped" };
     }
     const time = sendingTime(zonesOf(row.phone).zones, now, settings.hours);

@@ -60,7 +60,37 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
   const block = engine === "sqlite" ? "1" : "2";
   // Fictional numbers of New York (212), one block per engine and test.
   const numbers = (test: string, count: number) =>
-    Array.from({ length: count }, (_, i) => `+1212${block}${test}${String(i).padStart(5, "0")}`);
+    Array.from({ length: count }, (_, i) => `+1212${block}${test.padStart(2, "0")}${String(i).padStart(4, "0")}`);
+
+  it("plan no number that only texted START, nor one the waitlist refuses today; skip one whose country left the list", async () => {
+    const store = await open(engine);
+    const [member, stranger] = numbers("7", 2);
+    const abroad = `+44740012340${block}`;
+    vi.stubEnv("WAITLIST_PHONE_COUNTRIES", "US,CA,GB");
+    await signUp(store, member!, afternoon - 3_000);
+    await signUp(store, abroad, afternoon - 2_000);
+    // A START from a number with no sign-up (a stranger, or a premium range) is evidence, not consent.
+    await recordRenewal(store.db, { phone: stranger!, messageId: `SM-${engine}-stranger`, at: afternoon - 1_000 });
+    const all = [member!, stranger!, abroad];
+    // Its working twin: while GB is on the list, the number from abroad is planned with the member.
+    expect((await planWave(store, { phones: all })).chosen.map((entry) => entry.phone)).toStrictEqual([member, abroad]);
+    expect(
+      await queueWave(store, { name: `${engine}-abroad`, selection: { phones: [abroad] }, text, now: afternoon }),
+    ).toMatchObject({ queued: 1 });
+
+    vi.stubEnv("WAITLIST_PHONE_COUNTRIES", "US,CA");
+    const plan = await planWave(store, { phones: [member!, stranger!, `+44740012341${block}`] });
+    expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual([member]);
+    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 0, noRecord: 2, country: 0 });
+    await signUp(store, `+44740012341${block}`, afternoon - 500);
+    expect((await planWave(store, { phones: [`+44740012341${block}`] })).leftOut).toMatchObject({ country: 1 });
+    // Queued while GB was taken, claimed after it left the list: skipped, never sent.
+    expect(await pass(store)).toMatchObject({ skipped: 1, texted: 0 });
+    expect(receiver.received.filter((call) => call.phone === abroad)).toStrictEqual([]);
+    expect(await listInvitations(store, { wave: `${engine}-abroad` })).toStrictEqual([
+      expect.objectContaining({ phone: abroad, state: "skipped", last_failure: "country not accepted" }),
+    ]);
+  });
 
   it("plan and queue the numbers in force and never invited, in sign-up order, naming who is left out and why", async () => {
     const store = await open(engine);
@@ -78,7 +108,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
 
     const plan = await planWave(store, { phones: [third!, first!, second!, revoked!, invited!, unknown] });
     expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual([first, second, third]);
-    expect(plan.leftOut).toStrictEqual({ revoked: 1, invited: 1, noRecord: 1 });
+    expect(plan.leftOut).toStrictEqual({ revoked: 1, invited: 1, noRecord: 1, country: 0 });
     const firstTwo = await planWave(store, { next: 2 });
     expect(firstTwo.chosen).toHaveLength(2);
     const queued = await queueWave(store, {
@@ -423,7 +453,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       { putsInForce: false },
     );
     // A +1 number of no region: every zone of +1, Guam to Bermuda, which share no hour from 9 to 10.
-    const nowhere = `+1555010${block}12`;
+    const nowhere = `+15550101${block}12`;
     await signUp(store, nowhere, afternoon - 1_000);
     await store.db
       .insertInto("invitations")
@@ -536,7 +566,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     });
     const plan = await planWave(store, { phones });
     expect(plan.chosen).toHaveLength(60);
-    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0 });
+    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0, country: 0 });
     expect(
       await queueWave(store, { name: `${engine}-rest`, selection: { phones }, text, now: afternoon }),
     ).toMatchObject({ queued: 60 });

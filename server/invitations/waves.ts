@@ -1,6 +1,9 @@
 import "server-only";
+import { canonicalPhone } from "@/lib/forms/phone";
 import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { phonePolicyOf } from "@/server/site-settings";
 import { newWebhookId } from "@/server/leads/lead";
 import { cancelWave, insertWave, invitedAmong, waveNamed } from "./invitation-store";
 
@@ -12,24 +15,32 @@ export type Plan = {
   chosen: { phone: string; consentId: string; signedUpAt: number }[];
   /** In force and never invited, but past --next: left for a later wave. */
   later: number;
-  leftOut: { revoked: number; invited: number; noRecord: number };
+  /** `country`: in force, but not a number of WAITLIST_PHONE_COUNTRIES today (a START texted from abroad). */
+  leftOut: { revoked: number; invited: number; noRecord: number; country: number };
 };
 
+/** Whether the waitlist would take this number today: one of WAITLIST_PHONE_COUNTRIES, in E.164 as kept. */
+export const acceptedToday = (phone: string, env = readEnv()) => canonicalPhone(phone, phonePolicyOf(env)) === phone;
+
 /**
- * Who a wave would text: the numbers whose consent is in force now and who
- * were never invited, in sign-up order (a number's first record), and why the
- * others are left out. Reads only.
+ * Who a wave would text: the numbers whose consent is in force now (which
+ * takes a web sign-up: a START alone is evidence only), that the waitlist
+ * takes today (WAITLIST_PHONE_COUNTRIES) and that were never invited, in
+ * sign-up order (a number's first record), and why the others are left out.
+ * Reads only.
  */
 export async function planWave({ db }: Store, selection: Selection): Promise<Plan> {
   const given = "phones" in selection ? [...new Set(selection.phones)] : undefined;
   const [standings, invited] = await Promise.all([consentStandings(db, given), invitedAmong(db, given)]);
   const phones = given ?? [...standings.keys()];
-  const leftOut = { revoked: 0, invited: 0, noRecord: 0 };
+  const leftOut = { revoked: 0, invited: 0, noRecord: 0, country: 0 };
+  const env = readEnv();
   const eligible: Plan["chosen"] = [];
   for (const phone of phones) {
     const standing = standings.get(phone);
     if (invited.has(phone)) leftOut.invited += 1;
     else if (!standing?.recordId) leftOut[standing?.state === "revoked" ? "revoked" : "noRecord"] += 1;
+    else if (!acceptedToday(phone, env)) leftOut.country += 1;
     else eligible.push({ phone, consentId: standing.recordId, signedUpAt: standing.firstAt });
   }
   eligible.sort((a, b) => a.signedUpAt - b.signedUpAt || a.phone.localeCompare(b.phone));

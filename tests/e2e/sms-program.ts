@@ -696,7 +696,9 @@ function invitationSpecs() {
 
       const sent = await invite("send", "--phones", await phonesFile("wave-1", numbers), "--wave", "launch-1");
       expect(sent).toContain("21 numbers would be texted, in sign-up order:");
-      expect(sent).toContain("Left out: 2 revoked, 0 already invited, 0 with no consent record.");
+      expect(sent).toContain(
+        "Left out: 2 revoked, 0 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+      );
       expect(sent).toContain("Queued 21 invitations in wave launch-1: the server sends them at 60 a minute");
       // The last in sign-up order texts STOP while the wave is queued: its turn comes some 20 s later.
       expect((await incoming({ From: stopped, Body: "STOP" })).status).toBe(200);
@@ -749,7 +751,9 @@ function invitationSpecs() {
         "launch-2",
       );
       expect(sent).toContain("1 number would be texted, in sign-up order:");
-      expect(sent).toContain("Left out: 2 revoked, 21 already invited, 0 with no consent record.");
+      expect(sent).toContain(
+        "Left out: 2 revoked, 21 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+      );
       await expect.poll(() => invitationsTo([newcomer]).length, { timeout: 30_000 }).toBe(1);
       expect(invitationsTo(numbers)).toHaveLength(20);
       expect((await inviteStatus("launch-2")).counts).toMatchObject({ texted: 1 });
