@@ -253,6 +253,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       ALERT_GRACE_MINUTES: 5,
       ALLOW_HTTP_WEBHOOKS: false,
       SITE_URL: undefined,
+      SITE_ALIASES: [],
       VERCEL_PROJECT_PRODUCTION_URL: undefined,
       VERCEL: false,
       ENABLE_VERCEL_ANALYTICS: false,

@@ -21,6 +21,17 @@ export const count = (fallback: number, max = 1_000_000_000) =>
 
 const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const httpUrl = optional(anyHttpUrl);
+// Hosts as a URL names them (host or host:port), lower case, comma-separated.
+const hostList = z
+  .string()
+  .default("")
+  .transform((list) =>
+    list
+      .split(",")
+      .map((host) => host.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/, { error: "must be host names, e.g. www.sous.example" })));
 
 // fetch refuses a URL with user:pass@ in it, so every delivery would fail.
 export const webhookUrl = optional(
@@ -217,6 +228,8 @@ export const envSchema = z.object({
   ALLOW_HTTP_WEBHOOKS: flag,
 
   SITE_URL: httpUrl,
+  // Other hosts the site answers at (www and the apex, a staging name): a consent record keeps a page on them too.
+  SITE_ALIASES: withDefault(hostList),
   // Set by Vercel: the production domain, without a scheme.
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,

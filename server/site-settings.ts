@@ -36,6 +36,13 @@ export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
   return new URL("http://localhost:3000");
 }
 
+const aliasSchema = envSchema.pick({ SITE_ALIASES: true });
+
+/** The hosts the site is served at: SITE_URL's (see siteUrl) and SITE_ALIASES. Never a request's own Host. */
+export function siteHosts(source: NodeJS.ProcessEnv = process.env) {
+  return [siteUrl(source).host, ...aliasSchema.parse(source).SITE_ALIASES];
+}
+
 const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
 
 /** The phone numbers the waitlist accepts, from settings already read. */

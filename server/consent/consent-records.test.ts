@@ -29,6 +29,8 @@ beforeEach(() => {
   stubActionEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
   vi.stubEnv("RATE_LIMIT_PHONE_POINTS", "1000");
   vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
+  // The site's address: a consent record keeps the page only on its host.
+  vi.stubEnv("SITE_URL", "https://sous.example");
   vi.spyOn(console, "warn").mockImplementation(() => {});
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { consentFieldNames } from "@/lib/forms/consent";
 import { formData } from "@/tests/support/form-data";
 import { disclosureOf } from "./disclosure";
@@ -9,6 +9,8 @@ const version = disclosureOf(spec.text).version;
 const posted = (fields: Record<string, string> = {}) => formData({ name: "Ada", ...fields });
 
 describe("consentEvidence", () => {
+  beforeEach(() => vi.stubEnv("SITE_URL", "https://sous.example"));
+
   it("takes the number, the counted address, the browser, the Referer, the posted version and the script flag", () => {
     const evidence = consentEvidence(
       spec,
@@ -37,6 +39,7 @@ describe("consentEvidence", () => {
       consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers({ host: "sous.example", ...headers }))
         .pageUrl;
     expect(page({ origin: "https://sous.example" })).toBe("https://sous.example/signup");
+    vi.stubEnv("SITE_ALIASES", "127.0.0.1:3000");
     expect(page({ host: "127.0.0.1:3000", referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe(
       "http://127.0.0.1:3000/signup",
     );
@@ -46,15 +49,25 @@ describe("consentEvidence", () => {
     expect(page({ referer: `https://sous.example/signup?q=${"x".repeat(3_000)}` })).toHaveLength(2_048);
   });
 
-  it("keeps a page only on the site's own origin: the request's host or SITE_URL's, never a Referer from elsewhere", () => {
+  it("keeps a page only on SITE_URL's host and SITE_ALIASES, never a Referer from elsewhere nor the request's Host", () => {
     const page = (headers: Record<string, string>) =>
       consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
     expect(page({ host: "sous.example", referer: "https://evil.example/fake-signup-page" })).toBeNull();
     expect(page({ host: "sous.example", referer: "https://sous.example.evil.example/signup" })).toBeNull();
     expect(page({ host: "sous.example", origin: "https://evil.example" })).toBeNull();
-    // The working twins: the site's own page, by the request's host or by SITE_URL's (localhost:3000 unset).
-    expect(page({ host: "sous.example", referer: "https://sous.example/signup" })).toBe("https://sous.example/signup");
+    // A client that writes its own Host to match its Referer is not the site.
+    expect(page({ host: "evil.example", referer: "https://evil.example/signup" })).toBeNull();
+    // The working twins: the site's own page, by SITE_URL's host (localhost:3000 unset), then by SITE_URL and an alias.
+    vi.stubEnv("SITE_URL", "");
     expect(page({ referer: "http://localhost:3000/signup" })).toBe("http://localhost:3000/signup");
+    vi.stubEnv("SITE_URL", "https://sous.example");
+    vi.stubEnv("SITE_ALIASES", "www.sous.example, Staging.Sous.Example:8443");
+    expect(page({ referer: "https://sous.example/signup" })).toBe("https://sous.example/signup");
+    expect(page({ referer: "https://www.sous.example/signup" })).toBe("https://www.sous.example/signup");
+    expect(page({ referer: "https://staging.sous.example:8443/signup" })).toBe(
+      "https://staging.sous.example:8443/signup",
+    );
+    expect(page({ host: "evil.example", referer: "https://evil.example/signup" })).toBeNull();
   });
 
   it("keeps no made-up address, caps the browser's name, and reads JavaScript as off unless the page said so", () => {

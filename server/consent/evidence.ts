@@ -1,7 +1,7 @@
 import "server-only";
 import { consentFieldNames } from "@/lib/forms/consent";
 import { escapeControls } from "@/server/escape-controls";
-import { siteUrl } from "@/server/site-settings";
+import { siteHosts } from "@/server/site-settings";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
@@ -16,21 +16,14 @@ export type ConsentSpec = { text: string; page: string };
  */
 const cap = (value: string | null, length: number) => (value ? escapeControls(value).slice(0, length) : null);
 
-/** The hosts the site answers at: the one this request came to, and SITE_URL's. */
-function ownHosts(headers: Headers) {
-  const hosts = [siteUrl().host];
-  const host = headers.get("host");
-  if (host) hosts.push(host.toLowerCase());
-  return hosts;
-}
-
 /**
  * The page the form was on: the browser's Referer, else the form's page on the
- * site the browser named (Origin). Kept only on the site's own origin: a
- * Referer from elsewhere is what a visitor, or a page posting to ours, chose.
+ * site the browser named (Origin). Kept only on the site's own hosts,
+ * SITE_URL's and SITE_ALIASES: a Referer from elsewhere, or a Host header a
+ * client wrote to match it, is what a visitor, or a page posting to ours, chose.
  */
 function pageUrlOf(headers: Headers, page: string) {
-  const hosts = ownHosts(headers);
+  const hosts = siteHosts();
   for (const [value, path] of [
     [headers.get("referer"), ""],
     [headers.get("origin"), page],

@@ -43,6 +43,8 @@ export const e2e = {
     REDELIVERY_SCHEDULE_SECONDS: "86400",
     // As behind one proxy: each spec writes the X-Forwarded-For of the visitor it plays.
     TRUSTED_PROXY_HOPS: "1",
+    // The address the browser specs use: a sign-up's consent record keeps its page on it.
+    SITE_ALIASES: `127.0.0.1:${port}`,
     NEXT_TELEMETRY_DISABLED: "1",
   },
 };
