@@ -33,7 +33,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { actionPagesOf, bodyVerdict } from "../server/http/request-bodies.mjs";
+import { actionPagesOf, bodyVerdict, optionsAllow } from "../server/http/request-bodies.mjs";
 
 const started = performance.now();
 process.env.NODE_ENV ||= "production";
@@ -124,6 +124,7 @@ function refuseUnread(socket, answer) {
 
 // A body no route takes, answered before it is read; the connection closes, so the rest of it is never read either.
 const refusedBodies = {
+  403: plainAnswer(403, "Forbidden"),
   405: plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD", Connection: "close" }),
   411: plainAnswer(411, "Length Required", { Connection: "close" }),
   413: plainAnswer(413, "Payload Too Large", { Connection: "close" }),
@@ -145,6 +146,8 @@ const server = createServer(
         pathname,
         contentLength: request.headers["content-length"],
         chunked: request.headers["transfer-encoding"] !== undefined,
+        origin: request.headers.origin,
+        host: /** @type {string | undefined} */ (request.headers["x-forwarded-host"]) ?? request.headers.host,
       },
       formPages,
     );
@@ -152,6 +155,16 @@ const server = createServer(
       refuseUnread(request.socket, refusedBodies[verdict.status]);
       return;
     }
+    const allow = request.method === "OPTIONS" ? optionsAllow(pathname, formPages) : undefined;
+    if (allow) {
+      const options = plainAnswer(204, "", { Allow: allow });
+      response.writeHead(options.status, options.headers).end();
+      return;
+    }
+    // Next writes a 405's Allow as one header per method: one header, as HTTP lists them.
+    const setHeader = response.setHeader.bind(response);
+    response.setHeader = (name, value) =>
+      setHeader(name, Array.isArray(value) && name.toLowerCase() === "allow" ? value.join(", ") : value);
     // An Upgrade is served as a plain request (above), and its connection not kept.
     if (request.headers.upgrade !== undefined) response.setHeader("Connection", "close");
     // Set on every request, over anything a client sent under that name.

@@ -207,6 +207,8 @@ export const envSchema = z.object({
   RATE_LIMIT_EMAIL_WINDOW_SECONDS: count(86_400, 86_400 * 30),
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   REDIS_COMMAND_TIMEOUT_MS: withDefault(z.coerce.number().int().min(10).max(5_000).default(300)),
+  // Keys the limits' counts by an HMAC of the number, email or address under it, in Redis, memory and the database.
+  RATE_LIMIT_KEY_SECRET: optional(z.string().min(32, { error: "must be at least 32 characters" })),
 
   PHONE_DEFAULT_COUNTRY: withDefault(country.default("US")),
   WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),

@@ -40,6 +40,19 @@ describe("checkEnvironmentAtStart", () => {
     ]);
   });
 
+  it("warns while the rate limits have no key of their own, and not once one is set", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    vi.stubEnv("RATE_LIMIT_KEY_SECRET", "");
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "rate_limit_key_unset")).toEqual([
+      expect.objectContaining({ level: "warn", message: expect.stringContaining("RATE_LIMIT_KEY_SECRET is not set") }),
+    ]);
+    warn.mockClear();
+    vi.stubEnv("RATE_LIMIT_KEY_SECRET", "limit-key-secret-of-32-characters-or-more");
+    await checkEnvironmentAtStart();
+    expect(loggedLines(warn).filter((line) => line.event === "rate_limit_key_unset")).toEqual([]);
+  });
+
   it("says where invitations go, and warns when they would go out unsigned", async () => {
     vi.stubEnv("INVITE_WEBHOOK_URL", "https://n8n.example.com/webhook/sous-invitation");
     vi.stubEnv("INVITE_WEBHOOK_SECRET", "");

@@ -172,6 +172,13 @@ function warnAboutSettings(env: ServerEnv) {
       message: `BUSINESS_SUPPORT_EMAIL makes the HELP text ${helpText.length} characters: over one SMS segment (160), so each HELP answer is billed as two. ${160 - (helpText.length - env.BUSINESS_SUPPORT_EMAIL.length)} characters or fewer fit (docs/sms-registration.md)`,
     });
   }
+  if (!env.RATE_LIMIT_KEY_SECRET) {
+    logEvent("warn", {
+      event: "rate_limit_key_unset",
+      message:
+        "RATE_LIMIT_KEY_SECRET is not set: the rate limits count by the number, email and address themselves (Redis keys, limit_counts' unkeyed hashes), which a copy of either store gives back; set 32 or more random characters (docs/security.md)",
+    });
+  }
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",

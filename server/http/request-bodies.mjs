@@ -50,19 +50,45 @@ export function actionPagesOf(manifest) {
 }
 
 /**
- * How a request's body is taken, before any of it is read.
- * @param {{ method: string, pathname: string, contentLength: string | undefined, chunked: boolean }} request
- * @param {readonly RegExp[]} actionPages
- * @returns {{ take: true } | { take: false, status: 405 | 411 | 413 }}
+ * Whether an Origin names another site than the one the request was sent to
+ * (its X-Forwarded-Host, else its Host), as Next's own check of a server
+ * action decides it; no Origin (an older browser) is not foreign.
+ * @param {string | undefined} origin @param {string | undefined} host
  */
-export function bodyVerdict({ method, pathname, contentLength, chunked }, actionPages) {
+function foreign(origin, host) {
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== host?.split(",")[0]?.trim().toLowerCase();
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * How a request's body is taken, before any of it is read: a form's post
+ * from another site's page is 403 (Next would answer 500 with a stack).
+ * @param {{ method: string, pathname: string, contentLength: string | undefined, chunked: boolean, origin?: string, host?: string }} request
+ * @param {readonly RegExp[]} actionPages
+ * @returns {{ take: true } | { take: false, status: 403 | 405 | 411 | 413 }}
+ */
+export function bodyVerdict({ method, pathname, contentLength, chunked, origin, host }, actionPages) {
   const declared = contentLength === undefined ? undefined : Number(contentLength);
-  if (!chunked && (declared === undefined || declared === 0)) return { take: true };
   const path = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
-  const route = method === "POST" ? routeBodies.get(path) : undefined;
   const form = method === "POST" && actionPages.some((page) => page.test(pathname));
+  if (form && foreign(origin, host)) return { take: false, status: 403 };
+  if (!chunked && (declared === undefined || declared === 0)) return { take: true };
+  const route = method === "POST" ? routeBodies.get(path) : undefined;
   if (route === undefined && !form) return { take: false, status: 405 };
   if (form && declared === undefined) return { take: false, status: 411 };
   if (declared !== undefined && !(declared <= (route ?? FORM_POST_BYTES))) return { take: false, status: 413 };
   return { take: true };
 }
+
+/**
+ * The answer to OPTIONS on a page that takes a form's post, which Next answers
+ * 405 with two Allow headers and no POST; undefined elsewhere (Next's own
+ * answer: a route handler lists its methods).
+ * @param {string} pathname @param {readonly RegExp[]} actionPages
+ */
+export const optionsAllow = (pathname, actionPages) =>
+  actionPages.some((page) => page.test(pathname)) ? "GET, HEAD, POST, OPTIONS" : undefined;

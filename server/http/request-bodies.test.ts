@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { actionPagesOf, bodyVerdict, CONSENT_CALL_BYTES, FORM_POST_BYTES, routeBodies } from "./request-bodies.mjs";
+import {
+  actionPagesOf,
+  bodyVerdict,
+  CONSENT_CALL_BYTES,
+  FORM_POST_BYTES,
+  optionsAllow,
+  routeBodies,
+} from "./request-bodies.mjs";
 
 const manifest = {
   node: {
@@ -61,6 +68,50 @@ describe("bodyVerdict", () => {
     expect(bodyVerdict({ method: "GET", pathname: "/", contentLength: undefined, chunked: false }, [])).toStrictEqual({
       take: true,
     });
+  });
+});
+
+describe("a form's post from another site", () => {
+  const from = (origin: string | undefined, host: string | undefined, pathname = "/signup") =>
+    bodyVerdict({ method: "POST", pathname, contentLength: "100", chunked: false, origin, host }, pages);
+
+  it("is 403 when its Origin names another host than the request's (X-Forwarded-Host, else Host), or is no URL", () => {
+    expect(from("https://evil.example", "sous.example")).toStrictEqual({ take: false, status: 403 });
+    expect(from("https://sous.example.evil.example", "sous.example")).toStrictEqual({ take: false, status: 403 });
+    expect(from("null", "sous.example")).toStrictEqual({ take: false, status: 403 });
+    expect(from("https://sous.example", undefined)).toStrictEqual({ take: false, status: 403 });
+    // Refused whatever its body: an empty one too.
+    expect(
+      bodyVerdict(
+        {
+          method: "POST",
+          pathname: "/",
+          contentLength: "0",
+          chunked: false,
+          origin: "https://evil.example",
+          host: "sous.example",
+        },
+        pages,
+      ),
+    ).toStrictEqual({ take: false, status: 403 });
+  });
+
+  it("is taken from the site itself, or with no Origin; and only a form's post is judged by it", () => {
+    expect(from("https://sous.example", "sous.example")).toStrictEqual({ take: true });
+    expect(from("https://sous.example", "SOUS.example")).toStrictEqual({ take: true });
+    expect(from("http://127.0.0.1:3210", "127.0.0.1:3210, proxy.internal")).toStrictEqual({ take: true });
+    expect(from(undefined, "sous.example")).toStrictEqual({ take: true });
+    // The workflow's calls come from no browser page: the route's signature is their check.
+    expect(from("https://evil.example", "sous.example", "/api/consent/revoke")).toStrictEqual({ take: true });
+  });
+});
+
+describe("optionsAllow", () => {
+  it("names POST on a page that takes a form's post, and leaves every other path to Next", () => {
+    expect(optionsAllow("/signup", pages)).toBe("GET, HEAD, POST, OPTIONS");
+    expect(optionsAllow("/", pages)).toBe("GET, HEAD, POST, OPTIONS");
+    expect(optionsAllow("/terms", pages)).toBeUndefined();
+    expect(optionsAllow("/api/consent/revoke", pages)).toBeUndefined();
   });
 });
 

@@ -1,4 +1,6 @@
+import { createHash, createHmac } from "node:crypto";
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { freePort } from "@/tests/support/processes";
@@ -6,6 +8,9 @@ import { freshAddress } from "@/tests/support/request-headers";
 import { processWide } from "@/server/process-wide";
 import { checkLimits, connectLimitStore } from "./limits";
 import { envOf } from "@/tests/support/check-schema";
+
+/** The key a count of `value` has under `secret`, computed here apart from the server's code. */
+const hmacKey = (secret: string, value: string) => createHmac("sha256", secret).update(value).digest("base64url");
 
 let counter = 0;
 const uniquePhone = () => `+1555${String((counter += 1)).padStart(7, "0")}`;
@@ -79,6 +84,45 @@ describe("checkLimits without Redis", () => {
 
 describe("checkLimits with Redis", () => {
   const redis = setupRedisServer();
+
+  it("keys every count by an HMAC under RATE_LIMIT_KEY_SECRET: no store holds the number, nor a hash of it anyone can make", async () => {
+    const secret = "limit-key-secret-of-32-characters-or-more";
+    const phone = uniquePhone();
+    const address = freshAddress();
+    const keyed = readEnv(
+      envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_KEY_SECRET: secret }),
+    );
+    expect(await connectLimitStore(redis.url, keyed.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
+    expect(await checkLimits({ formName: "waitlist", address, phone, email: "Chef@Example.com" }, keyed)).toMatchObject(
+      { ok: true },
+    );
+    const keys = await redis.client.keys("rl:*");
+    expect(
+      keys.filter((key) => key.includes(phone.slice(2)) || key.includes(address) || /chef@/i.test(key)),
+    ).toStrictEqual([]);
+    expect(await redis.client.get(`rl:phone:${hmacKey(secret, phone)}`)).toBe("1");
+    expect(await redis.client.get(`rl:email:waitlist:${hmacKey(secret, "chef@example.com")}`)).toBe("1");
+    expect(await redis.client.get(`rl:address:waitlist:${hmacKey(secret, address)}`)).toBe("1");
+    // The same person is the same key under the same secret: a second post counts against the first.
+    expect(await checkLimits({ formName: "waitlist", address, phone }, keyed)).toMatchObject({ ok: true });
+    expect(await redis.client.get(`rl:phone:${hmacKey(secret, phone)}`)).toBe("2");
+
+    // Without Redis the per-number count is a row of limit_counts: not the unkeyed hash anyone could compute.
+    const inDatabase = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }));
+    const other = uniquePhone();
+    await checkLimits({ formName: "waitlist", address: freshAddress(), phone: other }, inDatabase);
+    const store = await database(inDatabase);
+    const rows = (await store.db.selectFrom("limit_counts").select("key").execute()).map((row) => row.key);
+    const { RATE_LIMIT_PHONE_POINTS: points, RATE_LIMIT_PHONE_WINDOW_SECONDS: seconds } = inDatabase;
+    const unkeyed = (value: string) =>
+      createHash("sha256").update(`phone\n${points}\n${seconds}\n${value}`).digest("hex");
+    expect(rows).not.toContain(unkeyed(other));
+    expect(rows).toContain(unkeyed(hmacKey(secret, other)));
+    // Its working twin: without the secret Redis names the number itself (and the start-up log warns).
+    const plain = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url }));
+    await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, plain);
+    expect(await redis.client.get(`rl:phone:${phone}`)).toBe("1");
+  });
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
     const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));

@@ -1,4 +1,5 @@
 import "server-only";
+import { createHmac } from "node:crypto";
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -197,8 +198,22 @@ type Subject = {
 
 type Rule = { spec: LimiterSpec; key: string };
 
+/**
+ * What a limit counts a person by: an HMAC under RATE_LIMIT_KEY_SECRET, so no
+ * store (Redis, the database's limit_counts, a memory dump) holds a number,
+ * an email or an address, nor a hash anyone can reverse by trying every
+ * number of an area code. Without the secret, the value itself (the start-up
+ * log warns).
+ */
+const personKey = (value: string, env: ServerEnv) =>
+  env.RATE_LIMIT_KEY_SECRET ? createHmac("sha256", env.RATE_LIMIT_KEY_SECRET).update(value).digest("base64url") : value;
+
 /** The rules a submission is counted against, in the order they are checked: the narrowest first. */
-function rulesFor({ formName, address, phone, email, ceiling }: Subject, env: ServerEnv): Rule[] {
+function rulesFor(subject: Subject, env: ServerEnv): Rule[] {
+  const { formName, ceiling } = subject;
+  const address = personKey(subject.address, env);
+  const phone = subject.phone && personKey(subject.phone, env);
+  const email = subject.email && personKey(subject.email.toLowerCase(), env);
   const day = 86_400;
   return [
     {
@@ -217,7 +232,7 @@ function rulesFor({ formName, address, phone, email, ceiling }: Subject, env: Se
       ? [
           {
             spec: { name: "email", points: env.RATE_LIMIT_EMAIL_POINTS, duration: env.RATE_LIMIT_EMAIL_WINDOW_SECONDS },
-            key: `${formName}:${email.toLowerCase()}`,
+            key: `${formName}:${email}`,
           } as const,
         ]
       : []),

@@ -311,3 +311,44 @@ test("a connection that sends its headers too slowly, or nothing at all, is clos
   expect(slow).toBeLessThan(30_000);
   expect(silent).toBeLessThan(30_000);
 });
+
+test("a form's post from another site is 403 and changes nothing; OPTIONS names POST on a form's page, in one Allow header", async () => {
+  const before = server.output().length;
+  const foreign = await rawRequest([
+    "POST /signup HTTP/1.1",
+    host(),
+    "Origin: https://evil.example",
+    "Next-Action: 0000000000000000000000000000000000000000",
+    "Content-Type: text/plain;charset=UTF-8",
+    "Content-Length: 2",
+    "Connection: close",
+    "",
+    "[]",
+  ]);
+  expect(foreign.status).toBe(403);
+  expect(server.output().slice(before)).not.toMatch(/\n\s+at /);
+  expect(server.output().slice(before)).not.toContain("Invalid Server Actions request");
+  // Its working twin: the same post from the site's own page reaches Next (which knows no such action: 4xx, not 403).
+  const own = await rawRequest([
+    "POST /signup HTTP/1.1",
+    host(),
+    `Origin: ${server.url}`,
+    "Next-Action: 0000000000000000000000000000000000000000",
+    "Content-Type: text/plain;charset=UTF-8",
+    "Content-Length: 2",
+    "Connection: close",
+    "",
+    "[]",
+  ]);
+  expect(own.status).not.toBe(403);
+
+  for (const [path, allow] of [
+    ["/", "GET, HEAD, POST, OPTIONS"],
+    ["/signup", "GET, HEAD, POST, OPTIONS"],
+  ] as const) {
+    const answer = await rawRequest([`OPTIONS ${path} HTTP/1.1`, host(), "Connection: close"]);
+    expect([answer.status, answer.headers.allow], path).toStrictEqual([204, allow]);
+  }
+  const terms = await rawRequest(["OPTIONS /terms HTTP/1.1", host(), "Connection: close"]);
+  expect([terms.status, terms.headers.allow]).toStrictEqual([405, "GET, HEAD"]);
+});
