@@ -30,10 +30,10 @@ import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { createServer, STATUS_CODES } from "node:http";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { actionPagesOf, bodyVerdict, optionsAllow } from "../server/http/request-bodies.mjs";
+import { runExitWork } from "./exit-work.mjs";
 
 const started = performance.now();
 process.env.NODE_ENV ||= "production";
@@ -193,17 +193,11 @@ await app.prepare();
 // The longest the app's exit work may take: past it, the process exits anyway.
 const EXIT_WORK_MS = 60_000;
 
-/** Runs what the app registered for its exit (server/shutdown.ts), one after the other. */
-async function exitWork() {
+/** What the app registered for its exit (server/shutdown.ts), through the process-wide slot "shutdown". */
+function exitTasks() {
   /** @type {Map<string, () => Promise<unknown>> | undefined} */
   const tasks = /** @type {any} */ (globalThis)[Symbol.for("sous.process-wide")]?.get("shutdown");
-  for (const [name, task] of tasks ?? []) {
-    try {
-      await task();
-    } catch (error) {
-      console.error(`exit work ${name} failed:`, error);
-    }
-  }
+  return tasks ?? new Map();
 }
 
 let stopping = false;
@@ -212,8 +206,7 @@ function stop() {
   stopping = true;
   server.close(async (error) => {
     if (error) console.error(error);
-    const unfinished = await Promise.race([exitWork().then(() => false), sleep(EXIT_WORK_MS, true)]);
-    if (unfinished) console.error(`exit work not finished after ${EXIT_WORK_MS} ms`);
+    const unfinished = !(await runExitWork(exitTasks(), { limitMs: EXIT_WORK_MS }));
     await app.close().catch((/** @type {unknown} */ closing) => console.error(closing));
     process.exit(error || unfinished ? 1 : 0);
   });

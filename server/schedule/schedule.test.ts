@@ -8,7 +8,7 @@ import { numberUnder, openPrefix } from "@/tests/support/open-zone";
 import { readEnv } from "@/server/env";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
 import { attemptsOf } from "@/server/leads/lead-store";
-import { redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
+import { finishRedelivery, redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/alerts/alert-store";
 import { alertsSettled } from "@/server/alerts/alerts";
@@ -217,6 +217,30 @@ describe("the redelivery timer", () => {
     clearInterval(plain);
     startRedelivery();
     expect(timers()).toBe(before);
+  });
+
+  it("waits, when the server stops, for the pass under way: its attempt answered and recorded; then starts none", async () => {
+    const body = payload("[fail=3]");
+    const lead = await sentAndDue(body);
+    receiver.slow(600);
+    const tick = redeliveryTick();
+    // The pass's attempt is at the receiver, which answers in 600 ms.
+    await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(4), { timeout: 5_000 });
+    let finished = false;
+    const finishing = finishRedelivery().then(() => (finished = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(finished).toBe(false);
+    await finishing;
+    // Resolved only once the answer was recorded.
+    expect(await row(lead.webhookId)).toMatchObject({ state: "delivered" });
+    expect(await tick).toBe(true);
+    // Stopping: no pass starts after it.
+    expect(await redeliveryTick()).toBe(false);
+    receiver.slow(undefined);
+    // A server that starts again runs passes again (and the next test finds the timer as a new server would).
+    startRedelivery();
+    stopRedelivery();
+    expect(await redeliveryTick()).toBe(true);
   });
 
   it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", async () => {

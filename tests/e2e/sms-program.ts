@@ -609,10 +609,12 @@ function contactSpecs() {
         const text = (posts[0]!.json as { text: string }).text;
         for (const value of [request.name, request.email, request.phone, "Clients: 6-15", request.currentTools])
           expect(text).toContain(value);
-        // The visitor's words are text: Slack's markup escaped, the mention Discord would ping broken.
+        // The visitor's words are text: Slack's markup escaped, the mention Discord would ping broken, each line quoted
+        // so that none can pose as a label.
         const asText = request.message.replaceAll("<", "&lt;").replaceAll(">", "&gt;").replace("@here", "@\u200bhere");
         expect(asText).toContain("&lt;@\u200bhere&gt;");
-        expect(text.endsWith(`Biggest business challenge:\n${asText}`)).toBe(true);
+        const quoted = asText.replace(/^/gm, "> ");
+        expect(text.endsWith(`Biggest business challenge:\n${quoted}`)).toBe(true);
       });
     }
 
