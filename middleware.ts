@@ -29,5 +29,5 @@ export const config = {
   // which cost /signup a fifth of its throughput (docs/performance.md).
   // server/http/known-paths.test.ts keeps the lists in step.
   matcher:
-    "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|sent/waitlist/text-start/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
 };

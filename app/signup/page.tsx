@@ -6,6 +6,7 @@ import { signupPage } from "@/components/signup/signup-content";
 import { FormMount } from "@/components/forms/form-mount";
 import { WaitlistForm } from "@/components/forms/waitlist-form";
 import { waitlist } from "@/lib/forms/waitlist";
+import { startAgainNote } from "@/lib/sms/program";
 import { serveForm } from "@/server/submission/serve-form";
 
 export const metadata: Metadata = {
@@ -49,6 +50,7 @@ export default function SignupPage() {
           <div className="mt-8">
             <FormMount form={WaitlistForm} served={serveForm(waitlist)} />
           </div>
+          <p className="mt-6 text-sm text-stone-700">{startAgainNote}</p>
         </div>
       </main>
       <SiteFooter />

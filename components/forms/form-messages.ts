@@ -25,16 +25,6 @@ export const invalidMessage: Message = {
   text: "Correct the fields marked below, then send it again.",
 };
 
-/**
- * What a visitor reads when the number they signed up asked us to stop
- * texting it: only that phone can turn the texts back on, by replying START
- * (the words the STOP confirmation already gave it).
- */
-export const awaitingStartMessage: Message = {
-  title: "Reply START from that phone",
-  text: "This number asked us to stop texting it, so a sign-up on the web cannot turn our texts back on. Reply START to our last text on that phone, and this sign-up goes through then.",
-};
-
 /** The message for an answer, or null for none (idle). */
 export function outcomeMessage(state: FormState<unknown>, messages: FormMessages): Message | null {
   switch (state.status) {
@@ -42,8 +32,6 @@ export function outcomeMessage(state: FormState<unknown>, messages: FormMessages
       return null;
     case "success":
       return messages.success;
-    case "awaiting_start":
-      return awaitingStartMessage;
     case "invalid":
       return invalidMessage;
     case "rate_limited":

@@ -21,7 +21,7 @@ function loadSonner() {
   return sonner;
 }
 
-export type ToastKind = "success" | "info" | "error";
+export type ToastKind = "success" | "error";
 
 export async function showToast(kind: ToastKind, title: string, description: string) {
   const { toast } = await loadSonner();

@@ -45,8 +45,7 @@ export function useServerForm<Values extends FieldValues, Checked = Values>(opti
     toasted.current = state.id;
     if (isKept(state.status)) clear();
     if (state.status === "success") track(event);
-    const kind = state.status === "success" ? "success" : state.status === "awaiting_start" ? "info" : "error";
-    void showToast(kind, message.title, message.text);
+    void showToast(state.status === "success" ? "success" : "error", message.title, message.text);
   }, [state, sentWithScript, messages, event, clear]);
 
   function send(form: HTMLFormElement) {

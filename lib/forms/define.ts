@@ -84,13 +84,9 @@ export function consentTextOf(definition: Pick<FormDefinition, "name" | "fields"
 /** The path of a form's page, without its anchor. */
 export const pageOf = (definition: Pick<FormDefinition, "permalink">) => definition.permalink.split("#")[0] || "/";
 
-/**
- * Where a post made without JavaScript goes once its sign-up is kept
- * (post/redirect/get): the form's result page, or, for a number that must
- * text START first, the page that says so (forms that keep consent only).
- */
-export function resultPathOf(definition: Pick<FormDefinition, "name">, status: "success" | "awaiting_start") {
-  return status === "success" ? `/sent/${definition.name}` : `/sent/${definition.name}/text-start`;
+/** Where a post made without JavaScript goes once its sign-up is kept (post/redirect/get): the form's result page. */
+export function resultPathOf(definition: Pick<FormDefinition, "name">) {
+  return `/sent/${definition.name}`;
 }
 
 /**
@@ -111,10 +107,7 @@ export function registryOf<const Forms extends Record<string, FormDefinition>>(f
     /** The pages that hold a form. */
     formPages: [...new Set(all.map(pageOf))],
     /** The result pages a post without JavaScript is sent on to. */
-    resultPages: all.flatMap((definition) => [
-      resultPathOf(definition, "success"),
-      ...(definition.consent ? [resultPathOf(definition, "awaiting_start")] : []),
-    ]),
+    resultPages: all.map((definition) => resultPathOf(definition)),
     /** The forms that keep consent, and the payload key that holds the number each texts. */
     consentForms: all.flatMap((definition) =>
       definition.consent ? [{ form: definition.name, phoneKey: definition.consent.phone }] : [],

@@ -6,13 +6,14 @@ import type { PhonePolicy } from "./phone";
  * action throws, and the visitor would lose what they typed.
  */
 /**
- * awaiting_start: the sign-up of a number that revoked its consent, kept
- * unsent until the phone texts START.
+ * success: the post was kept. A sign-up is answered alike whether it was
+ * sent, held, a repeat of one on the list, or kept until its phone texts
+ * START: the answer tells no one about a number (docs/security.md).
  */
-export type FormStatus = "idle" | "success" | "awaiting_start" | "invalid" | "failed" | "rate_limited";
+export type FormStatus = "idle" | "success" | "invalid" | "failed" | "rate_limited";
 
 /** The outcomes that keep what was sent: the form is cleared, and a post without JavaScript gets a result page. */
-export const keptStatuses = ["success", "awaiting_start"] as const satisfies readonly FormStatus[];
+export const keptStatuses = ["success"] as const satisfies readonly FormStatus[];
 export const isKept = (status: FormStatus): status is (typeof keptStatuses)[number] =>
   (keptStatuses as readonly FormStatus[]).includes(status);
 

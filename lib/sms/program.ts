@@ -25,6 +25,14 @@ export const optOutWords = [
 /** Replies that lift a carrier's block (Twilio's opt-out handling confirms them). */
 export const optInWords = ["START", "UNSTOP"] as const;
 
+/**
+ * What the sign-up page and its result page say to every visitor alike: only
+ * the phone undoes a STOP. Nothing a sign-up answers tells whether its number
+ * ever replied STOP (docs/security.md).
+ */
+export const startAgainNote =
+  "Replied STOP to one of our texts before? A sign-up on the web cannot turn our texts back on: reply START from that phone, and your sign-up goes through then.";
+
 /** Replies that ask for help: answered with the HELP text. */
 export const helpWords = ["HELP", "INFO"] as const;
 

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { describe, expect, it } from "vitest";
-import { consentForms, formNames, formPages } from "@/lib/forms";
+import { formNames, formPages } from "@/lib/forms";
 import { config } from "@/middleware";
 import { isKnownPath } from "./known-paths";
 
@@ -13,15 +13,11 @@ const metadataFiles: Record<string, string> = {
   "twitter-image.tsx": "twitter-image",
 };
 
-/** The URL paths the files under app/ define; a [form] segment stands for every form (text-start: those that keep consent). */
+/** The URL paths the files under app/ define; a [form] segment stands for every form. */
 function pathsDefinedByApp(dir = "app", prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     if (entry.isDirectory() && entry.name === "[form]")
-      return formNames.flatMap((form) =>
-        pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${form}`).filter(
-          (found) => !found.endsWith("/text-start") || consentForms.some((each) => each.form === form),
-        ),
-      );
+      return formNames.flatMap((form) => pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${form}`));
     if (entry.isDirectory()) return pathsDefinedByApp(path.join(dir, entry.name), `${prefix}/${entry.name}`);
     if (entry.name === "page.tsx" || entry.name === "route.ts") return [prefix || "/"];
     const metadataPath = metadataFiles[entry.name];
@@ -35,7 +31,7 @@ describe("isKnownPath", () => {
     expect(paths).toContain("/");
     expect(paths).toContain("/signup");
     expect(paths).toContain("/api/cron/redeliver");
-    expect(paths).toEqual(expect.arrayContaining(["/sent/contact", "/sent/waitlist", "/sent/waitlist/text-start"]));
+    expect(paths).toEqual(expect.arrayContaining(["/sent/contact", "/sent/waitlist"]));
     for (const known of paths) expect(isKnownPath(known), known).toBe(true);
   });
 
@@ -47,6 +43,8 @@ describe("isKnownPath", () => {
   it("does not know anything else", () => {
     for (const unknown of [
       "/sent/contact/text-start",
+      // Gone: a sign-up of a number that replied STOP is answered like any other.
+      "/sent/waitlist/text-start",
       "/sent/catering",
       "/signupx",
       "/pricing",
@@ -81,6 +79,7 @@ describe("the middleware's matcher", () => {
       "/signupx",
       "/signup/extra",
       "/sent/contact/text-start",
+      "/sent/waitlist/text-start",
       "/sent/catering",
       "/pricing",
       "/no/such-page",

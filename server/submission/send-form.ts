@@ -19,7 +19,6 @@ import { submitForm } from "@/server/submission/submit-form";
  */
 export async function sendForm<Name extends string>(form: Name, _previous: unknown, formData: FormData) {
   const state = await submitForm(form, formData);
-  if (isKept(state.status) && !formData.has(scriptPostField) && isFormName(form))
-    redirect(resultPathOf(forms[form], state.status));
+  if (isKept(state.status) && !formData.has(scriptPostField) && isFormName(form)) redirect(resultPathOf(forms[form]));
   return state;
 }

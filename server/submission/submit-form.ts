@@ -16,6 +16,7 @@ import { checkLimits } from "@/server/rate-limit/limits";
 import { submitLead } from "@/server/leads/submit-lead";
 import { alertsSettled, operatorAlerts } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
+import { noteDelivered, paceLikeDelivery } from "./answer-pace";
 
 type Values = PostedValues;
 /** What a form's post carries, as typed: its own fields for a form of the site's. */
@@ -145,7 +146,13 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
   if (env.ALERT_WEBHOOK_URL) after(alertsSettled);
   if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
   log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
-  return answer(!ok ? "failed" : facts.via === "awaiting_start" ? "awaiting_start" : "success");
+  // Every kept sign-up gets the one answer, in about the time a delivery takes: nothing tells a stranger that a
+  // number is on the list already or once replied STOP.
+  const elapsed = performance.now() - started;
+  if (ok && facts.via === "webhook") noteDelivered(form, elapsed);
+  if (ok && (facts.via === "repeat" || facts.via === "awaiting_start"))
+    await paceLikeDelivery(form, elapsed, env.WEBHOOK_DEADLINE_MS);
+  return answer(ok ? "success" : "failed");
 }
 
 /**

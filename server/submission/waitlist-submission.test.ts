@@ -11,6 +11,10 @@ import { scheduledPass } from "@/server/schedule/redelivery";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import * as answerPace from "./answer-pace";
+
+// The real pacing, watched: which answers it held, and for how long a delivery took.
+vi.mock("./answer-pace", { spy: true });
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 
@@ -203,8 +207,10 @@ describe("a number on the list already", () => {
   it("is welcomed once: a repeat of a delivered number is told it succeeded, and its consent is kept as evidence of that lead", async () => {
     const first = signup({ phone });
     expect((await submit(first)).status).toBe("success");
-    // The working twin: the first sign-up reached the workflow.
+    // The working twin: the first sign-up reached the workflow, and its time is noted; its answer was not held.
     expect(receiver.withName(first.name)).toHaveLength(1);
+    expect(answerPace.noteDelivered).toHaveBeenCalledWith("waitlist", expect.any(Number));
+    expect(answerPace.paceLikeDelivery).not.toHaveBeenCalled();
     const repeats = [signup({ phone }), signup({ phone: "555.123.4567" }), signup({ phone: "+1 555 123 4567" })];
     for (const repeat of repeats) {
       const state = await submit(repeat);
@@ -212,6 +218,11 @@ describe("a number on the list already", () => {
       expect(state.values).toEqual(emptyWaitlistValues);
       expect(receiver.withName(repeat.name)).toEqual([]);
     }
+    // Each repeat's answer was held as long as a delivery takes, within the visitor's deadline.
+    expect(vi.mocked(answerPace.paceLikeDelivery).mock.calls).toStrictEqual(
+      repeats.map(() => ["waitlist", expect.any(Number), readEnv().WEBHOOK_DEADLINE_MS]),
+    );
+    expect(answerPace.noteDelivered).toHaveBeenCalledTimes(1);
     const records = await recordsOf();
     expect(records).toHaveLength(4);
     expect(new Set(records.map((record) => record.lead_id)).size).toBe(1);
@@ -246,7 +257,9 @@ describe("a number on the list already", () => {
     const strangers = [signup({ phone }), signup({ phone: "555.123.4567" })];
     for (const stranger of strangers) {
       const state = await submit(stranger);
-      expect(state.status).toBe("awaiting_start");
+      // Answered as any sign-up is, and held as long: nothing in the answer says the number once replied STOP.
+      expect(state.status).toBe("success");
+      expect(answerPace.paceLikeDelivery).toHaveBeenLastCalledWith("waitlist", expect.any(Number), expect.any(Number));
       expect(state.values).toEqual(emptyWaitlistValues);
       expect(receiver.withName(stranger.name)).toEqual([]);
     }
@@ -324,12 +337,17 @@ describe("a post the browser made without JavaScript", () => {
     expect((await submit(scripted)).status).toBe("success");
   });
 
-  it("a revoked number's sign-up lands on the page that says to text START", async () => {
-    const store = await database(readEnv());
-    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "operator" });
-    const fields = signup();
+  it("a revoked number's sign-up lands on the one result page every kept sign-up lands on", async () => {
+    const fields = signup({ phone: "(555) 123-4569" });
+    // Its twin first: a new number.
     expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
-      "/sent/waitlist/text-start",
+      "/sent/waitlist",
+    );
+    const store = await database(readEnv());
+    await revokeConsent(store, { phone: "+15551234569", channel: "sms", source: "operator" });
+    const again = signup({ phone: "(555) 123-4569" });
+    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(again, { script: false })))).toBe(
+      "/sent/waitlist",
     );
   });
 

@@ -6,7 +6,7 @@ const pages = [
   { path: "/terms", status: 200 },
   { path: "/privacy", status: 200 },
   { path: "/sent/waitlist", status: 200 },
-  { path: "/sent/waitlist/text-start", status: 200 },
+  { path: "/sent/waitlist/text-start", status: 404 },
   { path: "/sent/contact", status: 200 },
   { path: "/sent/contact/text-start", status: 404 },
   { path: "/missing-page", status: 404 },

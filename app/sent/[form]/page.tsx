@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ResultPage } from "@/components/forms/result-page";
 import { forms, formNames, isFormName } from "@/lib/forms";
+import { startAgainNote } from "@/lib/sms/program";
 
 export const metadata: Metadata = { title: "Sent", robots: { index: false } };
 
@@ -17,7 +18,8 @@ export default async function SentPage({ params }: { params: Promise<{ form: str
   return (
     <ResultPage
       message={definition.messages.success}
-      tone="success"
+      // A form that texts says, to everyone alike, how a number that replied STOP gets the texts again.
+      note={definition.consent ? startAgainNote : undefined}
       back={{ href: "/", label: "Back to the home page" }}
     />
   );
