@@ -2,7 +2,7 @@ import { testErrorMessage } from "@/app/test-error/test-message";
 import { errorContent } from "@/components/errors/error-content";
 import { expect, test } from "./fixtures";
 
-test("an unknown path answers 404 with a way home", async ({ page }) => {
+test("an unknown path answers 404 with a way home, and names the path in the console", async ({ page, jsEnabled }) => {
   const errors: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());
@@ -12,8 +12,11 @@ test("an unknown path answers 404 with a way home", async ({ page }) => {
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Oops! Page not found");
   const home = page.getByRole("link", { name: errorContent.home });
   await expect(home).toHaveAttribute("href", "/");
-  // The browser's console names the 404 itself (no script of ours on every page for it; the server logs the path).
+  // The browser's console names the 404 itself; the page's own line names the path, with JavaScript on.
   await expect.poll(() => errors).toContainEqual(expect.stringContaining("404 (Not Found)"));
+  const line = `${errorContent.notFoundConsole} /no/such-page`;
+  if (jsEnabled) await expect.poll(() => errors).toContain(line);
+  else expect(errors).not.toContain(line);
 
   await home.click();
   await expect(page).toHaveURL("/");
