@@ -5,8 +5,10 @@
  *
  *   node --conditions=react-server --import tsx bench/request-costs.ts
  *
- * 1. GET / answered alone, then while 20 clients keep asking for 16 KB paths
- *    no route answers (each masked for the log): median and p95 of each.
+ * 1. GET / answered alone, then sent at the same moment as 20 requests for
+ *    unknown paths of a few characters (the floor: 20 404 pages), then as 20
+ *    for paths of 15.5 KB, the longest Node takes (each masked for the log):
+ *    median and p95 of each.
  * 2. A no-JavaScript sign-up's answer for a new number (delivered to a
  *    webhook that answers in about 100 ms), the same number again, and a
  *    number that replied STOP: status, where it sends the browser, and the
@@ -32,20 +34,29 @@ async function timed(run: () => Promise<unknown>) {
   return performance.now() - began;
 }
 
+/** GET /'s time while `paths` are asked for at the same moment, in `rounds` rounds. */
+async function pageBeside(url: string, paths: readonly string[], rounds = 30) {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const beside = paths.map(async (path) => (await fetch(`${url}${path}`)).text());
+    times.push(await timed(async () => (await fetch(url)).text()));
+    await Promise.all(beside);
+  }
+  return times;
+}
+
 async function pageUnderLongPaths(url: string) {
-  const alone: number[] = [];
-  for (let i = 0; i < 60; i += 1) alone.push(await timed(async () => (await fetch(url)).text()));
-  let flooding = true;
-  const longPath = `/${"a@b.c/".repeat(Math.ceil(16_384 / 6)).slice(0, 16_384)}`;
-  const flood = Array.from({ length: 20 }, async () => {
-    while (flooding) await (await fetch(`${url}${longPath}`)).text();
-  });
-  const busy: number[] = [];
-  for (let i = 0; i < 60; i += 1) busy.push(await timed(async () => (await fetch(url)).text()));
-  flooding = false;
-  await Promise.all(flood);
-  console.log(`GET / alone: ${summary(alone)}`);
-  console.log(`GET / beside 20 clients asking for 16 KB paths: ${summary(busy)}`);
+  // As long as Node takes a request line (its headers, the line included, stop at 16 KiB: 431 past that), of one
+  // letter: what an address pattern reads furthest from each place before it gives up.
+  const long = `/${"a".repeat(15_500)}`;
+  // Warm: the first requests of a server compile and cache.
+  await pageBeside(url, Array(20).fill("/warm"), 5);
+  console.log(`GET / alone: ${summary(await pageBeside(url, []))}`);
+  // The floor: 20 unknown paths of a few characters, each a 404 page and a log line like the long ones.
+  console.log(
+    `GET / beside 20 short unknown paths at once: ${summary(await pageBeside(url, Array(20).fill("/nope")))}`,
+  );
+  console.log(`GET / beside 20 paths of 15.5 KB at once: ${summary(await pageBeside(url, Array(20).fill(long)))}`);
 }
 
 async function signupAnswers(url: string, folder: string) {
