@@ -206,7 +206,9 @@ describe("checkEnvironmentAtStart", () => {
       expect.objectContaining({
         level: "warn",
         form: "contact",
-        message: expect.stringContaining("CONTACT_WEBHOOK_URL is set without CONTACT_WEBHOOK_SECRET"),
+        message: expect.stringContaining(
+          "CONTACT_WEBHOOK_URL is set without CONTACT_WEBHOOK_SECRET: contact deliveries go out unsigned",
+        ),
       }),
     ]);
     const printed = JSON.stringify([...info.mock.calls, ...warn.mock.calls]);

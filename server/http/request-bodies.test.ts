@@ -44,6 +44,10 @@ describe("bodyVerdict", () => {
     expect(post("/api/consent/revoke", CONSENT_CALL_BYTES)).toStrictEqual({ take: true });
     // A consent call may stream: the route reads it no further than its limit.
     expect(post("/api/consent/renew", undefined, true)).toStrictEqual({ take: true });
+    // A route's path with a trailing slash is that route (Next redirects it); "/" is the home page's form.
+    expect(post("/api/consent/revoke/", CONSENT_CALL_BYTES)).toStrictEqual({ take: true });
+    expect(post("/api/consent/revoke/", CONSENT_CALL_BYTES + 1)).toStrictEqual({ take: false, status: 413 });
+    expect(post("/", FORM_POST_BYTES + 1)).toStrictEqual({ take: false, status: 413 });
   });
 
   it("answers 413 past the limit, and 411 for a form post that does not say its length", () => {

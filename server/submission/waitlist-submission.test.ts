@@ -206,10 +206,15 @@ describe("a number on the list already", () => {
 
   it("is welcomed once: a repeat of a delivered number is told it succeeded, and its consent is kept as evidence of that lead", async () => {
     const first = signup({ phone });
+    const began = performance.now();
     expect((await submit(first)).status).toBe("success");
+    const took = performance.now() - began;
     // The working twin: the first sign-up reached the workflow, and its time is noted; its answer was not held.
     expect(receiver.withName(first.name)).toHaveLength(1);
     expect(answerPace.noteDelivered).toHaveBeenCalledWith("waitlist", expect.any(Number));
+    const noted = vi.mocked(answerPace.noteDelivered).mock.calls[0]![1];
+    expect(noted).toBeGreaterThan(0);
+    expect(noted).toBeLessThanOrEqual(took);
     expect(answerPace.paceLikeDelivery).not.toHaveBeenCalled();
     const repeats = [signup({ phone }), signup({ phone: "555.123.4567" }), signup({ phone: "+1 555 123 4567" })];
     for (const repeat of repeats) {
