@@ -104,6 +104,7 @@ describe("a form's post from another site", () => {
     expect(from("https://sous.example", "sous.example")).toStrictEqual({ take: true });
     expect(from("https://sous.example", "SOUS.example")).toStrictEqual({ take: true });
     expect(from("http://127.0.0.1:3210", "127.0.0.1:3210, proxy.internal")).toStrictEqual({ take: true });
+    expect(from("https://sous.example", " sous.example , proxy.internal")).toStrictEqual({ take: true });
     expect(from(undefined, "sous.example")).toStrictEqual({ take: true });
     // The workflow's calls come from no browser page: the route's signature is their check.
     expect(from("https://evil.example", "sous.example", "/api/consent/revoke")).toStrictEqual({ take: true });

@@ -30,7 +30,9 @@ describe("paceLikeDelivery", () => {
     noteDelivered("pace-other", 8_000);
     const random = vi.spyOn(Math, "random");
     random.mockReturnValue(0);
-    expect(await settledAfter(paceLikeDelivery("pace-b", 0, 9_000), 999)).toBe(false);
+    const oldest = paceLikeDelivery("pace-b", 0, 9_000);
+    expect(await settledAfter(oldest, 999)).toBe(false);
+    expect(await settledAfter(oldest, 1)).toBe(true);
     random.mockReturnValue(0.999);
     expect(await settledAfter(paceLikeDelivery("pace-b", 0, 9_000), 299)).toBe(false);
     expect(await settledAfter(paceLikeDelivery("pace-b", 0, 9_000), 300)).toBe(true);
