@@ -20,7 +20,8 @@
  * TRACE and CONNECT never reach Next: they get 405 here, with the headers
  * every response carries (read from the build's routes manifest). Nor does a
  * body no route takes: 405, 411 or 413 here, before a byte of it is read
- * (server/http/request-bodies.mjs), and the connection closed. An Upgrade
+ * (server/http/request-bodies.mjs), and the connection closed; nor a form's
+ * post from another site's page (403). An Upgrade
  * (WebSocket, h2c) is answered as the plain request it also is and the
  * connection closed: the site serves no WebSocket. Slow or idle connections
  * are closed by the timeouts below.
@@ -82,7 +83,7 @@ function actionPages() {
     JSON.parse(readFileSync(path.join(dir, distDir, "server", "server-reference-manifest.json"), "utf8")),
   );
 }
-const formPages = actionPages();
+const actionPagePatterns = actionPages();
 
 /** A plain-text answer made here, never by Next. @param {number} status @param {string} text */
 function plainAnswer(status, text, extra = {}) {
@@ -122,12 +123,12 @@ function refuseUnread(socket, answer) {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-// A body no route takes, answered before it is read; the connection closes, so the rest of it is never read either.
+// A body no route takes, answered before it is read; the connection closes (rawAnswer), so the rest is never read.
 const refusedBodies = {
   403: plainAnswer(403, "Forbidden"),
-  405: plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD", Connection: "close" }),
-  411: plainAnswer(411, "Length Required", { Connection: "close" }),
-  413: plainAnswer(413, "Payload Too Large", { Connection: "close" }),
+  405: plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD" }),
+  411: plainAnswer(411, "Length Required"),
+  413: plainAnswer(413, "Payload Too Large"),
 };
 
 // Timeouts of every connection: the request's headers within 10 s, its whole body within 30 s, an idle keep-alive
@@ -149,13 +150,13 @@ const server = createServer(
         origin: request.headers.origin,
         host: /** @type {string | undefined} */ (request.headers["x-forwarded-host"]) ?? request.headers.host,
       },
-      formPages,
+      actionPagePatterns,
     );
     if (!verdict.take) {
       refuseUnread(request.socket, refusedBodies[verdict.status]);
       return;
     }
-    const allow = request.method === "OPTIONS" ? optionsAllow(pathname, formPages) : undefined;
+    const allow = request.method === "OPTIONS" ? optionsAllow(pathname, actionPagePatterns) : undefined;
     if (allow) {
       const options = plainAnswer(204, "", { Allow: allow });
       response.writeHead(options.status, options.headers).end();
