@@ -1,10 +1,22 @@
 /** Next calls register() once when a server starts, before it takes requests. */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // One JSON object per line, Next's own errors included (under `next dev`, its own readable lines).
+  if (process.env.NODE_ENV === "production") {
+    const { jsonFrameworkLogs } = await import("./server/framework-log");
+    jsonFrameworkLogs();
+  }
   // Every page Next sends whole starts its scripts after the first paint, those
   // regenerated at run time too (the built ones are rewritten by npm run build).
-  const { renderedBodyTransform } = await import("./server/http/late-hydration");
-  Object.assign(globalThis, { [Symbol.for("next.renderedBodyTransform")]: renderedBodyTransform });
+  // And each carries a Content-Security-Policy allowing its own inline scripts by their hash.
+  const { renderedBodyTransform } = await import("./server/rendering/late-hydration");
+  // A page rendered per request carries the nonce its scripts were given instead.
+  const { renderedBodyHeaders, renderedStreamHeaders } = await import("./server/http/page-policy");
+  Object.assign(globalThis, {
+    [Symbol.for("next.renderedBodyTransform")]: renderedBodyTransform,
+    [Symbol.for("next.renderedBodyHeaders")]: renderedBodyHeaders,
+    [Symbol.for("next.renderedStreamHeaders")]: renderedStreamHeaders,
+  });
   const { checkEnvironmentAtStart } = await import("./server/startup");
   await checkEnvironmentAtStart();
   const { alertsSettled } = await import("./server/alerts/alerts");
@@ -13,12 +25,12 @@ export async function register() {
   // before a restart included. On Vercel no process stays up: the cron route
   // (app/api/cron/redeliver) runs the passes instead.
   if (!process.env.VERCEL) {
-    const { startRedelivery, finishRedelivery } = await import("./server/schedule/redelivery");
-    startRedelivery();
+    const { startSchedule, finishSchedule } = await import("./server/schedule/scheduler");
+    startSchedule();
     // Stopping: no new pass starts, a pass under way claims nothing more, and
     // npm start waits for the attempts it sent to be answered and recorded.
-    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void finishRedelivery());
-    beforeExit("redelivery", finishRedelivery);
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void finishSchedule());
+    beforeExit("schedule", finishSchedule);
   }
   // Then the alerts those attempts started.
   beforeExit("alerts", alertsSettled);

@@ -1,12 +1,20 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { isKnownPath } from "@/server/http/known-paths";
+import { isConsolePath, isKnownPath } from "@/server/http/known-paths";
 import { maskedPath } from "@/server/http/masked-path";
+import { requestNoncePolicy } from "@/server/http/request-nonce.mjs";
+import { consoleHeaders } from "@/server/http/security-headers";
 import { logEvent } from "@/server/log";
 
 /**
- * Logs the paths no route answers; the security headers come from
- * next.config.ts for every response. The matcher keeps this off the pages,
- * their assets and the metadata routes, so they are served without it.
+ * Logs the paths no route answers, and gives a script nonce to every page Next
+ * may render for its request: a page posted to (a form sent without
+ * JavaScript, answered with its errors or outcome), a console page, and a path
+ * no route answers (its 404, or an error). The other security headers come
+ * from next.config.ts for every response, and a page sent whole gets its
+ * script hashes from Next's patched send-payload (server/http/page-policy.ts).
+ * The matcher keeps this off the pages viewed, their assets and the metadata
+ * routes, so they are served without it; `npm start` adds no nonce of its own,
+ * so every host gives the same pages one (docs/security.md).
  *
  * Next 16 calls this file convention "proxy.ts"; the design keeps the name
  * middleware.ts, which Next 16 still runs (with a deprecation notice at build).
@@ -14,8 +22,20 @@ import { logEvent } from "@/server/log";
  */
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;
-  if (!isKnownPath(pathname)) logEvent("warn", { event: "not_found", path: maskedPath(pathname) });
-  return NextResponse.next();
+  const known = isKnownPath(pathname);
+  if (!known) logEvent("warn", { event: "not_found", path: maskedPath(pathname) });
+  // The console's pages are rendered per request, and the passkey ceremony is a script: each gets a nonce. A view of
+  // one of the site's other pages or routes is sent whole or is no page: nothing to add.
+  const consolePage = isConsolePath(pathname);
+  if (request.method !== "POST" && known && !consolePage) return NextResponse.next();
+  // Next reads the nonce from the request's policy and writes it on every script of the page it renders;
+  // its patched send-payload answers with the same nonce (server/http/page-policy.ts).
+  const headers = new Headers(request.headers);
+  headers.set("Content-Security-Policy", requestNoncePolicy());
+  const response = NextResponse.next({ request: { headers } });
+  // Only headers: who may see a console page is checked by the page itself (docs/decisions/0015-operator-roles.md).
+  if (consolePage) for (const [name, value] of consoleHeaders) response.headers.set(name, value);
+  return response;
 }
 
 export const config = {
@@ -28,6 +48,10 @@ export const config = {
   // it through unlogged), but every view and post of it runs this function,
   // which cost /signup a fifth of its throughput (docs/performance.md).
   // server/http/known-paths.test.ts keeps the lists in step.
-  matcher:
+  matcher: [
     "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the
+    // API routes, whose answers are JSON, nor Next's files.
+    { source: "/((?!_next/|_vercel/|api/).*)", has: [{ type: "header", key: "content-type" }] },
+  ],
 };

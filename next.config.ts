@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
+import { EVERY_PATH } from "./server/http/every-path.mjs";
 import { FORM_POST_BYTES } from "./server/http/request-bodies.mjs";
 import { securityHeaders } from "./server/http/security-headers";
 
@@ -29,7 +30,7 @@ export default function nextConfig(phase: string): NextConfig {
     // Static headers on every response, static files included, at no cost per
     // request: no middleware runs for them.
     async headers() {
-      return [{ source: "/:path*", headers: headers.map(([key, value]) => ({ key, value })) }];
+      return [{ source: EVERY_PATH, headers: headers.map(([key, value]) => ({ key, value })) }];
     },
   };
 }

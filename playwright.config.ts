@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
 import { e2e } from "./tests/e2e/e2e-env";
 
@@ -16,6 +17,13 @@ const chromium = {
 };
 
 const serverSpecs = /\.server\.spec\.ts$/;
+
+/** Whether the run serves a test build made before it, which must then be there. */
+function reusedBuild() {
+  if (process.env.E2E_REUSE_BUILD !== "1") return false;
+  if (!existsSync(".next-e2e/BUILD_ID")) throw new Error("E2E_REUSE_BUILD=1, but .next-e2e holds no build");
+  return true;
+}
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -37,8 +45,9 @@ export default defineConfig({
     { name: "server", testMatch: serverSpecs },
   ],
   webServer: {
-    // Built with the webhook addresses set, to prove they still stay out of the bundles.
-    command: `npm run build && npm run start -- --hostname 127.0.0.1 --port ${e2e.port}`,
+    // Built with the webhook addresses set, to prove they still stay out of the bundles. E2E_REUSE_BUILD=1: the test build
+    // in .next-e2e is already this tree's (CI's second Node line, given the first line's build: docs/testing.md).
+    command: `${reusedBuild() ? "" : "npm run build && "}npm run start -- --hostname 127.0.0.1 --port ${e2e.port}`,
     url: e2e.baseURL,
     reuseExistingServer: false,
     timeout: 300_000,

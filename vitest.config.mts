@@ -24,6 +24,7 @@ export default defineConfig({
       // The stylesheet's text exists once `npm run build` has written it (scripts/site-css.ts);
       // components under test render without it, as they do in the browser (package.json "imports").
       "#site-css": fileURLToPath(new URL("./lib/style/no-css.js", import.meta.url)),
+      "#console-css": fileURLToPath(new URL("./lib/style/no-css.js", import.meta.url)),
     },
   },
   test: {
@@ -37,9 +38,16 @@ export default defineConfig({
       // Stryker's vitest runner crashes on this file's module mock, and its sandbox rewrites the
       // sources the workflow file is built from, and the sources two tests read as text (which
       // file holds each table's SQL, the import graph): none of them tests what a mutant changes
-      // in server/ or lib/forms/, all that is mutated (tests/mutation/run.sh sets MUTATION_RUN).
+      // in server/ or lib/forms/, all that is mutated (tests/mutation/run.sh sets MUTATION_RUN). The same for
+      // the list of process-wide names, which reads every `processWide("name"` the sandbox rewrites.
       ...(process.env.MUTATION_RUN
-        ? ["tests/fixtures/**", "workflows/**", "server/db/table-owners.test.ts", "server/import-graph.test.ts"]
+        ? [
+            "tests/fixtures/**",
+            "workflows/**",
+            "server/db/table-owners.test.ts",
+            "server/import-graph.test.ts",
+            "server/process-wide-names.test.ts",
+          ]
         : []),
     ],
     setupFiles: ["./tests/support/vitest-setup.ts"],

@@ -12,19 +12,20 @@
  *    a fake Twilio, by passes run as the server's timer runs them: minutes,
  *    against the floor of 200 / 60, and the counts by state.
  */
+import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { smsTexts } from "@/lib/sms/program";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { closeDatabases, connect, type Store } from "@/server/db/connect";
+import { inTransaction, closeDatabases, connect, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { invitationCounts } from "@/server/invitations/invitation-store";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { planWave, queueWave } from "@/server/invitations/waves";
-import { revokeConsent } from "@/server/leads/consent-changes";
-import { newWebhookId } from "@/server/leads/lead";
+import { revokeConsent } from "@/server/signups/consent-changes";
+import { newWebhookId } from "@/server/delivery/claims";
 import { busiestWindow } from "../tests/support/busiest-window";
 import { startFakeTwilio } from "../tests/support/fake-twilio";
 import { startInvitationsN8n } from "../tests/support/n8n-server";
@@ -32,20 +33,20 @@ import { closedPrefix, numberUnder, openPrefix } from "../tests/support/open-zon
 import { startPostgresServer } from "../tests/support/postgres-server";
 import { newWebhookSecret } from "../tests/support/webhook-secrets";
 import { webhookPaths } from "../workflows/n8n/build";
+import { operatorAlerts } from "@/server/alerts/alerts";
 
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 
 async function signUp(store: Store, phones: readonly string[]) {
-  await store.db.transaction().execute(async (db) => {
+  await inTransaction(store, async (db) => {
     for (const [i, phone] of phones.entries())
-      await recordConsent(
-        db,
-        { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
-        newWebhookId(),
-        1_000 + i,
-      );
+      await recordConsent(db, {
+        evidence: plainEvidence(phone, disclosure),
+        leadId: newWebhookId(),
+        at: 1_000 + i,
+      });
   });
 }
 
@@ -78,6 +79,8 @@ async function drain() {
       INVITE_WEBHOOK_SECRET: secret,
       INVITE_URL: link,
       INVITE_HOURS: "9-20",
+      // The open zone may be abroad (London at 14:00 UTC): a wave takes only WAITLIST_PHONE_COUNTRIES' numbers.
+      WAITLIST_PHONE_COUNTRIES: [...new Set(["US", "CA", openPrefix(10, { from: 9, to: 20 }).country])].join(","),
     });
     delete process.env.INVITE_PER_MINUTE;
     const env = readEnv();
@@ -99,7 +102,7 @@ async function drain() {
     const began = performance.now();
     // As the timer runs them: a pass of REDELIVERY_PASS_BUDGET_MS, then the next.
     for (;;) {
-      await invitationPass(store, env, { budgetMs: env.REDELIVERY_PASS_BUDGET_MS });
+      await invitationPass(store, env, { budgetMs: env.REDELIVERY_PASS_BUDGET_MS, listener: operatorAlerts });
       const counts = await invitationCounts(store);
       if (!counts.some((row) => row.state === "queued")) break;
     }

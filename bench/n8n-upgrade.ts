@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { n8nLines, startN8n, type N8nLine, type N8nServer } from "../tests/support/n8n-server";
+import { probeWebhook, type Probed } from "../tests/support/webhook-probe";
 import { webhookPaths, workflowFile, workflowIds } from "../workflows/n8n/build";
 
 const line: N8nLine = process.argv[2] === "older" ? n8nLines.older : n8nLines.current;
@@ -29,32 +30,8 @@ for (const node of shipped.find((workflow) => workflow.id === workflowIds.contac
 writeFileSync(oldFile, JSON.stringify(shipped));
 if (!readFileSync(oldFile, "utf8").includes("answer(418,")) throw new Error("the old version is not marked");
 
-type Probe = { at: number; status: number };
-
-function probe(url: string) {
-  const seen: Probe[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const status = await fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
-        .then((response) => response.status)
-        .catch(() => 0);
-      seen.push({ at: Date.now(), status });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  return {
-    seen,
-    async until(done: () => boolean) {
-      while (!done()) await new Promise((resolve) => setTimeout(resolve, 100));
-      running = false;
-      await loop;
-    },
-  };
-}
-
 /** From the upgrade's start: how long the webhook did not answer, answered 404, or answered the old version. */
-function summary(name: string, started: number, seen: Probe[]) {
+function summary(name: string, started: number, seen: Probed[]) {
   const after = seen.filter((entry) => entry.at >= started);
   const firstNew = after.find((entry) => entry.status === 401)?.at ?? NaN;
   const span = (status: number) => {
@@ -75,7 +52,7 @@ async function upgrade(name: string, steps: (n8n: N8nServer) => Promise<void>) {
   const n8n = await startN8n(line, { files: [oldFile], ids }, {});
   try {
     const url = n8n.webhookUrl(webhookPaths.contact);
-    const watching = probe(url);
+    const watching = probeWebhook(url);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const started = Date.now();
     await steps(n8n);
@@ -95,8 +72,10 @@ async function upgrade(name: string, steps: (n8n: N8nServer) => Promise<void>) {
 }
 
 /**
- * What n8n's editor does when one imports a file over an open workflow and
- * publishes it: save the draft (PATCH), then publish that version. 2.x only.
+ * The REST calls n8n's editor makes for the documented upgrade (delete
+ * everything, import the workflow's file, publish): save the draft that holds
+ * the file's nodes alone (PATCH), then publish that version. 2.x only. The
+ * editor itself is driven in tests/e2e/n8n-editor-upgrade.server.spec.ts.
  */
 async function throughTheEditor(url: string) {
   const headers = { "content-type": "application/json", "browser-id": "sous-upgrade-bench" };

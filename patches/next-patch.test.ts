@@ -128,3 +128,52 @@ describe("Next's sendRenderResult, patched: the app's rewrite, and each encoding
     expect(res.headers.get("content-encoding")).toBeUndefined();
   });
 });
+
+describe("Next's sendRenderResult, patched: the app's headers for a page sent whole, and for one streamed", () => {
+  const bodyHeaders = Symbol.for("next.renderedBodyHeaders");
+  const streamHeaders = Symbol.for("next.renderedStreamHeaders");
+  afterEach(() => {
+    delete (globalThis as Record<symbol, unknown>)[bodyHeaders];
+    delete (globalThis as Record<symbol, unknown>)[streamHeaders];
+  });
+
+  it("sets the headers the app derives from a body, derived once per body, on every answer of it", async () => {
+    const derive = vi.fn((body: string, type: string) => ({ "Content-Security-Policy": `hash of ${body.length} ${type}` }));
+    Object.assign(globalThis, { [bodyHeaders]: derive });
+    const html = `<p>headers ${"x".repeat(2_000)}</p>`;
+    const first = await send(html);
+    const second = await send(html.slice(0));
+    const revalidated = await send(html, { "if-none-match": first.headers.get("etag") as string });
+    for (const res of [first, second, revalidated])
+      expect(res.headers.get("content-security-policy")).toBe(`hash of ${html.length} text/html; charset=utf-8`);
+    expect(derive).toHaveBeenCalledTimes(1);
+  });
+
+  it("sets the headers the app derives from the request of a streamed page, and not those of a body", async () => {
+    const fromRequest = vi.fn((headers: Record<string, string>, type: string) => ({ "Content-Security-Policy": `${headers["content-security-policy"]} ${type}` }));
+    const fromBody = vi.fn(() => ({ "Content-Security-Policy": "from a body" }));
+    Object.assign(globalThis, { [streamHeaders]: fromRequest, [bodyHeaders]: fromBody });
+    const res = response();
+    const piped: unknown[] = [];
+    const result = { isDynamic: true, contentType: "text/html; charset=utf-8", pipeToNodeResponse: async (to: unknown) => void piped.push(to) };
+    await sendRenderResult({
+      req: { method: "POST", headers: { "content-security-policy": "script-src 'nonce-abc'" } },
+      res,
+      result,
+      generateEtags: true,
+      poweredByHeader: false,
+      cacheControl: undefined,
+    });
+    expect(res.headers.get("content-security-policy")).toBe("script-src 'nonce-abc' text/html; charset=utf-8");
+    expect(piped).toEqual([res]);
+    expect(fromBody).not.toHaveBeenCalled();
+    // A page sent whole takes the body's headers, never the request's.
+    const whole = await send(`<p>whole ${"y".repeat(2_000)}</p>`);
+    expect(whole.headers.get("content-security-policy")).toBe("from a body");
+    expect(fromRequest).toHaveBeenCalledTimes(1);
+  });
+
+  it("sets no header when the app registered none", async () => {
+    expect((await send(`<p>none ${"z".repeat(2_000)}</p>`)).headers.has("content-security-policy")).toBe(false);
+  });
+});

@@ -5,9 +5,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { consentForms } from "@/lib/forms";
-import { database } from "@/server/db/connect";
-import { insertClaimed, leadById, newClaim } from "@/server/leads/lead-store";
-import { leadKey, newWebhookId } from "@/server/leads/lead";
+import { inTransaction, database } from "@/server/db/connect";
+import { insertClaimed, leadById } from "@/server/leads/lead-store";
+import { newClaim } from "@/server/delivery/claims";
+import { activityPage } from "@/server/operators/activity-store";
+import { leadKey } from "@/server/leads/lead";
+import { newWebhookId } from "@/server/delivery/claims";
 import { readEnv } from "@/server/env";
 import { consentCommand } from "./consent-command";
 
@@ -34,9 +37,9 @@ beforeAll(async () => {
   const store = await database(readEnv());
   const payload = { phone, name: "Ada CLI" };
   leadId = newWebhookId();
-  await store.db.transaction().execute(async (db) => {
+  await inTransaction(store, async (db) => {
     await insertClaimed(
-      { ...store, db },
+      db,
       {
         id: leadId,
         form: "waitlist",
@@ -61,13 +64,12 @@ beforeAll(async () => {
       disclosure: text,
       shownVersion: null,
     };
-    await recordConsent(db, evidence, leadId, Date.parse("2026-01-15T10:00:00Z"));
-    await recordConsent(
-      db,
-      { ...evidence, phone: "+15554000002", javascript: false },
-      leadId,
-      Date.parse("2026-03-01T10:00:00Z"),
-    );
+    await recordConsent(db, { evidence, leadId: leadId, at: Date.parse("2026-01-15T10:00:00Z") });
+    await recordConsent(db, {
+      evidence: { ...evidence, phone: "+15554000002", javascript: false },
+      leadId: leadId,
+      at: Date.parse("2026-03-01T10:00:00Z"),
+    });
   });
   expect(consentForms).toStrictEqual([{ form: "waitlist", phoneKey: "phone" }]);
 });
@@ -109,6 +111,12 @@ describe("npm run consent", () => {
       string
     >[];
     expect(later.map((row) => row.phone)).toStrictEqual(["+15554000002"]);
+    // Each export in the activity log, by the command, with its row count; no number.
+    const lines = await activityPage(await database(readEnv()), { limit: 2 });
+    expect(lines.map(({ actor, action, subject, rows }) => ({ actor, action, subject, rows }))).toStrictEqual([
+      { actor: "command", action: "export", subject: "consent records", rows: 1 },
+      { actor: "command", action: "export", subject: "consent records", rows: 2 },
+    ]);
   });
 
   it("revoke records the end of consent, stops the number's lead, and shows in the history and the export", async () => {
@@ -153,8 +161,8 @@ describe("npm run consent", () => {
       disclosure: text,
       shownVersion: null,
     };
-    await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-01T10:00:00Z"));
-    await recordConsent(store.db, evidence, leadId, Date.parse("2026-04-02T10:00:00Z"));
+    await recordConsent(store, { evidence, leadId: leadId, at: Date.parse("2026-04-01T10:00:00Z") });
+    await recordConsent(store, { evidence, leadId: leadId, at: Date.parse("2026-04-02T10:00:00Z") });
     const { stdout } = await consent("show", "+15554000003");
     expect(stdout).toContain("+15554000003: 2 consent records, 0 revocations");
     expect(stdout).toContain(
@@ -215,9 +223,9 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
     const store = await database(readEnv());
     const id = newWebhookId();
     const payload = { phone: attacker.phone, name: "-2+3+cmd|' /C calc'!A0" };
-    await store.db.transaction().execute(async (db) => {
+    await inTransaction(store, async (db) => {
       await insertClaimed(
-        { ...store, db },
+        db,
         {
           id,
           form: "waitlist",
@@ -233,9 +241,8 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
         },
         newClaim(0, 0),
       );
-      await recordConsent(
-        db,
-        {
+      await recordConsent(db, {
+        evidence: {
           phone: attacker.phone,
           ip: attacker.ip,
           userAgent: attacker.userAgent,
@@ -244,9 +251,9 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
           disclosure: text,
           shownVersion: null,
         },
-        id,
-        Date.parse("2027-01-01T10:00:00Z"),
-      );
+        leadId: id,
+        at: Date.parse("2027-01-01T10:00:00Z"),
+      });
     });
   });
 
@@ -288,10 +295,9 @@ describe("npm run consent, on a record whose browser sent C1 and bidi characters
 
   beforeAll(async () => {
     const store = await database(readEnv());
-    await store.db.transaction().execute(async (db) => {
-      await recordConsent(
-        db,
-        {
+    await inTransaction(store, async (db) => {
+      await recordConsent(db, {
+        evidence: {
           phone,
           ip: "203.0.113.42",
           userAgent,
@@ -300,9 +306,9 @@ describe("npm run consent, on a record whose browser sent C1 and bidi characters
           disclosure: text,
           shownVersion: null,
         },
-        newWebhookId(),
-        Date.parse("2027-02-01T10:00:00Z"),
-      );
+        leadId: newWebhookId(),
+        at: Date.parse("2027-02-01T10:00:00Z"),
+      });
     });
   });
 

@@ -10,17 +10,15 @@ import {
   consentRecords,
   consentStates,
   revocationChannels,
-  type ConsentRecord,
-  type RenewalRecord,
   type RevocationChannel,
-  type RevocationRecord,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
 import { listInvitations } from "@/server/invitations/invitation-store";
-import { revokeConsent } from "@/server/leads/consent-changes";
+import { revokeConsent } from "@/server/signups/consent-changes";
 import { readEnv } from "@/server/env";
-import { toCsv } from "./csv";
-import { exportRow } from "./invite-command";
+import { commandActor } from "@/server/operators/operators";
+import { toCsv } from "@/server/exports/csv";
+import { consentExport, exportRow, recordExport, timeline, type History } from "@/server/exports/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -30,74 +28,9 @@ const usage = `Usage:
                                                 spreadsheet (a cell that would run as a formula starts with '),
                                                 or JSONL, each record exactly as kept
   npm run consent -- revoke PHONE [--channel sms|email|other]
-                                                record that the number's consent ended (default channel: other); its undelivered leads are not sent`;
+                                                record that the number's consent ended (default channel: other); its undelivered leads are not sent
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-const consentRow = (record: ConsentRecord) => ({
-  record: "consent" as const,
-  id: record.id,
-  at: iso(record.consented_at),
-  phone: record.phone,
-  ip: record.ip,
-  user_agent: record.user_agent,
-  page_url: record.page_url,
-  javascript: record.javascript ? "on" : "off",
-  // "no": a web sign-up after a revocation, kept as evidence; it waits for a START from the phone.
-  puts_in_force: record.puts_in_force ? "yes" : "no",
-  lead_id: record.lead_id,
-  disclosure_version: record.disclosure_version,
-  disclosure_text: record.disclosure_text,
-});
-
-const revocationRow = (revocation: RevocationRecord) => ({
-  record: "revocation" as const,
-  id: revocation.id,
-  at: iso(revocation.revoked_at),
-  phone: revocation.phone,
-  channel: revocation.channel,
-  source: revocation.source,
-  message_id: revocation.message_id,
-});
-
-const renewalRow = (renewal: RenewalRecord) => ({
-  record: "renewal" as const,
-  id: renewal.id,
-  at: iso(renewal.renewed_at),
-  phone: renewal.phone,
-  channel: renewal.channel,
-  source: renewal.source,
-  message_id: renewal.message_id,
-});
-
-const exportColumns = [
-  "record",
-  "id",
-  "at",
-  "phone",
-  "ip",
-  "user_agent",
-  "page_url",
-  "javascript",
-  "puts_in_force",
-  "lead_id",
-  "disclosure_version",
-  "disclosure_text",
-  "channel",
-  "source",
-  "message_id",
-] as const;
-
-type History = { consents: ConsentRecord[]; revocations: RevocationRecord[]; renewals: RenewalRecord[] };
-
-/** Consents, revocations and renewals as one list, oldest first: the order a reader of the evidence needs. */
-function timeline(history: History) {
-  return [
-    ...history.consents.map(consentRow),
-    ...history.revocations.map(revocationRow),
-    ...history.renewals.map(renewalRow),
-  ].sort((a, b) => a.at.localeCompare(b.at));
-}
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -141,6 +74,8 @@ function printInvitations(print: Print, invitations: ReturnType<typeof exportRow
   for (const invitation of invitations) {
     print(`\nlaunch invitation ${invitation.id}  wave ${invitation.wave}  ${invitation.state}`);
     print(`  queued      ${invitation.queued_at}, relying on consent ${invitation.consent_id}`);
+    if (invitation.waiting_until)
+      print(`  waiting     until ${invitation.waiting_until}, for its sending hours in ${invitation.waiting_for}`);
     if (invitation.claimed_at)
       print(
         `  sent        ${invitation.claimed_at} (${invitation.attempts} attempt${invitation.attempts === 1 ? "" : "s"})`,
@@ -200,12 +135,12 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
 
   if (command === "export") {
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error(`--format is csv or jsonl\n${usage}`);
-    const history = await consentRecords(await database(env), {
-      since: values.since ? dayOf(values.since) : undefined,
-    });
+    const store = await database(env);
+    const made = await consentExport(store, { since: values.since ? dayOf(values.since) : undefined });
     // JSONL is the evidence exactly as recorded, for an auditor; CSV is made safe to open in a spreadsheet.
-    if (values.format === "jsonl") for (const row of timeline(history)) write(`${jsonSafe(JSON.stringify(row))}\n`);
-    else write(toCsv(exportColumns, timeline(history)));
+    if (values.format === "jsonl") for (const row of made.rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
+    else write(toCsv(made.columns, made.rows));
+    await recordExport(store, { by: commandActor, kind: "consent records", rows: made.rows.length });
     return;
   }
 

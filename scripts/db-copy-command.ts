@@ -1,123 +1,142 @@
 /**
- * `npm run db:copy`: moves everything the site keeps from its SQLite file
- * (DATA_DIR) into the Postgres of DATABASE_URL, for a site outgrowing one
- * machine: leads and their delivery log, consent records, the texts they
- * name, revocations, and the alert and receiver state. The SQLite file is
- * opened read-only and left as it was; the copy is one transaction on the
- * target, which must hold no rows yet, and the counts are compared before it
- * commits. docs/operating.md, "Moving to Postgres".
+ * `npm run db:copy`: moves everything the site keeps from one engine to the
+ * other. By default from its SQLite file (DATA_DIR) into the Postgres of
+ * DATABASE_URL, for a site outgrowing one machine; with `--to-sqlite` back
+ * from that Postgres into a new SQLite file. What it copies is read from the
+ * migrations, not written here: every table they create, in an order their
+ * foreign keys allow, paged by each table's key. It refuses a database with
+ * a table it does not know, on either side, and a target that holds rows.
+ * The source is only read; the copy is one transaction on the target, and
+ * the counts are compared table by table before it commits.
+ * docs/operating.md, "Moving to Postgres".
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Kysely, SqliteDialect } from "kysely";
-import { connect, postgresTarget, sqliteFile } from "@/server/db/connect";
-import { migrations } from "@/server/db/migrations";
+import { connect, openPostgres, postgresTarget, sqliteFile } from "@/server/db/connect";
+import { migrations, plans } from "@/server/db/migrations";
+import { plannedTables } from "@/server/db/migrations/plan";
 import type { Database } from "@/server/db/schema";
 import { SQLite } from "@/server/db/sqlite-driver";
 
-/** In the order foreign keys allow: a lead before its attempts, a text before the records that name it. */
-export const copiedTables = [
-  "disclosures",
-  "leads",
-  "lead_attempts",
-  "consents",
-  "consent_revocations",
-  "consent_renewals",
-  "alerts",
-  "receivers",
-  "alert_states",
-] as const;
-type Table = (typeof copiedTables)[number];
+/** One side of a copy: the SQLite file under a folder, or a Postgres. */
+export type Side = { engine: "sqlite"; dataDir: string } | { engine: "postgres"; url: string };
 
-// Well under Postgres's 65,535 bound parameters for the widest table.
+/** Every table the migrations create, in the order a copy fills them: a lead before its attempts. */
+export const copiedTables = plannedTables(Object.values(plans));
+
+/** Rows copied, per table, in the order they were copied. */
+export type CopyResult = Record<string, number>;
+
+// Well under Postgres's 65,535 bound parameters, and SQLite's 32,766, for the widest table.
 const ROWS_PER_INSERT = 500;
 
-export type CopyResult = Record<Table, number>;
+// Tables are named at run time here, from the plans: the schema's types cannot follow them.
+type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
+
+const nameOf = (side: Side) =>
+  side.engine === "sqlite"
+    ? `the SQLite database at ${path.resolve(sqliteFile(side.dataDir))}`
+    : `Postgres at ${postgresTarget(side.url)}`;
+
+/** The source, opened to be read as it is: not migrated, a SQLite file read-only. */
+function openSource(side: Side): Kysely<Database> {
+  if (side.engine === "postgres") return openPostgres(side.url).db;
+  const file = sqliteFile(side.dataDir);
+  if (!existsSync(file))
+    throw new Error(`No SQLite database at ${path.resolve(file)}: set DATA_DIR to the folder that holds sous.db`);
+  return new Kysely<Database>({
+    dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true, fileMustExist: true }) }),
+  });
+}
+
+/** The target, opened and migrated as the server would. */
+const openTarget = (side: Side) =>
+  connect(
+    side.engine === "sqlite"
+      ? { DATA_DIR: side.dataDir, DATABASE_URL: undefined }
+      : { DATA_DIR: ".", DATABASE_URL: side.url },
+  );
 
 async function countsOf(db: Kysely<Database>) {
-  const counts = {} as CopyResult;
-  for (const table of copiedTables) {
-    const row = await db
-      .selectFrom(table)
+  const counts: CopyResult = {};
+  for (const { name } of copiedTables) {
+    const row = await (db as unknown as AnyDb)
+      .selectFrom(name)
       .select((eb) => eb.fn.countAll<number>().as("count"))
       .executeTakeFirstOrThrow();
-    counts[table] = Number(row.count);
+    counts[name] = Number(row.count);
   }
   return counts;
 }
 
-/** Copies the SQLite database under `dataDir` into the Postgres at `databaseUrl`; resolves to the rows copied per table. */
-export async function copyDatabase({
-  dataDir,
-  databaseUrl,
-}: {
-  dataDir: string;
-  databaseUrl: string;
-}): Promise<CopyResult> {
-  const file = sqliteFile(dataDir);
-  if (!existsSync(file))
-    throw new Error(`No SQLite database at ${path.resolve(file)}: set DATA_DIR to the folder that holds sous.db`);
-  const source = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true, fileMustExist: true }) }),
-  });
-  // The target is migrated by connect(); the source must be at the same migration.
-  const target = await connect({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl });
-  try {
-    const applied = (
-      await source
-        .selectFrom("kysely_migration" as never)
-        .select("name" as never)
-        .execute()
-    ).map((row) => (row as { name: string }).name);
-    const expected = Object.keys(migrations);
-    if (applied.join() !== expected.join()) {
-      throw new Error(
-        `The SQLite database has migrations ${applied.join(", ") || "none"}, this code ${expected.join(", ")}: start the server (or npm run db:migrate) on it first, with DATABASE_URL unset`,
-      );
-    }
-    const sourceCounts = await countsOf(source);
-    await target.db.transaction().execute(async (trx) => {
-      const already = await countsOf(trx);
-      const filled = copiedTables.filter((table) => already[table] > 0);
-      if (filled.length)
-        throw new Error(
-          `Postgres at ${postgresTarget(databaseUrl)} already holds rows (${filled.map((table) => `${table}: ${already[table]}`).join(", ")}): copy into an empty database only`,
-        );
-      for (const table of copiedTables) {
-        for (let offset = 0; ; offset += ROWS_PER_INSERT) {
-          let page = source.selectFrom(table).selectAll();
-          for (const column of keyOf[table]) page = page.orderBy(column as never);
-          const rows = await page.limit(ROWS_PER_INSERT).offset(offset).execute();
-          if (!rows.length) break;
-          await trx
-            .insertInto(table)
-            .values(rows as never)
-            .execute();
-        }
-      }
-      const copied = await countsOf(trx);
-      const short = copiedTables.filter((table) => copied[table] !== sourceCounts[table]);
-      if (short.length)
-        throw new Error(
-          `Counts differ after the copy (${short.map((table) => `${table}: ${sourceCounts[table]} → ${copied[table]}`).join(", ")}): nothing was committed`,
-        );
-    });
-    return sourceCounts;
-  } finally {
-    await source.destroy();
-    await target.db.destroy();
+/** The tables a database holds that no migration creates (Kysely's own left aside): a copy would leave them behind. */
+async function unknownTables(db: Kysely<Database>) {
+  const known = new Set(copiedTables.map(({ name }) => name));
+  return (await db.introspection.getTables()).map(({ name }) => name).filter((name) => !known.has(name));
+}
+
+/** Every row of one table, in its key's order, a page at a time. */
+async function* rowsOf(db: Kysely<Database>, { name, key }: (typeof copiedTables)[number]) {
+  for (let offset = 0; ; offset += ROWS_PER_INSERT) {
+    let page = (db as unknown as AnyDb).selectFrom(name).selectAll();
+    for (const column of key) page = page.orderBy(column);
+    const rows = await page.limit(ROWS_PER_INSERT).offset(offset).execute();
+    if (!rows.length) return;
+    yield rows;
   }
 }
 
-/** Each table's key: a stable order to page through it. */
-const keyOf: Record<Table, string[]> = {
-  disclosures: ["version"],
-  leads: ["id"],
-  lead_attempts: ["lead_id", "number"],
-  consents: ["id"],
-  consent_revocations: ["id"],
-  consent_renewals: ["id"],
-  alerts: ["kind", "form"],
-  receivers: ["form"],
-  alert_states: ["form"],
-};
+/** Copies every table of `from` into `to`, which must hold no rows; resolves to the rows copied per table. */
+export async function copyDatabase({ from, to }: { from: Side; to: Side }): Promise<CopyResult> {
+  if (from.engine === to.engine) throw new Error("db:copy copies between SQLite and Postgres: both sides are the same");
+  const source = openSource(from);
+  try {
+    const applied = (
+      await (source as unknown as AnyDb).selectFrom("kysely_migration").select("name").orderBy("name").execute()
+    ).map((row) => String(row.name));
+    const expected = Object.keys(migrations);
+    if (applied.join() !== expected.join()) {
+      throw new Error(
+        `${nameOf(from)} has migrations ${applied.join(", ") || "none"}, this code ${expected.join(", ")}: start the server (or npm run db:migrate) on it first`,
+      );
+    }
+    const strangers = await unknownTables(source);
+    if (strangers.length)
+      throw new Error(
+        `${nameOf(from)} has tables no migration creates (${strangers.join(", ")}): a copy would leave them behind, so nothing was copied`,
+      );
+    const target = await openTarget(to);
+    try {
+      const theirs = await unknownTables(target.db);
+      if (theirs.length)
+        throw new Error(
+          `${nameOf(to)} has tables no migration creates (${theirs.join(", ")}): copy into a database of this site only`,
+        );
+      const sourceCounts = await countsOf(source);
+      await target.db.transaction().execute(async (trx) => {
+        const already = await countsOf(trx);
+        const filled = copiedTables.filter(({ name }) => already[name]! > 0);
+        if (filled.length)
+          throw new Error(
+            `${nameOf(to)} already holds rows (${filled.map(({ name }) => `${name}: ${already[name]}`).join(", ")}): copy into an empty database only`,
+          );
+        for (const table of copiedTables)
+          for await (const rows of rowsOf(source, table))
+            await (trx as unknown as AnyDb).insertInto(table.name).values(rows).execute();
+        const copied = await countsOf(trx);
+        const short = copiedTables.filter(({ name }) => copied[name] !== sourceCounts[name]);
+        if (short.length)
+          throw new Error(
+            `Counts differ after the copy (${short.map(({ name }) => `${name}: ${sourceCounts[name]} → ${copied[name]}`).join(", ")}): nothing was committed`,
+          );
+      });
+      await target.durable();
+      return sourceCounts;
+    } finally {
+      await target.db.destroy();
+    }
+  } finally {
+    await source.destroy();
+  }
+}

@@ -1,22 +1,32 @@
-/** `npm run db:copy`: see scripts/db-copy-command.ts, and docs/operating.md, "Moving to Postgres". */
+/** `npm run db:copy [-- --to-sqlite]`: see scripts/db-copy-command.ts, and docs/operating.md, "Moving to Postgres". */
 import "./load-env";
 import { readEnv } from "@/server/env";
-import { copyDatabase, copiedTables } from "./db-copy-command";
+import { copyDatabase, copiedTables, type Side } from "./db-copy-command";
 import { databaseLine } from "./database-line";
 
 const env = readEnv();
-if (!env.DATABASE_URL) {
+const args = process.argv.slice(2);
+const back = args.includes("--to-sqlite");
+if (args.some((arg) => arg !== "--to-sqlite") || !env.DATABASE_URL) {
   console.error(
-    "db:copy copies the SQLite file of DATA_DIR into the Postgres of DATABASE_URL: set DATABASE_URL (docs/operating.md)",
+    "db:copy copies the SQLite file of DATA_DIR into the Postgres of DATABASE_URL, or with --to-sqlite that Postgres into a new SQLite file in DATA_DIR: set DATABASE_URL (docs/operating.md)",
   );
   process.exit(1);
 }
-console.error(`from ${databaseLine({ DATA_DIR: env.DATA_DIR, DATABASE_URL: undefined })} to ${databaseLine(env)}`);
-copyDatabase({ dataDir: env.DATA_DIR, databaseUrl: env.DATABASE_URL })
+const sqlite: Side = { engine: "sqlite", dataDir: env.DATA_DIR };
+const postgres: Side = { engine: "postgres", url: env.DATABASE_URL };
+const lines = {
+  sqlite: databaseLine({ DATA_DIR: env.DATA_DIR, DATABASE_URL: undefined }),
+  postgres: databaseLine(env),
+};
+console.error(back ? `from ${lines.postgres} to ${lines.sqlite}` : `from ${lines.sqlite} to ${lines.postgres}`);
+copyDatabase(back ? { from: postgres, to: sqlite } : { from: sqlite, to: postgres })
   .then((copied) => {
-    for (const table of copiedTables) console.log(`${table.padEnd(20)} ${copied[table]}`);
+    for (const { name } of copiedTables) console.log(`${name.padEnd(20)} ${copied[name]}`);
     console.log(
-      "Copied, counts verified. Keep DATABASE_URL set and restart the server; keep the SQLite file as a backup.",
+      back
+        ? "Copied, counts verified. Unset DATABASE_URL and restart the server; keep the Postgres database as a backup."
+        : "Copied, counts verified. Keep DATABASE_URL set and restart the server; keep the SQLite file as a backup.",
     );
   })
   .catch((error: unknown) => {

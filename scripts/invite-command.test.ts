@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
@@ -8,26 +9,16 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { revokeConsent } from "@/server/leads/consent-changes";
-import { newWebhookId } from "@/server/leads/lead";
+import { revokeConsent } from "@/server/signups/consent-changes";
+import { newWebhookId } from "@/server/delivery/claims";
 import { consentCommand } from "./consent-command";
-import { inviteCommand } from "./invite-command";
+import { invitationPass } from "@/server/invitations/invitation-pass";
+import { commandOutput } from "@/tests/support/command-output";
+import { cancelReport, inviteCommand } from "./invite-command";
+import { operatorAlerts } from "@/server/alerts/alerts";
+import { activityPage } from "@/server/operators/activity-store";
 
-/** A command on this test file's database: what it printed, or its error as the command would exit with it. */
-async function command(run: typeof inviteCommand, args: string[]) {
-  let stdout = "";
-  try {
-    await run(
-      args,
-      (line) => (stdout += `${line}\n`),
-      (text) => (stdout += text),
-    );
-  } catch (error) {
-    return { code: 1, stdout, stderr: error instanceof Error ? error.message : String(error) };
-  }
-  return { code: 0, stdout, stderr: "" };
-}
-const invite = (...args: string[]) => command(inviteCommand, args);
+const invite = (...args: string[]) => commandOutput(inviteCommand, args);
 
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";
@@ -48,12 +39,11 @@ beforeAll(async () => {
   const store = await database(readEnv());
   for (const [i, phone] of phones.entries())
     records.push(
-      await recordConsent(
-        store.db,
-        { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
-        newWebhookId(),
-        1_000 + i,
-      ),
+      await recordConsent(store, {
+        evidence: plainEvidence(phone, disclosure),
+        leadId: newWebhookId(),
+        at: 1_000 + i,
+      }),
     );
   // The fifth number texted STOP.
   await revokeConsent(store, { phone: phones[4]!, channel: "sms", source: "workflow", at: 5_000 });
@@ -169,6 +159,8 @@ describe("npm run invite", () => {
       counts: { queued: 2, waiting: 0, texted: 0, refused: 0, skipped: 0, failed: 0, cancelled: 0 },
       retrying: 0,
       refusedByCode: {},
+      waitingFor: [],
+      receiver: null,
     });
     expect((await invite("status")).stdout).toMatch(/Every wave:\n {2}queued +4\n/);
 
@@ -188,17 +180,94 @@ describe("npm run invite", () => {
     );
     expect(jsonl.map((row) => row.consent_id)).toStrictEqual(records.slice(0, 4));
 
-    expect((await invite("cancel", "--wave", "second")).stdout).toContain("Cancelled 2 invitations of wave second");
+    expect((await invite("cancel", "--wave", "second")).stdout).toBe(
+      "Cancelled 2 invitations of wave second not sent yet. 2 never reached the carrier (never tried, or refused before any text): a later wave can take them (npm run invite -- plan). None was being sent.\n",
+    );
     expect(JSON.parse((await invite("status", "--json")).stdout).counts).toMatchObject({ queued: 2, cancelled: 2 });
+    // Each send, cancel and export in the activity log, by the command, with the wave and its count; no number.
+    const lines = await activityPage(await database(readEnv()), { limit: 100 });
+    const of = (action: string) =>
+      lines.filter((line) => line.action === action).map(({ actor, subject, rows }) => `${actor} ${subject} ${rows}`);
+    expect(of("wave sent")).toStrictEqual(["command second 2", "command w 2"]);
+    expect(of("wave cancelled")).toStrictEqual(["command second 2"]);
+    expect(of("export").slice(0, 2)).toStrictEqual(["command invitations 4", "command invitations 4"]);
+    expect(JSON.stringify(lines)).not.toMatch(/\+1212/);
 
-    const shown = await command(consentCommand, ["show", phones[2]!]);
+    const shown = await commandOutput(consentCommand, ["show", phones[2]!]);
     expect(shown.stdout).toMatch(new RegExp(`launch invitation msg_[\\w-]+  wave second  cancelled`));
     expect(shown.stdout).toContain(`relying on consent ${records[2]}`);
     expect(shown.stdout).toContain(`text        "${smsTexts.invitation(link)}"`);
-    const json = JSON.parse((await command(consentCommand, ["show", phones[2]!, "--json"])).stdout);
+    const json = JSON.parse((await commandOutput(consentCommand, ["show", phones[2]!, "--json"])).stdout);
     expect(json.invitations).toEqual([
       expect.objectContaining({ wave: "second", state: "cancelled", consent_id: records[2] }),
     ]);
-    expect((await command(consentCommand, ["show", phones[5]!])).stdout).toContain("Launch invitation: none");
+    expect((await commandOutput(consentCommand, ["show", phones[5]!])).stdout).toContain("Launch invitation: none");
+  });
+});
+
+describe("a waiting invitation", () => {
+  it("says why it waits and until when, in status, export and consent show", async () => {
+    // 18:00 UTC: 13:00 in New York, 08:00 in Honolulu, before INVITE_HOURS (9-20) open there at 19:00 UTC.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.parse("2026-11-27T18:00:00Z"));
+    try {
+      const honolulu = "+18085550123";
+      const store = await database(readEnv());
+      await recordConsent(store, {
+        evidence: plainEvidence(honolulu, disclosure),
+        leadId: newWebhookId(),
+        at: 6_000,
+      });
+      await invite("send", "--phones", file("hawaii.txt", `${honolulu}\n`), "--wave", "hawaii");
+      expect(await invitationPass(store, readEnv(), { budgetMs: 5_000, listener: operatorAlerts })).toMatchObject({
+        waiting: 1,
+        texted: 0,
+      });
+
+      const until = "2026-11-27T19:00:00.000Z";
+      const status = JSON.parse((await invite("status", "--wave", "hawaii", "--json")).stdout);
+      expect(status.waitingFor).toStrictEqual([{ zones: ["Pacific/Honolulu"], until, count: 1 }]);
+      expect((await invite("status", "--wave", "hawaii")).stdout).toMatch(
+        new RegExp(`waiting for sending hours +1  \\(1 until ${until} in Pacific/Honolulu\\)`),
+      );
+      const [row] = (await invite("export", "--wave", "hawaii", "--format", "jsonl")).stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(row).toMatchObject({ state: "waiting", waiting_for: "Pacific/Honolulu", waiting_until: until });
+      const csv = parse((await invite("export", "--wave", "hawaii")).stdout, { columns: true }) as Record<
+        string,
+        string
+      >[];
+      expect(csv[0]).toMatchObject({ waiting_for: "Pacific/Honolulu", waiting_until: until });
+      expect((await commandOutput(consentCommand, ["show", honolulu])).stdout).toContain(
+        `  waiting     until ${until}, for its sending hours in Pacific/Honolulu`,
+      );
+      // Its twin: an invitation that is not waiting has neither.
+      const [queued] = (await invite("export", "--wave", "second", "--format", "jsonl")).stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(queued).toMatchObject({ waiting_for: null, waiting_until: null });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe("cancelReport", () => {
+  it("says what a cancel stopped, what a later wave can take, what stays invited and what still goes", () => {
+    expect(cancelReport("w", { cancelled: 0, givenBack: 0, onTheirWay: 0 })).toBe(
+      "Cancelled 0 invitations of wave w not sent yet. None was being sent.",
+    );
+    expect(cancelReport("w", { cancelled: 1, givenBack: 1, onTheirWay: 1 })).toBe(
+      "Cancelled 1 invitation of wave w not sent yet. 1 never reached the carrier (never tried, or refused before any text): a later wave can take it (npm run invite -- plan). 1 being sent now still goes.",
+    );
+    expect(cancelReport("w", { cancelled: 3, givenBack: 1, onTheirWay: 2 })).toBe(
+      "Cancelled 3 invitations of wave w not sent yet. 1 never reached the carrier (never tried, or refused before any text): a later wave can take it (npm run invite -- plan). 2 tried before with a failure that may have reached the carrier: they stay invited. 2 being sent now still go.",
+    );
+    expect(cancelReport("w", { cancelled: 1, givenBack: 0, onTheirWay: 0 })).toBe(
+      "Cancelled 1 invitation of wave w not sent yet. 1 tried before with a failure that may have reached the carrier: it stays invited. None was being sent.",
+    );
   });
 });

@@ -8,20 +8,15 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
-import { smsTexts } from "@/lib/sms/program";
 import { database, type Store } from "@/server/db/connect";
-import { invitationStates, type InvitationState } from "@/server/db/schema";
+import { invitationStates } from "@/server/db/schema";
 import { readEnv, type ServerEnv } from "@/server/env";
-import {
-  invitationCounts,
-  listInvitations,
-  retryingCount,
-  waveNamed,
-  type InvitationRow,
-} from "@/server/invitations/invitation-store";
-import { readInviteSettings } from "@/server/invitations/invite-settings";
-import { cancelInvitations, planWave, queueWave, type Plan, type Selection } from "@/server/invitations/waves";
-import { toCsv } from "./csv";
+import { waveNamed } from "@/server/invitations/invitation-store";
+import { planWave, type WavePlan, type WaveSelection } from "@/server/invitations/waves";
+import { toCsv } from "@/server/exports/csv";
+import { cancelWaveNamed, isWaveName, sendWave, waveStateLabels, waveStatus } from "@/server/launch/launch";
+import { invitationExport, recordExport } from "@/server/exports/exports";
+import { commandActor } from "@/server/operators/operators";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -38,9 +33,11 @@ const usage = `Usage:
   npm run invite -- export [--wave NAME] [--format csv|jsonl]
                                   every invitation, its text, consent record and answer, to stdout
   npm run invite -- cancel --wave NAME
-                                  stops what the wave has not sent
+                                  stops what the wave has not sent: those no try could have texted go back to the waitlist
 
-FILE holds one phone number a line, in any spelling; blank lines and lines starting with # are skipped.`;
+FILE holds one phone number a line, in any spelling; blank lines and lines starting with # are skipped.
+
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
 
 type Print = (line: string) => void;
 type Values = ReturnType<typeof parse>["values"];
@@ -89,7 +86,7 @@ function phonesOf(file: string, env: ServerEnv) {
 }
 
 /** Exactly one of --next N (N at least 1), --all and --phones FILE. */
-function selectionOf(values: Values, env: ServerEnv): Selection {
+function selectionOf(values: Values, env: ServerEnv): WaveSelection {
   const given = [values.next !== undefined, Boolean(values.all), values.phones !== undefined].filter(Boolean).length;
   if (given !== 1) throw new Error(`name who: one of --next N, --all or --phones FILE\n${usage}`);
   if (values.all) return { all: true };
@@ -100,7 +97,7 @@ function selectionOf(values: Values, env: ServerEnv): Selection {
   return { next };
 }
 
-function printPlan(print: Print, plan: Plan) {
+function printPlan(print: Print, plan: WavePlan) {
   const { chosen, later, leftOut } = plan;
   print(`${chosen.length} number${chosen.length === 1 ? "" : "s"} would be texted, in sign-up order:`);
   for (const { phone, signedUpAt, consentId } of chosen)
@@ -111,7 +108,7 @@ function printPlan(print: Print, plan: Plan) {
   if (later) print(`${later} more in force and never invited, for a later wave.`);
 }
 
-const planJson = (plan: Plan) => ({
+const planJson = (plan: WavePlan) => ({
   chosen: plan.chosen.map((entry) => ({ ...entry, signedUpAt: iso(entry.signedUpAt) })),
   later: plan.later,
   leftOut: plan.leftOut,
@@ -120,7 +117,7 @@ const planJson = (plan: Plan) => ({
 const waveName = (values: Values) => {
   const name = values.wave;
   if (name === undefined) throw new Error(`--wave NAME is needed\n${usage}`);
-  if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(name))
+  if (!isWaveName(name))
     throw new Error(`--wave: a name of letters, digits, ".", "_" or "-" (64 at most), starting with a letter or digit`);
   return name;
 };
@@ -128,66 +125,9 @@ const waveName = (values: Values) => {
 async function existingWave(store: Store, values: Values) {
   if (values.wave === undefined) return undefined;
   const name = waveName(values);
-  if (!(await waveNamed(store.db, name))) throw new Error(`no wave named ${name}`);
+  if (!(await waveNamed(store, name))) throw new Error(`no wave named ${name}`);
   return name;
 }
-
-const labels: Record<InvitationState, string> = {
-  queued: "queued",
-  waiting: "waiting for sending hours",
-  texted: "texted",
-  refused: "refused by the carrier",
-  skipped: "skipped: consent revoked",
-  failed: "failed",
-  cancelled: "cancelled",
-};
-
-async function statusOf(store: Store, wave: string | undefined) {
-  const rows = await invitationCounts(store, wave);
-  const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
-  const refusedByCode: Record<string, number> = {};
-  for (const row of rows) {
-    counts[row.state] += row.count;
-    if (row.state === "refused")
-      refusedByCode[row.carrierCode ?? "unknown"] = (refusedByCode[row.carrierCode ?? "unknown"] ?? 0) + row.count;
-  }
-  return { wave: wave ?? null, counts, retrying: await retryingCount(store, wave), refusedByCode };
-}
-
-const exportColumns = [
-  "id",
-  "wave",
-  "position",
-  "phone",
-  "state",
-  "consent_id",
-  "text",
-  "queued_at",
-  "claimed_at",
-  "answered_at",
-  "answer",
-  "carrier_code",
-  "attempts",
-  "last_failure",
-] as const;
-
-/** An invitation as the export gives it: times in ISO 8601, no claim. */
-export const exportRow = (row: InvitationRow) => ({
-  id: row.id,
-  wave: row.wave,
-  position: row.position,
-  phone: row.phone,
-  state: row.state,
-  consent_id: row.consent_id,
-  text: row.text,
-  queued_at: iso(row.queued_at),
-  claimed_at: iso(row.claimed_at),
-  answered_at: iso(row.answered_at),
-  answer: row.answer,
-  carrier_code: row.carrier_code,
-  attempts: row.attempts,
-  last_failure: row.last_failure,
-});
 
 type Run = { values: Values; env: ServerEnv; print: Print; write: (text: string) => void };
 
@@ -202,23 +142,12 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
   async send({ values, env, print }) {
     const name = waveName(values);
     const selection = selectionOf(values, env);
-    const settings = readInviteSettings();
-    const missing = [
-      ...(settings.webhook.url ? [] : ["INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them)"]),
-      ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),
-    ];
-    if (missing.length) throw new Error(`not set: ${missing.join(", ")}; nothing was queued`);
-    const { secrets, auth } = settings.webhook;
-    if (!secrets?.length && !auth && !values.unsigned)
-      throw new Error(
-        "INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER: the invitations would go out unsigned, and " +
-          "anyone who learns the URL could have the workflow text any number. Set the secret (docs/webhooks.md), or " +
-          "pass --unsigned to send them so; nothing was queued",
-      );
-    const store = await database(env);
-    const now = Date.now();
-    const queued = await queueWave(store, { name, selection, text: smsTexts.invitation(settings.link!), now });
-    if (!queued) throw new Error(`a wave named ${name} exists already; nothing was queued (a name is used once)`);
+    const { queued, settings } = await sendWave(await database(env), {
+      name,
+      selection,
+      unsigned: Boolean(values.unsigned),
+      by: commandActor,
+    });
     printPlan(print, queued.plan);
     if (!queued.queued) return print(`Nothing to queue: wave ${name} was not recorded.`);
     print(
@@ -230,10 +159,10 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
 
   async status({ values, env, print }) {
     const store = await database(env);
-    const status = await statusOf(store, await existingWave(store, values));
+    const status = await waveStatus(store, await existingWave(store, values));
     if (values.json) return print(JSON.stringify(status, null, 2));
     print(status.wave ? `Wave ${status.wave}:` : "Every wave:");
-    const width = Math.max(...Object.values(labels).map((label) => label.length));
+    const width = Math.max(...Object.values(waveStateLabels).map((label) => label.length));
     for (const state of invitationStates) {
       const extra =
         state === "queued" && status.retrying
@@ -242,29 +171,62 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
             ? `  (${Object.entries(status.refusedByCode)
                 .map(([code, n]) => `${code}: ${n}`)
                 .join(", ")})`
-            : "";
-      print(`  ${labels[state].padEnd(width)}  ${String(status.counts[state]).padStart(6)}${extra}`);
+            : state === "waiting" && status.waitingFor.length
+              ? `  (${status.waitingFor.map((group) => `${group.count} until ${group.until} in ${group.zones.join(", ")}`).join("; ")})`
+              : "";
+      print(`  ${waveStateLabels[state].padEnd(width)}  ${String(status.counts[state]).padStart(6)}${extra}`);
     }
+    const { receiver } = status;
+    if (receiver)
+      print(
+        `The workflow is failing since ${receiver.failingSince}${receiver.lastFailure ? `, last answered ${receiver.lastFailure}` : ""}. ${receiver.advice}`,
+      );
   },
 
   async export({ values, env, write }) {
     if (values.format !== "csv" && values.format !== "jsonl") throw new Error(`--format is csv or jsonl\n${usage}`);
     const store = await database(env);
-    const rows = (await listInvitations(store, { wave: await existingWave(store, values) })).map(exportRow);
+    const wave = await existingWave(store, values);
+    const made = await invitationExport(store, { wave });
     // JSONL is the record exactly as kept; CSV is made safe to open in a spreadsheet.
-    if (values.format === "jsonl") for (const row of rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
-    else write(toCsv(exportColumns, rows));
+    if (values.format === "jsonl") for (const row of made.rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
+    else write(toCsv(made.columns, made.rows));
+    await recordExport(store, {
+      by: commandActor,
+      kind: wave ? `invitations of ${wave}` : "invitations",
+      rows: made.rows.length,
+    });
   },
 
   async cancel({ values, env, print }) {
     const name = waveName(values);
-    const cancelled = await cancelInvitations(await database(env), name);
-    if (cancelled === undefined) throw new Error(`no wave named ${name}`);
-    print(
-      `Cancelled ${cancelled} invitation${cancelled === 1 ? "" : "s"} of wave ${name} not sent yet; one being sent now still goes.`,
-    );
+    print(cancelReport(name, await cancelWaveNamed(await database(env), { name, by: commandActor })));
   },
 };
+
+/** What a cancel stopped, what it gave back to later waves, and what it could not stop. */
+export function cancelReport(
+  name: string,
+  { cancelled, givenBack, onTheirWay }: { cancelled: number; givenBack: number; onTheirWay: number },
+) {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const tried = cancelled - givenBack;
+  const parts = [`Cancelled ${plural(cancelled, "invitation")} of wave ${name} not sent yet.`];
+  if (givenBack)
+    parts.push(
+      `${givenBack} never reached the carrier (never tried, or refused before any text): a later wave can take ${givenBack === 1 ? "it" : "them"} (npm run invite -- plan).`,
+    );
+  if (tried)
+    parts.push(
+      `${tried} tried before with a failure that may have reached the carrier: ${tried === 1 ? "it stays" : "they stay"} invited.`,
+    );
+  parts.push(
+    onTheirWay === 0
+      ? "None was being sent."
+      : `${onTheirWay} being sent now still ${onTheirWay === 1 ? "goes" : "go"}.`,
+  );
+  return parts.join(" ");
+}
 
 /** Runs one command; lines go to `print`, the export to `write`. Throws with the usage for a bad call. */
 export async function inviteCommand(args: string[], rawPrint: Print, rawWrite: (text: string) => void) {

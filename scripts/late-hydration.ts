@@ -1,7 +1,7 @@
 /**
  * The last step of `npm run build`: every prerendered page of the build
  * next.config.ts chose (.next, or .next-e2e for the browser tests) starts its
- * scripts after the first paint (server/http/late-hydration.ts,
+ * scripts after the first paint (server/rendering/late-hydration.ts,
  * docs/decisions/0010-system-font-and-late-hydration.md), as a host that serves
  * the built files itself sends them. Pages Next renders at run time get the same
  * rewrite from its patched send-payload; the build fails if the server bundles
@@ -11,7 +11,8 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PHASE_PRODUCTION_BUILD } from "next/constants";
 import nextConfig from "../next.config";
-import { hydrateAfterPaint, loaderMark, startsScriptsEarly } from "../server/http/late-hydration";
+import { hydrateAfterPaint, loaderMark, startsScriptsEarly } from "@/server/rendering/late-hydration";
+import { withPageHeaders } from "./page-headers";
 
 async function files(dir: string, ending: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -20,10 +21,18 @@ async function files(dir: string, ending: string): Promise<string[]> {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-/** Rewrites the build's prerendered pages; what is still wrong after it, one line each. */
+/** What Next's patched send-payload holds, in the server bundle it is compiled into: its cache, the rewrite, the headers. */
+const patchMarks = ["next.renderedBodyCache", "next.renderedBodyTransform", "next.renderedBodyHeaders"];
+
+/**
+ * Rewrites the build's prerendered pages and gives each its script hashes in
+ * the routes manifest (scripts/page-headers.ts); what is still wrong after it, one line each.
+ */
 export async function lateHydration(distDir: string) {
   const problems: string[] = [];
-  const pages = await files(path.join(distDir, "server", "app"), ".html");
+  const appDir = path.join(distDir, "server", "app");
+  const pages = await files(appDir, ".html");
+  const written: { name: string; html: string }[] = [];
   let rewritten = 0;
   for (const page of pages) {
     const html = await readFile(page, "utf8");
@@ -32,28 +41,33 @@ export async function lateHydration(distDir: string) {
       await writeFile(page, after);
       rewritten += 1;
     }
+    written.push({ name: path.relative(appDir, page).slice(0, -".html".length), html: after });
     const name = path.relative(distDir, page);
     if (startsScriptsEarly(after)) problems.push(`${name} still starts a script before the first paint`);
     if (!after.includes(`<script ${loaderMark}=""`)) problems.push(`${name} has no loader: it would never hydrate`);
   }
   if (pages.length === 0) problems.push(`no prerendered page in ${distDir}`);
+  const manifestFile = path.join(distDir, "routes-manifest.json");
+  const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as Parameters<typeof withPageHeaders>[0];
+  await writeFile(manifestFile, JSON.stringify(withPageHeaders(manifest, written), null, 2));
   let patched = false;
   for (const chunk of await files(path.join(distDir, "server", "chunks"), ".js")) {
-    if ((await readFile(chunk, "utf8")).includes("next.renderedBodyTransform")) {
+    const text = await readFile(chunk, "utf8");
+    if (patchMarks.every((mark) => text.includes(mark))) {
       patched = true;
       break;
     }
   }
   if (!patched)
     problems.push(
-      "the server bundles lack patches/next+16.4.6.patch (pages regenerated at run time would hydrate before the paint): run npm install, which applies it",
+      "the server bundles lack patches/next+16.4.6.patch (pages sent at run time would hydrate before the paint, and have their scripts refused): run npm install, which applies it",
     );
-  return { problems, pages: pages.length, rewritten };
+  return { problems, pages: pages.length, rewritten, hashed: written.length };
 }
 
 async function main() {
   const distDir = nextConfig(PHASE_PRODUCTION_BUILD).distDir ?? ".next";
-  const { problems, pages, rewritten } = await lateHydration(distDir);
+  const { problems, pages, rewritten, hashed } = await lateHydration(distDir);
   if (problems.length) {
     console.error(
       `late hydration (docs/decisions/0010-system-font-and-late-hydration.md):\n  ${problems.join("\n  ")}`,
@@ -61,7 +75,7 @@ async function main() {
     process.exit(1);
   }
   console.log(
-    `late hydration: ${pages} prerendered pages start their scripts after the first paint (${rewritten} rewritten now)`,
+    `late hydration: ${pages} prerendered pages start their scripts after the first paint (${rewritten} rewritten now); ${hashed} pages' script hashes in the routes manifest`,
   );
 }
 

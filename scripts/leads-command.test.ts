@@ -8,6 +8,7 @@ import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { activityPage } from "@/server/operators/activity-store";
 import { leadsCommand } from "./leads-command";
 
 const receiver = setupWebhookReceiver();
@@ -16,6 +17,9 @@ let token = 0;
 
 beforeEach(() => {
   stubActionEnv("WAITLIST_WEBHOOK_URL", hook());
+  // Nothing here is about a timeout: an attempt gets 3 s, not the 150 ms a form's tests give it, which a loaded
+  // machine can miss (a clean clone's CI run of 58ac625 found both leads of a retry still pending).
+  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "3000");
   vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
   vi.spyOn(console, "warn").mockImplementation(() => {});
 });
@@ -73,6 +77,14 @@ describe("npm run leads -- retry", () => {
     expect(await stateOf(other.id)).toBe("held");
     await leads("retry", other.id);
     expect(receiver.withName(other.name)).toHaveLength(1);
+    // Each retry in the activity log, by the command, with the lead's webhook-id and what it delivered; no value.
+    const lines = await activityPage(await database(readEnv()), { limit: 2 });
+    expect(lines.map(({ actor, via, action, subject, rows }) => ({ actor, via, action, subject, rows }))).toStrictEqual(
+      [
+        { actor: "command", via: "command", action: "redeliver", subject: other.id, rows: 1 },
+        { actor: "command", via: "command", action: "redeliver", subject: chosen.id, rows: 1 },
+      ],
+    );
   });
 
   it("refuses a webhook-id it has no open lead for", async () => {
@@ -86,6 +98,13 @@ describe("npm run leads -- drop", () => {
     expect(await leads("drop", lead.id)).toBe(`dropped ${lead.id}\n`);
     expect(await stateOf(lead.id)).toBeUndefined();
     await expect(leads("drop", lead.id)).rejects.toThrow(`no lead with webhook-id ${lead.id}`);
+    // Recorded once: the refused second drop is not an action.
+    const dropped = (await activityPage(await database(readEnv()), { limit: 50 })).filter(
+      (line) => line.action === "drop",
+    );
+    expect(dropped.map(({ actor, subject, rows }) => ({ actor, subject, rows }))).toStrictEqual([
+      { actor: "command", subject: lead.id, rows: 1 },
+    ]);
     await leads("retry");
     expect(receiver.withName(lead.name)).toHaveLength(0);
     // The retry that did not send it sent the lead that was not dropped.
@@ -182,7 +201,8 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
 describe("npm run leads -- export and list, after a number revoked its consent", () => {
   it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
     const { consentCommand } = await import("./consent-command");
-    const { insertClaimed, newClaim } = await import("@/server/leads/lead-store");
+    const { insertClaimed } = await import("@/server/leads/lead-store");
+    const { newClaim } = await import("@/server/delivery/claims");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
     const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };

@@ -6,18 +6,16 @@
  * `write`, so a test runs it in process.
  */
 import { parseArgs } from "node:util";
-import { consentForms } from "@/lib/forms";
-import { consentStates, type ConsentState } from "@/server/consent/consent-store";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
 import { leadOf, type LeadRow } from "@/server/leads/lead";
-import { attemptsOf, dropLead, leadById, listLeads } from "@/server/leads/lead-store";
-import { dueNow } from "@/server/leads/pass";
-import { scheduledPass } from "@/server/schedule/redelivery";
+import { attemptsOf, leadById, listLeads } from "@/server/leads/lead-store";
+import { commandActor } from "@/server/operators/operators";
+import { dropLeadById, redeliverLeads } from "@/server/schedule/lead-actions";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { toCsv } from "./csv";
+import { toCsv } from "@/server/exports/csv";
+import { consentOf, leadExport, recordExport } from "@/server/exports/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
-import { reviewReceivers } from "@/server/alerts/alerts";
 
 const usage = `Usage:
   npm run leads                                  open leads (pending, held, dead, awaiting_start) per form, without personal data
@@ -32,7 +30,9 @@ const usage = `Usage:
   npm run leads -- retry                         send every pending and held lead now
   npm run leads -- retry ID                      send one lead now
   npm run leads -- retry --dead                  send every dead lead now
-  npm run leads -- drop ID                       delete one lead and its delivery log`;
+  npm run leads -- drop ID                       delete one lead and its delivery log
+
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
 
 // awaiting_start: a web sign-up of a number that revoked its consent, sent once the phone texts START.
 const openStates: LeadState[] = ["pending", "held", "dead", "awaiting_start"];
@@ -64,29 +64,6 @@ const summaryOf = (row: LeadRow) => ({
   nextAttemptAt: row.state === "pending" ? iso(row.next_attempt_at) : null,
   lastFailure: row.last_failure,
 });
-
-/**
- * The consent state of each lead of a form that asks consent, by its number:
- * a lead whose values are gone was revoked, or is past retention (null).
- * Leads of other forms get none.
- */
-async function consentOf(store: Store, rows: readonly LeadRow[]) {
-  const phoneOf = (row: LeadRow) => {
-    const form = consentForms.find((candidate) => candidate.form === row.form);
-    const phone = form ? leadOf(row)?.payload[form.phoneKey] : undefined;
-    return typeof phone === "string" ? phone : undefined;
-  };
-  const states = await consentStates(
-    store,
-    rows.map(phoneOf).filter((phone): phone is string => phone !== undefined),
-  );
-  return (row: LeadRow): ConsentState | null | undefined => {
-    if (!consentForms.some((form) => form.form === row.form)) return undefined;
-    const phone = phoneOf(row);
-    if (phone) return states.get(phone) ?? "none";
-    return row.state === "revoked" ? "revoked" : null;
-  };
-}
 
 function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
   if (!rows.length) return line("No pending, held, dead or awaiting_start leads.");
@@ -156,54 +133,23 @@ async function showCommand({ id, store, line }: Run) {
 async function exportCommand({ values, store, write }: Run) {
   if (!values.form) throw new Error(`export needs --form\n${usage}`);
   if (values.format !== "csv" && values.format !== "jsonl") throw new Error("--format is csv or jsonl");
-  const consentForm = consentForms.find((form) => form.form === values.form);
-  const asksConsent = consentForm !== undefined;
-  if (values.consented && !asksConsent)
-    throw new Error(
-      `--consented is for a form that asks consent to text (${consentForms.map((form) => form.form).join(", ")})`,
-    );
-  const listed = await listLeads(store, { states: statesOf(values.state ?? "all"), form: values.form });
-  const consent = await consentOf(store, listed);
-  const rows = listed
-    .map((row) => ({ row, lead: leadOf(row) }))
-    .filter(({ lead }) => lead !== undefined)
-    .map(({ row, lead }) => ({
-      id: row.id,
-      state: row.state,
-      createdAt: iso(row.created_at),
-      ...(asksConsent ? { consent: consent(row) } : {}),
-      payload: lead!.payload,
-    }))
-    .filter((row) => !values.consented || row.consent === "in force");
-  // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
-  const latest = consentForm
-    ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
-    : rows;
-  if (values.format === "jsonl") {
-    for (const row of latest) write(`${jsonSafe(JSON.stringify(row))}\n`);
-    return;
-  }
-  const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
-  const columns = ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields];
-  write(
-    toCsv(
-      columns,
-      latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
-    ),
-  );
-  return;
+  const made = await leadExport(store, {
+    form: values.form,
+    states: statesOf(values.state ?? "all"),
+    consented: Boolean(values.consented),
+  });
+  if (values.format === "jsonl") for (const row of made.records) write(`${jsonSafe(JSON.stringify(row))}\n`);
+  else write(toCsv(made.columns, made.rows));
+  await recordExport(store, { by: commandActor, kind: `${values.form} leads`, rows: made.records.length });
 }
 
-/** `retry [ID | --dead]`: a pass now, as the operator's. */
+/**
+ * `retry [ID | --dead]`: the schedule's lead task now, as the operator's, and
+ * the alerts' review after it. The launch invitations go at their own pace,
+ * from the server's schedule (npm run invite).
+ */
 async function retryCommand({ values, id, env, line }: Run) {
-  const summary = await scheduledPass(env, {
-    sender: "operator",
-    id,
-    // The launch invitations go at their own pace, from the server's schedule (npm run invite).
-    invitations: false,
-    // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
-    selection: values.dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
-  });
+  const summary = await redeliverLeads(env, { id, dead: Boolean(values.dead), by: commandActor });
   line(`delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`);
   if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held)
     throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
@@ -211,11 +157,9 @@ async function retryCommand({ values, id, env, line }: Run) {
 }
 
 /** `drop ID`: deletes one lead and its delivery log. */
-async function dropCommand({ id, store, env, line }: Run) {
+async function dropCommand({ id, env, line }: Run) {
   if (!id) throw new Error(`unknown command\n${usage}`);
-  if (!(await dropLead(store, id))) throw new Error(`no lead with webhook-id ${id}`);
-  // The last waiting lead of a failing receiver dropped: /api/health clears now, the alert channel within its grace.
-  await reviewReceivers(store, env);
+  if (!(await dropLeadById(env, { id, by: commandActor }))) throw new Error(`no lead with webhook-id ${id}`);
   return line(`dropped ${id}`);
 }
 

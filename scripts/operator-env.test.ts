@@ -5,11 +5,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
-import { disclosureOf } from "@/server/consent/disclosure";
-import { connect, type Store } from "@/server/db/connect";
-import { insertClaimed, newClaim } from "@/server/leads/lead-store";
+import { inTransaction, connect, type Store } from "@/server/db/connect";
+import { insertClaimed } from "@/server/leads/lead-store";
+import { newClaim } from "@/server/delivery/claims";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
-import { waitlistLead } from "@/tests/support/waitlist-lead";
+import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 
 /**
  * The operator's commands as an operator runs them: a separate process, from
@@ -37,22 +37,9 @@ afterAll(async () => {
 /** A sign-up with its consent, kept where the server would keep it. */
 async function signUp(store: Store) {
   const lead = waitlistLead(phone);
-  await store.db.transaction().execute(async (db) => {
-    await insertClaimed({ ...store, db }, lead, newClaim(0, 0));
-    await recordConsent(
-      db,
-      {
-        phone,
-        ip: "203.0.113.9",
-        userAgent: "Mozilla/5.0",
-        pageUrl: "https://sous.example/signup",
-        javascript: true,
-        disclosure: disclosureOf("I agree."),
-        shownVersion: null,
-      },
-      lead.id,
-      Date.now(),
-    );
+  await inTransaction(store, async (db) => {
+    await insertClaimed(db, lead, newClaim(0, 0));
+    await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: Date.now() });
   });
   await store.db.destroy();
   return lead.id;
@@ -126,22 +113,9 @@ describe("a command whose reader stops early", () => {
     const store = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
     const lead = waitlistLead(phone);
     await insertClaimed(store, lead, newClaim(0, 0));
-    await store.db.transaction().execute(async (db) => {
+    await inTransaction(store, async (db) => {
       for (let i = 0; i < 3_000; i += 1) {
-        await recordConsent(
-          db,
-          {
-            phone,
-            ip: "203.0.113.9",
-            userAgent: "Mozilla/5.0",
-            pageUrl: "https://sous.example/signup",
-            javascript: true,
-            disclosure: disclosureOf("I agree."),
-            shownVersion: null,
-          },
-          lead.id,
-          1_000 + i,
-        );
+        await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: 1_000 + i });
       }
     });
     await store.db.destroy();

@@ -6,7 +6,8 @@
  * as well, twice with Turbopack (docs/decisions/0003-stylesheet-and-etag.md).
  *
  *   prepare   before `next build`: Tailwind over app/globals.css, minified,
- *             written as the module `#site-css` resolves to on the server. It
+ *             written as the module `#site-css` resolves to on the server; and
+ *             over app/console/console.css, the console's own (`#console-css`). It
  *             names no file: the site draws with the system's font
  *             (docs/decisions/0010-system-font-and-late-hydration.md).
  *   finish    after `next build`: fails the build when a prerendered page holds
@@ -25,27 +26,34 @@ import { stylesheetMarker } from "../lib/style/marker";
 const root = path.resolve(import.meta.dirname, "..");
 const source = path.join(root, "app", "globals.css");
 export const generatedModule = path.join(root, "lib", "style", "site-css.generated.js");
-/** Tailwind's output for app/globals.css, minified. */
-export async function buildStylesheet() {
-  const css = await readFile(source, "utf8");
-  const { css: text } = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, {
-    from: source,
-  });
-  if (!text.includes(stylesheetMarker))
+/** The console's own stylesheet, for its pages only (components/console/console-styles.tsx). */
+const consoleSource = path.join(root, "app", "console", "console.css");
+export const consoleModule = path.join(root, "lib", "style", "console-css.generated.js");
+
+/** Tailwind's output for a stylesheet, minified: app/globals.css unless told. */
+export async function buildStylesheet(from = source) {
+  const css = await readFile(from, "utf8");
+  const { css: text } = await postcss([tailwind({ base: root, optimize: { minify: true } })]).process(css, { from });
+  if (from === source && !text.includes(stylesheetMarker))
     throw new Error(`site-css: ${stylesheetMarker} is missing from the built stylesheet (app/globals.css)`);
   // A url() would be a request the first paint may wait for, and nothing here serves node_modules.
   if (/url\((?!["']?data:)/.test(text))
-    throw new Error("site-css: the stylesheet names a file (url()); draw it inline or not at all");
+    throw new Error(`site-css: ${path.relative(root, from)} names a file (url()); draw it inline or not at all`);
   return text;
 }
 
 async function prepare() {
-  const text = await buildStylesheet();
-  await writeFile(
-    generatedModule,
-    `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`,
-  );
-  console.log(`site-css: ${text.length} bytes`);
+  for (const [from, module] of [
+    [source, generatedModule],
+    [consoleSource, consoleModule],
+  ] as const) {
+    const text = await buildStylesheet(from);
+    await writeFile(
+      module,
+      `// Written by scripts/site-css.ts prepare: not edited by hand, not committed.\nconst css = ${JSON.stringify(text)};\nexport default css;\n`,
+    );
+    console.log(`site-css: ${path.relative(root, from)}, ${text.length} bytes`);
+  }
 }
 
 async function* files(dir: string): AsyncGenerator<string> {

@@ -33,6 +33,7 @@ import { createServer, STATUS_CODES } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { EVERY_PATH } from "../server/http/every-path.mjs";
 import { actionPagesOf, bodyVerdict, optionsAllow } from "../server/http/request-bodies.mjs";
 import { runExitWork } from "./exit-work.mjs";
 
@@ -71,7 +72,7 @@ function everyResponseHeaders() {
   const distDir = process.env.E2E_TEST_BUILD === "1" ? ".next-e2e" : ".next";
   /** @type {{ headers?: { source: string, headers: { key: string, value: string }[] }[] }} */
   const manifest = JSON.parse(readFileSync(path.join(dir, distDir, "routes-manifest.json"), "utf8"));
-  const all = manifest.headers?.find((rule) => rule.source === "/:path*");
+  const all = manifest.headers?.find((rule) => rule.source === EVERY_PATH);
   return (all?.headers ?? []).map(({ key, value }) => [key, value]);
 }
 const securityHeaders = everyResponseHeaders();

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitlist } from "@/lib/forms/waitlist";
 import { EnvError, problemsOf, readEnv } from "./env";
-import { readCeiling, readWebhook, sendsInClear } from "./webhook-settings";
+import { readCeiling, readWebhook, sendsInClear } from "@/server/delivery/receiver-settings";
 import { analyticsEnabled, siteUrl, waitlistPhonePolicy } from "./site-settings";
 import { envOf } from "@/tests/support/check-schema";
 
@@ -221,6 +221,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       CONSENT_RETENTION_DAYS: 1_461,
       CONSENT_WEBHOOK_SECRET: undefined,
       BUSINESS_LEGAL_NAME: "Sous",
+      STUDIO_CREDIT: "Built by Brigade Labs, a small software studio.",
       BUSINESS_POSTAL_ADDRESS: "",
       BUSINESS_SUPPORT_EMAIL: "support@example.com",
       LEGAL_EFFECTIVE_DATE: "2026-11-24",
@@ -232,6 +233,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       REDELIVERY_POLL_MS: 5_000,
       REDELIVERY_CONCURRENCY: 4,
       REDELIVERY_PASS_BUDGET_MS: 30_000,
+      REDELIVERY_PROBE_SECONDS: 60,
       CRON_SECRET: undefined,
       RATE_LIMIT_FORM_POINTS: 5,
       RATE_LIMIT_FORM_WINDOW_SECONDS: 600,
@@ -254,6 +256,8 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       ALLOW_HTTP_WEBHOOKS: false,
       SITE_URL: undefined,
       SITE_ALIASES: [],
+      CONSOLE_SETUP_TOKEN: undefined,
+      AUDIT_RETENTION_DAYS: 400,
       VERCEL_PROJECT_PRODUCTION_URL: undefined,
       VERCEL: false,
       ENABLE_VERCEL_ANALYTICS: false,
@@ -271,6 +275,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
     ["REDELIVERY_POLL_MS", 100, 600_000],
     ["REDELIVERY_CONCURRENCY", 1, 64],
     ["REDELIVERY_PASS_BUDGET_MS", 100, 3_600_000],
+    ["REDELIVERY_PROBE_SECONDS", 1, 3_600],
     ["RATE_LIMIT_FORM_POINTS", 1, 1_000_000_000],
     ["RATE_LIMIT_FORM_WINDOW_SECONDS", 1, 2_592_000],
     ["RATE_LIMIT_PHONE_POINTS", 1, 1_000_000_000],

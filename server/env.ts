@@ -1,4 +1,5 @@
 import "server-only";
+import { defaultStudioCredit } from "@/lib/studio";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
@@ -137,6 +138,7 @@ export const businessDefaults = {
   BUSINESS_POSTAL_ADDRESS: "",
   BUSINESS_SUPPORT_EMAIL: "support@example.com",
   LEGAL_EFFECTIVE_DATE: "2026-11-24",
+  STUDIO_CREDIT: defaultStudioCredit,
 } as const;
 
 /**
@@ -165,10 +167,12 @@ export const envSchema = z.object({
   LEAD_RETENTION_DAYS: count(30, 3_650),
   // Four years: the federal limit for TCPA suits, so the proof outlives any claim.
   CONSENT_RETENTION_DAYS: count(1_461, 36_500),
-  // Signs the workflow's calls to /api/consent/revoke; without it the route does not exist.
+  // Signs the workflow's calls to /api/consent/revoke and /renew; without it neither route exists.
   CONSENT_WEBHOOK_SECRET: webhookSecrets,
 
   BUSINESS_LEGAL_NAME: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.BUSINESS_LEGAL_NAME)),
+  // The footer's credit line, on every page: the studio that built the site.
+  STUDIO_CREDIT: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.STUDIO_CREDIT)),
   BUSINESS_POSTAL_ADDRESS: withDefault(z.string().trim().max(300).default(businessDefaults.BUSINESS_POSTAL_ADDRESS)),
   BUSINESS_SUPPORT_EMAIL: withDefault(
     z.email({ error: "must be an email address" }).default(businessDefaults.BUSINESS_SUPPORT_EMAIL),
@@ -196,6 +200,8 @@ export const envSchema = z.object({
   REDELIVERY_POLL_MS: withDefault(z.coerce.number().int().min(100).max(600_000).default(5_000)),
   REDELIVERY_CONCURRENCY: count(4, 64),
   REDELIVERY_PASS_BUDGET_MS: withDefault(z.coerce.number().int().min(100).max(3_600_000).default(30_000)),
+  // While a receiver fails, one waiting lead is sent ahead of its schedule this often (server/schedule/probe.ts).
+  REDELIVERY_PROBE_SECONDS: count(60, 3_600),
   // Vercel Cron sends it as "Authorization: Bearer <CRON_SECRET>"; without it the cron route does not exist.
   CRON_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
 
@@ -230,6 +236,10 @@ export const envSchema = z.object({
   ALLOW_HTTP_WEBHOOKS: flag,
 
   SITE_URL: httpUrl,
+  // While no owner exists, /console/setup enrols the first owner with it (hosts with no shell); ignored once one does.
+  CONSOLE_SETUP_TOKEN: optional(z.string().min(32, { error: "must be at least 32 characters" })),
+  // How long the console's activity log keeps an operator's action.
+  AUDIT_RETENTION_DAYS: count(400, 36_500),
   // Other hosts the site answers at (www and the apex, a staging name): a consent record keeps a page on them too.
   SITE_ALIASES: withDefault(hostList),
   // Set by Vercel: the production domain, without a scheme.

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { sourceFilesUnder } from "@/tests/support/source-files";
 
 /**
  * The layering docs/architecture.md promises for server/: each row of its
@@ -14,13 +15,7 @@ const rows = table
   .filter((line) => line.startsWith("| `"))
   .map((line) => [...line.split("|")[1]!.matchAll(/`([\w./-]+)`/g)].map(([, unit]) => unit!.replace(/\/$/, "")));
 
-const sourceUnder = (entry: string): string[] =>
-  statSync(entry).isDirectory()
-    ? readdirSync(entry).flatMap((name) => sourceUnder(path.join(entry, name)))
-    : /\.(ts|mjs)$/.test(entry) && !/\.test\.ts$/.test(entry)
-      ? [entry]
-      : [];
-const files = sourceUnder("server");
+const files = sourceFilesUnder("server");
 
 /** The row a file of server/ belongs to: its folder's, or its own name's at server/'s top. */
 const unitOf = (file: string) => path.relative("server", file).split(path.sep)[0]!;

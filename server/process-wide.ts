@@ -10,10 +10,13 @@
  * - `databases` (db/connect): one pool per database, opened and migrated once;
  * - `rate-limits` (rate-limit/limits): one Redis client and one set of counters,
  *   so every bundle counts in the same memory;
- * - `lead-store` (leads/lead-store): whether the store is down, so an outage is
- *   logged and told once, not once per bundle;
- * - `redelivery` (schedule/redelivery): the one timer and whether its pass runs;
+ * - `store-outage` (delivery/store-outage): whether the store is down, so an
+ *   outage is logged and told once, not once per bundle;
+ * - `schedule` (schedule/scheduler): the one timer and whether its tick runs;
  * - `retention` (schedule/retention): when retention last ran;
+ * - `answer-pace` (submission/answer-pace): each form's recent delivery times,
+ *   which a post that sent nothing (a repeat) takes its answer's time from;
+ * - `shutdown` (shutdown): what a stopping server waits for, in order;
  * - `alert-refusals` (alerts/alerts): when the chat last refused each kind of
  *   alert, so a pass's review tries it again a minute later, not every poll;
  * - `alerts` (alerts/alerts): the alerts under way, so whoever waits for them

@@ -88,3 +88,10 @@ export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS"
     (name) => env[name] === businessDefaults[name],
   );
 }
+
+const creditSchema = envSchema.pick({ STUDIO_CREDIT: true });
+
+/** The footer's credit line, read when a page renders: at build, and at each hourly revalidation. */
+export function studioCredit(source: NodeJS.ProcessEnv = process.env): string {
+  return parseOrThrow(creditSchema, source).STUDIO_CREDIT;
+}

@@ -5,6 +5,9 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { freePort } from "@/tests/support/processes";
 import { startRedisServer } from "@/tests/support/redis-server";
+import { database } from "./db/connect";
+import { readEnv } from "./env";
+import { addOperator, commandActor } from "./operators/operators";
 import { checkEnvironmentAtStart } from "./startup";
 
 function loggedLines(spy: { mock: { calls: unknown[][] } }) {
@@ -143,6 +146,46 @@ describe("checkEnvironmentAtStart", () => {
     expect(loggedLines(info).filter((line) => line.event === "alerts_configured")).toStrictEqual([
       expect.objectContaining({ level: "info", event: "alerts_configured", host: "hooks.slack.com" }),
     ]);
+  });
+
+  it("says whether /console/setup is open: with a token and no owner, closed once an owner exists, and how to add one without a token", async () => {
+    const states = async (token: string) => {
+      vi.stubEnv("CONSOLE_SETUP_TOKEN", token);
+      const info = vi.spyOn(console, "info").mockImplementation(() => {});
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      await checkEnvironmentAtStart();
+      const lines = [...loggedLines(info), ...loggedLines(warn)].filter((line) => line.event === "console_setup");
+      info.mockClear();
+      warn.mockClear();
+      return lines.map(({ level, state, message }) => ({ level, state, message }));
+    };
+    const store = await database(readEnv());
+    await store.db.deleteFrom("operators").execute();
+    expect(await states("")).toStrictEqual([
+      {
+        level: "info",
+        state: "no owner",
+        message:
+          "no console owner yet: npm run operators -- add EMAIL --role owner, or CONSOLE_SETUP_TOKEN for /console/setup",
+      },
+    ]);
+    expect(await states("t".repeat(32))).toStrictEqual([
+      {
+        level: "warn",
+        state: "open",
+        message: "no console owner yet: /console/setup enrols the first with CONSOLE_SETUP_TOKEN",
+      },
+    ]);
+    await addOperator(store, { email: "owner@sous.example", role: "owner", by: commandActor });
+    expect(await states("t".repeat(32))).toStrictEqual([
+      {
+        level: "info",
+        state: "closed",
+        message: "a console owner exists: CONSOLE_SETUP_TOKEN does nothing now and can be removed",
+      },
+    ]);
+    // An owner and no token: nothing to say.
+    expect(await states("")).toStrictEqual([]);
   });
 
   it("opens and migrates the database before the first visitor, and says which", async () => {

@@ -1,12 +1,13 @@
 import "server-only";
 import { statSync } from "node:fs";
 import path from "node:path";
-import { database, postgresTarget, sqliteFile } from "./db/connect";
+import { database, postgresTarget, sqliteFile, type Store } from "./db/connect";
+import { ownerExists } from "./operators/operator-store";
 import { linkUnrecordedLeads } from "@/server/upgrade/consent-links";
 import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { EnvError, problemsOf, readEnv, type ServerEnv } from "./env";
-import { readCeiling, readWebhook, sendsInClear } from "./webhook-settings";
+import { readCeiling, readWebhook, sendsInClear } from "@/server/delivery/receiver-settings";
 import { readInviteSettings } from "./invitations/invite-settings";
 import { defaultedIdentity } from "./site-settings";
 import { smsTexts } from "@/lib/sms/program";
@@ -221,12 +222,42 @@ export async function startServices(env: ServerEnv) {
   const store = await openDatabase(env);
   await importLegacyLeads(store, env);
   await linkUnrecordedLeads(store);
+  await logConsoleSetup(store, env);
   if (!env.REDIS_URL) return;
   const host = new URL(env.REDIS_URL).host;
   if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))
     logEvent("info", { event: "rate_limits_shared", store: "redis", host });
   else
     logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
+}
+
+/**
+ * Whether /console/setup is open, in the start-up log: open (a setup token
+ * and no owner yet), closed (an owner exists, the token does nothing), or no
+ * owner and no way in but `npm run operators`. Nothing once an owner exists
+ * and the token is gone.
+ */
+async function logConsoleSetup(store: Store, env: ServerEnv) {
+  const owner = await ownerExists(store);
+  if (!owner && env.CONSOLE_SETUP_TOKEN)
+    logEvent("warn", {
+      event: "console_setup",
+      state: "open",
+      message: "no console owner yet: /console/setup enrols the first with CONSOLE_SETUP_TOKEN",
+    });
+  else if (owner && env.CONSOLE_SETUP_TOKEN)
+    logEvent("info", {
+      event: "console_setup",
+      state: "closed",
+      message: "a console owner exists: CONSOLE_SETUP_TOKEN does nothing now and can be removed",
+    });
+  else if (!owner)
+    logEvent("info", {
+      event: "console_setup",
+      state: "no owner",
+      message:
+        "no console owner yet: npm run operators -- add EMAIL --role owner, or CONSOLE_SETUP_TOKEN for /console/setup",
+    });
 }
 
 /** Runs once when the server starts (instrumentation.ts): what it checks, then what it starts. */

@@ -1,5 +1,5 @@
 /**
- * Copy shared by every page: the brand, the header links and the footer credit.
+ * Copy shared by every page: the brand and the header links (the footer's credit is a setting, STUDIO_CREDIT).
  * The spec does not name the product, so its name lives here alone.
  */
 export const brand = {
@@ -24,7 +24,3 @@ export const navLinks = [
 ] as const;
 
 export const signUpLink = { href: "/signup", label: "Sign Up" } as const;
-
-export const footer = {
-  credit: "Built by Brigade Labs, a small software studio.",
-} as const;

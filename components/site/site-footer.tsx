@@ -1,7 +1,8 @@
 import { legalLinks } from "@/components/site/legal-links";
 import { Icon } from "@/components/ui/icon";
 import { CurrentYear } from "./current-year";
-import { brand, footer } from "./site-content";
+import { studioCredit } from "@/server/site-settings";
+import { brand } from "./site-content";
 
 export function SiteFooter() {
   return (
@@ -27,7 +28,7 @@ export function SiteFooter() {
           </ul>
         </nav>
         <p>
-          © <CurrentYear serverYear={new Date().getFullYear()} /> {brand.name}. {footer.credit}
+          © <CurrentYear serverYear={new Date().getFullYear()} /> {brand.name}. {studioCredit()}
         </p>
       </div>
     </footer>

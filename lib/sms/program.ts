@@ -43,7 +43,12 @@ export const smsTexts = {
   help: (supportEmail: string) =>
     `Sous early access: customer-care & task-reminder texts. Msg frequency varies. Msg & data rates may apply. Help: ${supportEmail}. Reply STOP to cancel.`,
   stop: "Sous: You're unsubscribed and will get no more messages. To rejoin, reply START, then sign up again on our website.",
-  /** The launch invitation (`npm run invite`), with the operator's link (INVITE_URL). */
+  /**
+   * The launch invitation (`npm run invite`), with the operator's link
+   * (INVITE_URL): the customer-care notice the chef asked for ("We'll text
+   * when your spot opens"), informational, never an offer
+   * (docs/decisions/0012-invitation-is-a-status-notice.md).
+   */
   invitation: (link: string) =>
     `Sous: Your early-access spot is open! Get started at ${link} Msg & data rates may apply. Reply STOP to cancel.`,
 } as const;

@@ -1,5 +1,9 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
+import type { Database } from "@/server/db/schema";
+
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = ["alerts", "receivers", "alert_states"] as const satisfies readonly (keyof Database)[];
 
 /** The kinds of alert the channel hears. */
 export type AlertKind = "failing" | "dead" | "held" | "recovered" | "database_down" | "database_up";
@@ -32,7 +36,10 @@ const numberOrNull = (value: number | null) => (value === null ? null : Number(v
  * Takes the right to send one alert of a kind for a form now, in one
  * statement: false when one went out within the interval, from any instance.
  */
-export async function claimAlert({ db }: Store, kind: AlertKind, form: string, now: number, intervalMs: number) {
+export async function claimAlert(
+  { db }: Store,
+  { kind, form, now, intervalMs }: { kind: AlertKind; form: string; now: number; intervalMs: number },
+) {
   const row = await db
     .insertInto("alerts")
     .values({ kind, form, last_sent_at: now })
@@ -89,7 +96,10 @@ export async function changeAlertState({ db }: Store, form: string, change: Part
  * one statement, from the state this instance read: false when another
  * instance (or an earlier call) told it meanwhile.
  */
-export async function claimReport({ db }: Store, form: string, read: AlertState, said: Said, now: number) {
+export async function claimReport(
+  { db }: Store,
+  { form, read, said, now }: { form: string; read: AlertState; said: Said; now: number },
+) {
   // Told it works: the failures counted so far are told too. Told it fails: they go on counting, for the recovery.
   const change =
     said === "working"
@@ -107,19 +117,32 @@ export async function claimReport({ db }: Store, form: string, read: AlertState,
 }
 
 /** Since when a form's receiver has been failing, or null while it delivers. */
-export async function failingSinceOf({ db }: Store, form: string) {
-  const row = await db.selectFrom("receivers").select("failing_since").where("form", "=", form).executeTakeFirst();
-  return numberOrNull(row?.failing_since ?? null);
+export async function failingSinceOf(store: Store, form: string) {
+  return (await receiverFailure(store, form))?.since ?? null;
+}
+
+/** A failing receiver: since when, and what its last failed attempt was answered (null before migration 0008 kept it). */
+export type Failing = { form: string; since: number; lastFailure: string | null };
+
+/** Whether a form's receiver is failing now, since when and why; undefined while it delivers. */
+export async function receiverFailure({ db }: Store, form: string): Promise<Failing | undefined> {
+  const row = await db
+    .selectFrom("receivers")
+    .select(["form", "failing_since", "last_failure"])
+    .where("form", "=", form)
+    .where("failing_since", "is not", null)
+    .executeTakeFirst();
+  return row && { form: row.form, since: Number(row.failing_since), lastFailure: row.last_failure };
 }
 
 /** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
-export async function failingReceivers({ db }: Store) {
+export async function failingReceivers({ db }: Store): Promise<Failing[]> {
   const rows = await db
     .selectFrom("receivers")
-    .select(["form", "failing_since"])
+    .select(["form", "failing_since", "last_failure"])
     .where("failing_since", "is not", null)
     .execute();
-  return rows.map((row) => ({ form: row.form, since: Number(row.failing_since) }));
+  return rows.map((row) => ({ form: row.form, since: Number(row.failing_since), lastFailure: row.last_failure }));
 }
 
 /** Every form whose receiver ever failed: what a review looks at. */
@@ -129,21 +152,28 @@ export async function formsWithReceivers({ db }: Store) {
 }
 
 /**
- * Marks a form's receiver failing, unless it is already. A failure that
- * starts an outage is counted for the next alert's summary, and its dead
- * leads will be told of whatever an earlier outage's were.
+ * Marks a form's receiver failing, unless it is already, and keeps what its
+ * attempt was answered (`failure`, failureOf's words) as the latest. A
+ * failure that starts an outage is counted for the next alert's summary, and
+ * its dead leads will be told of whatever an earlier outage's were.
  */
-export async function markFailing(store: Store, form: string, now: number) {
+export async function markFailing(store: Store, form: string, now: number, failure: string | null = null) {
   const { db } = store;
   const started = await db
     .insertInto("receivers")
-    .values({ form, failing_since: now })
+    .values({ form, failing_since: now, last_failure: failure })
     .onConflict((conflict) =>
-      conflict.column("form").doUpdateSet({ failing_since: now }).where("receivers.failing_since", "is", null),
+      conflict
+        .column("form")
+        .doUpdateSet({ failing_since: now, last_failure: failure })
+        .where("receivers.failing_since", "is", null),
     )
     .returning("failing_since")
     .executeTakeFirst();
-  if (!started) return;
+  if (!started) {
+    await db.updateTable("receivers").set({ last_failure: failure }).where("form", "=", form).execute();
+    return;
+  }
   await db
     .insertInto("alert_states")
     .values({ form, failures: 1, first_failure_at: now })
@@ -163,12 +193,38 @@ export async function markFailing(store: Store, form: string, now: number) {
  * Marks a form's receiver working again, if it was failing since `since`:
  * by a delivery, or because nothing of its form is waiting any more.
  */
-export async function stopFailing(store: Store, form: string, since: number, how: "delivered" | "idle", now: number) {
+export async function stopFailing(
+  store: Store,
+  { form, since, how, now }: { form: string; since: number; how: "delivered" | "idle"; now: number },
+) {
   const { numUpdatedRows } = await store.db
     .updateTable("receivers")
-    .set({ failing_since: null })
+    .set({ failing_since: null, last_failure: null, probed_at: null })
     .where("form", "=", form)
     .where("failing_since", "=", since)
     .executeTakeFirst();
   if (numUpdatedRows > 0n) await changeAlertState(store, form, { working_since: now, working_how: how });
+}
+
+/**
+ * Takes the right to probe a failing receiver now, in one statement: true
+ * for one instance once `intervalMs` has passed since it started failing or
+ * was last probed, false otherwise (and for a receiver that works).
+ */
+export async function claimProbe({ db }: Store, form: string, now: number, intervalMs: number) {
+  const row = await db
+    .updateTable("receivers")
+    .set({ probed_at: now })
+    .where("form", "=", form)
+    .where("failing_since", "is not", null)
+    .where((eb) => eb(eb.fn.coalesce("probed_at", "failing_since"), "<=", now - intervalMs))
+    .returning("form")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The alerts last sent, newest first: what kind, about which receiver, when (the console's overview). */
+export async function lastAlerts({ db }: Store, limit = 10) {
+  const rows = await db.selectFrom("alerts").selectAll().orderBy("last_sent_at", "desc").limit(limit).execute();
+  return rows.map((row) => ({ kind: row.kind, form: row.form, sentAt: Number(row.last_sent_at) }));
 }

@@ -4,8 +4,8 @@ import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { claimAlert } from "./alert-store";
-import { alertsSettled, operatorAlerts, reviewReceivers } from "./alerts";
-import type { Outcome } from "@/server/leads/outcomes";
+import { adviceFor, alertsSettled, operatorAlerts, reviewReceivers } from "./alerts";
+import type { Outcome } from "@/server/delivery/outcomes";
 
 const open = setupBothEngines();
 
@@ -14,15 +14,19 @@ describe.each(["sqlite", "postgres"] as const)("claimAlert on %s", (engine) => {
     const [a, b] = [await open(engine), await open(engine)];
     const hour = 3_600_000;
     const claims = await Promise.all(
-      [a, b, a, b].map((store) => claimAlert(store, "dead", "waitlist", 10 * hour, hour)),
+      [a, b, a, b].map((store) =>
+        claimAlert(store, { kind: "dead", form: "waitlist", now: 10 * hour, intervalMs: hour }),
+      ),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);
     // Another kind, another form: their own interval.
-    expect(await claimAlert(b, "failing", "waitlist", 10 * hour, hour)).toBe(true);
-    expect(await claimAlert(b, "dead", "contact", 10 * hour, hour)).toBe(true);
-    expect(await claimAlert(a, "dead", "waitlist", 10 * hour + hour - 1, hour)).toBe(false);
-    expect(await claimAlert(a, "dead", "waitlist", 11 * hour, hour)).toBe(true);
-    expect(await claimAlert(b, "dead", "waitlist", 11 * hour + 1, hour)).toBe(false);
+    expect(await claimAlert(b, { kind: "failing", form: "waitlist", now: 10 * hour, intervalMs: hour })).toBe(true);
+    expect(await claimAlert(b, { kind: "dead", form: "contact", now: 10 * hour, intervalMs: hour })).toBe(true);
+    expect(await claimAlert(a, { kind: "dead", form: "waitlist", now: 10 * hour + hour - 1, intervalMs: hour })).toBe(
+      false,
+    );
+    expect(await claimAlert(a, { kind: "dead", form: "waitlist", now: 11 * hour, intervalMs: hour })).toBe(true);
+    expect(await claimAlert(b, { kind: "dead", form: "waitlist", now: 11 * hour + 1, intervalMs: hour })).toBe(false);
   });
 });
 
@@ -63,7 +67,7 @@ describe("what each alert says", () => {
 
   async function told(outcome: Outcome, now: number) {
     vi.setSystemTime(now);
-    operatorAlerts.settled(await database(readEnv()), "waitlist", outcome, readEnv());
+    operatorAlerts.settled(await database(readEnv()), { receiver: "waitlist", outcome: outcome, env: readEnv() });
     await alertsSettled();
     return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
   }
@@ -91,7 +95,7 @@ describe("what each alert says", () => {
         since: "2026-11-24T16:00:00.000Z",
         leads: 1,
         command: "npm run leads",
-        text: "Sous: waitlist deliveries are failing since 2026-11-24 16:00 UTC (1 min). 1 lead waiting for redelivery on schedule. Check the workflow; see them with `npm run leads`.",
+        text: "Sous: waitlist deliveries are failing since 2026-11-24 16:00 UTC (1 min). Check the workflow. 1 lead waiting for redelivery. Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them; `npm run leads -- retry` sends them now. See them with `npm run leads`.",
       },
     ]);
     await leads("pending", at + minute);
@@ -102,7 +106,9 @@ describe("what each alert says", () => {
     expect(reminder).toMatchObject({
       since: "2026-11-24T16:00:00.000Z",
       leads: 2,
-      text: expect.stringContaining("since 2026-11-24 16:00 UTC (3 h). 2 leads waiting"),
+      text: expect.stringContaining(
+        "since 2026-11-24 16:00 UTC (3 h). Check the workflow. 2 leads waiting for redelivery. Once it answers",
+      ),
     });
 
     await leads("dead", at);
@@ -116,7 +122,7 @@ describe("what each alert says", () => {
       since: "2026-11-24T16:00:00.000Z",
       leads: 2,
       command: "npm run leads -- retry --dead",
-      text: "Sous: waitlist deliveries work again, after failing for 3 h since 2026-11-24 16:00 UTC. 2 leads still waiting will be redelivered on schedule. 1 dead lead needs `npm run leads -- retry --dead`.",
+      text: "Sous: waitlist deliveries work again, after failing for 3 h since 2026-11-24 16:00 UTC. 2 leads still waiting: due now, sent by the next pass. 1 dead lead needs `npm run leads -- retry --dead`.",
     });
     // Working already: a delivery, or a review, says nothing.
     expect(await told("delivered", at + 400 * minute)).toHaveLength(3);
@@ -132,7 +138,7 @@ describe("what each alert says", () => {
     expect(recovered).toMatchObject({
       leads: 0,
       command: "npm run leads",
-      text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting will be redelivered on schedule.",
+      text: "Sous: waitlist deliveries work again, after failing for 30 min since 2026-11-24 16:00 UTC. 0 leads still waiting: due now, sent by the next pass.",
     });
   });
 
@@ -227,7 +233,7 @@ describe("what each alert says", () => {
         ["delivered", at + 3 * minute],
       ] as const) {
         vi.setSystemTime(now);
-        operatorAlerts.settled(store, form, outcome, readEnv());
+        operatorAlerts.settled(store, { receiver: form, outcome: outcome, env: readEnv() });
         await alertsSettled();
       }
     }
@@ -256,7 +262,7 @@ describe("what each alert says", () => {
     chat.outage(500);
     await db.deleteFrom("alerts").execute();
     vi.setSystemTime(at + 10 * minute);
-    operatorAlerts.settled(store, "contact", "dead", readEnv());
+    operatorAlerts.settled(store, { receiver: "contact", outcome: "dead", env: readEnv() });
     await alertsSettled();
     chat.outage(undefined);
 
@@ -286,7 +292,7 @@ describe("what each alert says", () => {
     await leads("dead", at);
     expect(await told("dead", at)).toStrictEqual([]);
     expect(await (await database(readEnv())).db.selectFrom("receivers").selectAll().execute()).toStrictEqual([
-      { form: "waitlist", failing_since: at },
+      { form: "waitlist", failing_since: at, last_failure: null, probed_at: null },
     ]);
     // Held and recovered leads say nothing either: no alert is tried, so none fails.
     expect(await told("held", at)).toStrictEqual([]);
@@ -328,7 +334,7 @@ describe("what each alert says", () => {
     const said = await tick(last + 5 * minute);
     expect(said.map((alert) => alert.kind)).toStrictEqual(["failing", "recovered"]);
     expect(said[1]!.text).toBe(
-      "Sous: waitlist deliveries work again, after failing 8 times in 19 min since 2026-11-24 16:00 UTC, working since 2026-11-24 16:18 UTC. 0 leads still waiting will be redelivered on schedule.",
+      "Sous: waitlist deliveries work again, after failing 8 times in 19 min since 2026-11-24 16:00 UTC, working since 2026-11-24 16:18 UTC. 0 leads still waiting: due now, sent by the next pass.",
     );
     // Quiet again: nothing more.
     expect(await tick(last + 30 * minute)).toHaveLength(2);
@@ -350,7 +356,7 @@ describe("what each alert says", () => {
     const [, , failing] = await tick(at + 17 * minute);
     expect(failing).toMatchObject({ kind: "failing", since: new Date(at + 12 * minute).toISOString() });
     expect(failing!.text).toContain(
-      "It failed 2 times in 7 min since 2026-11-24 16:10 UTC, working in between. Check the workflow",
+      "It failed 2 times in 7 min since 2026-11-24 16:10 UTC, working in between. Once it answers,",
     );
   });
 
@@ -447,7 +453,7 @@ describe("what each alert says", () => {
       },
     } as unknown as typeof store;
     vi.setSystemTime(at);
-    operatorAlerts.settled(failing, "waitlist", "held", readEnv());
+    operatorAlerts.settled(failing, { receiver: "waitlist", outcome: "held", env: readEnv() });
     await alertsSettled();
     const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(errors).toStrictEqual([
@@ -471,5 +477,35 @@ describe("docs/operating.md's alert table", () => {
     expect(kinds.length).toBeGreaterThan(4);
     // The header row names the column.
     expect([...new Set(documented.slice(1))].sort()).toStrictEqual([...kinds].sort());
+  });
+});
+
+describe("adviceFor: what the operator can do about a receiver's last answer", () => {
+  it("names the one place each reason points to, with the receiver's own variables", () => {
+    const cases: [string, string | null, string][] = [
+      ["invitations", "status 401 signature", "INVITE_WEBHOOK_SECRET is not a secret the workflow checks"],
+      ["waitlist", "status 401 unsigned", "WAITLIST_WEBHOOK_SECRET is not a secret the workflow checks"],
+      ["contact", "status 401 stale", "more than 5 minutes off: check both servers' clocks"],
+      ["waitlist", "status 503 twilio_refused 401", "Twilio refused the account's credentials"],
+      ["invitations", "status 503 twilio_refused 403", "TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN"],
+      ["waitlist", "status 503 twilio_refused 429", "Twilio refused the text (429)"],
+      ["waitlist", "status 503 twilio_refused", "Twilio refused the text:"],
+      ["waitlist", "status 503 twilio_unreachable", "n8n could not reach Twilio's API"],
+      ["invitations", "status 503 twilio_not_configured", "set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM"],
+      ["invitations", "status 404", "not published, or INVITE_WEBHOOK_URL is not its production URL"],
+      ["contact", "status 403", "check CONTACT_WEBHOOK_AUTH_HEADER and CONTACT_WEBHOOK_SECRET"],
+      ["waitlist", "status 401", "check WAITLIST_WEBHOOK_AUTH_HEADER and WAITLIST_WEBHOOK_SECRET"],
+      ["waitlist", "timeout", "did not answer (timeout): check that n8n runs and that WAITLIST_WEBHOOK_URL reaches it"],
+      ["invitations", "network", "did not answer (network)"],
+      ["waitlist", "status 500", "Check the workflow."],
+      ["waitlist", "status 503 twilio_lookup_failed", "Check the workflow."],
+      ["waitlist", null, "Check the workflow."],
+    ];
+    for (const [receiver, failure, words] of cases)
+      expect(adviceFor(receiver, failure), String(failure)).toContain(words);
+    // None of the specific ones falls through to the generic line.
+    expect(cases.slice(0, 14).map(([receiver, failure]) => adviceFor(receiver, failure))).not.toContain(
+      "Check the workflow.",
+    );
   });
 });

@@ -3,10 +3,11 @@ import { randomUUID } from "node:crypto";
 import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import { readEnv } from "@/server/env";
-import { readWebhook } from "@/server/webhook-settings";
+import { webhookVariables } from "@/server/delivery/receiver-settings";
 import { logEvent, messageOf } from "@/server/log";
-import { openLeadCounts } from "@/server/leads/lead-store";
-import type { Listener, Outcome, StoreChange } from "@/server/leads/outcomes";
+import { openInvitationCounts, releaseQueued } from "@/server/invitations/invitation-store";
+import { openLeadCounts, releaseWaiting } from "@/server/leads/lead-store";
+import { INVITATIONS, type Listener, type Settled, type StoreChange } from "@/server/delivery/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
@@ -14,6 +15,7 @@ import {
   claimAlert,
   claimReport,
   failingSinceOf,
+  receiverFailure,
   formsWithReceivers,
   markFailing,
   rearmAlert,
@@ -23,8 +25,7 @@ import {
   type AlertState,
   type Said,
 } from "./alert-store";
-import { postJson } from "@/server/webhooks/post-json";
-import { signatureHeaders } from "@/server/webhooks/signing";
+import { postSigned } from "@/server/delivery/signed-post";
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -34,12 +35,77 @@ function duration(ms: number) {
   return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
 }
 
-/** How many of a form's leads are in each open state, and the oldest one's time. */
-async function leadsOf(store: Store, form: string) {
-  const counts = await openLeadCounts(store, form);
-  return (state: "pending" | "dead" | "held") =>
-    counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
+type Waiting = (state: "pending" | "dead" | "held") => { count: number; oldest: number | undefined };
+
+/**
+ * How many items wait on a receiver in each open state, and the oldest one's
+ * time: a form's open leads, or the invitations queued or waiting for their
+ * hours (pending) and those failed for good (dead).
+ */
+async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
+  if (receiver === INVITATIONS) {
+    const counts = await openInvitationCounts(store);
+    return (state) => (state === "held" ? { count: 0, oldest: undefined } : counts[state]);
+  }
+  const counts = await openLeadCounts(store, receiver);
+  return (state) => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
 }
+
+/** How the alerts name what waits on a receiver, and the commands that show it and send the dead again. */
+function wordsOf(receiver: string) {
+  if (receiver === INVITATIONS)
+    return {
+      item: "invitation",
+      kind: "launch invitation",
+      see: "npm run invite -- status",
+      onceFixed:
+        "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them at INVITE_PER_MINUTE, within their hours.",
+      retryDead: undefined,
+      prefix: "INVITE",
+    };
+  return {
+    item: "lead",
+    kind: `${receiver} lead`,
+    see: "npm run leads",
+    onceFixed:
+      "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them; `npm run leads -- retry` sends them now.",
+    retryDead: "npm run leads -- retry --dead",
+    prefix: receiver,
+  };
+}
+
+/**
+ * What the operator can do about a receiver's last failed answer
+ * (failureOf's words: "status 401 signature", "status 503 twilio_refused
+ * 401", "timeout"): the workflows say why they refused, and each reason has
+ * its one place to look.
+ */
+export function adviceFor(receiver: string, failure: string | null) {
+  const variables = webhookVariables(wordsOf(receiver).prefix);
+  const [kind, status, reason, twilio] = (failure ?? "").split(" ");
+  if (reason === "signature" || reason === "unsigned")
+    return `The workflow refused the site's signature: ${variables.secrets} is not a secret the workflow checks.`;
+  if (reason === "stale")
+    return "The workflow found the signature's time more than 5 minutes off: check both servers' clocks.";
+  if (reason === "twilio_refused" && (twilio === "401" || twilio === "403"))
+    return "Twilio refused the account's credentials: check TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN in n8n's environment.";
+  if (reason === "twilio_refused")
+    return `Twilio refused the text${twilio ? ` (${twilio})` : ""}: see the account in Twilio's console.`;
+  if (reason === "twilio_unreachable") return "n8n could not reach Twilio's API.";
+  if (reason === "twilio_not_configured")
+    return "n8n has no Twilio account: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM in its environment.";
+  if (status === "404")
+    return `The webhook answers 404: the workflow is not published, or ${variables.url} is not its production URL.`;
+  if (status === "401" || status === "403")
+    return `The webhook refused the site's credentials: check ${variables.auth} and ${variables.secrets}.`;
+  if (kind === "timeout" || kind === "network")
+    return `The workflow did not answer (${kind}): check that n8n runs and that ${variables.url} reaches it.`;
+  return "Check the workflow.";
+}
+
+/** "The last answer: status 401 signature. The workflow refused …" when the receiver's last failure is known. */
+const lastAnswerWords = (receiver: string, failure: string | null) =>
+  failure ? ` The last answer: ${failure}. ${adviceFor(receiver, failure)}` : ` ${adviceFor(receiver, null)}`;
 
 type Message = { text: string; since: number; leads: number; command: string };
 
@@ -54,43 +120,47 @@ function flaps(state: AlertState, now: number) {
 type About = { kind: AlertKind; form: string; since: number; now: number; state?: AlertState };
 
 async function alertMessage(store: Store, { kind, form, since, now, state = unsaid }: About): Promise<Message> {
-  const leadsIn = await leadsOf(store, form);
+  const leadsIn = await waitingOn(store, form);
+  const words = wordsOf(form);
   if (kind === "failing") {
     const { count } = leadsIn("pending");
-    const command = "npm run leads";
+    const command = words.see;
+    const failure = (await receiverFailure(store, form))?.lastFailure ?? null;
     return {
       since,
       leads: count,
       command,
-      text: `Sous: ${form} deliveries are failing since ${utc(since)} (${duration(now - since)}). ${plural(count, "lead")} waiting for redelivery on schedule.${flaps(state, now)} Check the workflow; see them with \`${command}\`.`,
+      text: `Sous: ${form} deliveries are failing since ${utc(since)} (${duration(now - since)}).${lastAnswerWords(form, failure)} ${plural(count, words.item)} waiting for redelivery.${flaps(state, now)} ${words.onceFixed} See them with \`${command}\`.`,
     };
   }
   if (kind === "dead") {
     const { count, oldest } = leadsIn("dead");
-    const command = "npm run leads -- retry --dead";
+    const command = words.retryDead ?? words.see;
+    const then = words.retryDead ? `Fix the workflow, then run \`${command}\`.` : `See them with \`${command}\`.`;
     return {
       since: oldest ?? since,
       leads: count,
       command,
-      text: `Sous: ${plural(count, `dead ${form} lead`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. Fix the workflow, then run \`${command}\`.`,
+      text: `Sous: ${plural(count, `dead ${words.kind}`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. ${then}`,
     };
   }
   if (kind === "held") {
     const { count, oldest } = leadsIn("held");
-    const variable = readWebhook(form).urlVariable;
-    const command = "npm run leads";
+    const variable = webhookVariables(words.prefix).url;
+    const command = words.see;
     return {
       since: oldest ?? since,
       leads: count,
       command,
-      text: `Sous: ${plural(count, `${form} lead`)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.`,
+      text: `Sous: ${plural(count, words.kind)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.`,
     };
   }
   const [pending, dead] = [leadsIn("pending"), leadsIn("dead")];
-  const command = dead.count ? "npm run leads -- retry --dead" : "npm run leads";
-  const left = dead.count
-    ? ` ${plural(dead.count, "dead lead")} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.`
-    : "";
+  const command = dead.count && words.retryDead ? words.retryDead : words.see;
+  const left =
+    dead.count && words.retryDead
+      ? ` ${plural(dead.count, `dead ${words.item}`)} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.`
+      : "";
   const failedFrom = state.first_failure_at ?? since;
   const working = state.working_since ?? now;
   if (state.working_how === "idle") {
@@ -109,7 +179,7 @@ async function alertMessage(store: Store, { kind, form, since, now, state = unsa
     since: failedFrom,
     leads: pending.count,
     command,
-    text: `Sous: ${form} deliveries work again, ${how}. ${plural(pending.count, "lead")} still waiting will be redelivered on schedule.${left}`,
+    text: `Sous: ${form} deliveries work again, ${how}. ${plural(pending.count, words.item)} still waiting: due now, sent by the next pass.${left}`,
   };
 }
 
@@ -118,7 +188,19 @@ const refused = processWide("alert-refusals", () => new Map<string, number>());
 const RETRY_REFUSED_MS = 60_000;
 
 /** Posts one alert; false when the chat webhook did not take it (logged). */
-async function post(kind: AlertKind, form: string, message: Message, env: ServerEnv, now: number) {
+async function post({
+  kind,
+  form,
+  message,
+  env,
+  now,
+}: {
+  kind: AlertKind;
+  form: string;
+  message: Message;
+  env: ServerEnv;
+  now: number;
+}) {
   const body = JSON.stringify({
     text: message.text,
     kind,
@@ -127,10 +209,10 @@ async function post(kind: AlertKind, form: string, message: Message, env: Server
     leads: message.leads,
     command: message.command,
   });
-  const headers = env.ALERT_WEBHOOK_SECRET
-    ? signatureHeaders(`alert_${randomUUID()}`, body, env.ALERT_WEBHOOK_SECRET)
-    : {};
-  const result = await postJson(env.ALERT_WEBHOOK_URL!, body, headers, env.WEBHOOK_ATTEMPT_TIMEOUT_MS);
+  const result = await postSigned(
+    { url: env.ALERT_WEBHOOK_URL!, secrets: env.ALERT_WEBHOOK_SECRET, auth: undefined },
+    { webhookId: `alert_${randomUUID()}`, body, timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS },
+  );
   if (result.ok) {
     refused.delete(`${kind} ${form}`);
     logEvent("info", { event: "alert_sent", kind, form, leads: message.leads });
@@ -148,10 +230,14 @@ async function post(kind: AlertKind, form: string, message: Message, env: Server
 }
 
 /** An alert of a kind that has its own interval (dead, held): at most one per form per interval, across instances. */
-async function send(store: Store, env: ServerEnv, { kind, form, now }: { kind: AlertKind; form: string; now: number }) {
-  if (!(await claimAlert(store, kind, form, now, env.ALERT_MIN_INTERVAL_MINUTES * 60_000))) return;
+async function sendAlert(
+  store: Store,
+  env: ServerEnv,
+  { kind, form, now }: { kind: AlertKind; form: string; now: number },
+) {
+  if (!(await claimAlert(store, { kind, form, now, intervalMs: env.ALERT_MIN_INTERVAL_MINUTES * 60_000 }))) return;
   const message = await alertMessage(store, { kind, form, since: now, now });
-  if (await post(kind, form, message, env, now)) return;
+  if (await post({ kind, form, message, env, now })) return;
   // Not sent: the next event of this kind may try again, instead of an interval of silence.
   await rearmAlert(store, kind, form, now);
 }
@@ -172,13 +258,18 @@ async function send(store: Store, env: ServerEnv, { kind, form, now }: { kind: A
  * Run on each settled lead and by every pass (each REDELIVERY_POLL_MS, or
  * each cron run), which is what tells of a state that lasted its grace.
  */
-async function review(store: Store, form: string, env: ServerEnv, now: number, { byTimer = false } = {}) {
+async function review(
+  store: Store,
+  { form, env, now, byTimer = false }: { form: string; env: ServerEnv; now: number; byTimer?: boolean },
+) {
   const failingSince = await failingSinceOf(store, form);
   let failing = failingSince !== null;
   if (failing) {
-    const leadsIn = await leadsOf(store, form);
-    if (leadsIn("pending").count + leadsIn("dead").count === 0) {
-      await stopFailing(store, form, failingSince!, "idle", now);
+    const leadsIn = await waitingOn(store, form);
+    // An invitation failed for good has no command that sends it again: it keeps no receiver failing.
+    const dead = form === INVITATIONS ? 0 : leadsIn("dead").count;
+    if (leadsIn("pending").count + dead === 0) {
+      await stopFailing(store, { form, since: failingSince!, how: "idle", now });
       failing = false;
     }
   }
@@ -198,9 +289,9 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
   // A timer's review tries an alert the chat refused again a minute later at the soonest; a new lead's, at once.
   const refusedAt = refused.get(`${kind} ${form}`);
   if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
-  if (!(await claimReport(store, form, state, actual, now))) return;
+  if (!(await claimReport(store, { form, read: state, said: actual, now }))) return;
   const message = await alertMessage(store, { kind, form, since: failing ? failingSince! : now, now, state });
-  if (await post(kind, form, message, env, now)) return;
+  if (await post({ kind, form, message, env, now })) return;
   // Not told: the channel's last word is still the one before, with what happened since.
   await changeAlertState(store, form, {
     reported: state.reported,
@@ -218,19 +309,23 @@ async function review(store: Store, form: string, env: ServerEnv, now: number, {
  * least once); a lead held for want of a URL. The caller does not wait: an
  * alert that fails is logged and delays no one.
  */
-async function alertOn(store: Store, form: string, outcome: Outcome, env: ServerEnv, now: number) {
+async function alertOn(store: Store, { receiver: form, outcome, env, failure }: Settled, now: number) {
   try {
     if (outcome === "delivered") {
       const since = await failingSinceOf(store, form);
-      if (since !== null) await stopFailing(store, form, since, "delivered", now);
+      if (since !== null) {
+        await stopFailing(store, { form, since, how: "delivered", now });
+        // It answers again: what waits for a later round goes with the next pass, not hours from now.
+        await (form === INVITATIONS ? releaseQueued(store, now) : releaseWaiting(store, form, now));
+      }
     } else if (outcome === "held") {
-      if (env.ALERT_WEBHOOK_URL) await send(store, env, { kind: "held", form, now });
+      if (env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "held", form, now });
       return;
     } else {
-      await markFailing(store, form, now);
+      await markFailing(store, form, now, failure ?? null);
     }
-    await review(store, form, env, now);
-    if (outcome === "dead" && env.ALERT_WEBHOOK_URL) await send(store, env, { kind: "dead", form, now });
+    await review(store, { form, env, now });
+    if (outcome === "dead" && env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "dead", form, now });
   } catch (error) {
     logEvent("error", { event: "alert_failed", kind: outcome, form, message: messageOf(error) });
   }
@@ -245,7 +340,7 @@ export async function reviewReceivers(store: Store, env: ServerEnv) {
   const now = Date.now();
   for (const form of await formsWithReceivers(store)) {
     try {
-      await review(store, form, env, now, { byTimer: true });
+      await review(store, { form, env, now, byTimer: true });
     } catch (error) {
       logEvent("error", { event: "alert_failed", kind: "review", form, message: messageOf(error) });
     }
@@ -255,9 +350,9 @@ export async function reviewReceivers(store: Store, env: ServerEnv) {
 // Process-wide: an alert started in one bundle is waited for by another (the action's after(), a command's exit).
 const inFlight = processWide("alerts", () => new Set<Promise<void>>());
 
-/** Starts what alertOn does for a settled lead and returns at once: no sender waits for an alert. */
-function noteOutcome(store: Store, form: string, outcome: Outcome, env: ServerEnv) {
-  const work = alertOn(store, form, outcome, env, Date.now()).finally(() => inFlight.delete(work));
+/** Starts what alertOn does for a settled lead or invitation and returns at once: no sender waits for an alert. */
+function noteOutcome(store: Store, settled: Settled) {
+  const work = alertOn(store, settled, Date.now()).finally(() => inFlight.delete(work));
   inFlight.add(work);
 }
 
@@ -290,7 +385,13 @@ function noteStoreChange(change: StoreChange) {
             command: "npm run leads",
             text: `Sous: the database answers again, after ${duration(change.now - change.since)} since ${utc(change.since)}. Sign-ups are taken again; see what waits with \`npm run leads\`.`,
           };
-    await post(change.state === "down" ? "database_down" : "database_up", "all", message, settings, Date.now());
+    await post({
+      kind: change.state === "down" ? "database_down" : "database_up",
+      form: "all",
+      message,
+      env: settings,
+      now: Date.now(),
+    });
   })().catch((error: unknown) =>
     logEvent("error", { event: "alert_failed", kind: `database_${change.state}`, message: messageOf(error) }),
   );

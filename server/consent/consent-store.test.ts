@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "@/server/db/connect";
+import { inTransaction } from "@/server/db/connect";
 import type { LeadRow } from "@/server/leads/lead";
-import { claimNext, insertClaimed, leadById, newClaim, settle } from "@/server/leads/lead-store";
+import { claimNextLead, insertClaimed, leadById, settle } from "@/server/leads/lead-store";
+import { newClaim } from "@/server/delivery/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { consentRecords, consentStates, forgetOldConsents, recordConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
-import { revokeConsent } from "@/server/leads/consent-changes";
+import { revokeConsent } from "@/server/signups/consent-changes";
 
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 
@@ -28,9 +30,9 @@ const open = setupBothEngines();
 /** A lead kept with its consent, as a visitor's sign-up keeps them. */
 async function signUp(store: Store, phone: string, at = Date.now(), overrides: Partial<LeadRow> = {}) {
   const row = lead(phone, overrides);
-  await store.db.transaction().execute(async (db) => {
-    await insertClaimed({ ...store, db }, row, newClaim(0, 0));
-    await recordConsent(db, evidence(phone), row.id, at);
+  await inTransaction(store, async (db) => {
+    await insertClaimed(db, row, newClaim(0, 0));
+    await recordConsent(db, { evidence: evidence(phone), leadId: row.id, at });
   });
   return row;
 }
@@ -97,9 +99,9 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     expect(await leadById(store, someoneElse.id)).toMatchObject({ state: "pending" });
 
     const everything = { pendingDueBy: Number.MAX_SAFE_INTEGER, heldForms: ["waitlist"], dead: true };
-    const claimed = await claimNext(store, newClaim(60_000), everything);
+    const claimed = await claimNextLead(store, newClaim(60_000), everything);
     expect(claimed?.id).toBe(someoneElse.id);
-    expect(await claimNext(store, newClaim(60_000), everything)).toBeUndefined();
+    expect(await claimNextLead(store, newClaim(60_000), everything)).toBeUndefined();
 
     // A new sign-up from the number is a new lead with a new consent.
     const again = await signUp(store, phone);
@@ -141,7 +143,12 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
       .where("id", "=", row.id)
       .execute();
     await revokeConsent(store, { phone, channel: "sms", source: "workflow" });
-    await settle(store, row, claim, { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" }, []);
+    await settle(store, {
+      lead: row,
+      claim,
+      change: { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" },
+      attempts: [],
+    });
     expect(await leadById(store, row.id)).toMatchObject({ state: "revoked" });
   });
 

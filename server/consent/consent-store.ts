@@ -1,9 +1,18 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Kysely, Selectable } from "kysely";
-import type { Store } from "@/server/db/connect";
+import { sql, type Kysely, type Selectable } from "kysely";
+import { inTransaction, type Store } from "@/server/db/connect";
 import type { ConsentRenewalsTable, ConsentRevocationsTable, ConsentsTable, Database } from "@/server/db/schema";
 import type { Disclosure } from "./disclosure";
+
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = [
+  "disclosures",
+  "consents",
+  "consent_revocations",
+  "consent_renewals",
+  "consent_standings",
+] as const satisfies readonly (keyof Database)[];
 
 /** What a sign-up's request says of the consent it gives, read by the form's action. */
 export type ConsentEvidence = {
@@ -26,12 +35,24 @@ export type ConsentEvidence = {
  * one in force.
  */
 export async function recordConsent(
-  db: Kysely<Database>,
-  evidence: ConsentEvidence,
-  leadId: string,
-  now: number,
-  { putsInForce = true, id = `con_${randomUUID()}` }: { putsInForce?: boolean; id?: string } = {},
+  store: Store,
+  {
+    evidence,
+    leadId,
+    at: now,
+    putsInForce = true,
+    id = `con_${randomUUID()}`,
+  }: {
+    evidence: ConsentEvidence;
+    /** The lead the sign-up was kept under. */
+    leadId: string;
+    at: number;
+    /** False for evidence only: a web sign-up of a number whose consent was revoked. */
+    putsInForce?: boolean;
+    id?: string;
+  },
 ) {
+  const { db } = store;
   const { disclosure, shownVersion } = evidence;
   await db
     .insertInto("disclosures")
@@ -58,6 +79,7 @@ export async function recordConsent(
     })
     .onConflict((conflict) => conflict.column("id").doNothing())
     .execute();
+  await refreshStandings(store, [evidence.phone]);
   return id;
 }
 
@@ -66,13 +88,31 @@ export async function recordConsent(
  * accepted or evidence only, names the lead it was kept under. What a
  * revocation stops and a START releases, found by key, never by the values.
  */
-export async function leadIdsOfNumber(db: Kysely<Database>, phone: string) {
+export async function leadIdsOfNumber({ db }: Store, phone: string) {
   const rows = await db.selectFrom("consents").select("lead_id").where("phone", "=", phone).execute();
   return [...new Set(rows.map((row) => row.lead_id))];
 }
 
+/** The number a consent record (`con_…`) is of: how the console addresses a chef without the number in a URL. */
+export async function phoneOfConsent({ db }: Store, id: string) {
+  const row = await db.selectFrom("consents").select("phone").where("id", "=", id).executeTakeFirst();
+  return row?.phone;
+}
+
+/** The numbers whose consent records name one of these leads (at most 450 leads: one query). */
+export async function phonesOfLeads({ db }: Store, leadIds: readonly string[]) {
+  if (leadIds.length === 0) return [];
+  const rows = await db
+    .selectFrom("consents")
+    .select("phone")
+    .distinct()
+    .where("lead_id", "in", leadIds.slice(0, PHONES_PER_QUERY))
+    .execute();
+  return rows.map((row) => row.phone);
+}
+
 /** When the number's consent was last revoked, or undefined when it never was. */
-export async function lastRevokedAt(db: Kysely<Database>, phone: string) {
+export async function lastRevokedAt({ db }: Store, phone: string) {
   const row = await db
     .selectFrom("consent_revocations")
     .select((eb) => eb.fn.max("revoked_at").as("at"))
@@ -108,9 +148,10 @@ async function messageRecorded(db: Kysely<Database>, messageId: string | undefin
 }
 
 /** Records that a number's consent ended; undefined when its message_id was recorded already (a replay). */
-export async function recordRevocation(db: Kysely<Database>, revocation: Revocation) {
+export async function recordRevocation(store: Store, revocation: Revocation) {
+  const { db } = store;
   if (await messageRecorded(db, revocation.messageId)) return undefined;
-  return db
+  const inserted = await db
     .insertInto("consent_revocations")
     .values({
       id: `rev_${randomUUID()}`,
@@ -123,6 +164,8 @@ export async function recordRevocation(db: Kysely<Database>, revocation: Revocat
     .onConflict((conflict) => conflict.column("message_id").doNothing())
     .returning("id")
     .executeTakeFirst();
+  if (inserted) await refreshStandings(store, [revocation.phone]);
+  return inserted;
 }
 
 export type Renewal = {
@@ -133,9 +176,10 @@ export type Renewal = {
 };
 
 /** Records that the phone texted START after a revocation; undefined when its message_id was recorded already (a replay). */
-export async function recordRenewal(db: Kysely<Database>, renewal: Renewal) {
+export async function recordRenewal(store: Store, renewal: Renewal) {
+  const { db } = store;
   if (await messageRecorded(db, renewal.messageId)) return undefined;
-  return db
+  const inserted = await db
     .insertInto("consent_renewals")
     .values({
       id: `ren_${randomUUID()}`,
@@ -148,6 +192,8 @@ export async function recordRenewal(db: Kysely<Database>, renewal: Renewal) {
     .onConflict((conflict) => conflict.column("message_id").doNothing())
     .returning("id")
     .executeTakeFirst();
+  if (inserted) await refreshStandings(store, [renewal.phone]);
+  return inserted;
 }
 
 export type ConsentRecord = Selectable<ConsentsTable> & { disclosure_text: string };
@@ -198,6 +244,8 @@ export type ConsentStanding = {
   recordId?: string;
   /** Its first record's time: the number's place on the waitlist. */
   firstAt: number;
+  /** Its first web sign-up's record (`con_…`): the number's key in the console; none for a number that never signed up. */
+  signupId?: string;
 };
 
 // Stays under the lowest SQLite limit of bound parameters, 999.
@@ -232,8 +280,12 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
   };
   // A START counts only from a number that signed up on the web before it: a stranger's is evidence, never consent.
   const signedUpAt = new Map<string, number>();
+  const firstSignup = new Map<string, string>();
   for (const row of consents)
-    signedUpAt.set(row.phone, Math.min(Number(row.at), signedUpAt.get(row.phone) ?? Infinity));
+    if (Number(row.at) < (signedUpAt.get(row.phone) ?? Infinity)) {
+      signedUpAt.set(row.phone, Number(row.at));
+      firstSignup.set(row.phone, row.id);
+    }
   const signedRenewals = renewals.filter((row) => (signedUpAt.get(row.phone) ?? Infinity) <= Number(row.at));
   // A number's latest consent of either kind: a sign-up that puts it in force, or a START.
   const given = [...consents.filter((row) => row.puts_in_force === 1), ...signedRenewals];
@@ -251,7 +303,12 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
   return new Map(
     [...standings].map(([phone, found]): [string, ConsentStanding] => [
       phone,
-      { state: found.state, firstAt: found.firstAt, ...(found.recordId ? { recordId: found.recordId } : {}) },
+      {
+        state: found.state,
+        firstAt: found.firstAt,
+        ...(found.recordId ? { recordId: found.recordId } : {}),
+        ...(firstSignup.has(phone) ? { signupId: firstSignup.get(phone)! } : {}),
+      },
     ]),
   );
 }
@@ -266,7 +323,7 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
  * removed) is missing from the map, or "none" when only the upgrade's tie
  * names it. Every number on record when `phones` is not given.
  */
-export async function consentStandings(db: Kysely<Database>, phones?: readonly string[]) {
+export async function consentStandings({ db }: Store, phones?: readonly string[]) {
   if (phones === undefined) return standingsOf(db, undefined);
   const standings = new Map<string, ConsentStanding>();
   const unique = [...new Set(phones)];
@@ -276,18 +333,183 @@ export async function consentStandings(db: Kysely<Database>, phones?: readonly s
   return standings;
 }
 
+/**
+ * Where these numbers stand (every number on record when `phones` is not
+ * given), worked out in SQL for those that signed up on the web: the rule of
+ * consentStandings, which signed-up.test.ts holds this to on both engines.
+ * Each row: the number, its first sign-up's time and record, its standing.
+ */
+function standingsSql(phones: readonly string[] | undefined) {
+  const named = phones === undefined ? sql`1 = 1` : sql`phone in (${sql.join(phones)})`;
+  return sql`
+    with signup as (
+      select phone, min(consented_at) as first_at,
+        max(case when puts_in_force = 1 then consented_at end) as given_at
+      from consents where ${named} group by phone
+    ),
+    renewed as (
+      select r.phone, max(r.renewed_at) as at
+      from consent_renewals r join signup s on s.phone = r.phone and r.renewed_at >= s.first_at
+      group by r.phone
+    ),
+    revoked as (
+      select phone, max(revoked_at) as at from consent_revocations where ${named} group by phone
+    )
+    select s.phone, s.first_at,
+      (select c.id from consents c where c.phone = s.phone order by c.consented_at, c.id limit 1),
+      case
+        when coalesce(s.given_at, -1) > coalesce(v.at, -1) or coalesce(n.at, -1) > coalesce(v.at, -1) then 'in force'
+        when v.at is not null then 'revoked'
+        else 'none'
+      end
+    from signup s left join renewed n on n.phone = s.phone left join revoked v on v.phone = s.phone
+    where 1 = 1`;
+}
+
+// Each number is named twice in standingsSql: under SQLite's 999 bound parameters.
+const STANDINGS_PER_QUERY = 400;
+// Postgres: one writer at a time works a standing out, after the records before it committed.
+const STANDINGS_LOCK = 580_011;
+
+/**
+ * Works these numbers' rows of consent_standings out again from their
+ * records, in the caller's transaction or one of its own: every function
+ * here that writes or removes a record calls it. A number with no sign-up
+ * record left has no row. On Postgres the writers take turns, so the last to
+ * commit saw every record committed before it.
+ */
+export async function refreshStandings({ db, engine }: Store, phones: readonly string[]) {
+  const unique = [...new Set(phones)];
+  if (!unique.length) return;
+  const work = async (trx: Kysely<Database>) => {
+    if (engine === "postgres") await sql`select pg_advisory_xact_lock(${STANDINGS_LOCK})`.execute(trx);
+    for (let start = 0; start < unique.length; start += STANDINGS_PER_QUERY) {
+      const some = unique.slice(start, start + STANDINGS_PER_QUERY);
+      await sql`
+        insert into consent_standings (phone, first_at, first_id, state) ${standingsSql(some)}
+        on conflict (phone) do update set
+          first_at = excluded.first_at, first_id = excluded.first_id, state = excluded.state`.execute(trx);
+      await trx
+        .deleteFrom("consent_standings")
+        .where("phone", "in", some)
+        .where(({ exists, not, selectFrom }) =>
+          not(exists(selectFrom("consents").select("id").whereRef("consents.phone", "=", "consent_standings.phone"))),
+        )
+        .execute();
+    }
+  };
+  await (db.isTransaction ? work(db) : db.transaction().execute(work));
+}
+
+/** Works every number's standing out again from the records: for rows written around the functions here (a bench's fill). */
+export async function rebuildStandings({ db }: Store) {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("consent_standings").execute();
+    await sql`insert into consent_standings (phone, first_at, first_id, state) ${standingsSql(undefined)}`.execute(trx);
+  });
+}
+
+/** Which signed-up numbers a page shows: by standing, by the whole number, by a part of its digits, or among numbers found otherwise. */
+export type SignedUpFilter = {
+  state?: ConsentState;
+  phone?: string;
+  digits?: string;
+  phones?: readonly string[];
+};
+
+/**
+ * One page of the numbers that signed up on the web, newest sign-up first
+ * (the number breaks a tie), and how many the filter leaves; each with its
+ * first sign-up's record id, the number's key in the console.
+ */
+export async function signedUpPage(
+  { db }: Store,
+  { filter, offset, limit }: { filter: SignedUpFilter; offset: number; limit: number },
+) {
+  const among = filter.phones?.slice(0, PHONES_PER_QUERY);
+  const chosen = db
+    .selectFrom("consent_standings")
+    .$if(filter.state !== undefined, (query) => query.where("state", "=", filter.state!))
+    .$if(filter.phone !== undefined, (query) => query.where("phone", "=", filter.phone!))
+    .$if(filter.digits !== undefined, (query) => query.where("phone", "like", `%${filter.digits!.replace(/\D/g, "")}%`))
+    .$if(among !== undefined, (query) =>
+      among!.length ? query.where("phone", "in", among!) : query.where(sql<boolean>`1 = 0`),
+    );
+  const [rows, counted] = await Promise.all([
+    chosen
+      .select(["phone", "first_at", "first_id", "state"])
+      .orderBy("first_at", "desc")
+      .orderBy("phone")
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    chosen.select((eb) => eb.fn.countAll<number | string>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((row) => ({
+      phone: row.phone,
+      key: row.first_id,
+      signedUpAt: Number(row.first_at),
+      state: row.state,
+    })),
+    total: Number(counted.total),
+  };
+}
+
+/**
+ * How many numbers signed up on the web, by where their consent stands, and
+ * how many first signed up on each UTC day from `since` on (the day's first
+ * millisecond, and its count). Counts only: no number leaves it.
+ */
+export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: number; dayMs: number }) {
+  const [byState, byDay] = await Promise.all([
+    db
+      .selectFrom("consent_standings")
+      .select((eb) => ["state", eb.fn.countAll<number | string>().as("count")])
+      .groupBy("state")
+      .execute(),
+    db
+      .selectFrom("consent_standings")
+      .select((eb) => [
+        sql<number | string>`cast(first_at / ${dayMs} as integer)`.as("day"),
+        eb.fn.countAll<number | string>().as("count"),
+      ])
+      .where("first_at", ">=", since)
+      .groupBy(sql`1`)
+      .execute(),
+  ]);
+  const states: Record<ConsentState, number> = { "in force": 0, revoked: 0, none: 0 };
+  for (const row of byState) states[row.state] += Number(row.count);
+  return {
+    states,
+    days: byDay.map((row) => ({ at: Math.floor(Number(row.day)) * dayMs, count: Number(row.count) })),
+  };
+}
+
 /** The consent state of each number ("none" for a number without a record): see consentStandings. */
-export async function consentStates({ db }: Store, phones: readonly string[]) {
-  const standings = await consentStandings(db, phones);
+export async function consentStates(store: Store, phones: readonly string[]) {
+  const standings = await consentStandings(store, phones);
   return new Map(phones.map((phone) => [phone, standings.get(phone)?.state ?? ("none" as ConsentState)]));
 }
 
 /** Retention: records, revocations and renewals older than `cutoff` go; the disclosure texts, which name no one, stay. */
-export async function forgetOldConsents({ db }: Store, cutoff: number) {
-  return db.transaction().execute(async (trx) => {
+export async function forgetOldConsents(store: Store, cutoff: number) {
+  return inTransaction(store, async (tx) => {
+    const trx = tx.db;
+    const touched = await trx
+      .selectFrom("consents")
+      .select("phone")
+      .where("consented_at", "<", cutoff)
+      .union(trx.selectFrom("consent_revocations").select("phone").where("revoked_at", "<", cutoff))
+      .union(trx.selectFrom("consent_renewals").select("phone").where("renewed_at", "<", cutoff))
+      .execute();
     const consents = await trx.deleteFrom("consents").where("consented_at", "<", cutoff).executeTakeFirst();
     const revocations = await trx.deleteFrom("consent_revocations").where("revoked_at", "<", cutoff).executeTakeFirst();
     const renewals = await trx.deleteFrom("consent_renewals").where("renewed_at", "<", cutoff).executeTakeFirst();
+    await refreshStandings(
+      tx,
+      touched.map((row) => row.phone),
+    );
     return {
       consents: Number(consents.numDeletedRows),
       revocations: Number(revocations.numDeletedRows),
@@ -297,7 +519,7 @@ export async function forgetOldConsents({ db }: Store, cutoff: number) {
 }
 
 /** Which of these leads a consent record names. */
-export async function leadsWithConsent(db: Kysely<Database>, leadIds: readonly string[]) {
+export async function leadsWithConsent({ db }: Store, leadIds: readonly string[]) {
   const named = new Set<string>();
   for (let start = 0; start < leadIds.length; start += PHONES_PER_QUERY) {
     const rows = await db
@@ -324,7 +546,7 @@ export const unrecordedDisclosure: Disclosure = {
  * backfill), so a revocation finds it by key. Evidence of nothing: it puts no
  * consent in force, and names the unrecorded disclosure.
  */
-export function linkUnrecordedLead(db: Kysely<Database>, link: { phone: string; leadId: string; at: number }) {
+export function linkUnrecordedLead(store: Store, link: { phone: string; leadId: string; at: number }) {
   const evidence: ConsentEvidence = {
     phone: link.phone,
     ip: null,
@@ -335,5 +557,11 @@ export function linkUnrecordedLead(db: Kysely<Database>, link: { phone: string; 
     shownVersion: null,
   };
   // One id per lead: two instances upgrading at once write one row.
-  return recordConsent(db, evidence, link.leadId, link.at, { putsInForce: false, id: `con_unrecorded_${link.leadId}` });
+  return recordConsent(store, {
+    evidence,
+    leadId: link.leadId,
+    at: link.at,
+    putsInForce: false,
+    id: `con_unrecorded_${link.leadId}`,
+  });
 }

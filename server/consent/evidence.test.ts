@@ -12,17 +12,16 @@ describe("consentEvidence", () => {
   beforeEach(() => vi.stubEnv("SITE_URL", "https://sous.example"));
 
   it("takes the number, the counted address, the browser, the Referer, the posted version and the script flag", () => {
-    const evidence = consentEvidence(
-      spec,
-      "+15551234567",
-      "203.0.113.5",
-      posted({ [consentFieldNames.disclosure]: version, [consentFieldNames.javascript]: "1" }),
-      new Headers({
+    const evidence = consentEvidence(spec, {
+      phone: "+15551234567",
+      ip: "203.0.113.5",
+      formData: posted({ [consentFieldNames.disclosure]: version, [consentFieldNames.javascript]: "1" }),
+      headers: new Headers({
         host: "sous.example",
         "user-agent": "Mozilla/5.0",
         referer: "https://sous.example/signup?utm_source=ig#form",
       }),
-    );
+    });
     expect(evidence).toStrictEqual({
       phone: "+15551234567",
       ip: "203.0.113.5",
@@ -36,8 +35,12 @@ describe("consentEvidence", () => {
 
   it("falls back to the form's page on the browser's Origin, then to nothing, and never keeps a non-web URL", () => {
     const page = (headers: Record<string, string>) =>
-      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers({ host: "sous.example", ...headers }))
-        .pageUrl;
+      consentEvidence(spec, {
+        phone: "+15551234567",
+        ip: "203.0.113.5",
+        formData: posted(),
+        headers: new Headers({ host: "sous.example", ...headers }),
+      }).pageUrl;
     expect(page({ origin: "https://sous.example" })).toBe("https://sous.example/signup");
     vi.stubEnv("SITE_ALIASES", "127.0.0.1:3000");
     expect(page({ host: "127.0.0.1:3000", referer: "javascript:alert(1)", origin: "http://127.0.0.1:3000" })).toBe(
@@ -51,7 +54,12 @@ describe("consentEvidence", () => {
 
   it("keeps a page only on SITE_URL's host and SITE_ALIASES, never a Referer from elsewhere nor the request's Host", () => {
     const page = (headers: Record<string, string>) =>
-      consentEvidence(spec, "+15551234567", "203.0.113.5", posted(), new Headers(headers)).pageUrl;
+      consentEvidence(spec, {
+        phone: "+15551234567",
+        ip: "203.0.113.5",
+        formData: posted(),
+        headers: new Headers(headers),
+      }).pageUrl;
     expect(page({ host: "sous.example", referer: "https://evil.example/fake-signup-page" })).toBeNull();
     expect(page({ host: "sous.example", referer: "https://sous.example.evil.example/signup" })).toBeNull();
     expect(page({ host: "sous.example", origin: "https://evil.example" })).toBeNull();
@@ -71,17 +79,18 @@ describe("consentEvidence", () => {
   });
 
   it("keeps no made-up address, caps the browser's name, and reads JavaScript as off unless the page said so", () => {
-    const evidence = consentEvidence(
-      spec,
-      "+15551234567",
-      "unknown",
-      posted({ [consentFieldNames.javascript]: "true" }),
-      new Headers({ "user-agent": "U".repeat(1_500) }),
-    );
+    const evidence = consentEvidence(spec, {
+      phone: "+15551234567",
+      ip: "unknown",
+      formData: posted({ [consentFieldNames.javascript]: "true" }),
+      headers: new Headers({ "user-agent": "U".repeat(1_500) }),
+    });
     expect(evidence.ip).toBeNull();
     expect(evidence.userAgent).toHaveLength(1_000);
     expect(evidence.javascript).toBe(false);
-    expect(consentEvidence(spec, "+1", "::1", posted(), new Headers()).userAgent).toBeNull();
+    expect(
+      consentEvidence(spec, { phone: "+1", ip: "::1", formData: posted(), headers: new Headers() }).userAgent,
+    ).toBeNull();
   });
 
   it("keeps a browser's control characters as visible escapes, the rest of its name as sent", () => {
@@ -89,22 +98,35 @@ describe("consentEvidence", () => {
     const override = Buffer.from("\u202e", "utf8").toString("latin1");
     const headers = new Headers({ "user-agent": `Agent \u009b31m ${override}evil ok` });
     const spec = { text: "I agree.", page: "/signup" };
-    const evidence = consentEvidence(spec, "+15551234567", "203.0.113.9", new FormData(), headers);
+    const evidence = consentEvidence(spec, {
+      phone: "+15551234567",
+      ip: "203.0.113.9",
+      formData: new FormData(),
+      headers,
+    });
     expect(evidence.userAgent).toBe("Agent \\u{009b}31m \u00e2\\u{0080}\u00aeevil ok");
     const plain = new Headers({ "user-agent": "Mozilla/5.0 (X11)" });
-    expect(consentEvidence(spec, "+15551234567", "203.0.113.9", new FormData(), plain).userAgent).toBe(
-      "Mozilla/5.0 (X11)",
-    );
+    expect(
+      consentEvidence(spec, { phone: "+15551234567", ip: "203.0.113.9", formData: new FormData(), headers: plain })
+        .userAgent,
+    ).toBe("Mozilla/5.0 (X11)");
   });
 
   it("takes a posted version only when it looks like one (64 hex digits)", () => {
     const shown = (value: string) =>
-      consentEvidence(spec, "+1", "::1", posted({ [consentFieldNames.disclosure]: value }), new Headers()).shownVersion;
+      consentEvidence(spec, {
+        phone: "+1",
+        ip: "::1",
+        formData: posted({ [consentFieldNames.disclosure]: value }),
+        headers: new Headers(),
+      }).shownVersion;
     expect(shown("a".repeat(64))).toBe("a".repeat(64));
     for (const bad of ["", "a".repeat(63), "a".repeat(65), `x${"a".repeat(64)}`, `${"a".repeat(64)}x`, "A".repeat(64)])
       expect(shown(bad), bad).toBeNull();
     const file = formData({});
     file.set(consentFieldNames.disclosure, new Blob(["a".repeat(64)]));
-    expect(consentEvidence(spec, "+1", "::1", file, new Headers()).shownVersion).toBeNull();
+    expect(
+      consentEvidence(spec, { phone: "+1", ip: "::1", formData: file, headers: new Headers() }).shownVersion,
+    ).toBeNull();
   });
 });

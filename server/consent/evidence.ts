@@ -46,10 +46,18 @@ function pageUrlOf(headers: Headers, page: string) {
  */
 export function consentEvidence(
   spec: ConsentSpec,
-  phone: string,
-  ip: string,
-  formData: FormData,
-  headers: Headers,
+  {
+    phone,
+    ip,
+    formData,
+    headers,
+  }: {
+    phone: string;
+    /** The address the rate limiter counted ("unknown": none). */
+    ip: string;
+    formData: FormData;
+    headers: Headers;
+  },
 ): ConsentEvidence {
   const posted = (name: string) => {
     const value = formData.get(name);

@@ -1,6 +1,8 @@
-import { mkdtemp, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { readlinkSync } from "node:fs";
+import { mkdtemp, readdir, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { SQLite } from "./sqlite-driver";
 import type * as SqliteDriverModule from "./sqlite-driver";
 import type * as SqliteModule from "./sqlite";
@@ -11,7 +13,7 @@ import { readEnv } from "@/server/env";
 import { envOf } from "@/tests/support/check-schema";
 import { startPostgresServer } from "@/tests/support/postgres-server";
 import { closeDatabases, connect, database, postgresTarget } from "./connect";
-import { groupSync } from "./sqlite";
+import { checkpointersStopped, groupSync } from "./sqlite";
 
 describe("groupSync", () => {
   it("runs once for a lone caller, and again, at once, for the next", async () => {
@@ -163,6 +165,46 @@ describe("the SQLite database", () => {
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("waits, when asked, for the checkpointer of a closed database to end, and then for nothing", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    // Each checkpointer's end held until released: the real one then runs.
+    const terminate = Worker.prototype.terminate;
+    const held: Array<() => void> = [];
+    const spy = vi.spyOn(Worker.prototype, "terminate").mockImplementation(function (this: Worker) {
+      return new Promise<number>((resolve) => held.push(() => void terminate.call(this).then(resolve)));
+    });
+    try {
+      const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+      await store.db.destroy();
+      expect(held).toHaveLength(1);
+      let stopped = false;
+      const waiting = checkpointersStopped().then(() => (stopped = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stopped).toBe(false);
+      held[0]!();
+      await waiting;
+      expect(stopped).toBe(true);
+      // Nothing of this process holds the file any more: no descriptor open on it, its WAL or its index.
+      const file = path.join(dir, "sous.db");
+      const open = (await readdir("/proc/self/fd")).map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return "";
+        }
+      });
+      expect(open.filter((target) => target.startsWith(file))).toStrictEqual([]);
+    } finally {
+      spy.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
+    // Its twin: with none stopping, it resolves at once.
+    let settled = false;
+    void checkpointersStopped().then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(settled).toBe(true);
   });
 
   it("creates a missing DATA_DIR for the server's user only", async () => {

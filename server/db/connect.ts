@@ -9,10 +9,10 @@ import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { migrations } from "./migrations";
 import type { Database } from "./schema";
-import { openSqlite, sqliteFile } from "./sqlite";
+import { checkpointersStopped, openSqlite, sqliteFile } from "./sqlite";
 import type { Store } from "./store";
 
-export type { Engine, Store } from "./store";
+export { inTransaction, type Engine, type Store } from "./store";
 type Settings = Pick<ServerEnv, "DATA_DIR" | "DATABASE_URL">;
 
 export { sqliteFile } from "./sqlite";
@@ -23,7 +23,8 @@ export const postgresTarget = (url: string) => {
   return `${host ?? ""}${port ? `:${port}` : ""}/${database ?? ""}`;
 };
 
-function openPostgres(url: string): Store {
+/** A Postgres pool as the server opens it (BIGINT read as numbers), not migrated: connect() migrates. */
+export function openPostgres(url: string): Store {
   const int8 = pg.types.builtins.INT8;
   const pool = new pg.Pool({
     connectionString: url,
@@ -117,4 +118,6 @@ export async function closeDatabases() {
       ),
     ),
   );
+  // And the SQLite checkpointers' threads have let go of their files.
+  await checkpointersStopped();
 }

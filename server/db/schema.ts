@@ -95,6 +95,16 @@ export type ConsentRevocationsTable = {
 };
 
 /** When a number's consent came back after a revocation: a START texted from the phone, recorded by the workflow. */
+/** Each number that signed up on the web, once, with where its consent stands: consent-store.ts keeps it in step with the records. */
+export type ConsentStandingsTable = {
+  phone: string;
+  /** Its first web sign-up's time: its place on the waitlist. */
+  first_at: number;
+  /** That sign-up's record (`con_…`): the number's key in the console. */
+  first_id: string;
+  state: "in force" | "revoked" | "none";
+};
+
 export type ConsentRenewalsTable = {
   id: string;
   phone: string;
@@ -110,7 +120,12 @@ export type ConsentRenewalsTable = {
 export type AlertsTable = { kind: string; form: string; last_sent_at: number };
 
 /** A form's receiver: failing since when, or null while it delivers. */
-export type ReceiversTable = { form: string; failing_since: number | null };
+export type ReceiversTable = {
+  form: string;
+  failing_since: number | null;
+  last_failure: string | null;
+  probed_at: number | null;
+};
 
 /**
  * What the alert channel last said of a form's receiver ("failing" or
@@ -161,6 +176,8 @@ export type InvitationsTable = {
   text: string;
   state: InvitationState;
   attempts: Generated<number>;
+  /** How many attempts may have reached the carrier; none, and a cancelled or failed one is given back to later waves. */
+  reached: Generated<number>;
   rounds: Generated<number>;
   queued_at: number;
   next_attempt_at: number;
@@ -179,6 +196,76 @@ export type InvitationsTable = {
 /** The earliest time the next invitation may be claimed, across every instance. */
 export type InvitationPaceTable = { id: string; next_at: number };
 
+/** Who may do what in the console: an owner everything, a viewer counts and masked lists (docs/decisions/0015-operator-roles.md). */
+export const operatorRoles = ["owner", "viewer"] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+
+/** A person who runs Sous in the console. */
+export type OperatorsTable = { id: string; email: string; role: OperatorRole; created_at: number };
+
+/** A passkey an operator registered: what verifies their sign-ins. */
+export type OperatorPasskeysTable = {
+  /** The credential id, base64url. */
+  id: string;
+  operator_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  counter: Generated<number>;
+  /** The authenticator's transports, as JSON ("["internal","hybrid"]"), a hint for the next sign-in. */
+  transports: string | null;
+  created_at: number;
+  used_at: number | null;
+};
+
+/** A console session: the SHA-256 of its cookie's token. */
+export type OperatorSessionsTable = {
+  id: string;
+  operator_id: string;
+  created_at: number;
+  /** The last request it made: 12 h idle ends it. */
+  seen_at: number;
+  /** Its absolute end: 7 days after the sign-in. */
+  expires_at: number;
+};
+
+/** A one-time enrolment link: the SHA-256 of its token. */
+export type OperatorLinksTable = {
+  id: string;
+  operator_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+};
+
+/** What a passkey ceremony is for. */
+export const challengePurposes = ["enrol", "setup", "sign-in"] as const;
+export type ChallengePurpose = (typeof challengePurposes)[number];
+
+/** A passkey ceremony under way. */
+export type ConsoleChallengesTable = {
+  id: string;
+  challenge: string;
+  purpose: ChallengePurpose;
+  /** Whose passkey it registers (enrol); none for a sign-in or the first owner's setup. */
+  operator_id: string | null;
+  /** The enrolment link it came from. */
+  link_id: string | null;
+  expires_at: number;
+};
+
+/** One operator action, never with personal data in it. */
+export type OperatorActivityTable = {
+  id: string;
+  at: number;
+  /** The operator's email, or "command" for an `npm run` command on the server. */
+  actor: string;
+  via: "console" | "command";
+  action: string;
+  /** What it was done to, when that is not personal: a wave's name, a lead's webhook-id, an operator's email. */
+  subject: string | null;
+  rows: number | null;
+};
+
 export type Database = {
   leads: LeadsTable;
   lead_attempts: LeadAttemptsTable;
@@ -186,6 +273,7 @@ export type Database = {
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;
   consent_renewals: ConsentRenewalsTable;
+  consent_standings: ConsentStandingsTable;
   alerts: AlertsTable;
   receivers: ReceiversTable;
   alert_states: AlertStatesTable;
@@ -193,4 +281,10 @@ export type Database = {
   invitation_waves: InvitationWavesTable;
   invitations: InvitationsTable;
   invitation_pace: InvitationPaceTable;
+  operators: OperatorsTable;
+  operator_passkeys: OperatorPasskeysTable;
+  operator_sessions: OperatorSessionsTable;
+  operator_links: OperatorLinksTable;
+  console_challenges: ConsoleChallengesTable;
+  operator_activity: OperatorActivityTable;
 };

@@ -95,12 +95,25 @@ function startCheckpointer(file: string, database: SQLiteDatabase) {
   return worker;
 }
 
+/** The checkpointers told to stop and not yet gone: their threads still hold a connection to the file. */
+const stopping = new Set<Promise<unknown>>();
+
+/**
+ * Resolves once every checkpointer of a closed database has ended, its
+ * connection with it (Kysely's destroy() does not wait for it): after this,
+ * nothing of this process touches a closed database's file.
+ */
+export async function checkpointersStopped() {
+  await Promise.all([...stopping]);
+}
+
 /** better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared once, and the checkpointer stopped on close. */
 function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker) {
   const statements = new Map<string, SQLiteStatement>();
   return {
     close() {
-      void checkpointer.terminate();
+      const stopped = checkpointer.terminate().finally(() => stopping.delete(stopped));
+      stopping.add(stopped);
       database.close();
     },
     prepare(text: string) {

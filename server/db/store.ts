@@ -10,3 +10,12 @@ export type Store = {
   /** Resolves once every commit made so far is on disk. */
   durable(): Promise<void>;
 };
+
+/**
+ * Runs `work` in one transaction of `store`, handing it the same kind of
+ * handle every owner function takes: a Store whose queries are the
+ * transaction's. Owners never take a raw Kysely, so a caller never converts one.
+ */
+export function inTransaction<T>(store: Store, work: (tx: Store) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute((db) => work({ ...store, db }));
+}

@@ -1,5 +1,5 @@
 import { Webhook } from "standardwebhooks";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { GET } from "@/app/api/health/route";
 import { alertsSettled, reviewReceivers } from "@/server/alerts/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
@@ -11,6 +11,13 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadsCommand } from "@/scripts/leads-command";
 import { operatorAlerts } from "@/server/alerts/alerts";
 import { submitted } from "@/tests/support/lead-sending";
+import { startInviteReceiver } from "@/tests/support/invite-receiver";
+import { webConsent } from "@/tests/support/waitlist-lead";
+import { recordConsent } from "@/server/consent/consent-store";
+import { newWebhookId } from "@/server/delivery/claims";
+import { invitationPass } from "@/server/invitations/invitation-pass";
+import { queueWave } from "@/server/invitations/waves";
+import { smsTexts } from "@/lib/sms/program";
 
 const workflow = setupWebhookReceiver();
 const chat = setupWebhookReceiver();
@@ -238,6 +245,7 @@ describe("GET /api/health", () => {
           oldestPendingAgeSeconds: null,
           lastDeliveredAt: null,
           failingSince: null,
+          lastFailure: null,
         },
         waitlist: {
           pending: 1,
@@ -246,8 +254,10 @@ describe("GET /api/health", () => {
           oldestPendingAgeSeconds: expect.any(Number),
           lastDeliveredAt: null,
           failingSince: null,
+          lastFailure: null,
         },
       },
+      invitations: { waiting: 0, failingSince: null, lastFailure: null },
     });
 
     await submitted("waitlist", lead());
@@ -277,7 +287,7 @@ describe("GET /api/health while a receiver fails", () => {
     const other = await connect({ DATA_DIR: String(process.env.DATA_DIR), DATABASE_URL: undefined });
     try {
       const { failingReceivers } = await import("@/server/alerts/alert-store");
-      expect(await failingReceivers(other)).toStrictEqual([{ form: "waitlist", since }]);
+      expect(await failingReceivers(other)).toStrictEqual([{ form: "waitlist", since, lastFailure: "status 503" }]);
     } finally {
       await other.db.destroy();
     }
@@ -286,6 +296,118 @@ describe("GET /api/health while a receiver fails", () => {
     await submitted("waitlist", lead());
     await alertsSettled();
     expect(await health()).toStrictEqual({ status: 200, cache: "no-store", body: { status: "ok" } });
+  });
+});
+
+describe("GET /api/health while the invitations' workflow refuses the site's signature", () => {
+  const afternoon = Date.parse("2026-11-27T18:00:00Z");
+  let invite: Awaited<ReturnType<typeof startInviteReceiver>>;
+  beforeAll(async () => {
+    invite = await startInviteReceiver();
+  });
+  afterAll(() => invite.close());
+  afterEach(() => void vi.useRealTimers());
+
+  it("is 503 receiver_failing with its answer, and one alert names it and INVITE_WEBHOOK_SECRET; set right, the next pass texts them once and the channel hears it works", async () => {
+    // 13:00 in New York: inside the sending hours.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(afternoon);
+    const workflowSecret = newWebhookSecret();
+    invite.checkSignature(workflowSecret);
+    vi.stubEnv("HEALTH_TOKEN", token);
+    vi.stubEnv("INVITE_WEBHOOK_URL", invite.url);
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", newWebhookSecret());
+    vi.stubEnv("INVITE_PER_MINUTE", "6000");
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "60,3600");
+    const store = await database(readEnv());
+    for (const table of ["invitations", "invitation_waves", "invitation_pace"] as const)
+      await store.db.deleteFrom(table).execute();
+    const phones = Array.from({ length: 5 }, (_, i) => `+1212555${String(7100 + i)}`);
+    for (const phone of phones)
+      await recordConsent(store, { evidence: webConsent(phone), leadId: newWebhookId(), at: afternoon - 60_000 });
+    const text = smsTexts.invitation("https://sous.example/start");
+    await queueWave(store, { name: "wrong-secret", selection: { phones }, text, now: afternoon });
+    // Its working twin, before: nothing fails yet.
+    expect((await health(`Bearer ${token}`)).status).toBe(200);
+
+    const pass = () => invitationPass(store, readEnv(), { budgetMs: 10_000, listener: operatorAlerts });
+    // Three refusals in a row pause the pass: the workflow is left alone until the next one.
+    expect(await pass()).toMatchObject({ retrying: 3, texted: 0 });
+    await alertsSettled();
+    const failing = await health(`Bearer ${token}`);
+    expect(failing).toMatchObject({ status: 503, body: { status: "degraded", problems: ["receiver_failing"] } });
+    expect(failing.body.invitations).toStrictEqual({
+      waiting: 5,
+      failingSince: expect.stringMatching(/^2026-11-27T18:0\d:/),
+      lastFailure: "status 401 signature",
+    });
+    const [alert, ...more] = alerts();
+    expect(more).toStrictEqual([]);
+    expect(alert).toMatchObject({
+      kind: "failing",
+      form: "invitations",
+      leads: 5,
+      command: "npm run invite -- status",
+    });
+    expect(alert!.text).toContain("The last answer: status 401 signature.");
+    expect(alert!.text).toContain("INVITE_WEBHOOK_SECRET is not a secret the workflow checks");
+    expect(alert!.text).toContain(
+      "5 invitations waiting for redelivery. Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them at INVITE_PER_MINUTE, within their hours.",
+    );
+    for (const phone of phones) expect(alert!.text).not.toContain(phone.slice(2));
+
+    // The operator sets the secret the workflow checks and restarts; the retries come due.
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", workflowSecret);
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect(await pass()).toMatchObject({ texted: 5 });
+    await alertsSettled();
+    expect(
+      invite
+        .texted(phones)
+        .map((call) => call.phone)
+        .sort(),
+    ).toStrictEqual([...phones].sort());
+    expect(await health(`Bearer ${token}`)).toMatchObject({
+      status: 200,
+      body: { status: "ok", invitations: { waiting: 0, failingSince: null, lastFailure: null } },
+    });
+    expect(alerts().map((told) => [told.kind, told.form])).toStrictEqual([
+      ["failing", "invitations"],
+      ["recovered", "invitations"],
+    ]);
+  });
+
+  it("tells of an invitation whose schedule ran out once, as dead, and then keeps no receiver failing: no command sends it again", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(afternoon);
+    invite.checkSignature(newWebhookSecret());
+    vi.stubEnv("HEALTH_TOKEN", token);
+    vi.stubEnv("INVITE_WEBHOOK_URL", invite.url);
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", newWebhookSecret());
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1");
+    const store = await database(readEnv());
+    for (const table of ["invitations", "invitation_waves", "invitation_pace"] as const)
+      await store.db.deleteFrom(table).execute();
+    const phone = "+12125557199";
+    await recordConsent(store, { evidence: webConsent(phone), leadId: newWebhookId(), at: afternoon - 60_000 });
+    const text = smsTexts.invitation("https://sous.example/start");
+    await queueWave(store, { name: "spent", selection: { phones: [phone] }, text, now: afternoon });
+    expect(await invitationPass(store, readEnv(), { budgetMs: 10_000, listener: operatorAlerts })).toMatchObject({
+      failed: 1,
+    });
+    await alertsSettled();
+    // Nothing waits after it: no failing alert, the dead one alone.
+    expect(alerts().map((told) => [told.kind, told.form, told.leads, told.command])).toStrictEqual([
+      ["dead", "invitations", 1, "npm run invite -- status"],
+    ]);
+    expect(alerts()[0]!.text).toContain(
+      "Sous: 1 dead launch invitation, the oldest from 2026-11-27 18:00 UTC: their redelivery schedule ran out. See them with `npm run invite -- status`.",
+    );
+    // Nothing waits: the receiver is not failing for /api/health, and the next review clears it.
+    expect(await health(`Bearer ${token}`)).toMatchObject({ status: 200, body: { invitations: { waiting: 0 } } });
+    await reviewReceivers(store, readEnv());
+    const { failingReceivers } = await import("@/server/alerts/alert-store");
+    expect(await failingReceivers(store)).toStrictEqual([]);
   });
 });
 
@@ -333,6 +455,7 @@ describe("GET /api/health's figures", () => {
         oldestPendingAgeSeconds: expect.any(Number),
         lastDeliveredAt: null,
         failingSince: null,
+        lastFailure: null,
       },
       contact: {
         pending: 0,
@@ -341,6 +464,7 @@ describe("GET /api/health's figures", () => {
         oldestPendingAgeSeconds: null,
         lastDeliveredAt: "2026-11-24T12:00:00.000Z",
         failingSince: null,
+        lastFailure: null,
       },
       retired: {
         pending: 0,
@@ -349,6 +473,7 @@ describe("GET /api/health's figures", () => {
         oldestPendingAgeSeconds: null,
         lastDeliveredAt: null,
         failingSince: null,
+        lastFailure: null,
       },
     });
     expect(forms.waitlist!.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(600);

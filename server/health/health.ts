@@ -2,7 +2,10 @@ import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/alerts/alert-store";
 import { operatorAlerts } from "@/server/alerts/alerts";
-import { lastDeliveredAt, openLeadCounts, storeAnswered, storeFailed } from "@/server/leads/lead-store";
+import { openInvitationCounts } from "@/server/invitations/invitation-store";
+import { lastDeliveredAt, openLeadCounts } from "@/server/leads/lead-store";
+import { storeAnswered, storeFailed } from "@/server/delivery/store-outage";
+import { INVITATIONS } from "@/server/delivery/outcomes";
 import type { ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/rate-limit/limits";
@@ -20,9 +23,24 @@ export type FormFigures = {
   lastDeliveredAt: string | null;
   /** ISO time its receiver started failing (its last attempt failed, none succeeded since); null while it delivers. */
   failingSince: string | null;
+  /** What that receiver's last failed attempt was answered ("status 401 signature"); null while it delivers. */
+  lastFailure: string | null;
 };
 
-type Health = { status: "ok" | "degraded"; problems: Problem[]; forms?: Record<string, FormFigures> };
+/** The launch invitations' receiver (INVITE_WEBHOOK_URL), as a form's. */
+export type InvitationFigures = {
+  /** Queued or waiting for their sending hours. */
+  waiting: number;
+  failingSince: string | null;
+  lastFailure: string | null;
+};
+
+type Health = {
+  status: "ok" | "degraded";
+  problems: Problem[];
+  forms?: Record<string, FormFigures>;
+  invitations?: InvitationFigures;
+};
 
 const emptyFigures = (): FormFigures => ({
   pending: 0,
@@ -31,6 +49,7 @@ const emptyFigures = (): FormFigures => ({
   oldestPendingAgeSeconds: null,
   lastDeliveredAt: null,
   failingSince: null,
+  lastFailure: null,
 });
 
 /**
@@ -45,6 +64,7 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
   const problems: Problem[] = [];
   const redis = env.REDIS_URL ? pingLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) : Promise.resolve(true);
   const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));
+  const invitations: InvitationFigures = { waiting: 0, failingSince: null, lastFailure: null };
   try {
     const store = await database(env);
     for (const row of await openLeadCounts(store)) {
@@ -63,12 +83,16 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
         }),
       );
     }
-    // A receiver is failing while leads of its form wait: one whose last lead was dropped has nothing left to fix.
-    const failing = (await failingReceivers(store)).filter(
-      ({ form }) => (forms[form]?.pending ?? 0) + (forms[form]?.dead ?? 0) > 0,
-    );
-    for (const { form, since } of failing)
-      (forms[form] ??= emptyFigures()).failingSince = new Date(since).toISOString();
+    invitations.waiting = (await openInvitationCounts(store)).pending.count;
+    // A receiver is failing while leads of its form (or invitations) wait: one whose last was dropped has nothing left to fix.
+    const waiting = (form: string) =>
+      form === INVITATIONS ? invitations.waiting : (forms[form]?.pending ?? 0) + (forms[form]?.dead ?? 0);
+    const failing = (await failingReceivers(store)).filter(({ form }) => waiting(form) > 0);
+    for (const { form, since, lastFailure } of failing) {
+      const figure = form === INVITATIONS ? invitations : (forms[form] ??= emptyFigures());
+      figure.failingSince = new Date(since).toISOString();
+      figure.lastFailure = lastFailure;
+    }
     if (failing.length) problems.push("receiver_failing");
     const all = Object.values(forms);
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
@@ -81,5 +105,5 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
     storeFailed(operatorAlerts, error, { during: "health" });
   }
   if (!(await redis)) problems.push("redis_unreachable");
-  return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms } : {}) };
+  return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms, invitations } : {}) };
 }

@@ -1,10 +1,11 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { formNames, formPages } from "@/lib/forms";
-import { config } from "@/middleware";
-import { isKnownPath } from "./known-paths";
+import { NextRequest } from "next/server";
+import { config, middleware } from "@/middleware";
+import { isConsolePath, isKnownPath } from "./known-paths";
 
 // Metadata files under app/ and the URL each one answers at.
 const metadataFiles: Record<string, string> = {
@@ -52,6 +53,8 @@ describe("isKnownPath", () => {
       "/admin",
       "/Signup",
       "/.env",
+      "/console/admin",
+      "/console/enrol/",
       "/_nextstatic",
     ]) {
       expect(isKnownPath(unknown), unknown).toBe(false);
@@ -62,9 +65,9 @@ describe("isKnownPath", () => {
 describe("the middleware's matcher", () => {
   const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
 
-  it("leaves out every page and metadata file under app/, every form's page, and Next's own files", () => {
+  it("leaves out every page and metadata file under app/ but the console's, every form's page, and Next's own files", () => {
     const served = [
-      ...pathsDefinedByApp(),
+      ...pathsDefinedByApp().filter((path) => !isConsolePath(path)),
       ...formPages,
       "/signup/",
       "/_next/static/chunks/app.js",
@@ -87,10 +90,86 @@ describe("the middleware's matcher", () => {
       "/robots.txt.bak",
       "/_nextstatic",
       "/.env",
+      "/console/nope",
+      "/console/enrol",
+      "/console/enrol/a/b",
+      "/consoles",
     ];
     for (const path of misses) {
       expect(runsFor(path), path).toBe(true);
       expect(isKnownPath(path), path).toBe(false);
     }
+  });
+});
+
+describe("the middleware, for a form's post", () => {
+  const runsFor = (path: string, headers: Record<string, string> = {}) =>
+    unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, headers });
+  const form = { "content-type": "multipart/form-data; boundary=x" };
+
+  it("runs for a body sent to any page, and not for the API routes' bodies nor Next's files", () => {
+    for (const path of ["/", "/signup", "/sent/waitlist", "/terms"]) {
+      expect(runsFor(path, form), path).toBe(true);
+      expect(runsFor(path), `${path} without a body`).toBe(false);
+    }
+    for (const path of ["/api/consent/revoke", "/api/health", "/_next/static/chunks/app.js"])
+      expect(runsFor(path, { "content-type": "application/json" }), path).toBe(false);
+  });
+
+  it("gives the page Next renders for the post a nonce of its own, in the request's policy, and nothing to a view", () => {
+    const posted = (path: string) =>
+      middleware(new NextRequest(`http://localhost${path}`, { method: "POST", headers: form, body: "x" })).headers.get(
+        "x-middleware-request-content-security-policy",
+      );
+    const first = posted("/signup");
+    expect(first).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
+    expect(posted("/signup")).not.toBe(first);
+    const viewed = middleware(new NextRequest("http://localhost/signup"));
+    expect(viewed.headers.get("x-middleware-request-content-security-policy")).toBeNull();
+    expect(viewed.headers.get("x-middleware-next")).toBe("1");
+  });
+
+  it("gives a path no route answers a nonce when viewed too: its 404 or an error may be rendered for it", () => {
+    // Its miss is logged (Next's testing module patches the console, which then fails outside a request).
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const viewed = (path: string) =>
+      middleware(new NextRequest(`http://localhost${path}`)).headers.get(
+        "x-middleware-request-content-security-policy",
+      );
+    for (const path of ["/nope", "/sent/nope", "/signup/x"]) {
+      expect(runsFor(path), path).toBe(true);
+      expect(viewed(path), path).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
+    }
+    expect(warned).toHaveBeenCalledTimes(3);
+    warned.mockRestore();
+    // Beside them, the site's own pages and routes, viewed: none.
+    for (const path of ["/terms", "/api/health", "/robots.txt"]) expect(viewed(path), path).toBeNull();
+  });
+});
+
+describe("the middleware, for the console", () => {
+  const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
+  const answered = (path: string, method = "GET") =>
+    middleware(new NextRequest(`http://localhost${path}`, { method, body: method === "POST" ? "x" : null })).headers;
+
+  it("runs for every console page, viewed or posted, giving it a nonce and the console's headers; a public page gets neither", () => {
+    const consolePages = pathsDefinedByApp().filter(isConsolePath);
+    expect(consolePages).toEqual(expect.arrayContaining(["/console", "/console/sign-in", "/console/enrol/[token]"]));
+    for (const path of consolePages) {
+      expect(runsFor(path), path).toBe(true);
+      for (const method of ["GET", "POST"]) {
+        const headers = answered(path, method);
+        expect(headers.get("x-middleware-request-content-security-policy"), `${method} ${path}`).toMatch(
+          /^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/,
+        );
+        expect(headers.get("cache-control"), path).toBe("no-store");
+        expect(headers.get("x-robots-tag"), path).toBe("noindex, nofollow");
+      }
+    }
+    // Its twin: a public page viewed, run through the same function.
+    const viewed = answered("/terms");
+    expect(viewed.get("x-middleware-request-content-security-policy")).toBeNull();
+    expect(viewed.get("x-robots-tag")).toBeNull();
+    expect(viewed.get("cache-control")).toBeNull();
   });
 });

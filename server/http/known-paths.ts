@@ -17,6 +17,26 @@ const metadataPaths = new Set([
 ]);
 const routePaths = new Set(["/api/cron/redeliver", "/api/consent/revoke", "/api/consent/renew", "/api/health"]);
 const frameworkPrefixes = ["/_next/", "/_vercel/"];
+/** The console's pages (app/console): its fixed paths, and those ending in one segment of a token or a key. */
+const consolePaths = new Set([
+  "/console",
+  "/console/sign-in",
+  "/console/setup",
+  "/console/waitlist",
+  "/console/deliveries",
+  "/console/deliveries/confirm-drop",
+  "/console/deliveries/redeliver",
+  "/console/deliveries/drop",
+  "/console/activity",
+  "/console/exports",
+  "/console/invitations",
+  "/console/invitations/send",
+  "/console/invitations/cancel",
+]);
+const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
+
+/** Whether a path is the console's, where middleware gives every page a nonce and the console's headers. */
+export const isConsolePath = (pathname: string) => pathname === "/console" || pathname.startsWith("/console/");
 
 export function isKnownPath(pathname: string) {
   // Next redirects "/signup/" to "/signup"; that is not a miss.
@@ -25,6 +45,8 @@ export function isKnownPath(pathname: string) {
     pagePaths.has(pathname) ||
     metadataPaths.has(pathname) ||
     routePaths.has(pathname) ||
+    consolePaths.has(pathname) ||
+    consoleKeyed.test(pathname) ||
     frameworkPrefixes.some((prefix) => pathname.startsWith(prefix))
   );
 }

@@ -10,6 +10,14 @@ describe("maskedPath", () => {
     expect(maskedPath("/call/555.201.4480")).toBe("/call/[phone]");
   });
 
+  it("masks a console enrolment link's token, a one-time credential, and keeps the rest of the path", () => {
+    const token = "Xq3_9vZ-k2LmN8pQrS7tUvW0xYz1AbCdEfGhIjKlMnO";
+    expect(maskedPath(`/console/enrol/${token}`)).toBe("/console/enrol/[token]");
+    expect(maskedPath(`/console/enrol/${token}/more`)).toBe("/console/enrol/[token]/more");
+    // Only there: the same word elsewhere in a path is no token.
+    expect(maskedPath(`/docs/console/enrol/${token}`)).toBe(`/docs/console/enrol/${token}`);
+  });
+
   it("masks digits in any spelling: underscores, slashes, full-width digits", () => {
     expect(maskedPath("/call/415_555_0132")).toBe("/call/[phone]");
     expect(maskedPath("/call/415/555/0132")).toBe("/call/[phone]");

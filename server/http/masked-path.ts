@@ -6,6 +6,8 @@ const email = /[^\s/@]{1,64}@[^\s/@]{1,255}\.[^\s/@]{1,63}/gu;
 const phone = /[+(]*\p{Nd}(?:[^\p{L}\p{N}]{0,3}\p{Nd}){6,}/gu;
 // What a cut can leave of either at the end: digits of any count, or an address without its end.
 const cutAtEnd = /(?:[+(]*\p{Nd}(?:[^\p{L}\p{N}]{0,3}\p{Nd})*|[^\s/@]*@[^\s/@]*)$/u;
+// A console enrolment link's one-time token (server/operators/operators.ts): a credential, never logged.
+const enrolmentToken = /^(\/console\/enrol\/)[^/]+/u;
 // Runs of percent-escapes, each decoded on its own: one bad escape leaves the others readable.
 const escapes = /(?:%[\da-f]{2})+/giu;
 
@@ -24,7 +26,7 @@ const decoded = (run: string) => {
 /**
  * A path fit for a log line: percent-decoding undone where it can be, then
  * anything that looks like an email address or a phone number masked, at
- * most 200 characters. The log keeps which kind of path was asked for, never
+ * most 200 characters, an enrolment link's token masked too. The log keeps which kind of path was asked for, never
  * whose details were typed into it. Only the path's first characters are read,
  * so its cost is bounded whatever its length, and what the cut leaves of a
  * number or an address at that edge is masked too.
@@ -33,5 +35,5 @@ export function maskedPath(pathname: string) {
   const head = pathname.slice(0, READ);
   let text = head.replace(escapes, decoded);
   if (pathname.length > READ) text = text.replace(cutAtEnd, "[cut]");
-  return text.replace(email, "[email]").replace(phone, "[phone]").slice(0, KEPT);
+  return text.replace(enrolmentToken, "$1[token]").replace(email, "[email]").replace(phone, "[phone]").slice(0, KEPT);
 }

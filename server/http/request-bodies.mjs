@@ -19,10 +19,17 @@ export const CONSENT_CALL_BYTES = 4_096;
  */
 export const FORM_POST_BYTES = 64 * 1024;
 
+/** What a console action's plain form posts: a few short fields (server/console/action-guard.ts). */
+export const CONSOLE_ACTION_BYTES = 16 * 1024;
+
 /** The route handlers that take a body (POST), by path, with their limits. */
 export const routeBodies = new Map([
   ["/api/consent/revoke", CONSENT_CALL_BYTES],
   ["/api/consent/renew", CONSENT_CALL_BYTES],
+  ["/console/deliveries/redeliver", CONSOLE_ACTION_BYTES],
+  ["/console/deliveries/drop", CONSOLE_ACTION_BYTES],
+  ["/console/invitations/send", CONSOLE_ACTION_BYTES],
+  ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
 ]);
 
 /**

@@ -8,6 +8,17 @@ describe("contentSecurityPolicy", () => {
     expect(contentSecurityPolicy({ development: true })).toContain("https://va.vercel-scripts.com");
   });
 
+  it("allows a response's own inline scripts by the sources it is given, and any inline script only for the development server", () => {
+    const scripts = ["'sha256-qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng='", "'nonce-abc'"];
+    expect(contentSecurityPolicy({ development: false, scripts }).split("; ")[1]).toBe(
+      `script-src 'self' ${scripts.join(" ")}`,
+    );
+    expect(contentSecurityPolicy({ development: false }).split("; ")[1]).toBe("script-src 'self'");
+    expect(contentSecurityPolicy({ development: true }).split("; ")[1]).toBe(
+      "script-src 'self' 'unsafe-inline' 'unsafe-eval' https://va.vercel-scripts.com",
+    );
+  });
+
   it("allows eval only for the development server", () => {
     expect(contentSecurityPolicy({ development: false })).not.toContain("unsafe-eval");
     expect(contentSecurityPolicy({ development: true })).toContain("'unsafe-eval'");
@@ -22,10 +33,10 @@ describe("securityHeaders", () => {
 });
 
 describe("the production policy", () => {
-  it("allows only the site's own origin, inline scripts and styles Next and sonner need, and no plugins or framing", () => {
+  it("allows only the site's own origin and scripts, the inline styles Next and sonner need, and no plugins or framing", () => {
     expect(contentSecurityPolicy({ development: false }).split("; ")).toStrictEqual([
       "default-src 'self'",
-      "script-src 'self' 'unsafe-inline'",
+      "script-src 'self'",
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob:",
       "font-src 'self'",

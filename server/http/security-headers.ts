@@ -1,11 +1,14 @@
 /**
  * Response headers every route carries, set by next.config.ts headers().
  *
- * script-src keeps 'unsafe-inline' on purpose: Next inlines its bootstrap
- * scripts, and the only way to allow them without it is a per-request nonce,
- * which forces every page to render per request instead of being served
- * prerendered (docs/security.md says how much). Every other directive is
- * strict, and no page renders visitor input as HTML.
+ * script-src allows no inline script by default: a page's own inline scripts
+ * (Next's bootstrap and payload, the late-hydration loader, the 404 page's
+ * console line) are allowed by their sha256, computed from the very bytes sent
+ * (server/http/page-policy.ts): per body by Next's patched send-payload for
+ * every page sent whole, and by the build for hosts that serve the prerendered
+ * files themselves (scripts/late-hydration.ts). A page rendered per request (a
+ * form posted without JavaScript) carries a nonce instead (middleware.ts).
+ * docs/decisions/0011-script-hashes.md says why and what it costs.
  *
  * No Cross-Origin-Opener-Policy: `same-origin` makes Chrome move every arriving
  * visitor into a new browsing context group, and so a new renderer process,
@@ -18,12 +21,18 @@ type HeaderOptions = {
   development: boolean;
 };
 
-export function contentSecurityPolicy({ development }: HeaderOptions) {
-  const scriptSrc = ["'self'", "'unsafe-inline'"];
+type PolicyOptions = HeaderOptions & {
+  /** The inline scripts this response may run: `'sha256-…'` of each, or its `'nonce-…'`. */
+  scripts?: readonly string[];
+};
+
+export function contentSecurityPolicy({ development, scripts = [] }: PolicyOptions) {
+  const scriptSrc = ["'self'", ...scripts];
+  // `next dev` renders every page per request, its inline scripts unhashed;
   // React's dev build evaluates code for its error overlay and stack traces, and
   // Vercel Analytics loads its debug build from its own origin; in production
   // its script is same-origin (/_vercel/insights/script.js).
-  if (development) scriptSrc.push("'unsafe-eval'", "https://va.vercel-scripts.com");
+  if (development) scriptSrc.push("'unsafe-inline'", "'unsafe-eval'", "https://va.vercel-scripts.com");
 
   const directives: Record<string, string[]> = {
     "default-src": ["'self'"],
@@ -57,3 +66,9 @@ export function securityHeaders(options: HeaderOptions): [string, string][] {
     ["X-Frame-Options", "DENY"],
   ];
 }
+
+/** What every console response adds: kept by no cache, shown by no search engine. */
+export const consoleHeaders: readonly [string, string][] = [
+  ["Cache-Control", "no-store"],
+  ["X-Robots-Tag", "noindex, nofollow"],
+];

@@ -1,74 +1,85 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
+import { inTransaction } from "@/server/db/connect";
 import type { InvitationState } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
-import { CLAIM_MARGIN_MS } from "@/server/leads/lead-store";
-import { nextAttemptAfter } from "@/server/leads/retry-policy";
-import { failureOf, postSigned } from "@/server/leads/send";
+import { CLAIM_MARGIN_MS, newClaim } from "@/server/delivery/claims";
+import { INVITATIONS, type Listener } from "@/server/delivery/outcomes";
+import { nextAttemptAfter } from "@/server/delivery/retry-policy";
+import { failureOf } from "@/server/delivery/failures";
+import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/delivery/pass";
+import { postSigned } from "@/server/delivery/signed-post";
 import { logEvent } from "@/server/log";
-import { claim, nextDue, setUnclaimed, settleInvitation, takeSlot, type InvitationRow } from "./invitation-store";
+import {
+  claim,
+  nextDue,
+  releaseQueued,
+  setUnclaimed,
+  settleInvitation,
+  takeSlot,
+  type InvitationRow,
+} from "./invitation-store";
 import { readInviteSettings, type InviteSettings } from "./invite-settings";
 import { sendingTime, zonesOf } from "./quiet-hours";
 import { acceptedToday } from "./waves";
 
+const invitationStates = ["texted", "refused", "skipped", "waiting", "failed", "retrying"] as const;
+
 /** What a pass did with the invitations it took. */
-export type InvitationSummary = Record<"texted" | "refused" | "skipped" | "waiting" | "failed" | "retrying", number> & {
-  /** It stopped because its time budget was spent (often waiting for the pace). */
-  budgetSpent: boolean;
-};
+export type InvitationSummary = PassSummary<InvitationOutcome>;
 
-type Step =
-  | { kind: "none" }
-  | { kind: "pace"; at: number }
-  | { kind: "skipped" | "waiting" | "failed" }
-  | { kind: "claimed"; row: InvitationRow; token: string };
-
-// Failures in a row after which a pass leaves the workflow alone until the next pass.
-const PAUSE_AFTER_FAILURES = 3;
+type InvitationOutcome = (typeof invitationStates)[number];
+type Claimed = { row: InvitationRow; token: string };
 
 /**
  * Takes the invitation due first, in one transaction: its number's consent
  * checked again (revoked since it was queued: skipped, never sent), and its
  * country (no longer in WAITLIST_PHONE_COUNTRIES: skipped too), its
  * sending hours (outside them: it waits for them to open), then a slot of the
- * pace every instance shares, and only then the claim.
+ * pace every instance shares, and only then the claim. `sent`: what this
+ * pass sent already; `ahead`: a probe's (nextDue).
  */
-function claimNext(store: Store, env: ServerEnv, settings: InviteSettings, now: number, sent: readonly string[]) {
-  return store.db.transaction().execute(async (db): Promise<Step> => {
-    const row = await nextDue(db, store.engine, now, sent);
-    if (!row) return { kind: "none" };
-    const standing = (await consentStandings(db, [row.phone])).get(row.phone);
+function takeDue(
+  store: Store,
+  {
+    env,
+    settings,
+    now,
+    sent,
+    ahead,
+  }: { env: ServerEnv; settings: InviteSettings; now: number; sent: readonly string[]; ahead: boolean },
+) {
+  return inTransaction(store, async (tx): Promise<Step<Claimed, InvitationOutcome>> => {
+    const row = await nextDue(tx, { now, skipIds: sent, ahead });
+    if (!row) return undefined;
+    const standing = (await consentStandings(tx, [row.phone])).get(row.phone);
     if (!standing?.recordId) {
-      await setUnclaimed(db, row.id, { state: "skipped", last_failure: `consent ${standing?.state ?? "none"}` });
-      return { kind: "skipped" };
+      await setUnclaimed(tx, row.id, { state: "skipped", last_failure: `consent ${standing?.state ?? "none"}` });
+      return { settled: "skipped" };
     }
     if (!acceptedToday(row.phone, env)) {
-      await setUnclaimed(db, row.id, { state: "skipped", last_failure: "country not accepted" });
-      return { kind: "skipped" };
+      await setUnclaimed(tx, row.id, { state: "skipped", last_failure: "country not accepted" });
+      return { settled: "skipped" };
     }
     const time = sendingTime(zonesOf(row.phone).zones, now, settings.hours);
     if (!time.open && time.opensAt === undefined) {
-      await setUnclaimed(db, row.id, { state: "failed", last_failure: "no sending hours in its time zones" });
-      return { kind: "failed" };
+      await setUnclaimed(tx, row.id, { state: "failed", last_failure: "no sending hours in its time zones" });
+      return { settled: "failed" };
     }
     if (!time.open) {
-      await setUnclaimed(db, row.id, { state: "waiting", next_attempt_at: time.opensAt! });
-      return { kind: "waiting" };
+      await setUnclaimed(tx, row.id, { state: "waiting", next_attempt_at: time.opensAt! });
+      return { settled: "waiting" };
     }
-    const paceAt = await takeSlot(db, now, Math.ceil(60_000 / settings.perMinute));
-    if (paceAt !== undefined) return { kind: "pace", at: paceAt };
-    const token = randomUUID();
-    await claim(
-      db,
-      row.id,
-      { token, until: now + env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS },
-      now,
-      standing.recordId,
-    );
-    return { kind: "claimed", row: { ...row, consent_id: standing.recordId }, token };
+    const paceAt = await takeSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
+    if (paceAt !== undefined) return { waitUntil: paceAt };
+    const held = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS, now);
+    await claim(tx, { id: row.id, claim: held, now, consentId: standing.recordId });
+    return {
+      claimed: { row: { ...row, consent_id: standing.recordId }, token: held.token },
+      id: row.id,
+      receiver: INVITATIONS,
+    };
   });
 }
 
@@ -78,7 +89,9 @@ function claimNext(store: Store, env: ServerEnv, settings: InviteSettings, now: 
  * answer: n8n answers 200 with an empty body when an execution dies before
  * its Respond node (a restart, a killed task), so the text may not have gone.
  */
-function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } | undefined {
+function invitationAnswer(
+  body: string | undefined,
+): { texted: true } | { texted: false; code: string | null } | undefined {
   try {
     const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown } | null;
     if (answer?.texted === true) return { texted: true };
@@ -90,49 +103,87 @@ function answerOf(body: string | undefined): { texted: true } | { texted: false;
   return undefined;
 }
 
-/** One signed POST of an invitation, under its webhook-id, and what became of it. */
-async function send(store: Store, env: ServerEnv, settings: InviteSettings, row: InvitationRow, token: string) {
+/**
+ * Whether a failed attempt, by its failureOf words, may have reached the
+ * carrier. It cannot have when it was never let in (a redirect, a 4xx: the
+ * workflow's signature check, a path n8n does not serve), or when the
+ * workflow says Twilio was not set up or refused the request itself (a 4xx
+ * from Twilio creates no message). A timeout, a dropped connection and any
+ * other 5xx may have: Twilio may have taken the text before the answer was
+ * lost.
+ */
+export function mayHaveReachedCarrier(failure: string) {
+  if (/^redirect /.test(failure) || /^status 4\d\d\b/.test(failure)) return false;
+  return !/^status 5\d\d (twilio_not_configured|twilio_refused 4\d\d)$/.test(failure);
+}
+
+/**
+ * One signed POST of an invitation, under its webhook-id, and what became of
+ * it; the listener hears what it says of the invitations' receiver: an
+ * answer is a working receiver (a carrier's refusal included), anything else
+ * a failing one, with what it was answered. A probe (probeInvitations) that
+ * fails keeps the invitation's place in its schedule.
+ */
+async function sendInvitation(
+  store: Store,
+  env: ServerEnv,
+  { settings, listener, probe = false }: { settings: InviteSettings; listener: Listener; probe?: boolean },
+  { row, token }: Claimed,
+) {
   const { webhook } = settings;
   const body = JSON.stringify({ phone: row.phone, text: row.text });
   // Claimed before (claimed_at stays once set): sent and answered, or left by an instance that died while sending.
   // Either way the workflow may have texted it.
   const sentBefore = row.claimed_at !== null;
-  const result = await postSigned({ ...webhook, url: webhook.url! }, row.id, body, env.WEBHOOK_ATTEMPT_TIMEOUT_MS, {
-    readAnswer: true,
-    redeliverySince: sentBefore ? row.queued_at : undefined,
-  });
+  const result = await postSigned(
+    { ...webhook, url: webhook.url! },
+    {
+      webhookId: row.id,
+      body,
+      timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      readAnswer: true,
+      redeliverySince: sentBefore ? row.queued_at : undefined,
+    },
+  );
   const now = Date.now();
-  const answer = result.ok ? answerOf(result.body) : undefined;
+  const answer = result.ok ? invitationAnswer(result.body) : undefined;
   if (answer) {
     const state: InvitationState = answer.texted ? "texted" : "refused";
-    await settleInvitation(
-      store,
+    await settleInvitation(store, {
       row,
       token,
-      {
+      change: {
         state,
         answered_at: now,
         answer: answer.texted ? "texted" : "texted:false",
         carrier_code: answer.texted ? null : answer.code,
         last_failure: null,
       },
-      1,
-    );
+      reached: true,
+    });
+    listener.settled(store, { receiver: INVITATIONS, outcome: "delivered", env });
     return state;
   }
-  const rounds = row.rounds + 1;
-  const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  // A probe, sent ahead of its schedule, spends none of it.
+  const rounds = probe ? row.rounds : row.rounds + 1;
+  const next = probe ? row.next_attempt_at : nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
   // Sent again under its webhook-id: a workflow that did text it answers that it did, and texts nothing.
   const failure = result.ok ? `unconfirmed ${result.status}` : failureOf(result)!;
-  await settleInvitation(
-    store,
+  await settleInvitation(store, {
     row,
     token,
-    next === undefined
-      ? { state: "failed", rounds, last_failure: failure }
-      : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
-    1,
-  );
+    change:
+      next === undefined
+        ? { state: "failed", rounds, last_failure: failure }
+        : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
+    reached: result.ok || mayHaveReachedCarrier(failure),
+  });
+  listener.settled(store, {
+    receiver: INVITATIONS,
+    outcome: next === undefined ? "dead" : "pending",
+    env,
+    failure,
+  });
   const facts = { webhookId: row.id, wave: row.wave, attempts: row.attempts + 1, reason: failure };
   if (next === undefined) logEvent("error", { event: "invitation_failed", ...facts });
   else logEvent("warn", { event: "invitation_pending", ...facts, nextAttemptAt: new Date(next).toISOString() });
@@ -140,59 +191,49 @@ async function send(store: Store, env: ServerEnv, settings: InviteSettings, row:
 }
 
 /**
- * Sends the invitations that are due, one at a time at the shared pace, each
- * claimed first so that no other instance sends it too. Waits for the pace's
- * next slot within `budgetMs`; stops at once when `stopping` says so, and
- * after PAUSE_AFTER_FAILURES failures in a row. Sends nothing while
- * INVITE_WEBHOOK_URL is unset. Run by the schedule (server/schedule) after
- * the leads' redelivery.
+ * Sends the invitations that are due, one at a time at the shared pace,
+ * through the delivery pass (server/delivery/pass.ts): each claimed first so
+ * that no other instance sends it too, the pace's next slot waited for
+ * within `budgetMs`, the workflow left alone after failures in a row. Sends
+ * nothing while INVITE_WEBHOOK_URL is unset. Run by the schedule's
+ * invitations task (server/schedule); `listener` (the alerts) hears each answer.
  */
 export async function invitationPass(
   store: Store,
   env: ServerEnv,
-  { budgetMs, stopping = () => false }: { budgetMs: number; stopping?: () => boolean },
+  { budgetMs, stopping, listener }: { budgetMs: number; stopping?: () => boolean; listener: Listener },
 ): Promise<InvitationSummary> {
-  const summary: InvitationSummary = {
-    texted: 0,
-    refused: 0,
-    skipped: 0,
-    waiting: 0,
-    failed: 0,
-    retrying: 0,
-    budgetSpent: false,
-  };
   const settings = readInviteSettings();
-  if (!settings.webhook.url) return summary;
-  const began = performance.now();
-  const sent: string[] = [];
-  let failuresInARow = 0;
-  while (!stopping() && failuresInARow < PAUSE_AFTER_FAILURES) {
-    const left = budgetMs - (performance.now() - began);
-    if (left <= 0) {
-      summary.budgetSpent = true;
-      break;
-    }
-    const now = Date.now();
-    const step = await claimNext(store, env, settings, now, sent);
-    if (step.kind === "none") break;
-    if (step.kind === "pace") {
-      // The next slot, unless the budget ends first; in short naps, so a stopping server is not kept.
-      if (step.at - now > left) {
-        summary.budgetSpent = true;
-        break;
-      }
-      await sleep(Math.min(step.at - now, 250));
-      continue;
-    }
-    if (step.kind !== "claimed") {
-      summary[step.kind] += 1;
-      continue;
-    }
-    sent.push(step.row.id);
-    const state = await send(store, env, settings, step.row, step.token);
-    summary[state] += 1;
-    failuresInARow = state === "retrying" || state === "failed" ? failuresInARow + 1 : 0;
-  }
+  const invitations: DeliveryKind<Claimed, InvitationOutcome> = {
+    states: invitationStates,
+    next: async ({ sent, paused }) =>
+      paused.length ? undefined : takeDue(store, { env, settings, now: Date.now(), sent, ahead: false }),
+    async send(claimed) {
+      const state = await sendInvitation(store, env, { settings, listener }, claimed);
+      return { state, answered: state === "texted" || state === "refused" };
+    },
+  };
+  if (!settings.webhook.url) return nothingSent(invitationStates);
+  const summary = await runPass(invitations, { concurrency: 1, budgetMs, stopping });
   await store.durable();
   return summary;
+}
+
+/**
+ * While the invitations' workflow fails, the probe (server/schedule/probe.ts)
+ * sends the first invitation queued after a failure ahead of its schedule,
+ * with every check a pass makes (consent, country, hours, the pace): failed,
+ * it keeps its place and its rounds; answered, every queued invitation is due
+ * now, and the pass that follows sends them. What became of the probe:
+ * "texted", "refused", "retrying", or why none was sent.
+ */
+export async function probeInvitations(store: Store, env: ServerEnv, listener: Listener) {
+  const settings = readInviteSettings();
+  if (!settings.webhook.url) return "unset";
+  const step = await takeDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
+  if (!step) return "none";
+  if (!("claimed" in step)) return "settled" in step ? step.settled : "pace";
+  const state = await sendInvitation(store, env, { settings, listener, probe: true }, step.claimed);
+  if (state === "texted" || state === "refused") await releaseQueued(store, Date.now());
+  return state;
 }

@@ -4,13 +4,14 @@ import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { phonePolicyOf } from "@/server/site-settings";
-import { newWebhookId } from "@/server/leads/lead";
-import { cancelWave, insertWave, invitedAmong, waveNamed } from "./invitation-store";
+import { newWebhookId } from "@/server/delivery/claims";
+import { cancelWave, insertWave, invitedAmong, waveNamed, type InvitationRow } from "./invitation-store";
+import { zonesOf } from "./quiet-hours";
 
 /** Who a wave takes: the next N of the list, all of it, or the numbers of a file. */
-export type Selection = { next: number } | { all: true } | { phones: readonly string[] };
+export type WaveSelection = { next: number } | { all: true } | { phones: readonly string[] };
 
-export type Plan = {
+export type WavePlan = {
   /** Who the wave would text, in sign-up order, with the consent record each relies on. */
   chosen: { phone: string; consentId: string; signedUpAt: number }[];
   /** In force and never invited, but past --next: left for a later wave. */
@@ -29,13 +30,13 @@ export const acceptedToday = (phone: string, env = readEnv()) => canonicalPhone(
  * sign-up order (a number's first record), and why the others are left out.
  * Reads only.
  */
-export async function planWave({ db }: Store, selection: Selection): Promise<Plan> {
+export async function planWave(store: Store, selection: WaveSelection): Promise<WavePlan> {
   const given = "phones" in selection ? [...new Set(selection.phones)] : undefined;
-  const [standings, invited] = await Promise.all([consentStandings(db, given), invitedAmong(db, given)]);
+  const [standings, invited] = await Promise.all([consentStandings(store, given), invitedAmong(store, given)]);
   const phones = given ?? [...standings.keys()];
   const leftOut = { revoked: 0, invited: 0, noRecord: 0, country: 0 };
   const env = readEnv();
-  const eligible: Plan["chosen"] = [];
+  const eligible: WavePlan["chosen"] = [];
   for (const phone of phones) {
     const standing = standings.get(phone);
     if (invited.has(phone)) leftOut.invited += 1;
@@ -54,8 +55,11 @@ export async function planWave({ db }: Store, selection: Selection): Promise<Pla
  * of that name exists; `queued` can be fewer than planned when another
  * command invited some of the numbers meanwhile.
  */
-export async function queueWave(store: Store, wave: { name: string; selection: Selection; text: string; now: number }) {
-  if (await waveNamed(store.db, wave.name)) return undefined;
+export async function queueWave(
+  store: Store,
+  wave: { name: string; selection: WaveSelection; text: string; now: number },
+) {
+  if (await waveNamed(store, wave.name)) return undefined;
   const plan = await planWave(store, wave.selection);
   if (!plan.chosen.length) return { plan, queued: 0 };
   const queued = await insertWave(
@@ -78,9 +82,22 @@ export async function queueWave(store: Store, wave: { name: string; selection: S
   return { plan, queued };
 }
 
-/** Stops what a wave has not sent: how many were cancelled, or undefined for an unknown wave. */
+/**
+ * Stops what a wave has not sent: how many were cancelled, how many of those
+ * a later wave may take, and how many were on their way; undefined for an unknown wave.
+ */
 export async function cancelInvitations(store: Store, name: string, now = Date.now()) {
   const cancelled = await cancelWave(store, name, now);
   await store.durable();
   return cancelled;
+}
+
+/**
+ * Why an invitation is waiting, and until when: the time zones its number
+ * could be in (all of them must be inside INVITE_HOURS) and the moment they
+ * all are, which the pass set when it put it to wait. Undefined unless it waits for its hours.
+ */
+export function whyWaiting(row: Pick<InvitationRow, "state" | "phone" | "next_attempt_at">) {
+  if (row.state !== "waiting") return undefined;
+  return { zones: zonesOf(row.phone).zones, until: row.next_attempt_at };
 }

@@ -2,13 +2,13 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { operatorAlerts } from "@/server/alerts/alerts";
 import { readEnv } from "@/server/env";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { newClaim } from "./lead-store";
+import { newClaim } from "@/server/delivery/claims";
 import { sendClaimed, type Sender } from "./send";
 
 // The receiver, in virtual time: each attempt takes the whole time it is given and times out.
 const given: number[] = [];
-vi.mock("@/server/webhooks/post-json", () => ({
-  postJson: async (_url: string, _body: string, _headers: object, timeoutMs: number) => {
+vi.mock("@/server/delivery/post-json", () => ({
+  postJson: async ({ timeoutMs }: { timeoutMs: number }) => {
     given.push(timeoutMs);
     vi.advanceTimersByTime(timeoutMs);
     return { ok: false, reason: "timeout" };

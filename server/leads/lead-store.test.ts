@@ -8,17 +8,17 @@ import type { LeadRow } from "./lead";
 import {
   attemptsOf,
   claimById,
-  claimNext,
+  claimNextLead,
   dropLead,
   forgetDeliveredPayloads,
   insertClaimed,
   leadById,
   listLeads,
-  newClaim,
   openLeadByKey,
   settle,
   openLeadCounts,
 } from "./lead-store";
+import { newClaim } from "@/server/delivery/claims";
 
 const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);
 
@@ -50,6 +50,10 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0005-limit-counts",
       "0006-consent-renewal",
       "0007-invitations",
+      "0008-receiver-answers",
+      "0009-invitation-reach",
+      "0010-console",
+      "0011-console-reads",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -59,6 +63,10 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0005-limit-counts",
       "0006-consent-renewal",
       "0007-invitations",
+      "0008-receiver-answers",
+      "0009-invitation-reach",
+      "0010-console",
+      "0011-console-reads",
     ]);
   });
 
@@ -87,14 +95,16 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const dead = await kept(store, { state: "dead", next_attempt_at: 0 });
     const claim = () => newClaim(60_000, 6_000);
 
-    expect((await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(early.id);
-    expect((await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(late.id);
-    expect(await claimNext(store, claim(), { pendingDueBy: 6_000 }, 6_000)).toBeUndefined();
-    expect(await claimNext(store, claim(), { heldForms: ["waitlist"] }, 6_000)).toBeUndefined();
-    expect(await claimNext(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] }, 6_000)).toBeUndefined();
-    expect((await claimNext(store, claim(), { heldForms: ["contact"] }, 6_000))?.id).toBe(held.id);
-    expect((await claimNext(store, claim(), { dead: true }, 6_000))?.id).toBe(dead.id);
-    expect((await claimNext(store, claim(), { pendingDueBy: 10_000 }, 6_000))?.id).toBe(notDue.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(early.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(late.id);
+    expect(await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000)).toBeUndefined();
+    expect(await claimNextLead(store, claim(), { heldForms: ["waitlist"] }, 6_000)).toBeUndefined();
+    expect(
+      await claimNextLead(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] }, 6_000),
+    ).toBeUndefined();
+    expect((await claimNextLead(store, claim(), { heldForms: ["contact"] }, 6_000))?.id).toBe(held.id);
+    expect((await claimNextLead(store, claim(), { dead: true }, 6_000))?.id).toBe(dead.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 10_000 }, 6_000))?.id).toBe(notDue.id);
   });
 
   it("two servers claiming at once never take the same lead", async () => {
@@ -105,7 +115,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const claimAll = async (from: Store) => {
       const taken: string[] = [];
       for (;;) {
-        const row = await claimNext(from, newClaim(60_000), { pendingDueBy: Date.now() });
+        const row = await claimNextLead(from, newClaim(60_000), { pendingDueBy: Date.now() });
         if (!row) return taken;
         taken.push(row.id);
       }
@@ -119,7 +129,12 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const claim = newClaim(60_000);
     await claimById(store, lead.id, claim);
     const attempt = { at: 5_000, status: 200, failure: null, duration_ms: 12, sender: "pass" };
-    await settle(store, lead, claim, { state: "delivered", delivered_at: 5_000, dedupe_key: null }, [attempt]);
+    await settle(store, {
+      lead,
+      claim,
+      change: { state: "delivered", delivered_at: 5_000, dedupe_key: null },
+      attempts: [attempt],
+    });
 
     expect(await leadById(store, lead.id)).toMatchObject({
       state: "delivered",
@@ -138,16 +153,20 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       state: "pending",
     });
     // A stale failure from a sender whose claim ran out changes nothing.
-    await settle(store, lead, newClaim(1), { state: "pending", last_failure: "status 503" }, []);
+    await settle(store, {
+      lead,
+      claim: newClaim(1),
+      change: { state: "pending", last_failure: "status 503" },
+      attempts: [],
+    });
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", last_failure: null });
     // Nor does a second delivery of it: delivered once, at its first time.
-    await settle(
-      store,
-      { id: lead.id, attempts: 1 },
-      newClaim(1),
-      { state: "delivered", delivered_at: 9_000, dedupe_key: null },
-      [],
-    );
+    await settle(store, {
+      lead: { id: lead.id, attempts: 1 },
+      claim: newClaim(1),
+      change: { state: "delivered", delivered_at: 9_000, dedupe_key: null },
+      attempts: [],
+    });
     expect(await leadById(store, lead.id)).toMatchObject({ state: "delivered", delivered_at: 5_000, attempts: 1 });
   });
 
@@ -156,18 +175,19 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const holder = newClaim(60_000);
     await claimById(store, lead.id, holder);
     const failed = { at: 1, status: 503, failure: "status", duration_ms: 3, sender: "pass" };
-    await settle(
-      store,
+    await settle(store, {
       lead,
-      newClaim(60_000),
-      { state: "pending", last_failure: "status 503", next_attempt_at: 99 },
-      [],
-    );
+      claim: newClaim(60_000),
+      change: { state: "pending", last_failure: "status 503", next_attempt_at: 99 },
+      attempts: [],
+    });
     expect(await leadById(store, lead.id)).toMatchObject({ claimed_by: holder.token, last_failure: null });
-    await settle(store, lead, holder, { state: "pending", last_failure: "status 503", next_attempt_at: 99 }, [
-      failed,
-      failed,
-    ]);
+    await settle(store, {
+      lead,
+      claim: holder,
+      change: { state: "pending", last_failure: "status 503", next_attempt_at: 99 },
+      attempts: [failed, failed],
+    });
     expect(await leadById(store, lead.id)).toMatchObject({
       claimed_by: null,
       last_failure: "status 503",
@@ -181,10 +201,18 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const old = await kept(store);
     const recent = await kept(store);
     const open = await kept(store);
-    await settle(store, old, newClaim(1), { state: "delivered", delivered_at: 1_000, dedupe_key: null }, [
-      { at: 1_000, status: 200, failure: null, duration_ms: 1, sender: "visitor" },
-    ]);
-    await settle(store, recent, newClaim(1), { state: "delivered", delivered_at: 9_000, dedupe_key: null }, []);
+    await settle(store, {
+      lead: old,
+      claim: newClaim(1),
+      change: { state: "delivered", delivered_at: 1_000, dedupe_key: null },
+      attempts: [{ at: 1_000, status: 200, failure: null, duration_ms: 1, sender: "visitor" }],
+    });
+    await settle(store, {
+      lead: recent,
+      claim: newClaim(1),
+      change: { state: "delivered", delivered_at: 9_000, dedupe_key: null },
+      attempts: [],
+    });
 
     expect(await forgetDeliveredPayloads(store, 5_000)).toBe(1);
     expect((await leadById(store, old.id))?.payload).toBeNull();
@@ -198,9 +226,12 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     await store.db.deleteFrom("leads").execute();
     const a = await kept(store);
     const b = await kept(store, { state: "dead", form: "contact" });
-    await settle(store, a, newClaim(1), { state: "delivered", delivered_at: 1, dedupe_key: null }, [
-      { at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" },
-    ]);
+    await settle(store, {
+      lead: a,
+      claim: newClaim(1),
+      change: { state: "delivered", delivered_at: 1, dedupe_key: null },
+      attempts: [{ at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" }],
+    });
     expect((await listLeads(store, { states: ["dead"] })).map((row) => row.id)).toStrictEqual([b.id]);
     expect((await listLeads(store, { form: "waitlist" })).map((row) => row.id)).toStrictEqual([a.id]);
     expect(await dropLead(store, a.id)).toBe(true);

@@ -1,24 +1,14 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
-import type { ExpressionBuilder, Insertable, Updateable } from "kysely";
+import { sql, type Insertable, type Updateable } from "kysely";
+import { unclaimed, type Claim } from "@/server/delivery/claims";
 import type { Store } from "@/server/db/connect";
 import type { Database, LeadAttemptsTable, LeadState, LeadsTable } from "@/server/db/schema";
-import { logEvent, messageOf } from "@/server/log";
-import { processWide } from "@/server/process-wide";
 import type { LeadRow } from "./lead";
-import type { Listener } from "./outcomes";
 
-/** Who holds a lead, and until when: a claim left by a dead process expires and is taken over. */
-export type Claim = { token: string; until: number };
-// A claim outlives its sender's longest wait by this much.
-export const CLAIM_MARGIN_MS = 5_000;
-export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: randomUUID(), until: now + ms });
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = ["leads", "lead_attempts"] as const satisfies readonly (keyof Database)[];
 
 const openStates: LeadState[] = ["pending", "held", "dead"];
-
-/** Nobody holds the lead: it was never claimed, or its claim ran out (the sender that held it died). */
-const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, "leads">) =>
-  eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]);
 
 /** Keeps a new lead, as given; undefined when an open lead with the same values is kept already. */
 function insertLead({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRow | undefined> {
@@ -65,11 +55,13 @@ export function claimById({ db }: Store, id: string, claim: Claim, now = Date.no
 }
 
 /** Which leads a pass takes. Pending ones due by `pendingDueBy`, held ones of forms that have a URL again, dead ones when asked. */
-export type Selection = {
+export type LeadSelection = {
   pendingDueBy?: number;
   heldForms?: readonly string[];
   dead?: boolean;
   skipForms?: readonly string[];
+  /** Only this form's leads (a probe's). */
+  form?: string;
   /** Leads this pass sent already: a pass sends each lead once at most. */
   skipIds?: readonly string[];
 };
@@ -78,7 +70,7 @@ export type Selection = {
  * Claims the open lead that is due first, in one statement: SQLite lets one
  * writer at a time run it, Postgres skips rows another transaction is claiming.
  */
-export function claimNext(store: Store, claim: Claim, selection: Selection, now = Date.now()) {
+export function claimNextLead(store: Store, claim: Claim, selection: LeadSelection, now = Date.now()) {
   const { db, engine } = store;
   const due = db
     .selectFrom("leads")
@@ -95,6 +87,7 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
         eb.or(wanted),
         unclaimed(now)(eb),
         ...(selection.skipForms?.length ? [eb("form", "not in", selection.skipForms)] : []),
+        ...(selection.form === undefined ? [] : [eb("form", "=", selection.form)]),
         ...(selection.skipIds?.length ? [eb("id", "not in", selection.skipIds)] : []),
       ]);
     })
@@ -111,7 +104,10 @@ export function claimNext(store: Store, claim: Claim, selection: Selection, now 
 }
 
 /** The latest of these leads on a form in one of these states, made after `after`. */
-function latestAmong({ db }: Store, ids: readonly string[], form: string, states: LeadState[], after = -1) {
+function latestAmong(
+  { db }: Store,
+  { ids, form, states, after = -1 }: { ids: readonly string[]; form: string; states: LeadState[]; after?: number },
+) {
   if (!ids.length) return Promise.resolve(undefined);
   return db
     .selectFrom("leads")
@@ -131,11 +127,11 @@ function latestAmong({ db }: Store, ids: readonly string[], form: string, states
  * delivered: the lead the number was welcomed under, if any.
  */
 export const latestLeadAmong = (store: Store, form: string, ids: readonly string[], after: number) =>
-  latestAmong(store, ids, form, [...openStates, "delivered"], after);
+  latestAmong(store, { ids, form, states: [...openStates, "delivered"], after });
 
 /** The latest of these leads on a form that waits for a START from the phone, if one does. */
 export const awaitingStartAmong = (store: Store, form: string, ids: readonly string[]) =>
-  latestAmong(store, ids, form, ["awaiting_start"]);
+  latestAmong(store, { ids, form, states: ["awaiting_start"] });
 
 /**
  * A revocation: these leads, if not delivered yet, are never sent. Each loses
@@ -217,10 +213,18 @@ export type AttemptRecord = Omit<LeadAttemptsTable, "lead_id" | "number">;
  */
 export async function settle(
   { db }: Store,
-  lead: { id: string; attempts: number },
-  claim: Claim,
-  change: Updateable<LeadsTable>,
-  attempts: AttemptRecord[],
+  {
+    lead,
+    claim,
+    change,
+    attempts,
+  }: {
+    lead: { id: string; attempts: number };
+    claim: Claim;
+    change: Updateable<LeadsTable>;
+    /** The sender's attempts, in order: numbered after the lead's earlier ones. */
+    attempts: AttemptRecord[];
+  },
 ) {
   await db.transaction().execute(async (trx) => {
     if (attempts.length) {
@@ -247,6 +251,20 @@ export async function settle(
 }
 
 /**
+ * Makes every pending lead of a form due now: its receiver answered again, so
+ * what waits for a later round of the schedule goes out with the next pass.
+ */
+export async function releaseWaiting({ db }: Store, form: string, now: number) {
+  await db
+    .updateTable("leads")
+    .set({ next_attempt_at: now })
+    .where("form", "=", form)
+    .where("state", "=", "pending")
+    .where("next_attempt_at", ">", now)
+    .execute();
+}
+
+/**
  * How many open leads each form has in each state, and when the oldest came
  * in: one grouped query over the open leads (the state index), for the
  * health check and the alerts. Of one form when `form` is given.
@@ -267,20 +285,63 @@ export async function openLeadCounts({ db }: Store, form?: string) {
   }));
 }
 
-export type LeadFilter = { states?: readonly LeadState[]; form?: string };
+/** Which leads: in these states, of this form, only those whose values retention has not emptied yet. */
+export type LeadFilter = { states?: readonly LeadState[]; form?: string; withValues?: boolean };
 
-export function listLeads({ db }: Store, filter: LeadFilter = {}) {
+function filtered({ db }: Store, filter: LeadFilter) {
   return db
     .selectFrom("leads")
-    .selectAll()
     .$if(Boolean(filter.states?.length), (query) => query.where("state", "in", filter.states!))
     .$if(Boolean(filter.form), (query) => query.where("form", "=", filter.form!))
-    .orderBy("created_at")
+    .$if(Boolean(filter.withValues), (query) => query.where("payload", "is not", null));
+}
+
+/** The leads of a filter, oldest first (newest first with `newestFirst`), at most `limit` of them when it is given. */
+export function listLeads(
+  store: Store,
+  filter: LeadFilter = {},
+  { limit, newestFirst = false }: { limit?: number; newestFirst?: boolean } = {},
+) {
+  return filtered(store, filter)
+    .selectAll()
+    .orderBy("created_at", newestFirst ? "desc" : "asc")
+    .orderBy("id", newestFirst ? "desc" : "asc")
+    .$if(limit !== undefined, (query) => query.limit(limit!))
     .execute();
+}
+
+/** How many leads a filter takes in. */
+export async function countLeads(store: Store, filter: LeadFilter = {}) {
+  const row = await filtered(store, filter)
+    .select((eb) => eb.fn.countAll<number | string>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export function attemptsOf({ db }: Store, id: string) {
   return db.selectFrom("lead_attempts").selectAll().where("lead_id", "=", id).orderBy("number").execute();
+}
+
+/**
+ * The leads of a form whose kept payload holds this text, ignoring case
+ * (a name typed in the console's search): at most `limit`, newest first. A
+ * delivered lead past retention has no payload, so it is found by its number
+ * only. `%`, `_` and `\\` in the text are matched as themselves.
+ */
+export async function leadIdsHolding(
+  { db }: Store,
+  { form, text, limit }: { form: string; text: string; limit: number },
+) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const rows = await db
+    .selectFrom("leads")
+    .select("id")
+    .where("form", "=", form)
+    .where((eb) => eb(eb.fn("lower", ["payload"]), "like", sql<string>`${pattern} escape '\\'`))
+    .orderBy("created_at", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** Deletes one lead and its delivery log; false when there is none. */
@@ -313,28 +374,4 @@ export async function forgetUnrenewedSignups({ db }: Store, cutoff: number) {
     .where("created_at", "<", cutoff)
     .executeTakeFirst();
   return Number(numUpdatedRows);
-}
-
-// Process-wide, so an outage is logged and told once, not once per bundle.
-const shared = processWide("lead-store", () => ({ down: false, since: 0 }));
-
-/**
- * The store failed (unreachable Postgres, a full disk, a read-only file):
- * the lead still goes out, and the operator hears of it once per outage
- * (the log, and `listener`), not once per post.
- */
-export function storeFailed(listener: Listener, error: unknown, facts: object = {}) {
-  if (shared.down) return;
-  shared.down = true;
-  shared.since = Date.now();
-  logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
-  listener.storeChanged({ state: "down", since: shared.since });
-}
-
-/** The store answered: the next failure is a new outage. */
-export function storeAnswered(listener: Listener) {
-  if (!shared.down) return;
-  shared.down = false;
-  logEvent("info", { event: "lead_store_recovered" });
-  listener.storeChanged({ state: "up", since: shared.since, now: Date.now() });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { leadFacts, leadKey, leadOf, newWebhookId, rowOf, type LeadRow } from "./lead";
+import { leadFacts, leadKey, leadOf, rowOf, type LeadRow } from "./lead";
+import { newWebhookId } from "@/server/delivery/claims";
 
 const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
   id: "msg_abc-1",

@@ -1,5 +1,5 @@
 import "server-only";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Selectable } from "kysely";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { isFormName, type FormName } from "@/lib/forms";
@@ -24,9 +24,6 @@ export type Lead = {
   nextAttemptAt: number;
   lastFailure?: string;
 };
-
-/** A fresh webhook-id: one per lead, kept by every attempt and every redelivery. */
-export const newWebhookId = () => `msg_${randomUUID()}`;
 
 function objectOf(json: string | null) {
   if (!json) return undefined;

@@ -4,11 +4,11 @@ import { alertsSettled, operatorAlerts } from "@/server/alerts/alerts";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { storeFailed } from "./lead-store";
-import type { Listener, Outcome, StoreChange } from "./outcomes";
+import { storeFailed } from "@/server/delivery/store-outage";
+import type { Listener, Outcome, StoreChange } from "@/server/delivery/outcomes";
 import { dueNow, redeliveryPass, type PassOptions } from "./pass";
 import type { Claimed } from "./send";
-import { submitLead, type Submission } from "./submit-lead";
+import { submitLead, type Submission } from "@/server/signups/submit-lead";
 
 const receiver = setupWebhookReceiver();
 
@@ -16,7 +16,7 @@ const receiver = setupWebhookReceiver();
 function recorder() {
   const heard: (Outcome | StoreChange["state"])[] = [];
   const listener: Listener = {
-    settled: (_store, _form, outcome) => heard.push(outcome),
+    settled: (_store, { outcome }) => heard.push(outcome),
     storeChanged: (change) => heard.push(change.state),
   };
   return { heard, listener };
@@ -43,7 +43,7 @@ describe("who hears what a sender learns", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     vi.spyOn(console, "info").mockImplementation(() => {});
     const { heard, listener } = recorder();
-    const { storeAnswered } = await import("./lead-store");
+    const { storeAnswered } = await import("@/server/delivery/store-outage");
     storeFailed(listener, new Error("disk I/O error"));
     storeFailed(listener, new Error("disk I/O error"));
     storeAnswered(listener);

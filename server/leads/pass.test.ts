@@ -5,9 +5,11 @@ import { readEnv } from "@/server/env";
 import { setupLeadSending } from "@/tests/support/lead-sending";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import * as leadStore from "./lead-store";
-import { newClaim, claimById, attemptsOf, insertClaimed } from "./lead-store";
-import { dueNow, PAUSE_AFTER_FAILURES, redeliveryPass } from "./pass";
-import { nextAttemptAfter } from "./retry-policy";
+import { newClaim } from "@/server/delivery/claims";
+import { claimById, attemptsOf, insertClaimed } from "./lead-store";
+import { PAUSE_AFTER_FAILURES } from "@/server/delivery/pass";
+import { dueNow, redeliveryPass } from "./pass";
+import { nextAttemptAfter } from "@/server/delivery/retry-policy";
 import { operatorAlerts } from "@/server/alerts/alerts";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
@@ -215,13 +217,12 @@ describe("a visitor's submission", () => {
     const visitor = send(body);
     // The pass delivers once the visitor is seen waiting on the lead: simulated by recording the delivery under its claim.
     await vi.waitFor(() => expect(polls.mock.calls.some(([, id]) => id === first.webhookId)).toBe(true));
-    await leadStore.settle(
-      await store(),
-      { id: first.webhookId, attempts: 3 },
-      taken,
-      { state: "delivered", delivered_at: Date.now(), dedupe_key: null },
-      [],
-    );
+    await leadStore.settle(await store(), {
+      lead: { id: first.webhookId, attempts: 3 },
+      claim: taken,
+      change: { state: "delivered", delivered_at: Date.now(), dedupe_key: null },
+      attempts: [],
+    });
     expect(await visitor).toMatchObject({ ok: true, via: "webhook", webhookId: first.webhookId, attempts: 0 });
     expect(receiver.withName(body.name)).toHaveLength(sentBefore);
     expect(sentBefore).toBe(3);

@@ -4,6 +4,7 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
 import { submitted } from "@/tests/support/lead-sending";
+import { failureOf } from "@/server/delivery/failures";
 
 const receiver = setupWebhookReceiver();
 let token = 0;
@@ -140,5 +141,41 @@ describe("retries", () => {
     // The limit checks took 800 ms of the visitor's 1,000: 200 are left for an answer that takes 600.
     const delivery = await submitted("waitlist", body, { started: performance.now() - 800 });
     expect(delivery).toMatchObject({ ok: false, reason: "timeout", attempts: 1 });
+  });
+});
+
+describe("failureOf: why an attempt failed, as the operator reads it", () => {
+  const refused = (status: number, body: string) => ({ ok: false, reason: "status", status, body });
+
+  it("names the status and the word the workflow gave, with Twilio's status when it names one", () => {
+    expect(failureOf(refused(401, JSON.stringify({ error: "signature" })))).toBe("status 401 signature");
+    expect(failureOf(refused(503, JSON.stringify({ texted: false, error: "twilio_refused", twilioStatus: 401 })))).toBe(
+      "status 503 twilio_refused 401",
+    );
+    expect(failureOf(refused(503, JSON.stringify({ error: "twilio_unreachable" })))).toBe(
+      "status 503 twilio_unreachable",
+    );
+    expect(failureOf({ ok: false, reason: "timeout" })).toBe("timeout");
+    expect(failureOf({ ok: true, status: 200, body: JSON.stringify({ error: "signature" }) })).toBeUndefined();
+  });
+
+  it("takes nothing else from a body: not a sentence, markup, a control character, a long word or a status that is not one", () => {
+    for (const error of ["Bad signature", "<b>x</b>", "sig\u001b[2Jnature", "a".repeat(41), "Signature", 42, null])
+      expect(failureOf(refused(401, JSON.stringify({ error }))), String(error)).toBe("status 401");
+    expect(failureOf(refused(401, "signature"))).toBe("status 401");
+    expect(failureOf(refused(502, "<html>Bad gateway</html>"))).toBe("status 502");
+    expect(failureOf(refused(401, "null"))).toBe("status 401");
+    for (const twilioStatus of [99, 600, 401.5, "401", "401; rm -rf"])
+      expect(
+        failureOf(refused(503, JSON.stringify({ error: "twilio_refused", twilioStatus }))),
+        String(twilioStatus),
+      ).toBe("status 503 twilio_refused");
+    // The edges that are kept: one letter, 40 characters, digits and underscores after the first letter; 100 and 599.
+    expect(failureOf(refused(400, JSON.stringify({ error: "a" })))).toBe("status 400 a");
+    expect(failureOf(refused(400, JSON.stringify({ error: `b${"_9".repeat(19)}x` })))).toBe(
+      `status 400 b${"_9".repeat(19)}x`,
+    );
+    expect(failureOf(refused(503, JSON.stringify({ error: "e", twilioStatus: 100 })))).toBe("status 503 e 100");
+    expect(failureOf(refused(503, JSON.stringify({ error: "e", twilioStatus: 599 })))).toBe("status 503 e 599");
   });
 });

@@ -3,19 +3,22 @@ import type { Updateable } from "kysely";
 import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { type ServerEnv } from "@/server/env";
-import { readWebhook, type WebhookSettings } from "@/server/webhook-settings";
+import { readWebhook, type WebhookSettings } from "@/server/delivery/receiver-settings";
 import { logEvent } from "@/server/log";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
-import type { Listener, Outcome } from "./outcomes";
-import { settle, storeAnswered, storeFailed, type AttemptRecord, type Claim } from "./lead-store";
-import { postJson, type AttemptResult } from "@/server/webhooks/post-json";
-import { backoffMs, isTransient, nextAttemptAfter } from "./retry-policy";
-import { signatureHeaders } from "@/server/webhooks/signing";
+import type { Listener, Outcome } from "@/server/delivery/outcomes";
+import { settle, type AttemptRecord } from "./lead-store";
+import { storeAnswered, storeFailed } from "@/server/delivery/store-outage";
+import { type Claim } from "@/server/delivery/claims";
+import { failureOf } from "@/server/delivery/failures";
+import type { AttemptResult } from "@/server/delivery/post-json";
+import { backoffMs, isTransient, nextAttemptAfter } from "@/server/delivery/retry-policy";
+import { postSigned } from "@/server/delivery/signed-post";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
-/** Who sends: the visitor waiting for an answer, a redelivery pass, or the operator's command. */
-export type Sender = "visitor" | "pass" | "operator";
+/** Who sends: the visitor's own post, a pass, the operator's command, or a pass's probe of a failing receiver. */
+export type Sender = "visitor" | "pass" | "operator" | "probe";
 
 export type Delivery = {
   /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
@@ -33,14 +36,14 @@ export type Delivery = {
   | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number }
 );
 
-type Answer =
+type SenderAnswer =
   { ok: true; status?: number } | { ok: false; reason: Extract<Delivery, { ok: false }>["reason"]; status?: number };
 
 /** The one way a Delivery is made: what a sender answers, with its time counted from `started`. */
 export function deliveryOf(
   webhookId: string,
   started: number,
-  answer: Answer,
+  answer: SenderAnswer,
   { via = "webhook", attempts = 0 }: { via?: Delivery["via"]; attempts?: number } = {},
 ): Delivery {
   return { webhookId, via, attempts, durationMs: Math.round(performance.now() - started), ...answer };
@@ -52,54 +55,25 @@ export type Sent = { state: Exclude<LeadState, "revoked" | "awaiting_start"> | "
 // An attempt shorter than this is not worth starting.
 const MIN_ATTEMPT_MS = 250;
 
-/** Why an attempt failed, for the operator: a status or a kind of failure, never a body. */
-export const failureOf = (result: { ok: boolean; reason?: string; status?: number }) =>
-  result.ok ? undefined : result.status !== undefined ? `${result.reason} ${result.status}` : result.reason;
-
-/**
- * Sent with a redelivery, when an earlier attempt under the same webhook-id
- * may have reached the receiver (it was posted, whatever came back): the Unix
- * time in seconds from which that attempt's effect may be found. The SMS
- * workflow asks Twilio whether it texted the number since then before it
- * texts again, where its own memory of webhook-ids has no answer.
- */
-const REDELIVERY_SINCE_HEADER = "sous-redelivery-since";
-
-/**
- * One signed, authenticated POST of a body, with the secrets and auth header
- * in force now: a redelivery a day later is signed with the current secrets.
- * The launch invitations send through it too, reading the answer.
- * `redeliverySince` (ms since the epoch) marks a redelivery.
- */
-export function postSigned(
-  webhook: WebhookSettings & { url: string },
-  webhookId: string,
-  body: string,
-  timeoutMs: number,
-  options: { readAnswer?: boolean; redeliverySince?: number } = {},
-) {
-  const { redeliverySince, ...reading } = options;
-  const headers = {
-    ...(webhook.auth ? { [webhook.auth.name]: webhook.auth.value } : {}),
-    ...(webhook.secrets ? signatureHeaders(webhookId, body, webhook.secrets) : {}),
-    ...(redeliverySince === undefined ? {} : { [REDELIVERY_SINCE_HEADER]: String(Math.floor(redeliverySince / 1000)) }),
-  };
-  return postJson(webhook.url, body, headers, timeoutMs, reading);
-}
-
 /**
  * Posts a body until it is acknowledged, a failure will not change by
  * itself, or the time runs out. The visitor's sender retries transient
  * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`
  * (performance.now()); a pass or the operator makes one attempt.
  */
-async function attemptAll(
-  webhook: WebhookSettings & { url: string },
-  { id, body, attempts, createdAt }: Pick<Lead, "id" | "body" | "attempts" | "createdAt">,
-  env: ServerEnv,
-  sender: Sender,
-  started: number,
-) {
+async function attemptAll({
+  webhook,
+  lead: { id, body, attempts, createdAt },
+  env,
+  sender,
+  started,
+}: {
+  webhook: WebhookSettings & { url: string };
+  lead: Pick<Lead, "id" | "body" | "attempts" | "createdAt">;
+  env: ServerEnv;
+  sender: Sender;
+  started: number;
+}) {
   const left = () => env.WEBHOOK_DEADLINE_MS - (performance.now() - started);
   const records: AttemptRecord[] = [];
   for (;;) {
@@ -108,7 +82,12 @@ async function attemptAll(
     const at = Date.now();
     // After any earlier attempt, the receiver may have acted on it: the lead's own time bounds where to look.
     const redeliverySince = attempts + records.length > 0 ? createdAt : undefined;
-    const result = await postSigned(webhook, id, body, Math.max(1, Math.round(timeoutMs)), { redeliverySince });
+    const result = await postSigned(webhook, {
+      webhookId: id,
+      body,
+      timeoutMs: Math.max(1, Math.round(timeoutMs)),
+      redeliverySince,
+    });
     records.push({
       at,
       status: "status" in result ? result.status : null,
@@ -125,8 +104,13 @@ async function attemptAll(
   }
 }
 
-/** Where a failed lead goes: the visitor's failure keeps its place in the schedule; a round of a pass moves it on. */
+/**
+ * Where a failed lead goes: the visitor's failure keeps its place in the
+ * schedule, and so does a probe's (sent ahead of its schedule, it spends
+ * none of it); a round of a pass moves it on.
+ */
 function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
+  if (sender === "probe") return { state: "pending", next_attempt_at: lead.nextAttemptAt };
   const firstDelay = now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000;
   if (sender === "visitor") {
     const keepsPlace = lead.state === "pending" && lead.attempts > 0;
@@ -165,7 +149,7 @@ async function recordSettlement(
 ) {
   if (!store) return false;
   try {
-    await settle(store, row, claim, change, records);
+    await settle(store, { lead: row, claim, change, attempts: records });
     await store.durable();
     storeAnswered(listener);
     return true;
@@ -196,7 +180,8 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
   }
 
   // The listener (the alerts) hears what the lead's fate says about its receiver.
-  const tell = (outcome: Outcome) => store && listener.settled(store, lead.form, outcome, env);
+  const tell = (outcome: Outcome, failure?: string) =>
+    store && listener.settled(store, { receiver: lead.form, outcome, env, failure });
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
     await recordSettlement(claimed, { state: "held", next_attempt_at: lead.createdAt }, []);
@@ -204,7 +189,13 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
     return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
   }
 
-  const { result, records } = await attemptAll({ ...webhook, url: webhook.url }, lead, env, sender, started);
+  const { result, records } = await attemptAll({
+    webhook: { ...webhook, url: webhook.url },
+    lead,
+    env,
+    sender,
+    started,
+  });
   const now = Date.now();
   const sent = { ...lead, attempts: lead.attempts + records.length };
   const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
@@ -222,7 +213,7 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
 
   const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
   const kept = await recordSettlement(claimed, change, records);
-  if (kept) tell(change.state === "dead" ? "dead" : "pending");
+  if (kept) tell(change.state === "dead" ? "dead" : "pending", change.last_failure);
   if (change.state === "dead") {
     logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
     return { state: "dead", delivery };

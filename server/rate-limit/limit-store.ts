@@ -2,6 +2,10 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import type { Store } from "@/server/db/connect";
+import type { Database } from "@/server/db/schema";
+
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = ["limit_counts"] as const satisfies readonly (keyof Database)[];
 
 /** A limit's window: how many points, over how many seconds. */
 export type Window = { name: string; points: number; duration: number };

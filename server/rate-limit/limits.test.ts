@@ -6,7 +6,7 @@ import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { freePort } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
 import { processWide } from "@/server/process-wide";
-import { checkLimits, connectLimitStore } from "./limits";
+import { checkLimits, connectLimitStore, consoleLimits, consumeConsoleAttempt } from "./limits";
 import { envOf } from "@/tests/support/check-schema";
 
 /** The key a count of `value` has under `secret`, computed here apart from the server's code. */
@@ -79,6 +79,38 @@ describe("checkLimits without Redis", () => {
     for (let i = 0; i < 5; i += 1)
       await checkLimits({ formName: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
+  });
+});
+
+describe("the console's attempts, without Redis", () => {
+  it("take 20 ceremonies from an address and 10 answers for an operator in 10 minutes, kept in the database under the HMAC; another address or operator is counted apart", async () => {
+    const secret = "k".repeat(32);
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }));
+    const address = freshAddress();
+    for (let attempt = 1; attempt <= 20; attempt += 1)
+      expect(await consumeConsoleAttempt("address", address, env), `attempt ${attempt}`).toStrictEqual({ ok: true });
+    // A restart forgets nothing of it.
+    processWide("rate-limits", () => ({ limiters: new Map() })).limiters.clear();
+    const refused = await consumeConsoleAttempt("address", address, env);
+    expect(refused).toMatchObject({ ok: false });
+    expect(refused.ok === false && refused.retryAfterSeconds).toBeGreaterThan(590);
+    expect(refused.ok === false && refused.retryAfterSeconds).toBeLessThanOrEqual(600);
+    expect(await consumeConsoleAttempt("address", freshAddress(), env)).toStrictEqual({ ok: true });
+
+    const operator = `op_${uniquePhone()}`;
+    for (let attempt = 1; attempt <= 10; attempt += 1)
+      expect(await consumeConsoleAttempt("operator", operator, env)).toStrictEqual({ ok: true });
+    expect(await consumeConsoleAttempt("operator", operator, env)).toMatchObject({ ok: false });
+    expect(await consumeConsoleAttempt("operator", `${operator}x`, env)).toStrictEqual({ ok: true });
+
+    // Kept as the HMAC of the value, never the value.
+    const store = await database(env);
+    const keys = (await store.db.selectFrom("limit_counts").select("key").execute()).map((row) => row.key);
+    const { name, points, duration } = consoleLimits.operator;
+    const rowKey = (value: string) =>
+      createHash("sha256").update(`${name}\n${points}\n${duration}\n${value}`).digest("hex");
+    expect(keys).toContain(rowKey(hmacKey(secret, operator)));
+    expect(keys).not.toContain(rowKey(operator));
   });
 });
 

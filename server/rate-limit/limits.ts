@@ -10,7 +10,8 @@ import { processWide } from "@/server/process-wide";
 import { database, type Store } from "@/server/db/connect";
 import { consumeInDatabase, rewardInDatabase } from "./limit-store";
 
-export type LimiterName = "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily`;
+export type LimiterName =
+  "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily` | "console_address" | "console_operator";
 
 export type LimitCheck =
   | {
@@ -156,7 +157,7 @@ function databaseLimiter(spec: LimiterSpec, env: ServerEnv, memory: RateLimiterA
 }
 
 // The limits that count one person, whom a restart must not forget.
-const perPerson = new Set<LimiterName>(["phone", "email"]);
+const perPerson = new Set<LimiterName>(["phone", "email", "console_address", "console_operator"]);
 
 /**
  * One limiter per rule and setting, made on first use and kept. With REDIS_URL
@@ -278,4 +279,32 @@ export async function checkLimits(subject: Subject, env: ServerEnv): Promise<Lim
       await giveBack(taken.filter(({ rule }) => rule.spec.name === "address"));
     },
   };
+}
+
+/**
+ * The console's doors (passkey sign-in, enrolment, setup): each ceremony
+ * started counts against its address, 20 in 10 minutes; each answer that
+ * names an operator (the passkey's or the link's) against that operator, 10
+ * in 10 minutes. Counted where a restart does not forget them (Redis, else
+ * the database) and under RATE_LIMIT_KEY_SECRET's HMAC, as the forms' are.
+ */
+export const consoleLimits = {
+  address: { name: "console_address", points: 20, duration: 600 },
+  operator: { name: "console_operator", points: 10, duration: 600 },
+} as const satisfies Record<string, LimiterSpec>;
+
+/** Counts one console attempt; how long to wait when it is one too many. */
+export async function consumeConsoleAttempt(
+  kind: keyof typeof consoleLimits,
+  value: string,
+  env: ServerEnv,
+): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
+  const spec = consoleLimits[kind];
+  try {
+    await limiter(spec, env).consume(personKey(value, env));
+    return { ok: true };
+  } catch (refusal) {
+    if (!(refusal instanceof RateLimiterRes)) throw refusal;
+    return { ok: false, retryAfterSeconds: Math.ceil(refusal.msBeforeNext / 1000) };
+  }
 }

@@ -40,7 +40,7 @@ describe("the cron route", () => {
     }
   });
 
-  it("runs one redelivery pass for Vercel Cron: a due lead is delivered, and the answer says so", async () => {
+  it("runs one tick of every task for Vercel Cron: a due lead is delivered, and the answer says so", async () => {
     vi.stubEnv("CRON_SECRET", secret);
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
     vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
@@ -52,27 +52,33 @@ describe("the cron route", () => {
     const response = await call(`Bearer ${secret}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toStrictEqual({
-      delivered: 1,
-      pending: 0,
-      dead: 0,
-      held: 0,
-      unreadable: 0,
-      paused: [],
-      budgetSpent: false,
+      retention: expect.objectContaining({ ran: expect.any(Boolean) }),
+      leads: { delivered: 1, pending: 0, dead: 0, held: 0, unreadable: 0, paused: [], budgetSpent: false, probed: [] },
       // No INVITE_WEBHOOK_URL: the launch invitations wait.
-      invitations: { texted: 0, refused: 0, skipped: 0, waiting: 0, failed: 0, retrying: 0, budgetSpent: false },
+      invitations: {
+        texted: 0,
+        refused: 0,
+        skipped: 0,
+        waiting: 0,
+        failed: 0,
+        retrying: 0,
+        paused: [],
+        budgetSpent: false,
+        probed: [],
+      },
+      "alerts review": { reviewed: true },
     });
     expect(response.headers.get("cache-control")).toBe("no-store");
     expect(receiver.withName(body.name).map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
     expect(await leadById(await database(readEnv()), first.webhookId)).toMatchObject({ state: "delivered" });
     // Nothing is due any more: a second call sends nothing.
-    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 0 });
+    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ leads: { delivered: 0 } });
     expect(receiver.withName(body.name)).toHaveLength(4);
     const passes = vi
       .mocked(console.info)
       .mock.calls.map((line) => JSON.parse(String(line[0])) as Record<string, unknown>)
-      .filter((line) => line.event === "redelivery_pass");
-    expect(passes[0]).toMatchObject({ event: "redelivery_pass", via: "cron", delivered: 1 });
+      .filter((line) => line.event === "scheduled_task");
+    expect(passes).toStrictEqual([expect.objectContaining({ task: "leads", via: "cron", delivered: 1 })]);
   });
 
   it("starts no attempt when an attempt could outlast the function: its budget is the time left after one", async () => {
@@ -84,10 +90,12 @@ describe("the cron route", () => {
     await makeDue(first.webhookId);
     // 60 s of the function's 60 s for one attempt: nothing left to start one in.
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "60000");
-    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 0, budgetSpent: true });
+    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ leads: { delivered: 0, budgetSpent: true } });
     expect(receiver.withName(body.name)).toHaveLength(3);
     // The same lead with a 4 s attempt: the pass has 51 s, and sends it (the test above).
     vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "4000");
-    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({ delivered: 1, budgetSpent: false });
+    expect(await (await call(`Bearer ${secret}`)).json()).toMatchObject({
+      leads: { delivered: 1, budgetSpent: false },
+    });
   });
 });

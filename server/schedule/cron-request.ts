@@ -2,9 +2,8 @@ import "server-only";
 import { alertsSettled } from "@/server/alerts/alerts";
 import { jsonAnswer, plainAnswer } from "@/server/http/answers";
 import { bearerMatches } from "@/server/http/bearer";
-import { scheduledPass } from "@/server/schedule/redelivery";
+import { runTasks, taskNames } from "@/server/schedule/scheduler";
 import { readEnv } from "@/server/env";
-import { logEvent } from "@/server/log";
 
 // The pass stops starting attempts well before Vercel stops the function.
 /** Vercel stops a function after this many seconds: the route exports it as its maxDuration. */
@@ -12,7 +11,7 @@ export const cronMaxDurationSeconds = 60;
 const SAFETY_MS = 5_000;
 
 /**
- * One redelivery pass, for hosts where no server process stays up (Vercel):
+ * One tick of the schedule, every task, for hosts where no server process stays up (Vercel):
  * vercel.json's cron calls it with "Authorization: Bearer <CRON_SECRET>".
  * Without CRON_SECRET the route does not exist.
  */
@@ -27,9 +26,8 @@ export async function cronRequest(request: Request) {
     0,
     Math.min(env.REDELIVERY_PASS_BUDGET_MS, cronMaxDurationSeconds * 1000 - env.WEBHOOK_ATTEMPT_TIMEOUT_MS - SAFETY_MS),
   );
-  const summary = await scheduledPass(env, { budgetMs });
-  // Vercel may freeze the function once it answers: the pass's alerts go out first.
+  const summary = await runTasks(taskNames, { env, via: "cron", budgetMs });
+  // Vercel may freeze the function once it answers: the tick's alerts go out first.
   await alertsSettled();
-  logEvent("info", { event: "redelivery_pass", via: "cron", ...summary });
   return jsonAnswer(summary);
 }

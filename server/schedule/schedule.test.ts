@@ -2,18 +2,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { queueWave } from "@/server/invitations/waves";
-import { newWebhookId } from "@/server/leads/lead";
+import { newWebhookId } from "@/server/delivery/claims";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
-import { numberUnder, openPrefix } from "@/tests/support/open-zone";
-import { readEnv } from "@/server/env";
+import { numberUnder, openPrefix, specCountries } from "@/tests/support/open-zone";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
 import { attemptsOf } from "@/server/leads/lead-store";
-import { finishRedelivery, redeliveryTick, scheduledPass, startRedelivery, stopRedelivery } from "./redelivery";
+import { finishSchedule, runTasks, scheduleTick, startSchedule, stopSchedule, taskNames } from "./scheduler";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/alerts/alert-store";
 import { alertsSettled } from "@/server/alerts/alerts";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
+
+/** A tick of every task, as the timer runs it. */
+const everyTask = (options: { budgetMs?: number } = {}) => runTasks(taskNames, { via: "timer", ...options });
 
 // Retention runs at most every ten minutes per process: each test that wants it moves the clock on past that.
 let clock = Date.now();
@@ -25,6 +27,19 @@ function clockAt(at: number) {
 }
 /** Sets the clock eleven minutes past the last time the tests set: retention is due. */
 const retentionDue = () => clockAt(Math.max(clock, Date.now()) + 11 * 60_000);
+
+/** A lead due now whose receiver never answers: each attempt waits `timeoutMs` (WEBHOOK_ATTEMPT_TIMEOUT_MS). */
+async function hangingLead(timeoutMs: number) {
+  vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", String(timeoutMs));
+  const body = payload("[hang]");
+  await (
+    await store()
+  ).db
+    .insertInto("leads")
+    .values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null, next_attempt_at: 0 }))
+    .execute();
+  return body;
+}
 
 /** A body the visitor sent (and that failed, with "[fail=3]"), made due now. */
 async function sentAndDue(body: Record<string, unknown>) {
@@ -46,7 +61,7 @@ describe("retention, with a scheduled pass", () => {
     const recentBody = payload();
     const recent = await send(recentBody);
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered", payload: null });
     expect(await row(recent.webhookId)).toMatchObject({ state: "delivered", payload: JSON.stringify(recentBody) });
     expect(await attemptsOf(db, delivery.webhookId)).toHaveLength(1);
@@ -68,7 +83,7 @@ describe("retention of sign-ups that wait for a START", () => {
       ])
       .execute();
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(await row(old.id)).toMatchObject({
       state: "revoked",
       payload: null,
@@ -81,7 +96,7 @@ describe("retention of sign-ups that wait for a START", () => {
     ]);
     // Nothing old left: no line, and the young one still waits.
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(logged("unrenewed_signups_forgotten")).toHaveLength(1);
     expect(await row(young.id)).toMatchObject({ state: "awaiting_start" });
   });
@@ -92,7 +107,7 @@ describe("retention, with a pass", () => {
     const delivery = await send(payload());
     // Retention ran: nothing was old enough.
     const ran = retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     const { db } = await store();
     await db
       .updateTable("leads")
@@ -101,16 +116,16 @@ describe("retention, with a pass", () => {
       .execute();
     // Nine minutes since that run: not yet.
     clockAt(ran + 9 * 60_000);
-    await scheduledPass(readEnv());
+    await everyTask();
     expect((await row(delivery.webhookId))?.payload).not.toBeNull();
     // Ten: it runs, and forgets.
     clockAt(ran + 10 * 60_000);
-    await scheduledPass(readEnv());
+    await everyTask();
     expect((await row(delivery.webhookId))?.payload).toBeNull();
     expect(logged("lead_payloads_forgotten")).toHaveLength(1);
     // Run again with nothing old left: no line.
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(logged("lead_payloads_forgotten")).toHaveLength(1);
     expect(logged("consents_forgotten")).toStrictEqual([]);
   });
@@ -153,7 +168,7 @@ describe("consent retention, with a pass", () => {
       })
       .execute();
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
 
     expect(
       (await db.selectFrom("consents").select("id").where("id", "in", ["c-old", "c-kept"]).execute()).map(
@@ -173,7 +188,7 @@ describe("consent retention, with a pass", () => {
       .values(consent("c-old-2", now - 1_462 * day))
       .execute();
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
   });
 });
@@ -185,27 +200,29 @@ describe("a scheduled pass", () => {
     // What the visitor's failure told is forgotten: only the pass can tell it again.
     await (await store()).db.deleteFrom("receivers").execute();
     expect(await failingReceivers(await store())).toStrictEqual([]);
-    expect(await scheduledPass(readEnv())).toMatchObject({ pending: 1 });
+    expect((await everyTask()).leads).toMatchObject({ pending: 1 });
     await alertsSettled();
     expect((await failingReceivers(await store())).map(({ form }) => form)).toStrictEqual(["waitlist"]);
   });
 
-  it("counts the time retention took against the pass's budget", async () => {
+  it("counts the time retention took against each sending task's budget", async () => {
     const body = payload("[fail=3]");
     await sentAndDue(body);
-    // Retention took the whole budget and more (the clock read before and after it): the pass starts no attempt.
-    vi.spyOn(performance, "now").mockReturnValueOnce(0).mockReturnValueOnce(1_000);
-    expect(await scheduledPass(readEnv(), { budgetMs: 500 })).toMatchObject({ budgetSpent: true, delivered: 0 });
+    // Retention took the whole budget and more (the clock read when the tick began, when retention began, after
+    // it): the lead task starts no attempt, and nor does the invitations'.
+    vi.spyOn(performance, "now").mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(1_000);
+    const spent = await everyTask({ budgetMs: 500 });
+    expect(spent.leads).toMatchObject({ budgetSpent: true, delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(3);
-    // The same pass with the budget left: the lead goes out.
-    vi.spyOn(performance, "now").mockReturnValueOnce(0).mockReturnValueOnce(0);
-    expect(await scheduledPass(readEnv(), { budgetMs: 5_000 })).toMatchObject({ delivered: 1 });
+    // The same tick with the budget left: the lead goes out.
+    vi.spyOn(performance, "now").mockReturnValueOnce(0).mockReturnValueOnce(0).mockReturnValueOnce(0);
+    expect((await everyTask({ budgetMs: 5_000 })).leads).toMatchObject({ delivered: 1 });
   });
 });
 
 describe("the redelivery timer", () => {
   afterEach(() => {
-    stopRedelivery();
+    stopSchedule();
     vi.useRealTimers();
   });
 
@@ -215,7 +232,7 @@ describe("the redelivery timer", () => {
     const plain = setInterval(() => {}, 60_000);
     expect(timers()).toBe(before + 1);
     clearInterval(plain);
-    startRedelivery();
+    startSchedule();
     expect(timers()).toBe(before);
   });
 
@@ -223,11 +240,11 @@ describe("the redelivery timer", () => {
     const body = payload("[fail=3]");
     const lead = await sentAndDue(body);
     receiver.slow(600);
-    const tick = redeliveryTick();
+    const tick = scheduleTick();
     // The pass's attempt is at the receiver, which answers in 600 ms.
     await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(4), { timeout: 5_000 });
     let finished = false;
-    const finishing = finishRedelivery().then(() => (finished = true));
+    const finishing = finishSchedule().then(() => (finished = true));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(finished).toBe(false);
     await finishing;
@@ -235,12 +252,12 @@ describe("the redelivery timer", () => {
     expect(await row(lead.webhookId)).toMatchObject({ state: "delivered" });
     expect(await tick).toBe(true);
     // Stopping: no pass starts after it.
-    expect(await redeliveryTick()).toBe(false);
+    expect(await scheduleTick()).toBe(false);
     receiver.slow(undefined);
     // A server that starts again runs passes again (and the next test finds the timer as a new server would).
-    startRedelivery();
-    stopRedelivery();
-    expect(await redeliveryTick()).toBe(true);
+    startSchedule();
+    stopSchedule();
+    expect(await scheduleTick()).toBe(true);
   });
 
   it("runs a tick every REDELIVERY_POLL_MS, once however often it is started", async () => {
@@ -248,8 +265,8 @@ describe("the redelivery timer", () => {
     vi.stubEnv("REDELIVERY_POLL_MS", "100");
     const body = payload("[fail=3]");
     const first = await sentAndDue(body);
-    startRedelivery();
-    startRedelivery();
+    startSchedule();
+    startSchedule();
     expect(vi.getTimerCount()).toBe(1);
     // Not before its interval; after it, the tick's pass delivers.
     vi.advanceTimersByTime(99);
@@ -258,10 +275,10 @@ describe("the redelivery timer", () => {
     await vi.waitFor(async () => expect(await row(first.webhookId)).toMatchObject({ state: "delivered" }), {
       timeout: 5_000,
     });
-    stopRedelivery();
+    stopSchedule();
     expect(vi.getTimerCount()).toBe(0);
     // The interval's pass may still be finishing (its receivers' review): the next test's tick must not find it running.
-    while (!(await redeliveryTick())) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!(await scheduleTick())) await new Promise((resolve) => setTimeout(resolve, 20));
   });
 
   it.each([
@@ -280,10 +297,10 @@ describe("the redelivery timer", () => {
     await (await store()).db.insertInto("leads").values(lead).execute();
     setUp();
     const began = Date.now();
-    expect(await redeliveryTick()).toBe(true);
-    const [line, ...more] = logged("redelivery_pass");
+    expect(await scheduleTick()).toBe(true);
+    const [line, ...more] = logged("scheduled_task");
     expect(more).toStrictEqual([]);
-    expect(line).toMatchObject({ level: "info", via: "timer", [outcome]: 1 });
+    expect(line).toMatchObject({ level: "info", task: "leads", via: "timer", [outcome]: 1 });
     expect(line.durationMs).toBeLessThanOrEqual(Date.now() - began);
     expect(await row(lead.id)).toMatchObject({ state: outcome === "unreadable" ? "dead" : outcome });
   });
@@ -291,49 +308,48 @@ describe("the redelivery timer", () => {
   it("sends due leads on its ticks, and logs a tick only when its pass did something", async () => {
     const body = payload("[fail=3]");
     const first = await sentAndDue(body);
-    expect(await redeliveryTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
     expect(await row(first.webhookId)).toMatchObject({ state: "delivered" });
     expect(receiver.withName(body.name)).toHaveLength(4);
-    expect(logged("redelivery_pass")).toStrictEqual([
-      expect.objectContaining({ via: "timer", delivered: 1, pending: 0, durationMs: expect.any(Number) }),
+    expect(logged("scheduled_task")).toStrictEqual([
+      expect.objectContaining({
+        task: "leads",
+        via: "timer",
+        delivered: 1,
+        pending: 0,
+        durationMs: expect.any(Number),
+      }),
     ]);
-    // Two more ticks ran a pass each, with nothing to send: nothing logged.
-    expect(await redeliveryTick()).toBe(true);
-    expect(await redeliveryTick()).toBe(true);
-    expect(logged("redelivery_pass")).toHaveLength(1);
+    // Two more ticks ran every task, with nothing to send: nothing logged.
+    expect(await scheduleTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
+    expect(logged("scheduled_task")).toHaveLength(1);
   });
 
   it("starts no pass while the last one still runs", async () => {
-    vi.stubEnv("WEBHOOK_ATTEMPT_TIMEOUT_MS", "300");
-    const body = payload("[hang]");
-    await (
-      await store()
-    ).db
-      .insertInto("leads")
-      .values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null }))
-      .execute();
-    const first = redeliveryTick();
+    const body = await hangingLead(300);
+    const first = scheduleTick();
     await vi.waitFor(() => expect(receiver.withName(body.name)).toHaveLength(1));
-    expect(await redeliveryTick()).toBe(false);
+    expect(await scheduleTick()).toBe(false);
     expect(await first).toBe(true);
     expect(receiver.withName(body.name)).toHaveLength(1);
     // Once it ended, the next tick runs.
-    expect(await redeliveryTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
   });
 
   it("logs a database that fails its passes once per outage, not once a pass", async () => {
     const home = process.env.DATA_DIR!;
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
-    for (let tick = 0; tick < 3; tick += 1) expect(await redeliveryTick()).toBe(true);
+    for (let tick = 0; tick < 3; tick += 1) expect(await scheduleTick()).toBe(true);
     expect(logged("lead_store_failed")).toStrictEqual([
-      expect.objectContaining({ event: "lead_store_failed", during: "redelivery_pass" }),
+      expect.objectContaining({ event: "lead_store_failed", during: "scheduled_tick" }),
     ]);
 
     // Answered again, then failing again: the next outage is logged anew.
     vi.stubEnv("DATA_DIR", home);
-    expect(await redeliveryTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
-    expect(await redeliveryTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
     expect(logged("lead_store_failed")).toHaveLength(2);
   });
 });
@@ -352,12 +368,11 @@ describe("the launch invitations, in the scheduled pass", () => {
     counter += 1;
     const phone = numberUnder(openPrefix(5, { from: 9, to: 20 }, Date.now()).prefix, 300 + counter);
     const db = await store();
-    await recordConsent(
-      db.db,
-      { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
-      newWebhookId(),
-      Date.now() - 1_000,
-    );
+    await recordConsent(db, {
+      evidence: { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null },
+      leadId: newWebhookId(),
+      at: Date.now() - 1_000,
+    });
     await queueWave(db, {
       name: `schedule-${counter}`,
       selection: { phones: [phone] },
@@ -371,24 +386,40 @@ describe("the launch invitations, in the scheduled pass", () => {
     vi.stubEnv("INVITE_WEBHOOK_URL", invites.url);
     vi.stubEnv("INVITE_URL", "https://sous.example/start");
     vi.stubEnv("INVITE_PER_MINUTE", "6000");
+    // The open zone may be Guam's or London's (05:00-13:00 UTC no US zone is open): the waitlist must take them.
+    vi.stubEnv("WAITLIST_PHONE_COUNTRIES", specCountries);
   });
 
-  it("sends them after the leads, but not in the operator's lead retry; the timer logs a pass that only sent invitations", async () => {
+  it("sends them in a task of their own, not in the operator's lead retry; the timer logs a tick that only sent invitations", async () => {
     const phone = await queued();
-    expect(await scheduledPass(readEnv(), { invitations: false })).not.toHaveProperty("invitations");
+    expect(await runTasks(["leads", "alerts review"], { via: "operator" })).not.toHaveProperty("invitations");
     expect(invites.texted([phone])).toHaveLength(0);
-    expect((await scheduledPass(readEnv())).invitations).toMatchObject({ texted: 1, budgetSpent: false });
+    expect((await everyTask()).invitations).toMatchObject({ texted: 1, budgetSpent: false });
     expect(invites.texted([phone])).toHaveLength(1);
 
     const next = await queued();
-    expect(await redeliveryTick()).toBe(true);
+    expect(await scheduleTick()).toBe(true);
     expect(invites.texted([next])).toHaveLength(1);
-    expect(logged("redelivery_pass")).toStrictEqual([
-      expect.objectContaining({ via: "timer", delivered: 0, invitations: expect.objectContaining({ texted: 1 }) }),
+    // A line for each run that sent one: the tasks run above, then the timer's tick.
+    expect(logged("scheduled_task")).toStrictEqual([
+      expect.objectContaining({ task: "invitations", via: "timer", texted: 1 }),
+      expect.objectContaining({ task: "invitations", via: "timer", texted: 1 }),
     ]);
     // A tick with nothing to send, invitations included: nothing logged.
-    expect(await redeliveryTick()).toBe(true);
-    expect(logged("redelivery_pass")).toHaveLength(1);
+    expect(await scheduleTick()).toBe(true);
+    expect(logged("scheduled_task")).toHaveLength(2);
+  });
+
+  it("are not starved by a slow lead pass: with a lead's receiver hanging past the tick's budget, the invitation goes in the same tick", async () => {
+    const body = await hangingLead(1_500);
+    const phone = await queued();
+    const tick = await everyTask({ budgetMs: 1_000 });
+    // The lead's attempt hung until its timeout, past the budget: the lead task spent it.
+    expect(receiver.withName(body.name)).toHaveLength(1);
+    expect(tick.leads).toMatchObject({ pending: 1, budgetSpent: true });
+    // Side by side with it, the invitations' task had a budget of its own.
+    expect(tick.invitations).toMatchObject({ texted: 1, budgetSpent: false });
+    expect(invites.texted([phone])).toHaveLength(1);
   });
 
   it("forgets invitations as old as the consent records retention removes, and says how many", async () => {
@@ -400,7 +431,7 @@ describe("the launch invitations, in the scheduled pass", () => {
       .where("phone", "=", phone)
       .execute();
     retentionDue();
-    await scheduledPass(readEnv());
+    await everyTask();
     expect(await db.db.selectFrom("invitations").selectAll().where("phone", "=", phone).execute()).toStrictEqual([]);
     expect(logged("invitations_forgotten")).toStrictEqual([
       expect.objectContaining({ level: "info", invitations: 1, retentionDays: 1_461 }),

@@ -8,12 +8,12 @@ import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@
 import { isKept, type FieldErrors, type FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { readCeiling } from "@/server/webhook-settings";
+import { readCeiling } from "@/server/delivery/receiver-settings";
 import { phonePolicyOf } from "@/server/site-settings";
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import { checkLimits } from "@/server/rate-limit/limits";
-import { submitLead } from "@/server/leads/submit-lead";
+import { submitLead } from "@/server/signups/submit-lead";
 import { alertsSettled, operatorAlerts } from "@/server/alerts/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 import { noteDelivered, paceLikeDelivery } from "./answer-pace";
@@ -84,9 +84,9 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
 }
 
 type Log = (level: "info" | "warn" | "error", outcome: string, facts?: object) => void;
-type Answer = (status: FormState<Values>["status"], extra?: Partial<FormState<Values>>) => FormState<Values>;
+type FormAnswer = (status: FormState<Values>["status"], extra?: Partial<FormState<Values>>) => FormState<Values>;
 /** What one post is: its form, what it carries, and how it is answered and logged. */
-type Post = { definition: FormDefinition; formData: FormData; values: Values; answer: Answer; log: Log };
+type Post = { definition: FormDefinition; formData: FormData; values: Values; answer: FormAnswer; log: Log };
 
 /** The honeypot, the schema and the rate limits, in that order: an answer when the post stops here, else what goes on. */
 async function check({ definition, formData, values, answer, log }: Post, env: ServerEnv) {
@@ -135,10 +135,7 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
     definition.consent &&
     consentEvidence(
       { text: consentTextOf(definition), page: pageOf(definition) },
-      String(lead[definition.consent.phone]),
-      address,
-      formData,
-      request,
+      { phone: String(lead[definition.consent.phone]), ip: address, formData, headers: request },
     );
   const form = definition.name as FormName;
   const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, listener: operatorAlerts });
@@ -172,7 +169,7 @@ export async function submitForm<Name extends string>(
   }
   const definition: FormDefinition = forms[formName];
   const values = readValues(formData, definition.emptyValues);
-  const answer: Answer = (status, extra = {}) => ({
+  const answer: FormAnswer = (status, extra = {}) => ({
     status,
     id: randomUUID(),
     values: isKept(status) ? definition.emptyValues : capped(values, definition.fields),

@@ -6,8 +6,8 @@ import { formData } from "@/tests/support/form-data";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/submission/send-form";
 import { consentStates } from "@/server/consent/consent-store";
-import { renewConsent, revokeConsent } from "@/server/leads/consent-changes";
-import { scheduledPass } from "@/server/schedule/redelivery";
+import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
+import { runTasks, taskNames } from "@/server/schedule/scheduler";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
@@ -296,8 +296,8 @@ describe("a number on the list already", () => {
       leadsReleased: 0,
     });
     expect((await consentStates(store, ["+15551234567"])).get("+15551234567")).toBe("in force");
-    await scheduledPass(readEnv());
-    await scheduledPass(readEnv());
+    await runTasks(taskNames, { via: "timer" });
+    await runTasks(taskNames, { via: "timer" });
     expect(receiver.withName(strangers[0]!.name)).toHaveLength(1);
     expect(receiver.withName(strangers[0]!.name)[0]!.headers["webhook-id"]).toBe(waiting[0]!.id);
     expect(receiver.withName(strangers[1]!.name)).toEqual([]);

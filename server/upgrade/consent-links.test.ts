@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { consentRecords, consentStates } from "@/server/consent/consent-store";
-import { revokeConsent } from "@/server/leads/consent-changes";
+import { revokeConsent } from "@/server/signups/consent-changes";
 import { importLead, leadById } from "@/server/leads/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";

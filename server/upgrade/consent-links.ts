@@ -28,13 +28,13 @@ export async function linkUnrecordedLeads(store: Store) {
     const open = await openLeadsOf(store, [form]);
     if (!open.length) continue;
     const named = await leadsWithConsent(
-      store.db,
+      store,
       open.map((lead) => lead.id),
     );
     for (const lead of open.filter((row) => !named.has(row.id))) {
       const phone = phoneIn(lead.payload, phoneKey);
       if (!phone) continue;
-      await linkUnrecordedLead(store.db, { phone, leadId: lead.id, at: Number(lead.created_at) });
+      await linkUnrecordedLead(store, { phone, leadId: lead.id, at: Number(lead.created_at) });
       linked += 1;
     }
   }

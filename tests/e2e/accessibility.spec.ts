@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
+import { untilHydrated } from "./hydration";
 
 /**
  * axe runs as a script in the page, so it cannot run where JavaScript is off.
@@ -32,7 +33,14 @@ async function pageAsVisitorSees(page: Page, browser: Browser, jsEnabled: boolea
  */
 async function scrollThrough(page: Page) {
   await page.evaluate(async () => {
-    const twoFrames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    // Two frames, or 250 ms when the browser draws none: in CI's run of 10567a1
+    // a js-on page under three workers went a minute without one, and the test
+    // timed out inside this loop. Layout happens on the scroll either way.
+    const twoFrames = () =>
+      Promise.race([
+        new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+        new Promise((done) => setTimeout(done, 250)),
+      ]);
     for (let y = 0; y < document.documentElement.scrollHeight; y += window.innerHeight / 2) {
       window.scrollTo({ top: y, behavior: "instant" });
       await twoFrames();
@@ -92,8 +100,10 @@ test.describe("axe", () => {
     });
   }
 
-  test("the sign-up form showing its errors has no violations", async () => {
+  test("the sign-up form showing its errors has no violations", async ({ jsEnabled }) => {
     await visitorPage.goto("/signup");
+    // The js-off visitor's page runs scripts but is served none (pageAsVisitorSees).
+    if (jsEnabled) await untilHydrated(visitorPage.getByRole("main").locator("form"));
     await visitorPage.getByRole("button", { name: "Join Early Access" }).click();
     await expect(visitorPage.getByText("Name must be at least 2 characters")).toBeVisible();
     expect(await violations(visitorPage)).toEqual([]);

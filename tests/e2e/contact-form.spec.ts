@@ -68,7 +68,7 @@ test("a request sent from the top of the page is answered where the visitor can 
 }) => {
   const form = new ContactFormPage(page);
   const token = uniqueToken();
-  await page.goto("/");
+  await form.open("/");
   await form.fill(request(`Julia Child ${token}`));
   await form.submit.click();
 

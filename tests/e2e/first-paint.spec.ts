@@ -1,7 +1,7 @@
-import type { Page, Route } from "@playwright/test";
 import { consentFieldNames } from "@/lib/forms/consent";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { expect, test } from "./fixtures";
+import { holdScripts, untilParsed } from "./held-scripts";
 import { SignupFormPage } from "./pages/signup-form";
 import { deliveriesNamed, uniquePhone, uniqueToken } from "./receiver-client";
 import { toasts } from "./toasts";
@@ -13,30 +13,6 @@ import { toasts } from "./toasts";
  * forms that post without JavaScript), and hydration takes its state from the
  * page as the visitor left it.
  */
-
-/**
- * Holds the page's scripts until release(): the page stays as the server sent it.
- * A page whose scripts are held opens with `untilParsed`, not at its load event:
- * when the browser reports the largest paint before that event, the loader adds
- * the (held) scripts first, and the load event then waits for them.
- */
-async function holdScripts(page: Page) {
-  const held: Route[] = [];
-  let released = false;
-  await page.route("**/_next/static/chunks/**", async (route) => {
-    if (released) await route.continue();
-    else held.push(route);
-  });
-  return {
-    requested: () => held.length,
-    async release() {
-      released = true;
-      await Promise.all(held.map((route) => route.continue()));
-    },
-  };
-}
-
-const untilParsed = { waitUntil: "domcontentloaded" } as const;
 
 const pages = ["/", "/signup", "/terms", "/privacy", "/no-such-page"];
 
@@ -106,14 +82,21 @@ test("each icon's shapes are in the HTML once, drawn by the server: the payload 
 test("nothing moves while the pages load and hydrate, and a shift made on purpose is measured", async ({ page }) => {
   test.setTimeout(60_000);
   // From the browser itself (DevTools protocol), as no script of the page runs with JavaScript off.
-  const shifts: number[] = [];
+  const shifts: { value: number; moved: string[] }[] = [];
   const cdp = await page.context().newCDPSession(page);
+  const box = (rect: { x: number; y: number; width: number; height: number }) =>
+    `${rect.x},${rect.y} ${rect.width}x${rect.height}`;
   cdp.on("PerformanceTimeline.timelineEventAdded", ({ event }) => {
     const shift = event.layoutShiftDetails;
-    if (shift && !shift.hadRecentInput) shifts.push(shift.value);
+    if (shift && !shift.hadRecentInput)
+      shifts.push({
+        value: shift.value,
+        // What moved, for the failure's message: each box before and after.
+        moved: shift.sources.map((source) => `${box(source.previousRect)} -> ${box(source.currentRect)}`),
+      });
   });
   await cdp.send("PerformanceTimeline.enable", { eventTypes: ["layout-shift"] });
-  const shifted = () => shifts.reduce((sum, value) => sum + value, 0);
+  const shifted = () => shifts.reduce((sum, { value }) => sum + value, 0);
   for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 800 });
     for (const path of ["/", "/signup"]) {
@@ -121,7 +104,7 @@ test("nothing moves while the pages load and hydrate, and a shift made on purpos
       await page.waitForLoadState("networkidle");
       // A moment after the last request: a late shift would have been reported.
       await page.waitForTimeout(250);
-      expect(shifted(), `${path} at ${width} px`).toBe(0);
+      expect(shifted(), `${path} at ${width} px: ${shifts.flatMap(({ moved }) => moved).join("; ")}`).toBe(0);
     }
   }
   // The working twin: the same measurement sees the page pushed down by 200 px.

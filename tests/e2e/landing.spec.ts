@@ -1,6 +1,7 @@
 import { contactFields, contactMessages } from "@/lib/forms/contact";
 import { closing, contact, features, hero, pricing, problem } from "@/components/landing/landing-content";
-import { brand, footer, navLinks } from "@/components/site/site-content";
+import { brand, navLinks } from "@/components/site/site-content";
+import { defaultStudioCredit } from "@/lib/studio";
 import { expect, test } from "./fixtures";
 
 test.beforeEach(async ({ page }) => {
@@ -157,7 +158,7 @@ test("the closing call to action and the footer", async ({ page }) => {
   await demo.click();
   await expect(page.locator("#contact")).toBeInViewport();
 
-  await expect(page.getByRole("contentinfo")).toContainText(footer.credit);
+  await expect(page.getByRole("contentinfo")).toContainText(defaultStudioCredit);
 });
 
 test("every claim of the pitch appears as given", async ({ page }) => {

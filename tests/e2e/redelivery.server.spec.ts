@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,7 +15,9 @@ import { expect, test } from "./fixtures";
 
 // Leads that outlive a workflow outage: each test starts its own `next start`
 // processes on the e2e build, on a database of its own, and stops them.
-test.describe.configure({ mode: "serial" });
+// Two minutes a test: one of them ran `npm run leads` five times and went past the default 30 s (30.5 s) under CI's
+// three workers in the clean run of 13f30ae. The limit stops a hung test; it is not a timing goal.
+test.describe.configure({ mode: "serial", timeout: 120_000 });
 
 let receiver: WebhookReceiver;
 let secret: string;
@@ -60,6 +63,12 @@ function signup() {
   return { name: `Hedy ${process.pid}r${counter}`, phone: `+1 555 020 ${String(1000 + counter)}`, consent: "on" };
 }
 
+/** What the visitor's three tries were answered: the first three requests of a name, whatever a pass sent after. */
+const visitorsTries = (name: string) =>
+  receiver
+    .withName(name)
+    .slice(0, 3)
+    .map((request) => request.answered);
 const failureText = waitlistMessages.failure.text;
 const successText = waitlistMessages.success.text.replaceAll("'", "&#x27;");
 const idsOf = (name: string) => new Set(receiver.withName(name).map((request) => request.headers["webhook-id"]));
@@ -88,15 +97,19 @@ test("a lead from an outage survives a crash and arrives once, signed, under its
   const fields = signup();
   const { html } = await postSignupWithoutScript(first.url, fields);
   expect(html).toContain(failureText);
-  expect(receiver.withName(fields.name)).toHaveLength(3);
+  // A pass may already have sent one more: its first delay is a second.
+  expect(visitorsTries(fields.name)).toStrictEqual([503, 503, 503]);
 
+  const exited = once(first.child, "exit");
   first.child.kill("SIGKILL");
+  await exited;
+  const failed = receiver.withName(fields.name).length;
   receiver.outage(undefined);
   await start();
 
   await expect.poll(() => acknowledged(fields.name).length, { timeout: 20_000 }).toBe(1);
   const requests = receiver.withName(fields.name);
-  expect(requests.map((request) => request.answered)).toStrictEqual([503, 503, 503, 200]);
+  expect(requests.map((request) => request.answered)).toStrictEqual([...Array(failed).fill(503), 200]);
   expect(idsOf(fields.name).size).toBe(1);
   const delivered = requests.at(-1)!;
   expect(new Webhook(secret).verify(delivered.body, delivered.headers as Record<string, string>)).toEqual({
@@ -104,7 +117,7 @@ test("a lead from an outage survives a crash and arrives once, signed, under its
     name: fields.name,
   });
   expect(JSON.parse(await leads("list", "--json", "--state", "delivered"))).toStrictEqual([
-    expect.objectContaining({ id: delivered.headers["webhook-id"], state: "delivered", attempts: 4 }),
+    expect.objectContaining({ id: delivered.headers["webhook-id"], state: "delivered", attempts: failed + 1 }),
   ]);
 });
 
@@ -218,18 +231,20 @@ test("a secret rotated by restarts: the old one alone, both while the workflow m
 
 test("a visitor who tries again while a pass is sending the lead waits for it: one POST, and success", async () => {
   receiver.outage(503);
-  const server = await start({ REDELIVERY_SCHEDULE_SECONDS: "1" });
+  const server = await start();
   const fields = signup();
   expect((await postSignupWithoutScript(server.url, fields)).html).toContain(failureText);
-  expect(receiver.withName(fields.name)).toHaveLength(3);
+  // A pass may already have sent one more: its rounds are a second apart.
+  expect(visitorsTries(fields.name)).toStrictEqual([503, 503, 503]);
 
-  // The workflow is back, slowly: the pass's attempt is in flight when the visitor tries again.
+  // The workflow is back, slowly: the pass's next attempt is in flight when the visitor tries again.
+  const failed = receiver.withName(fields.name).length;
   receiver.outage(undefined);
   receiver.slow(2_000);
-  await expect.poll(() => receiver.withName(fields.name).length, { timeout: 10_000 }).toBe(4);
+  await expect.poll(() => receiver.withName(fields.name).length, { timeout: 10_000 }).toBe(failed + 1);
   expect((await postSignupWithoutScript(server.url, fields)).html).toContain(successText);
 
-  expect(receiver.withName(fields.name)).toHaveLength(4);
+  expect(receiver.withName(fields.name)).toHaveLength(failed + 1);
   expect(acknowledged(fields.name)).toHaveLength(1);
   expect(idsOf(fields.name).size).toBe(1);
 });
@@ -262,13 +277,13 @@ test("a hanging receiver does not hold a pass past its budget: the pass stops st
   await table.close();
 
   // The first pass claims two, waits 4 s for answers that never come, and then, its 2 s spent, starts nothing more.
-  await expect.poll(() => server.output(), { timeout: 20_000 }).toContain('"event":"redelivery_pass"');
+  await expect.poll(() => server.output(), { timeout: 20_000 }).toContain('"event":"scheduled_task"');
   const [pass] = server
     .output()
     .split("\n")
-    .filter((line) => line.includes('"event":"redelivery_pass"'))
+    .filter((line) => line.includes('"event":"scheduled_task"'))
     .map((line) => JSON.parse(line));
-  expect(pass).toMatchObject({ pending: 2, delivered: 0, budgetSpent: true });
+  expect(pass).toMatchObject({ task: "leads", pending: 2, delivered: 0, budgetSpent: true });
 });
 
 test("a lead whose schedule is spent is listed as dead, and the operator's retry delivers it", async () => {

@@ -29,6 +29,8 @@ for (const { path, status } of [
     const scriptSrc = csp.get("script-src") ?? [];
     expect(scriptSrc).toContain("'self'");
     expect(scriptSrc).not.toContain("'unsafe-eval'");
+    // No inline script but those the page's own hashes allow (content-security-policy.server.spec.ts).
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
     expect(scriptSrc.some((source) => source.includes("*"))).toBe(false);
     // Analytics is off in this run, so no third-party origin is allowed.
     expect(scriptSrc.filter((source) => source.startsWith("http"))).toEqual([]);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { waitlistMessages } from "@/lib/forms/waitlist";
+import { SignupFormPage } from "./pages/signup-form";
 import { uniquePhone } from "./receiver-client";
 
 // The server under test was built and started with these set; none may reach a
@@ -64,11 +65,10 @@ for (const { outcome, directive, shows } of [
       body = await response.text();
       await route.fulfill({ response, body });
     });
-    await page.goto("/signup");
-    await page.getByLabel("Full Name", { exact: true }).fill(`Ada${directive}`);
-    await page.getByLabel("Phone Number", { exact: true }).fill(uniquePhone().typed);
-    await page.getByRole("checkbox").check();
-    await page.getByRole("button", { name: "Join Early Access" }).click();
+    const form = new SignupFormPage(page);
+    await form.open();
+    await form.fill({ name: `Ada${directive}`, phone: uniquePhone().typed, consent: true });
+    await form.submit.click();
     await expect(page.getByText(shows)).toBeVisible();
     expect(body.length).toBeGreaterThan(0);
     expectNoSecret(body, `the ${jsEnabled ? "action" : "page"} response`);

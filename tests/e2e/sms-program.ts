@@ -11,15 +11,16 @@ import { smsTexts, startAgainNote } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
 import { docWorkflow, writeDocWorkflow } from "../support/doc-verification";
-import { startN8n, type N8nLine, type N8nServer } from "../support/n8n-server";
+import { startN8n, testOwner, type N8nLine, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
+import { numberUnder, openPrefix, specCountries, specHours, splitHours } from "../support/open-zone";
 import { reservePort, type Started } from "../support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { ContactFormPage } from "./pages/contact-form";
 import { SignupFormPage } from "./pages/signup-form";
 import { expect, test } from "./fixtures";
+import { untilHydrated } from "./hydration";
 
 // The SMS program end to end: the site built for the e2e run, a real n8n
 // with workflows/n8n/sms-program.json imported and published as an operator
@@ -76,11 +77,29 @@ const siteSettings = () => ({
   RATE_LIMIT_WAITLIST_PER_MINUTE: "1000",
 });
 
-async function startSite() {
+async function startSite(more: Record<string, string> = {}) {
   await releaseSitePort();
   releaseSitePort = async () => {};
-  site = await startNextServer(siteSettings(), sitePort);
+  site = await startNextServer({ ...siteSettings(), ...more }, sitePort);
   await expect.poll(() => site.output(), { timeout: 30_000 }).toContain('"event":"database_ready"');
+}
+
+/** The site restarted with settings added to its own (an operator's change and restart); none: its own again. */
+async function restartSite(more: Record<string, string> = {}) {
+  await site.stop();
+  await startSite(more);
+}
+
+// The site's own alerts (ALERT_WEBHOOK_URL) and /api/health's figures (HEALTH_TOKEN), for the specs that set them.
+const healthToken = "sous-e2e-health-token-0123456789";
+const siteAlerting = () => ({ ALERT_WEBHOOK_URL: `${alerts.url}/site-alerts`, HEALTH_TOKEN: healthToken });
+const siteAlerts = () =>
+  alerts.received
+    .filter((alert) => alert.path === "/site-alerts")
+    .map((alert) => alert.json as { kind: string; form: string; text: string });
+async function health() {
+  const response = await fetch(`${site.url}/api/health`, { headers: { authorization: `Bearer ${healthToken}` } });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 /** The alerts of one kind, told apart by their words. */
@@ -127,6 +146,7 @@ export function smsProgramSpecs(line: N8nLine) {
         SOUS_ALERT_WEBHOOK_URL: `${alerts.url}/alerts`,
         SOUS_REVOKE_RETRY_SECONDS: revokeRetrySeconds,
         N8N_RUNNERS_TASK_TIMEOUT: String(taskTimeoutSeconds),
+        ...line.owner,
       },
     );
     await startSite();
@@ -152,10 +172,12 @@ export function smsProgramSpecs(line: N8nLine) {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
+  ownerSpecs(line);
   welcomeSpecs();
   replySpecs();
   settingSpecs();
   contactSpecs();
+  outageSpecs();
   invitationSpecs();
   docBlockSpecs();
 }
@@ -212,6 +234,7 @@ async function signUpInBrowser(browser: Browser, person: { name: string; phone: 
   const page = await context.newPage();
   await page.goto(`${site.url}/signup`);
   const form = new SignupFormPage(page);
+  await untilHydrated(form.main.locator("form"));
   await form.fill({ ...person, consent: true });
   await form.submit.click();
   await expect(page.getByText(waitlistMessages.success.text)).toBeVisible();
@@ -585,6 +608,7 @@ async function askForQuote(
   const page = await context.newPage();
   await page.goto(`${site.url}/#contact`);
   const form = new ContactFormPage(page);
+  await untilHydrated(form.section.locator("form"));
   await form.fill(request);
   await form.submit.click();
   await expect(page.getByText(options.answer)).toBeVisible();
@@ -652,6 +676,66 @@ function contactSpecs() {
       const again = await send(signedDelivery(body, id, contactSecret));
       expect([again.status, await again.json()]).toEqual([200, { posted: true, duplicate: true }]);
       expect(postsWith(request.email)).toHaveLength(1);
+    });
+  });
+}
+
+/** The leads made since `since` that wait, as `npm run leads -- list --json` gives them: their forms and how far off their next attempt is. */
+async function waitingSince(since: number) {
+  const { stdout } = await promisify(execFile)(
+    "npm",
+    ["run", "--silent", "leads", "--", "list", "--json", "--state", "pending"],
+    { env: { ...process.env, ...siteSettings() } },
+  );
+  return (JSON.parse(stdout) as Array<{ form: string; createdAt: string; nextAttemptAt: string }>)
+    .filter((lead) => Date.parse(lead.createdAt) >= since)
+    .map((lead) => ({
+      form: lead.form,
+      minutesAway: Math.round((Date.parse(lead.nextAttemptAt) - Date.now()) / 60_000),
+    }));
+}
+
+function outageSpecs() {
+  test.describe("after an outage of n8n", () => {
+    test("3 sign-ups and a quote request that failed twice (REDELIVERY_SCHEDULE_SECONDS=1,1,600) while n8n was stopped are delivered within 90 s of its webhooks answering, not at the ten-minute step, once each, and health is 200 by then", async ({
+      browser,
+    }) => {
+      test.setTimeout(8 * 60_000);
+      const people = [chef(), chef(), chef()];
+      const request = quoteRequest();
+      const since = Date.now();
+      await restartSite({ ...siteAlerting(), REDELIVERY_SCHEDULE_SECONDS: "1,1,600" });
+      try {
+        await n8n.restart({}, async () => {
+          for (const person of people)
+            expect(await signUpWithoutScript(person)).toContain(
+              waitlistMessages.failure.text.replaceAll("'", "&#x27;"),
+            );
+          await askForQuote(browser, request, { javaScriptEnabled: false, answer: contactMessages.failure.text });
+          // Both quick rounds failed too: each next attempt is the ten-minute step.
+          await expect
+            .poll(async () => (await waitingSince(since)).filter((lead) => lead.minutesAway >= 9).length, {
+              timeout: 30_000,
+            })
+            .toBe(4);
+          expect((await health()).status).toBe(503);
+        });
+        const answering = Date.now();
+        const delivered = () =>
+          people.every((person) => textsTo(person.e164).length > 0) && postsWith(request.email).length > 0;
+        await expect.poll(delivered, { timeout: 90_000, intervals: [500] }).toBe(true);
+        const took = Date.now() - answering;
+        await expect.poll(async () => (await health()).status, { timeout: Math.max(1_000, 90_000 - took) }).toBe(200);
+        console.log(
+          `${n8n.line.label}: after the outage, all four delivered ${(took / 1000).toFixed(1)} s after the webhooks answered; health 200 ${((Date.now() - answering) / 1000).toFixed(1)} s after`,
+        );
+        for (const person of people)
+          expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
+        expect(postsWith(request.email)).toHaveLength(1);
+        expect(await waitingSince(since)).toStrictEqual([]);
+      } finally {
+        await restartSite();
+      }
     });
   });
 }
@@ -805,6 +889,133 @@ function invitationSpecs() {
         );
       expect(lookups(late)).toHaveLength(1);
       expect(lookups(prompt)).toHaveLength(0);
+    });
+
+    test("a wave of 5 sent with a wrong INVITE_WEBHOOK_SECRET: health says the invitations' receiver fails with 401, one alert names it and the secret; set right and restarted, the 5 are texted once and the channel hears it recovered", async () => {
+      test.setTimeout(180_000);
+      const phones = Array.from({ length: 5 }, (_, i) => numberAt(30 + i));
+      for (const [i, phone] of phones.entries())
+        expect(await signUpWithoutScript({ name: `Wrong secret ${i}`, phone })).toContain(
+          waitlistMessages.success.text,
+        );
+      // One quick retry, then ten minutes: the probe (every 5 s here) is what finds the workflow answering again.
+      // The channel's damping at its shortest: a change is told once a minute has passed since the last alert.
+      const operator = {
+        ...siteAlerting(),
+        REDELIVERY_SCHEDULE_SECONDS: "2,600",
+        REDELIVERY_PROBE_SECONDS: "5",
+        ALERT_MIN_INTERVAL_MINUTES: "1",
+      };
+      // Its working twin first: nothing fails yet.
+      await restartSite(operator);
+      expect(await health()).toMatchObject({ status: 200 });
+      await restartSite({ ...operator, INVITE_WEBHOOK_SECRET: newWebhookSecret() });
+      try {
+        await invite("send", "--phones", await phonesFile("wave-wrong", phones), "--wave", "launch-wrong");
+        await expect
+          .poll(async () => (await health()).body, { timeout: 30_000 })
+          .toMatchObject({
+            status: "degraded",
+            invitations: { waiting: 5, lastFailure: "status 401 signature" },
+          });
+        expect((await health()).body).toMatchObject({
+          problems: expect.arrayContaining(["receiver_failing"]),
+        });
+        await expect.poll(() => siteAlerts().filter((alert) => alert.form === "invitations").length).toBe(1);
+        const [failing] = siteAlerts().filter((alert) => alert.form === "invitations");
+        expect(failing).toMatchObject({ kind: "failing" });
+        expect(failing!.text).toContain("The last answer: status 401 signature.");
+        expect(failing!.text).toContain("INVITE_WEBHOOK_SECRET");
+        for (const phone of phones) expect(failing!.text).not.toContain(phone.slice(-7));
+        expect(invitationsTo(phones)).toStrictEqual([]);
+
+        // The operator sets the secret the workflow checks and restarts the site.
+        await restartSite(operator);
+        await expect
+          .poll(async () => (await inviteStatus("launch-wrong")).counts, { timeout: 60_000, intervals: [1_000] })
+          .toMatchObject({ texted: 5, queued: 0, failed: 0 });
+        expect(
+          invitationsTo(phones)
+            .map((message) => message.to)
+            .sort(),
+        ).toStrictEqual([...phones].sort());
+        await expect
+          .poll(
+            () =>
+              siteAlerts()
+                .filter((alert) => alert.form === "invitations")
+                .map((alert) => alert.kind),
+            { timeout: 90_000 },
+          )
+          .toStrictEqual(["failing", "recovered"]);
+        await expect.poll(async () => (await health()).status).toBe(200);
+      } finally {
+        await restartSite();
+      }
+    });
+
+    test("a wave of 4 with 2 waiting for their hours, cancelled: the next plan lists the 2, and the next wave texts them once, when their hours open", async () => {
+      test.setTimeout(180_000);
+      const { opened, waiting, narrow } = splitHours(10);
+      const now = [numberUnder(opened.prefix, 200), numberUnder(opened.prefix, 201)];
+      const later = [numberUnder(waiting.prefix, 202), numberUnder(waiting.prefix, 203)];
+      const phones = [now[0]!, later[0]!, now[1]!, later[1]!];
+      for (const [i, phone] of phones.entries())
+        expect(await signUpWithoutScript({ name: `Cancelled ${i}`, phone })).toContain(waitlistMessages.success.text);
+      // Hours that leave the second zone closed for now.
+      await restartSite({ INVITE_HOURS: `${narrow.from}-${narrow.to}` });
+      try {
+        await invite("send", "--phones", await phonesFile("wave-cancel", phones), "--wave", "launch-cancel");
+        await expect
+          .poll(async () => (await inviteStatus("launch-cancel")).counts, { timeout: 30_000, intervals: [1_000] })
+          .toMatchObject({ texted: 2, waiting: 2, queued: 0 });
+        // The working twin of "listed again": before the cancel, all four are invited.
+        expect(await invite("plan", "--phones", await phonesFile("plan-before", phones))).toContain(
+          "Left out: 0 revoked, 4 already invited",
+        );
+        expect(await invite("cancel", "--wave", "launch-cancel")).toBe(
+          "Cancelled 2 invitations of wave launch-cancel not sent yet. 2 never reached the carrier (never tried, or refused before any text): a later wave can take them (npm run invite -- plan). None was being sent.\n",
+        );
+      } finally {
+        await restartSite();
+      }
+      const plan = await invite("plan", "--phones", await phonesFile("plan-after", phones));
+      expect(plan).toContain("2 numbers would be texted, in sign-up order:");
+      expect(plan).toContain("Left out: 0 revoked, 2 already invited");
+      await invite("send", "--phones", await phonesFile("wave-after", phones), "--wave", "launch-after-cancel");
+      await expect
+        .poll(async () => (await inviteStatus("launch-after-cancel")).counts, { timeout: 30_000, intervals: [1_000] })
+        .toMatchObject({ texted: 2, queued: 0, waiting: 0 });
+      // Each of the four texted once in all.
+      expect(
+        invitationsTo(phones)
+          .map((message) => message.to)
+          .sort(),
+      ).toStrictEqual([...phones].sort());
+    });
+  });
+}
+
+function ownerSpecs(line: N8nLine) {
+  test.describe("the editor's owner", () => {
+    const title = line.owner
+      ? "is created from n8n's environment at start: no setup screen for the first visitor, and the owner signs in"
+      : "is unclaimed until someone claims it (this line has no setting for it: the docs claim it before n8n is exposed)";
+    test(title, async () => {
+      const settings = (await (await fetch(`${n8n.url}/rest/settings`)).json()) as {
+        data: { userManagement: { showSetupOnFirstLoad: boolean } };
+      };
+      expect(settings.data.userManagement.showSetupOnFirstLoad).toBe(!line.owner);
+      if (!line.owner) return;
+      const login = (password: string) =>
+        fetch(`${n8n.url}/rest/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ emailOrLdapLoginId: testOwner.email, password }),
+        });
+      expect((await login(testOwner.password)).status).toBe(200);
+      // Its twin: a wrong password is refused.
+      expect((await login(`${testOwner.password}x`)).status).toBe(401);
     });
   });
 }

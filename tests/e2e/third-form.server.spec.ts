@@ -11,6 +11,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@/tests/support/webh
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { serverSpecBrowser } from "./e2e-env";
 import { toasts } from "./toasts";
+import { untilHydrated } from "./hydration";
 
 // A server spec (it builds and serves a site of its own) with a browser.
 test.use(serverSpecBrowser);
@@ -54,6 +55,7 @@ for (const javaScriptEnabled of [true, false]) {
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(`${server.url}/tasting`);
+    await untilHydrated(page.locator("form"));
     const fields = request();
     for (const [name, value] of Object.entries(fields))
       await page.getByLabel(tastingFields[name as keyof TastingValues].label).fill(value);
@@ -83,6 +85,7 @@ for (const javaScriptEnabled of [true, false]) {
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(`${server.url}/tasting`);
+    await untilHydrated(page.locator("form"));
     const fields = { ...request(), guests: "41" };
     for (const [name, value] of Object.entries(fields))
       await page.getByLabel(tastingFields[name as keyof TastingValues].label).fill(value);

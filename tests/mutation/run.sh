@@ -48,10 +48,14 @@ mkdir -p "$copy/reports"
 export PATH="$node24/bin:$PATH"
 export npm_config_nodedir="$node24"
 cd "$copy"
-if ! cmp -s package-lock.json .installed-lock; then
+# Installed again when the lock or a patch of patches/ changed: Next then comes fresh from the registry, so
+# patch-package applies the patch as it stands (on files it patched before, it would fail).
+wanted="$(cat package-lock.json patches/*.patch | md5sum)"
+if [ "$wanted" != "$(cat .installed-lock 2>/dev/null)" ]; then
   echo "Installing the project's packages under Node 24 in $copy"
+  rm -rf node_modules/next
   npm install --no-audit --no-fund --loglevel=error
-  cp package-lock.json .installed-lock
+  printf '%s' "$wanted" > .installed-lock
 fi
 
 status=0

@@ -14,9 +14,9 @@ const config = {
   ...base,
   mutate: [
     "server/env.ts",
-    "server/webhook-settings.ts",
+    "server/delivery/receiver-settings.ts",
     "server/site-settings.ts",
-    "server/workflow/workflow-calls.ts",
+    "server/inbound/workflow-calls.ts",
     "lib/forms/honeypot.ts",
     "lib/forms/contact/index.ts",
     "lib/forms/waitlist/index.ts",

@@ -1,6 +1,6 @@
-import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { incomingSmsFields, postIncomingSms as postSignedSms } from "@/scripts/twilio-inbound";
 
 /**
  * A stand-in for Twilio's Messages API on 127.0.0.1 (the real one cannot be
@@ -157,16 +157,7 @@ export async function startFakeTwilio(
   };
 }
 
-/** Twilio's X-Twilio-Signature for a form post to `url`, computed as Twilio's docs describe it. */
-export function twilioSignature(authToken: string, url: string, fields: Record<string, string>) {
-  const signed =
-    url +
-    Object.keys(fields)
-      .sort()
-      .map((name) => name + fields[name])
-      .join("");
-  return createHmac("sha1", authToken).update(signed).digest("base64");
-}
+export { twilioSignature } from "@/scripts/twilio-inbound";
 
 /** An incoming SMS as Twilio posts it to the messaging webhook, signed (or not). */
 export async function postIncomingSms(
@@ -175,32 +166,5 @@ export async function postIncomingSms(
   fields: { From: string; Body: string; OptOutType?: string },
   options: { authToken?: string; accountSid?: string; signature?: string } = {},
 ) {
-  const messageSid = `SM${randomBytes(16).toString("hex")}`;
-  const form: Record<string, string> = {
-    ToCountry: "US",
-    SmsMessageSid: messageSid,
-    NumMedia: "0",
-    MessageSid: messageSid,
-    AccountSid: options.accountSid ?? "AC00000000000000000000000000000001",
-    To: "+15005550006",
-    NumSegments: "1",
-    ApiVersion: "2010-04-01",
-    ...fields,
-  };
-  const signature =
-    options.signature ?? (options.authToken ? twilioSignature(options.authToken, inboundUrl, form) : undefined);
-  const response = await fetch(target, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      ...(signature ? { "x-twilio-signature": signature } : {}),
-    },
-    body: new URLSearchParams(form).toString(),
-  });
-  return {
-    status: response.status,
-    contentType: response.headers.get("content-type"),
-    text: await response.text(),
-    messageSid,
-  };
+  return postSignedSms(inboundUrl, target, incomingSmsFields(fields, { accountSid: options.accountSid }), options);
 }

@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 
 /** One invitation as the stand-in received it. */
 export type ReceivedInvitation = {
@@ -16,7 +17,9 @@ export type ReceivedInvitation = {
  * A stand-in for the invitations workflow, on 127.0.0.1, with its answer
  * contract: 200 {texted: true}; 200 {texted: false, code} for a number the
  * carrier refuses (`refuse(phone, code)`); 503 while `outage(true)`; an empty
- * 200 once for a number (`silenceOnce(phone)`). It
+ * 200 once for a number (`silenceOnce(phone)`); with `checkSignature(secret)`,
+ * 401 {error: "signature"} for a request that secret did not sign, as the
+ * workflow's Code node answers. It
  * records every request (the real workflow and Twilio run in the browser
  * specs).
  */
@@ -25,13 +28,23 @@ export async function startInviteReceiver() {
   const refused = new Map<string, number | null>();
   const silent = new Set<string>();
   let down = false;
+  let verifier: Webhook | undefined;
+  const signedWell = (headers: Record<string, string | string[] | undefined>, body: string) => {
+    try {
+      verifier?.verify(body, headers as Record<string, string>);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const server = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
     request.on("end", () => {
       const { phone, text } = JSON.parse(body) as { phone: string; text: string };
       const code = refused.get(phone);
-      const status = down ? 503 : 200;
+      const signed = signedWell(request.headers, body);
+      const status = !signed ? 401 : down ? 503 : 200;
       received.push({
         webhookId: String(request.headers["webhook-id"]),
         phone,
@@ -40,6 +53,10 @@ export async function startInviteReceiver() {
         answered: status,
         redeliverySince: request.headers["sous-redelivery-since"] as string | undefined,
       });
+      if (!signed) {
+        response.writeHead(401, { "content-type": "application/json" });
+        return response.end(JSON.stringify({ error: "signature" }));
+      }
       // What n8n answers when an execution dies before its Respond node: 200, empty.
       if (!down && silent.delete(phone)) return response.writeHead(200).end();
       response.writeHead(status, { "content-type": "application/json" });
@@ -66,6 +83,9 @@ export async function startInviteReceiver() {
     /** The next request for this number gets 200 with an empty body, as from an n8n execution that died. */
     silenceOnce: (phone: string) => void silent.add(phone),
     outage: (on: boolean) => void (down = on),
+    /** Requests this secret (whsec_…) did not sign are answered 401 {error: "signature"}; undefined checks nothing. */
+    checkSignature: (secret: string | undefined) =>
+      void (verifier = secret === undefined ? undefined : new Webhook(secret)),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

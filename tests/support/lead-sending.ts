@@ -2,7 +2,7 @@ import { beforeEach, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { leadById } from "@/server/leads/lead-store";
-import { submitLead } from "@/server/leads/submit-lead";
+import { submitLead } from "@/server/signups/submit-lead";
 import { operatorAlerts } from "@/server/alerts/alerts";
 import type { ConsentEvidence } from "@/server/consent/consent-store";
 import type { FormName } from "@/lib/forms";

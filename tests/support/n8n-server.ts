@@ -27,7 +27,12 @@ export type N8nLine = {
   settings(publicUrl: string): Record<string, string>;
   /** The CLI call that makes an imported workflow live once n8n starts. */
   publish(id: string): string[];
+  /** The settings that create the editor's owner at start, where the line has them (docs/sms-workflow.md, "Securing n8n"). */
+  owner?: Record<string, string>;
 };
+
+/** The owner the tests' n8n 2.x creates from its environment: a test value, never a real login. */
+export const testOwner = { email: "owner@sous.test", password: "sous-test-owner-password-1" };
 
 /** Both settings every line needs: Node's crypto in Code nodes, and $env readable there. */
 const programSettings = { NODE_FUNCTION_ALLOW_BUILTIN: "crypto", N8N_BLOCK_ENV_ACCESS_IN_NODE: "false" };
@@ -41,6 +46,12 @@ export const n8nLines = {
     overrides: {},
     settings: (publicUrl) => ({ ...programSettings, N8N_WEBHOOK_URL: publicUrl }),
     publish: (id) => ["publish:workflow", `--id=${id}`],
+    owner: {
+      N8N_INSTANCE_OWNER_MANAGED_BY_ENV: "true",
+      N8N_INSTANCE_OWNER_EMAIL: testOwner.email,
+      // bcrypt of testOwner.password (bcryptjs, cost 10): n8n takes only a hash.
+      N8N_INSTANCE_OWNER_PASSWORD_HASH: "$2a$10$84hV/PCVlFKgGenNZMgLfe2PUD12wT1AjC/fW0n4dvmRzvSDeF6hi",
+    },
   },
   /**
    * The older line, on the tests' own Node. Installed without scripts (isolated-vm needs Node 22
@@ -149,7 +160,8 @@ export type N8nServer = Started & {
   line: N8nLine;
   userFolder: string;
   webhookUrl(pathName: string): string;
-  restart(env?: Record<string, string>): Promise<void>;
+  /** Stops n8n, runs `whileDown` if given, and starts it again (with `env` added): resolves once its webhooks answer. */
+  restart(env?: Record<string, string>, whileDown?: () => Promise<void>): Promise<void>;
   /** Runs an n8n command (`import:workflow`, `publish:workflow`…) with this instance's settings, as an operator would beside it. */
   cli(args: string[]): void;
   /** Every execution so far, oldest first, read from n8n's own database. */
@@ -230,8 +242,9 @@ export async function startN8n(
     webhookUrl: (pathName) => `${url}/webhook/${pathName}`,
     executions: readExecutions,
     cli,
-    async restart(more = {}) {
+    async restart(more = {}, whileDown) {
       await current.stop();
+      await whileDown?.();
       env = { ...env, ...more, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
       current = await launch();
     },

@@ -1,4 +1,6 @@
-import { leadKey, newWebhookId, type LeadRow } from "@/server/leads/lead";
+import { disclosureOf, type Disclosure } from "@/server/consent/disclosure";
+import { leadKey, type LeadRow } from "@/server/leads/lead";
+import { newWebhookId } from "@/server/delivery/claims";
 
 let counter = 0;
 
@@ -22,4 +24,22 @@ export function waitlistLead(phone = "+15551234567", overrides: Partial<LeadRow>
     claimed_until: null,
     ...overrides,
   };
+}
+
+/** The evidence of a web sign-up of `phone`, with JavaScript on, as recordConsent takes it. */
+export function webConsent(phone: string) {
+  return {
+    phone,
+    ip: "203.0.113.9",
+    userAgent: "Mozilla/5.0",
+    pageUrl: "https://sous.example/signup",
+    javascript: true,
+    disclosure: disclosureOf("I agree."),
+    shownVersion: null,
+  };
+}
+
+/** The evidence of a sign-up kept with nothing but its number and text (no address, browser or page), as recordConsent takes it. */
+export function plainEvidence(phone: string, disclosure: Disclosure) {
+  return { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null };
 }

@@ -1,12 +1,14 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import ts from "typescript";
 import type { ContactValues } from "../../lib/forms/contact";
 import { helpWords, optInWords, optOutWords, smsTexts, supportEmailSlot } from "../../lib/sms/program";
 
 /**
  * Builds workflows/n8n/sms-program.json, the n8n workflows an operator
- * imports, from the Code nodes' sources in workflows/n8n/code and the words
+ * imports from the command line, and workflows/n8n/editor/*.json, each of
+ * them alone for n8n's editor, from the Code nodes' sources in workflows/n8n/code and the words
  * and texts of lib/sms/program.ts. `npm run workflow:build` writes it; a test
  * fails while the committed file differs from what this builds. Paths are
  * from the project's root, where npm runs every script and test.
@@ -53,9 +55,61 @@ type CodeName = "welcome" | "invite" | "inbound" | "record" | "report" | "contac
 
 const source = (name: string) => readFileSync(path.join(here, "code", `${name}.js`), "utf8");
 
-/** A Code node's JavaScript: the program's words, the shared helpers, the node's own code, and the call that runs it. */
+/** Code without its comments: what it names, not what its prose mentions. */
+const withoutComments = (code: string) => code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "");
+const namesIn = (code: string) => new Set(withoutComments(code).match(/[A-Za-z_$][\w$]*/g));
+
+/**
+ * shared.js read as the pieces a node may need: its opening comment, and each
+ * top-level declaration with the comment above it, in the file's order.
+ */
+function sharedPieces() {
+  const text = source("shared");
+  const file = ts.createSourceFile("shared.js", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const opening = text.slice(0, file.statements[0]!.getStart(file)).trim();
+  const pieces = file.statements.map((statement, index) => ({
+    names: ts.isFunctionDeclaration(statement)
+      ? [statement.name!.text]
+      : ts.isVariableStatement(statement)
+        ? statement.declarationList.declarations.map((declaration) => declaration.name.getText(file))
+        : [],
+    text: text.slice(index === 0 ? statement.getStart(file) : statement.getFullStart(), statement.getEnd()).trim(),
+  }));
+  return { opening, pieces };
+}
+
+/** The helpers of shared.js that `code` calls, and those they call in turn, in the file's order. */
+export function helpersFor(code: string) {
+  const { opening, pieces } = sharedPieces();
+  const needed = new Set<(typeof pieces)[number]>();
+  const unread = [code];
+  while (unread.length) {
+    const names = namesIn(unread.pop()!);
+    for (const piece of pieces)
+      if (!needed.has(piece) && piece.names.some((name) => names.has(name))) {
+        needed.add(piece);
+        unread.push(piece.text);
+      }
+  }
+  return { opening, helpers: pieces.filter((piece) => needed.has(piece)) };
+}
+
+/**
+ * A Code node's JavaScript: the program's words (when it reads them), the
+ * helpers of shared.js it calls and no others, the node's own code, and the
+ * call that runs it.
+ */
 export function codeOf(name: CodeName, call: string) {
-  return [`const PROGRAM = ${JSON.stringify(program, null, 2)};`, source("shared"), source(name), call, ""].join("\n");
+  const own = source(name);
+  const { opening, helpers } = helpersFor(`${own}\n${call}`);
+  const readsProgram = [own, ...helpers.map((helper) => helper.text)].some((code) => namesIn(code).has("PROGRAM"));
+  return [
+    ...(readsProgram ? [`const PROGRAM = ${JSON.stringify(program, null, 2)};`] : []),
+    [opening, ...helpers.map((helper) => helper.text)].join("\n\n"),
+    own,
+    call,
+    "",
+  ].join("\n");
 }
 
 /** A fixed UUID-shaped id, the same at every build, so a re-import updates the nodes it made. */
@@ -300,3 +354,21 @@ export function buildSmsProgram() {
 }
 
 export const serialised = () => `${JSON.stringify(buildSmsProgram(), null, 2)}\n`;
+
+type WorkflowKey = keyof typeof workflowIds;
+
+/**
+ * Each workflow also in a file of its own, which n8n's editor imports
+ * (_Import from File_ takes one workflow, not the array of sms-program.json):
+ * workflows/n8n/editor/<key>.json, the same workflow as in sms-program.json.
+ */
+export const editorFiles = Object.fromEntries(
+  Object.keys(workflowIds).map((key) => [key, path.join(here, "editor", `${key}.json`)]),
+) as Record<WorkflowKey, string>;
+
+/** One workflow as its editor file holds it. */
+export function serialisedOne(key: WorkflowKey) {
+  const workflow = buildSmsProgram().find((candidate) => candidate.id === workflowIds[key]);
+  if (!workflow) throw new Error(`no workflow ${key}`);
+  return `${JSON.stringify(workflow, null, 2)}\n`;
+}

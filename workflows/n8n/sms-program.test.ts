@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { helpWords, optInWords, optOutWords, smsTexts } from "@/lib/sms/program";
 import { verificationBlock } from "@/tests/support/doc-verification";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
-import { buildSmsProgram, serialised, workflowFile } from "./build";
+import { buildSmsProgram, editorFiles, serialised, serialisedOne, workflowFile } from "./build";
 
 /**
  * The Code nodes of the shipped workflow, run as n8n's sandbox runs them
@@ -88,6 +88,16 @@ async function run(
 describe("the committed workflow file", () => {
   it("is what `npm run workflow:build` makes of the sources", () => {
     expect(readFileSync(workflowFile, "utf8")).toBe(serialised());
+  });
+
+  it("has each workflow in a file of its own for the editor, the same as in the file of four", () => {
+    const all = JSON.parse(serialised()) as Array<{ id: string }>;
+    expect(Object.keys(editorFiles)).toStrictEqual(["welcome", "incoming", "contact", "invitations"]);
+    for (const [key, file] of Object.entries(editorFiles)) {
+      expect(readFileSync(file, "utf8")).toBe(serialisedOne(key as keyof typeof editorFiles));
+      const one = JSON.parse(readFileSync(file, "utf8")) as { id: string };
+      expect(all.find((workflow) => workflow.id === one.id)).toStrictEqual(one);
+    }
   });
 });
 
@@ -1014,5 +1024,35 @@ describe("the verification Code node of docs/webhooks.md", () => {
     expect(block).toContain(
       "verifyStandardWebhook(item.headers ?? {}, body, secretsOf(setting(SECRETS_SETTING)), nowSeconds)",
     );
+  });
+});
+
+describe("each Code node of sms-program.json", () => {
+  const nodes = buildSmsProgram()
+    .flatMap((workflow) => workflow.nodes)
+    .filter((node): node is typeof node & { parameters: { jsCode: string } } =>
+      Boolean((node as { parameters?: { jsCode?: string } }).parameters?.jsCode),
+    );
+  const declared = (code: string) =>
+    [...code.matchAll(/^(?:async )?function (\w+)|^const (\w+) =/gm)].map(([, fn, value]) => (fn ?? value)!);
+  const bare = (code: string) => code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/[^\n]*/g, "");
+
+  it("carries only the helpers of shared.js it calls: every name it declares is used in it", () => {
+    expect(nodes).toHaveLength(6);
+    for (const node of nodes) {
+      const code = bare(node.parameters.jsCode);
+      const unused = declared(node.parameters.jsCode).filter(
+        (name) => code.match(new RegExp(`(?<![\\w$])${name.replace("$", "\\$")}(?![\\w$])`, "g"))!.length < 2,
+      );
+      expect(unused, node.name).toStrictEqual([]);
+    }
+  });
+
+  it("is far smaller than shared.js whole in every node: the node that reads no webhook has no signing", () => {
+    const whole = readFileSync(path.join("workflows", "n8n", "code", "shared.js"), "utf8");
+    const report = nodes.find((node) => node.name === "Report a wrong setting")!.parameters.jsCode;
+    expect(report).not.toContain("function verifyStandardWebhook");
+    expect(report).not.toContain("function sendText");
+    expect(report.length).toBeLessThan(whole.length);
   });
 });

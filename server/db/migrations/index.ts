@@ -6,19 +6,32 @@ import alertState from "./0004-alert-state.json";
 import limitCounts from "./0005-limit-counts.json";
 import consentRenewal from "./0006-consent-renewal.json";
 import invitations from "./0007-invitations.json";
-import { migrationOf } from "./plan";
+import receiverAnswers from "./0008-receiver-answers.json";
+import invitationReach from "./0009-invitation-reach.json";
+import console_ from "./0010-console.json";
+import consoleReads from "./0011-console-reads.json";
+import { migrationOf, type MigrationPlan } from "./plan";
+
+/** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
+export const plans: Record<string, MigrationPlan> = {
+  "0001-leads": leads,
+  "0002-consent": consent,
+  "0003-alerts": alerts,
+  "0004-alert-state": alertState,
+  "0005-limit-counts": limitCounts,
+  "0006-consent-renewal": consentRenewal,
+  "0007-invitations": invitations,
+  "0008-receiver-answers": receiverAnswers,
+  "0009-invitation-reach": invitationReach,
+  "0010-console": console_,
+  "0011-console-reads": consoleReads,
+};
 
 /**
  * Every migration, in order: imported, not read from disk, so a bundled
  * server has them too. Each is frozen once committed (its statements are
  * pinned by migrations.test.ts): a later change is a new file.
  */
-export const migrations: Record<string, Migration> = {
-  "0001-leads": migrationOf(leads),
-  "0002-consent": migrationOf(consent),
-  "0003-alerts": migrationOf(alerts),
-  "0004-alert-state": migrationOf(alertState),
-  "0005-limit-counts": migrationOf(limitCounts),
-  "0006-consent-renewal": migrationOf(consentRenewal),
-  "0007-invitations": migrationOf(invitations),
-};
+export const migrations: Record<string, Migration> = Object.fromEntries(
+  Object.entries(plans).map(([name, plan]) => [name, migrationOf(plan)]),
+);

@@ -10,8 +10,8 @@ import {
   type Dialect,
 } from "kysely";
 import { describe, expect, it } from "vitest";
-import { migrations } from "./index";
-import { columnOf } from "./plan";
+import { migrations, plans } from "./index";
+import { columnOf, plannedTables } from "./plan";
 
 const dialects: Record<string, Dialect> = {
   sqlite: {
@@ -77,5 +77,62 @@ describe("a column as a plan writes it", () => {
     expect(() => columnOf("text not nul")).toThrow('Cannot read "not nul" in "text not nul"');
     expect(() => columnOf("text default x")).toThrow('Cannot read "default x"');
     expect(() => columnOf("text nullable")).toThrow('Cannot read "nullable"');
+  });
+});
+
+describe("the tables the migrations create, as a copy reads them", () => {
+  it("are every table, each after the tables it refers to, with its key", () => {
+    const tables = plannedTables(Object.values(plans));
+    expect(tables.map(({ name }) => name)).toStrictEqual([
+      "leads",
+      "lead_attempts",
+      "disclosures",
+      "consents",
+      "consent_revocations",
+      "alerts",
+      "receivers",
+      "alert_states",
+      "limit_counts",
+      "consent_renewals",
+      "invitation_waves",
+      "invitations",
+      "invitation_pace",
+      "operators",
+      "operator_passkeys",
+      "operator_sessions",
+      "operator_links",
+      "console_challenges",
+      "operator_activity",
+      "consent_standings",
+    ]);
+    expect(tables.find(({ name }) => name === "lead_attempts")).toStrictEqual({
+      name: "lead_attempts",
+      key: ["lead_id", "number"],
+      refersTo: ["leads"],
+    });
+    expect(tables.find(({ name }) => name === "consents")).toMatchObject({ key: ["id"], refersTo: ["disclosures"] });
+  });
+
+  it("put a table after one a later migration adds, a reference added by a column included", () => {
+    const tables = plannedTables([
+      { tables: { child: { columns: { id: "text primary key", parent: "text references parent.id" } } } },
+      { tables: { parent: { columns: { id: "text primary key" } } } },
+      { tables: { other: { columns: { id: "text primary key" } } } },
+      { alter: { other: { columns: { child: { spec: "text references child.id" } } } } },
+    ]);
+    expect(tables.map(({ name }) => name)).toStrictEqual(["parent", "child", "other"]);
+    expect(tables[2]!.refersTo).toStrictEqual(["child"]);
+  });
+
+  it("refuse a table without a key, and tables that refer to each other in a circle", () => {
+    expect(() => plannedTables([{ tables: { loose: { columns: { note: "text" } } } }])).toThrow(
+      "Table loose has no primary key",
+    );
+    expect(() =>
+      plannedTables([
+        { tables: { a: { columns: { id: "text primary key", b: "text references b.id" } } } },
+        { tables: { b: { columns: { id: "text primary key", a: "text references a.id" } } } },
+      ]),
+    ).toThrow("Tables a, b refer to each other in a circle");
   });
 });

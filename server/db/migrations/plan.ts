@@ -1,18 +1,23 @@
-import type { ColumnDataType, ColumnDefinitionBuilder, Kysely, Migration } from "kysely";
+import { sql, type ColumnDataType, type ColumnDefinitionBuilder, type Kysely, type Migration } from "kysely";
 
 /**
  * A migration as data: the tables it creates, each with its columns written
  * as SQL reads them ("text not null default 0"), its primary key when it
  * spans columns, and its indexes; the columns it adds to tables an earlier
- * migration made (`alter`); and the indexes it adds to those tables. `why`
- * says what a table, a column or an index is for.
+ * migration made (`alter`), with the value the rows already there take when it
+ * is not the default; the indexes it adds to those tables; and the SQL that
+ * fills a new table from rows already there. `why` says what a table, a
+ * column, an index or a fill is for.
  */
-export type Plan = {
+export type MigrationPlan = {
   tables?: Record<string, Table>;
   alter?: Record<string, { columns: Record<string, Column> }>;
   indexes?: Record<string, Index & { on: string }>;
+  /** SQL both engines read alike, run once the tables, columns and indexes exist: a new table filled from the rows already there. */
+  fill?: { why: string; sql: string }[];
 };
-type Column = { why?: string; spec: string };
+/** `existingRowsFrom`: the column whose value the rows already there take (new rows take the default). */
+type Column = { why?: string; spec: string; existingRowsFrom?: string };
 type Table = { why?: string; columns: Record<string, string>; primaryKey?: string[]; indexes?: Record<string, Index> };
 type Index = { why?: string; columns: string[] };
 
@@ -53,10 +58,10 @@ async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record
 }
 
 /** The migration a plan describes: up creates each table, column and index in order; down drops what up made, last first. */
-export function migrationOf(plan: Plan): Migration {
+export function migrationOf(plan: MigrationPlan): Migration {
   const tables = Object.entries(plan.tables ?? {});
   const added = Object.entries(plan.alter ?? {}).flatMap(([table, { columns }]) =>
-    Object.entries(columns).map(([column, { spec }]) => ({ table, column, spec })),
+    Object.entries(columns).map(([column, { spec, existingRowsFrom }]) => ({ table, column, spec, existingRowsFrom })),
   );
   const indexes = Object.entries(plan.indexes ?? {});
   return {
@@ -70,12 +75,19 @@ export function migrationOf(plan: Plan): Migration {
         await createIndexes(db, name, table.indexes);
       }
       // A column added to rows that exist needs a default when it is not null: both engines refuse it otherwise.
-      for (const { table, column, spec } of added)
+      for (const { table, column, spec, existingRowsFrom } of added) {
         await db.schema
           .alterTable(table)
           .addColumn(column, ...columnOf(spec))
           .execute();
+        if (existingRowsFrom)
+          await (db as Kysely<Record<string, Record<string, unknown>>>)
+            .updateTable(table)
+            .set((eb) => ({ [column]: eb.ref(existingRowsFrom) }))
+            .execute();
+      }
       for (const [name, { on, ...index }] of indexes) await createIndexes(db, on, { [name]: index });
+      for (const { sql: statement } of plan.fill ?? []) await sql.raw(statement).execute(db);
     },
     async down(db) {
       // A table's own indexes go with it.
@@ -85,4 +97,38 @@ export function migrationOf(plan: Plan): Migration {
       for (const [name] of tables.toReversed()) await db.schema.dropTable(name).execute();
     },
   };
+}
+
+/** A table the migrations create: its name, the columns that key a row, and the tables its rows refer to. */
+export type PlannedTable = { name: string; key: string[]; refersTo: string[] };
+
+/**
+ * The tables a list of plans creates, in an order their foreign keys allow
+ * (a table after every table it refers to, else in the order they were
+ * created), each with its key: what a copy of the whole database goes by.
+ */
+export function plannedTables(plans: readonly MigrationPlan[]): PlannedTable[] {
+  const found = new Map<string, PlannedTable>();
+  const refersIn = (spec: string) => [...spec.matchAll(/ references (\w+)\./g)].map(([, table]) => table!);
+  for (const plan of plans) {
+    for (const [name, table] of Object.entries(plan.tables ?? {})) {
+      const specs = Object.entries(table.columns);
+      const key = table.primaryKey ?? specs.filter(([, spec]) => / primary key/.test(spec)).map(([column]) => column);
+      if (!key.length) throw new Error(`Table ${name} has no primary key: a copy could not page through it`);
+      found.set(name, { name, key, refersTo: specs.flatMap(([, spec]) => refersIn(spec)) });
+    }
+    for (const [name, { columns }] of Object.entries(plan.alter ?? {}))
+      for (const { spec } of Object.values(columns)) found.get(name)!.refersTo.push(...refersIn(spec));
+  }
+  const ordered: PlannedTable[] = [];
+  const waiting = [...found.values()];
+  while (waiting.length) {
+    const next = waiting.findIndex((table) =>
+      table.refersTo.every((target) => target === table.name || ordered.some(({ name }) => name === target)),
+    );
+    if (next < 0)
+      throw new Error(`Tables ${waiting.map(({ name }) => name).join(", ")} refer to each other in a circle`);
+    ordered.push(...waiting.splice(next, 1));
+  }
+  return ordered;
 }

@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { contactFields, contactMessages } from "@/lib/forms/contact";
+import { untilHydrated } from "../hydration";
 
 export type ContactInput = {
   name: string;
@@ -37,8 +38,10 @@ export class ContactFormPage {
     this.status = this.section.locator("[role=status]").or(this.page.locator("#result"));
   }
 
-  async open() {
-    await this.page.goto("/#contact");
+  /** The landing page, at the form or (`"/"`) at its top; with JavaScript on, once the form is hydrated. */
+  async open(path: "/#contact" | "/" = "/#contact") {
+    await this.page.goto(path);
+    await untilHydrated(this.section.locator("form"));
   }
 
   async fill(input: ContactInput) {

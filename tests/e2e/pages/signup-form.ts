@@ -1,5 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import { waitlistFields, waitlistMessages } from "@/lib/forms/waitlist";
+import { untilHydrated } from "../hydration";
 
 /** The sign-up form at /signup, as a visitor sees it. */
 export class SignupFormPage {
@@ -21,9 +22,13 @@ export class SignupFormPage {
     this.status = this.main.locator("[role=status]");
   }
 
-  /** `waitUntil` as page.goto's: "domcontentloaded" when a test holds the page's scripts. */
+  /**
+   * `waitUntil` as page.goto's: "domcontentloaded" when a test holds the page's
+   * scripts. Otherwise, with JavaScript on, it returns once the form is hydrated.
+   */
   async open(options: { waitUntil?: "load" | "domcontentloaded" } = {}) {
     await this.page.goto("/signup", options);
+    if (options.waitUntil !== "domcontentloaded") await untilHydrated(this.main.locator("form"));
   }
 
   async fill(input: { name: string; phone: string; consent: boolean }) {

@@ -1,5 +1,6 @@
-// Shared by every Code node of the SMS program: `npm run workflow:build` puts
-// this file, then the node's own file, into each node of sms-program.json.
+// The helpers the Code nodes of the SMS program share: `npm run workflow:build`
+// puts into each node of sms-program.json the helpers of this file it calls
+// (and those they call), then the node's own file; nothing else of it.
 // It runs in n8n's Code node sandbox, "Run Once for All Items", on n8n 1.x
 // (in n8n's process) and 2.x (in a task runner): `$env` or `$vars`,
 // `this.helpers` and `require("crypto")` (NODE_FUNCTION_ALLOW_BUILTIN=crypto)

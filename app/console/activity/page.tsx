@@ -1,0 +1,55 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { HeaderRow, utc } from "@/components/console/console-table";
+import { requirePageOperator } from "@/server/console/session";
+import { activityPage, cursorOf } from "@/server/operators/activity-store";
+
+export const metadata: Metadata = { title: "Activity" };
+
+const PAGE = 100;
+
+/**
+ * Every operator action, from the console and the commands, newest first: who,
+ * when, what, how many rows. It names a wave, a webhook-id or an operator at
+ * most, never a chef. Older lines a page at a time (`?after=` the last line's time and id).
+ */
+export default async function ActivityPage({ searchParams }: { searchParams: Promise<{ after?: string }> }) {
+  const { operator, store } = await requirePageOperator("/console/activity");
+  const after = cursorOf((await searchParams).after);
+  const lines = await activityPage(store, { limit: PAGE, ...(after ? { after } : {}) });
+  return (
+    <ConsoleFrame operator={operator} current="/console/activity" title="Activity">
+      <p className="mt-2">Kept for AUDIT_RETENTION_DAYS (400 days unless set). Times in UTC.</p>
+      {lines.length === 0 ? (
+        <p className="mt-6">Nothing recorded{after ? " before that" : ""}.</p>
+      ) : (
+        <table className="mt-6 w-full text-sm">
+          <HeaderRow labels={["When", "Who", "From", "What", "Of", "Rows"]} right={["Rows"]} />
+          <tbody>
+            {lines.map((line) => (
+              <tr key={line.id} className="border-b border-stone-200">
+                <td className="py-1 pr-4 tabular-nums">{utc(line.at)}</td>
+                <td className="py-1 pr-4">{line.actor}</td>
+                <td className="py-1 pr-4">{line.via}</td>
+                <td className="py-1 pr-4">{line.action}</td>
+                <td className="py-1 pr-4 break-all">{line.subject ?? ""}</td>
+                <td className="py-1 text-right tabular-nums">{line.rows ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {lines.length === PAGE ? (
+        <p className="mt-4">
+          <Link
+            href={`/console/activity?after=${lines.at(-1)!.at}~${lines.at(-1)!.id}`}
+            className="underline underline-offset-4"
+          >
+            Older
+          </Link>
+        </p>
+      ) : null}
+    </ConsoleFrame>
+  );
+}

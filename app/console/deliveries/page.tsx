@@ -1,0 +1,98 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
+import { deliveries } from "@/server/console/deliveries";
+import { requirePageOperator } from "@/server/console/session";
+
+export const metadata: Metadata = { title: "Deliveries" };
+
+type Search = Promise<{ done?: string; id?: string }>;
+
+/** What the last action did, in words: from the redirect's query, which names a webhook-id at most. */
+const outcomes: Record<string, (id: string) => string> = {
+  delivered: (id) => `Redelivered ${id}: the receiver took it.`,
+  tried: (id) => `Tried ${id} again: not delivered (it stays in the list below, or another sender holds it).`,
+  dropped: (id) => `Dropped ${id} and its delivery log.`,
+  unknown: () => "No open lead has that webhook-id: nothing was done.",
+};
+
+export default async function DeliveriesPage({ searchParams }: { searchParams: Search }) {
+  const { operator, store } = await requirePageOperator("/console/deliveries");
+  const query = await searchParams;
+  const owner = operator.role === "owner";
+  const seen = await deliveries(store);
+  const outcome = typeof query.done === "string" ? outcomes[query.done] : undefined;
+  const id = typeof query.id === "string" && /^msg_[\w-]{1,80}$/.test(query.id) ? query.id : "";
+  return (
+    <ConsoleFrame operator={operator} current="/console/deliveries" title="Deliveries">
+      {outcome ? (
+        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+          {outcome(id)}
+        </p>
+      ) : null}
+      <section aria-labelledby="waiting" className="mt-8">
+        <h2 id="waiting" className="text-xl font-bold">
+          Leads waiting
+        </h2>
+        {seen.open.length === 0 ? (
+          <p className="mt-2">None: every lead was delivered.</p>
+        ) : seen.waitingCount > seen.open.length ? (
+          <p className="mt-2">
+            The oldest {seen.open.length} of {seen.waitingCount} waiting; the rest show here as these go, and{" "}
+            <code>npm run leads -- list</code> lists every one.
+          </p>
+        ) : null}
+        {seen.open.map(({ lead, attempts }) => (
+          <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
+            <h3 className="font-semibold">
+              {lead.form}: {lead.state}
+            </h3>
+            <Facts
+              rows={[
+                ["Webhook id", lead.id],
+                ["Sent by the visitor", `${utc(lead.created_at)} UTC`],
+                ["Next attempt", lead.state === "pending" ? `${utc(lead.next_attempt_at)} UTC` : "none scheduled"],
+                ["Last failure", lead.last_failure ?? "none"],
+              ]}
+            />
+            <AttemptsTable attempts={attempts} />
+            {owner ? (
+              <div className="mt-3 flex gap-3">
+                <form method="post" action="/console/deliveries/redeliver">
+                  <input type="hidden" name="id" value={lead.id} />
+                  <button type="submit" className="rounded-lg bg-brand-700 px-3 py-1 font-semibold text-white">
+                    Redeliver
+                  </button>
+                </form>
+                <Link
+                  href={`/console/deliveries/confirm-drop?${new URLSearchParams({ id: lead.id })}`}
+                  className="rounded-lg border border-stone-500 px-3 py-1"
+                >
+                  Drop…
+                </Link>
+              </div>
+            ) : null}
+          </article>
+        ))}
+      </section>
+      <section aria-labelledby="kept" className="mt-10">
+        <h2 id="kept" className="text-xl font-bold">
+          Contact requests kept
+        </h2>
+        <p className="mt-2">
+          {seen.keptCount} delivered, their values kept until retention (<code>LEAD_RETENTION_DAYS</code>)
+          {seen.keptCount > seen.kept.length ? `; the newest ${seen.kept.length} shown` : ""}; newest first.
+        </p>
+        {owner
+          ? seen.kept.map(({ lead, values }) => (
+              <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
+                <h3 className="font-semibold">{utc(lead.created_at)} UTC</h3>
+                <Facts rows={Object.entries(values)} />
+              </article>
+            ))
+          : null}
+      </section>
+    </ConsoleFrame>
+  );
+}

@@ -1,0 +1,38 @@
+import type { Metadata } from "next";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { downloads } from "@/server/console/downloads";
+import { requirePageOperator } from "@/server/console/session";
+
+export const metadata: Metadata = { title: "Exports" };
+
+/** The downloads: CSV files safe to open in a spreadsheet, each written to the activity log. An owner's page. */
+export default async function ExportsPage() {
+  const { operator, allowed } = await requirePageOperator("/console/exports", "owner");
+  return (
+    <ConsoleFrame operator={operator} current="/console/exports" title="Exports">
+      {allowed ? (
+        <>
+          <p className="mt-2">
+            CSV files, safe to open in a spreadsheet: a value that would run as a formula starts with &apos;. Each
+            download is written to the activity log. They hold personal data: keep them as you keep the database.
+          </p>
+          <ul className="mt-6 space-y-3">
+            {Object.entries(downloads).map(([name, { label }]) => (
+              <li key={name}>
+                <a
+                  href={`/console/exports/${name}.csv`}
+                  download
+                  className="font-semibold underline underline-offset-4"
+                >
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p className="mt-4">Only an owner exports: the files hold every number and its evidence.</p>
+      )}
+    </ConsoleFrame>
+  );
+}

@@ -1,0 +1,20 @@
+import { formFields, gate, seeOther } from "@/server/console/action-guard";
+import { cancelWaveNamed, isWaveName, WaveError } from "@/server/launch/launch";
+
+/** Cancel what a wave has not sent yet (an owner's action), as `npm run invite -- cancel` does. */
+export async function POST(request: Request) {
+  const checked = await gate(request, { action: "wave cancelled", role: "owner" });
+  if (!checked.ok) return checked.answer;
+  const name = (await formFields(request)).get("name") ?? "";
+  if (!isWaveName(name)) return seeOther("/console/invitations?error=unknown");
+  const { store, operator } = checked.signed;
+  try {
+    const result = await cancelWaveNamed(store, { name, by: { actor: operator.email, via: "console" } });
+    return seeOther(
+      `/console/invitations?${new URLSearchParams({ cancelled: name, count: String(result.cancelled), back: String(result.givenBack), going: String(result.onTheirWay) })}`,
+    );
+  } catch (error) {
+    if (error instanceof WaveError) return seeOther(`/console/invitations?error=${error.code}`);
+    throw error;
+  }
+}

@@ -1,0 +1,191 @@
+import type { Metadata } from "next";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { Facts, HeaderRow, utc } from "@/components/console/console-table";
+import { invitationStates } from "@/server/db/schema";
+import { selectionOf, waveErrors, wavesWithStatus } from "@/server/console/invitations";
+import { requirePageOperator } from "@/server/console/session";
+import { maskedPhone } from "@/server/console/waitlist";
+import { planWave } from "@/server/invitations/waves";
+import { waveStateLabels } from "@/server/launch/launch";
+
+export const metadata: Metadata = { title: "Invitations" };
+
+type Search = Promise<Record<string, string | string[] | undefined>>;
+
+const field =
+  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+const one = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
+
+/**
+ * The launch's waves: plan one (the next N, or everyone) and see who it texts
+ * and who it leaves out and why, as `npm run invite -- plan` does; send it by
+ * typing its name and its count; each wave's live status; cancel one.
+ */
+export default async function InvitationsPage({ searchParams }: { searchParams: Search }) {
+  const { operator, store } = await requirePageOperator("/console/invitations");
+  const query = await searchParams;
+  const owner = operator.role === "owner";
+  const chosen = selectionOf(one(query.plan), one(query.next));
+  const plan = chosen.valid ? await planWave(store, chosen.selection) : undefined;
+  const waves = await wavesWithStatus(store);
+  const error = waveErrors[one(query.error) ?? ""];
+  const sent = one(query.sent);
+  const cancelled = one(query.cancelled);
+
+  return (
+    <ConsoleFrame operator={operator} current="/console/invitations" title="Invitations">
+      {error ? (
+        <p role="alert" className="mt-4 rounded-lg border border-red-800 bg-white p-3 font-semibold text-red-800">
+          {error}
+        </p>
+      ) : null}
+      {sent ? (
+        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+          Wave {sent} queued: {one(query.queued)} invitations. The server sends them at its pace, within each
+          number&apos;s sending hours, checking each number&apos;s consent again as it goes.
+        </p>
+      ) : null}
+      {cancelled ? (
+        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+          Cancelled {one(query.count)} invitations of wave {cancelled} not sent yet; {one(query.back)} went back to the
+          waitlist for a later wave; {one(query.going)} already on their way still go.
+        </p>
+      ) : null}
+
+      <section aria-labelledby="plan" className="mt-8">
+        <h2 id="plan" className="text-xl font-bold">
+          Plan a wave
+        </h2>
+        <form method="get" action="/console/invitations" className="mt-3 flex flex-wrap items-end gap-3">
+          <label className="flex flex-col">
+            <span className="font-semibold">Who</span>
+            <select name="plan" defaultValue={one(query.plan) ?? "next"} className={field}>
+              <option value="next">The next on the waitlist</option>
+              <option value="all">Everyone not yet invited</option>
+            </select>
+          </label>
+          <label className="flex flex-col">
+            <span className="font-semibold">How many (the next N)</span>
+            <input
+              name="next"
+              type="number"
+              min={1}
+              max={10_000}
+              defaultValue={one(query.next) ?? "20"}
+              className={field}
+            />
+          </label>
+          <button type="submit" className="rounded-lg border border-stone-500 px-4 py-2 font-semibold">
+            Plan
+          </button>
+        </form>
+
+        {plan ? (
+          <div className="mt-6">
+            <p role="status">
+              {plan.chosen.length} {plan.chosen.length === 1 ? "number" : "numbers"} would be texted, in sign-up order.
+            </p>
+            <Facts
+              rows={[
+                ["Consent revoked", plan.leftOut.revoked],
+                ["Already invited", plan.leftOut.invited],
+                ["No consent record", plan.leftOut.noRecord],
+                ["Outside WAITLIST_PHONE_COUNTRIES", plan.leftOut.country],
+                ["Left for a later wave", plan.later],
+              ]}
+            />
+            {plan.chosen.length ? (
+              <details className="mt-3">
+                <summary className="cursor-pointer">Who it texts</summary>
+                <ol className="mt-2 list-decimal pl-8 tabular-nums">
+                  {plan.chosen.map((entry) => (
+                    <li key={entry.consentId}>
+                      {owner ? entry.phone : maskedPhone(entry.phone)}, signed up {utc(entry.signedUpAt)} UTC
+                    </li>
+                  ))}
+                </ol>
+              </details>
+            ) : null}
+            {owner && plan.chosen.length ? (
+              <form method="post" action="/console/invitations/send" className="mt-6 flex flex-wrap items-end gap-3">
+                <input type="hidden" name="plan" value={chosen.query.plan} />
+                {chosen.query.next ? <input type="hidden" name="next" value={chosen.query.next} /> : null}
+                <label className="flex flex-col">
+                  <span className="font-semibold">The wave&apos;s name</span>
+                  <input
+                    name="name"
+                    required
+                    maxLength={64}
+                    pattern="[A-Za-z0-9][\w.\-]{0,63}"
+                    defaultValue={one(query.name) ?? ""}
+                    className={field}
+                  />
+                </label>
+                <label className="flex flex-col">
+                  <span className="font-semibold">Type how many it texts ({plan.chosen.length})</span>
+                  <input
+                    name="count"
+                    required
+                    inputMode="numeric"
+                    defaultValue={one(query.count) ?? ""}
+                    className={field}
+                  />
+                </label>
+                <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
+                  Send the wave
+                </button>
+              </form>
+            ) : null}
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="waves" className="mt-10">
+        <h2 id="waves" className="text-xl font-bold">
+          Waves
+        </h2>
+        {waves.length === 0 ? <p className="mt-2">None yet.</p> : null}
+        {waves.map((wave) => (
+          <article key={wave.name} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
+            <h3 className="font-semibold">
+              {wave.name}: {wave.size} queued {utc(wave.createdAt)} UTC
+              {wave.cancelledAt ? `, cancelled ${utc(wave.cancelledAt)} UTC` : ""}
+            </h3>
+            <table className="mt-2 text-sm">
+              <HeaderRow labels={["State", "Invitations"]} right={["Invitations"]} />
+              <tbody>
+                {invitationStates.map((state) => (
+                  <tr key={state}>
+                    <td className="pr-4">{waveStateLabels[state]}</td>
+                    <td className="text-right tabular-nums">{wave.status.counts[state]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {Object.keys(wave.status.refusedByCode).length ? (
+              <p className="mt-2 text-sm">
+                Refused by code:{" "}
+                {Object.entries(wave.status.refusedByCode)
+                  .map(([code, count]) => `${code}: ${count}`)
+                  .join(", ")}
+              </p>
+            ) : null}
+            {wave.status.receiver ? (
+              <p className="mt-2 text-sm font-semibold">
+                The workflow is failing since {wave.status.receiver.failingSince}. {wave.status.receiver.advice}
+              </p>
+            ) : null}
+            {owner && !wave.cancelledAt && wave.status.counts.queued + wave.status.counts.waiting > 0 ? (
+              <form method="post" action="/console/invitations/cancel" className="mt-3">
+                <input type="hidden" name="name" value={wave.name} />
+                <button type="submit" className="rounded-lg border border-red-800 px-3 py-1 text-red-800">
+                  Cancel what is not sent yet
+                </button>
+              </form>
+            ) : null}
+          </article>
+        ))}
+      </section>
+    </ConsoleFrame>
+  );
+}

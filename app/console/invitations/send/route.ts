@@ -1,0 +1,39 @@
+import { formFields, gate, seeOther } from "@/server/console/action-guard";
+import { planWave } from "@/server/invitations/waves";
+import { isWaveName, sendWave, WaveError } from "@/server/launch/launch";
+import { selectionOf } from "@/server/console/invitations";
+
+/**
+ * Send a wave (an owner's action): the owner typed the wave's name and how
+ * many it texts, which must be the count the plan gives now; then the wave is
+ * queued as `npm run invite -- send` queues it. Anything wrong sends them back
+ * to the plan with what they typed and why, and queues nothing.
+ */
+export async function POST(request: Request) {
+  const checked = await gate(request, { action: "wave sent", role: "owner" });
+  if (!checked.ok) return checked.answer;
+  const fields = await formFields(request);
+  const selection = selectionOf(fields.get("plan"), fields.get("next"));
+  const name = (fields.get("name") ?? "").trim().slice(0, 100);
+  const typed = (fields.get("count") ?? "").trim().slice(0, 20);
+  const back = (error: string) =>
+    seeOther(
+      `/console/invitations?${new URLSearchParams({ ...selection.query, error, name: isWaveName(name) ? name : "", count: /^\d+$/.test(typed) ? typed : "" })}`,
+    );
+  if (!selection.valid) return back("plan");
+  if (!isWaveName(name)) return back("name");
+  const { store, operator } = checked.signed;
+  const planned = await planWave(store, selection.selection);
+  if (typed !== String(planned.chosen.length)) return back("count");
+  try {
+    const { queued } = await sendWave(store, {
+      name,
+      selection: selection.selection,
+      by: { actor: operator.email, via: "console" },
+    });
+    return seeOther(`/console/invitations?${new URLSearchParams({ sent: name, queued: String(queued.queued) })}`);
+  } catch (error) {
+    if (error instanceof WaveError) return back(error.code);
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { HeaderRow, utc } from "@/components/console/console-table";
+import { SignupsChart } from "@/components/console/signups-chart";
+import { lastAlerts } from "@/server/alerts/alert-store";
+import { overview } from "@/server/console/overview";
+import { readEnv } from "@/server/env";
+import { checkHealth } from "@/server/health/health";
+import { requirePageOperator } from "@/server/console/session";
+
+export const metadata: Metadata = { title: "Overview" };
+
+type Search = Promise<{ days?: string | string[] }>;
+
+export default async function OverviewPage({ searchParams }: { searchParams: Search }) {
+  const { operator, store } = await requirePageOperator("/console");
+  const days = (await searchParams).days === "30" ? 30 : 90;
+  const [seen, health, alerts] = await Promise.all([
+    overview(store),
+    checkHealth(readEnv(), { figures: true }),
+    lastAlerts(store),
+  ]);
+  const receivers = [
+    ...Object.entries(health.forms ?? {}).map(([form, figures]) => ({ form, ...figures })),
+    ...(health.invitations ? [{ form: "invitations", ...health.invitations, lastDeliveredAt: null }] : []),
+  ];
+  const counts = [
+    ["On the waitlist", seen.onList],
+    ["Consent in force", seen.inForce],
+    ["Revoked", seen.revoked],
+    ["Invited", seen.invited],
+    ["Texted", seen.texted],
+  ] as const;
+  return (
+    <ConsoleFrame operator={operator} current="/console" title="Overview">
+      <dl className="mt-6 grid grid-cols-2 gap-4 sm:grid-cols-5">
+        {counts.map(([label, value]) => (
+          <div key={label} className="rounded-lg border border-stone-300 bg-white p-4">
+            <dt className="text-sm">{label}</dt>
+            <dd className="text-2xl font-bold tabular-nums">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <section aria-labelledby="signups" className="mt-10">
+        <h2 id="signups" className="text-xl font-bold">
+          Sign-ups per day
+        </h2>
+        <p className="mt-2 flex gap-4">
+          {[30, 90].map((span) => (
+            <Link
+              key={span}
+              href={`/console?days=${span}`}
+              aria-current={span === days ? "page" : undefined}
+              className="underline underline-offset-4 aria-[current=page]:font-semibold aria-[current=page]:no-underline"
+            >
+              Last {span} days
+            </Link>
+          ))}
+        </p>
+        <SignupsChart days={seen.signups.slice(-days)} title={`Sign-ups per day, the last ${days} days`} />
+      </section>
+      <section aria-labelledby="waiting" className="mt-10">
+        <h2 id="waiting" className="text-xl font-bold">
+          Leads waiting
+        </h2>
+        {seen.waiting.length === 0 ? (
+          <p className="mt-2">None: every lead was delivered.</p>
+        ) : (
+          <table className="mt-2">
+            <HeaderRow labels={["Form", "State", "Leads"]} right={["Leads"]} />
+            <tbody>
+              {seen.waiting.map((row) => (
+                <tr key={`${row.form} ${row.state}`}>
+                  <td className="pr-6">{row.form}</td>
+                  <td className="pr-6">{row.state}</td>
+                  <td className="text-right tabular-nums">{row.count}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="receivers" className="mt-10">
+        <h2 id="receivers" className="text-xl font-bold">
+          Receivers and health
+        </h2>
+        <p className="mt-2" role="status">
+          /api/health answers {health.status === "ok" ? "200 ok" : `503: ${health.problems.join(", ")}`}.
+        </p>
+        <table className="mt-3 text-sm">
+          <HeaderRow labels={["Receiver", "State", "Last failure", "Last delivered (UTC)"]} />
+          <tbody>
+            {receivers.map((receiver) => (
+              <tr key={receiver.form}>
+                <td className="py-1 pr-4">{receiver.form}</td>
+                <td className="py-1 pr-4">
+                  {receiver.failingSince ? `failing since ${utc(Date.parse(receiver.failingSince))} UTC` : "working"}
+                </td>
+                <td className="py-1 pr-4">{receiver.lastFailure ?? ""}</td>
+                <td className="py-1 pr-4">
+                  {receiver.lastDeliveredAt ? utc(Date.parse(receiver.lastDeliveredAt)) : ""}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3 className="mt-6 font-semibold">The last alerts</h3>
+        {alerts.length === 0 ? (
+          <p className="mt-1">None sent.</p>
+        ) : (
+          <ul className="mt-1 list-disc pl-6">
+            {alerts.map((alert) => (
+              <li key={`${alert.kind} ${alert.form}`}>
+                {utc(alert.sentAt)} UTC: {alert.kind}, {alert.form}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </ConsoleFrame>
+  );
+}

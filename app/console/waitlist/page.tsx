@@ -1,0 +1,113 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { cookies } from "next/headers";
+import { ConsoleFrame } from "@/components/console/console-frame";
+import { HeaderRow, utc } from "@/components/console/console-table";
+import { cookieOf } from "@/server/console/cookie";
+import { requirePageOperator } from "@/server/console/session";
+import { searchWaitlist } from "@/server/console/waitlist-actions";
+import {
+  maskedPhone,
+  SearchError,
+  waitlistFilters,
+  waitlistPage,
+  type WaitlistFilter,
+} from "@/server/console/waitlist";
+
+export const metadata: Metadata = { title: "Waitlist" };
+
+type Search = Promise<{ filter?: string | string[]; page?: string | string[] }>;
+
+const control =
+  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+
+export default async function WaitlistPage({ searchParams }: { searchParams: Search }) {
+  const { operator, store } = await requirePageOperator("/console/waitlist");
+  const query = await searchParams;
+  const filter = (waitlistFilters as readonly string[]).includes(String(query.filter))
+    ? (query.filter as WaitlistFilter)
+    : "all";
+  const page = query.page === undefined ? 1 : Number(query.page);
+  const search = (await cookies()).get(cookieOf("search").name)?.value ?? "";
+  const owner = operator.role === "owner";
+  const found = await waitlistPage(store, { search, filter, page }).catch((error: unknown) => {
+    if (error instanceof SearchError) return error.message;
+    throw error;
+  });
+  const href = (to: number) =>
+    `/console/waitlist?${new URLSearchParams({ ...(filter !== "all" ? { filter } : {}), page: String(to) })}`;
+
+  return (
+    <ConsoleFrame operator={operator} current="/console/waitlist" title="Waitlist">
+      <form action={searchWaitlist} className="mt-6 flex flex-wrap items-end gap-3" role="search">
+        <label className="flex flex-col">
+          <span className="font-semibold">Number or name</span>
+          <input name="search" type="search" defaultValue={search} maxLength={10_000} className={control} />
+        </label>
+        <label className="flex flex-col">
+          <span className="font-semibold">Consent</span>
+          <select name="filter" defaultValue={filter} className={control}>
+            {waitlistFilters.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
+          Search
+        </button>
+        {search ? (
+          <button type="submit" name="clear" value="1" className="rounded-lg border border-stone-500 px-4 py-2">
+            Clear the search
+          </button>
+        ) : null}
+      </form>
+      {typeof found === "string" ? (
+        <p role="alert" className="mt-6 font-semibold text-red-800">
+          {found}
+        </p>
+      ) : (
+        <>
+          <p className="mt-6" role="status">
+            {found.total} {found.total === 1 ? "number" : "numbers"}
+            {search ? " found" : ""}, page {found.page} of {found.pages}
+            {owner ? "" : ". Numbers are masked for viewers"}.
+          </p>
+          <table className="mt-3 w-full max-w-3xl">
+            <HeaderRow labels={["Number", "Signed up (UTC)", "Consent"]} />
+            <tbody>
+              {found.rows.map((row) => (
+                <tr key={row.key} className="border-b border-stone-200">
+                  <td className="py-2 pr-6 tabular-nums">
+                    {owner ? (
+                      <Link href={`/console/chefs/${row.key}`} className="underline underline-offset-4">
+                        {row.phone}
+                      </Link>
+                    ) : (
+                      maskedPhone(row.phone)
+                    )}
+                  </td>
+                  <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
+                  <td className="py-2">{row.state}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav aria-label="Pages" className="mt-4 flex gap-4">
+            {found.page > 1 ? (
+              <Link href={href(found.page - 1)} className="underline underline-offset-4">
+                Newer
+              </Link>
+            ) : null}
+            {found.page < found.pages ? (
+              <Link href={href(found.page + 1)} className="underline underline-offset-4">
+                Older
+              </Link>
+            ) : null}
+          </nav>
+        </>
+      )}
+    </ConsoleFrame>
+  );
+}

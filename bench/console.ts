@@ -1,0 +1,208 @@
+/**
+ * The console's reads at 100,000 sign-ups (docs/performance.md, "The
+ * console"). Not a test: it prints numbers.
+ *
+ *   node --conditions=react-server --import tsx bench/console.ts [SIGNUPS] [--json]
+ *
+ * On SQLite and on Postgres (a throwaway server), each filled with SIGNUPS
+ * (100,000) web sign-ups (a lead with its name and a consent record each; 1
+ * in 20 revoked): the overview, the waitlist's first and last page, a search
+ * by a whole number and by a name, each run 30 times after 3 warm-ups, with
+ * p50 and p95 against the 150 ms budget; then the query plans of the
+ * statements they run, as each engine explains them. With --json, the same
+ * as one line of JSON, which `npm run bench` reads (bench/lib/console.mjs).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sql } from "kysely";
+import { closeDatabases, connect, inTransaction, type Store } from "@/server/db/connect";
+import { overview } from "@/server/console/overview";
+import { waitlistPage, PAGE_SIZE } from "@/server/console/waitlist";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { rebuildStandings, recordConsent, refreshStandings } from "@/server/consent/consent-store";
+import { startPostgresServer } from "../tests/support/postgres-server";
+
+const json = process.argv.includes("--json");
+const signups = Number(process.argv.slice(2).find((argument) => /^\d+$/.test(argument)) ?? 100_000);
+const BUDGET_MS = 150;
+const RUNS = 30;
+const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
+const phoneOf = (i: number) => `+1${String(2_000_000_000 + i * 7).padStart(10, "0")}`;
+
+/** SIGNUPS sign-ups over the last 90 days, in batches: each a delivered lead with its values and its consent record. */
+async function fill(store: Store) {
+  const began = performance.now();
+  const now = Date.now();
+  const evidenceOf = (phone: string) => ({
+    phone,
+    ip: "203.0.113.9",
+    userAgent: "Mozilla/5.0",
+    pageUrl: "https://sous.example/signup",
+    javascript: true,
+    disclosure,
+    shownVersion: disclosure.version,
+  });
+  // The disclosure row, once, as a sign-up records it.
+  await recordConsent(store, { evidence: evidenceOf(phoneOf(-1)), leadId: "lead_seed", at: now - 91 * 86_400_000 });
+  const BATCH = 500;
+  for (let start = 0; start < signups; start += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, signups - start) }, (_, k) => {
+      const i = start + k;
+      const at = now - Math.floor(((signups - i) / signups) * 90 * 86_400_000);
+      return { i, at, phone: phoneOf(i), lead: `msg_bench-${i}` };
+    });
+    await inTransaction(store, async (tx) => {
+      await tx.db
+        .insertInto("leads")
+        .values(
+          rows.map(({ i, at, phone, lead }) => ({
+            id: lead,
+            form: "waitlist",
+            dedupe_key: null,
+            payload: JSON.stringify({ phone, name: `Chef ${i}` }),
+            state: "delivered",
+            created_at: at,
+            next_attempt_at: at,
+            delivered_at: at,
+          })),
+        )
+        .execute();
+      await tx.db
+        .insertInto("consents")
+        .values(
+          rows.map(({ i, at, phone, lead }) => ({
+            id: `con_bench-${i}`,
+            phone,
+            consented_at: at,
+            ip: "203.0.113.9",
+            user_agent: "Mozilla/5.0",
+            page_url: "https://sous.example/signup",
+            javascript: 1,
+            lead_id: lead,
+            disclosure_version: disclosure.version,
+          })),
+        )
+        .execute();
+      const revoked = rows.filter(({ i }) => i % 20 === 0);
+      if (revoked.length)
+        await tx.db
+          .insertInto("consent_revocations")
+          .values(
+            revoked.map(({ i, at, phone }) => ({
+              id: `rev_bench-${i}`,
+              phone,
+              revoked_at: at + 60_000,
+              channel: "sms",
+              source: "workflow",
+              message_id: `SMbench${i}`,
+            })),
+          )
+          .execute();
+    });
+  }
+  // Written around recordConsent, for speed: the standings worked out once, as the migration fills them;
+  // then Postgres's statistics taken, as its autovacuum takes them after that many rows.
+  await rebuildStandings(store);
+  if (store.engine === "postgres") await sql`analyze`.execute(store.db);
+  return (performance.now() - began) / 1000;
+}
+
+function percentile(sorted: readonly number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+type Timing = { read: string; p50: number; p95: number };
+
+async function time(read: string, work: () => Promise<unknown>): Promise<Timing> {
+  for (let i = 0; i < 3; i += 1) await work();
+  const runs: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const began = performance.now();
+    await work();
+    runs.push(performance.now() - began);
+  }
+  runs.sort((a, b) => a - b);
+  return { read, p50: percentile(runs, 50), p95: percentile(runs, 95) };
+}
+
+const line = ({ read, p50, p95 }: Timing) =>
+  `  ${read.padEnd(34)} p50 ${p50.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   ${p95 <= BUDGET_MS ? "within" : "OVER"} ${BUDGET_MS} ms`;
+
+/** The plans of the statements the console's reads run, as the engine explains them. */
+async function plans(store: Store) {
+  const statements = {
+    "the counts by standing": sql`select state, count(*) from consent_standings group by state`,
+    "the sign-ups per day": sql`select cast(first_at / 86400000 as integer), count(*) from consent_standings where first_at >= 0 group by 1`,
+    "a waitlist page": sql`select phone, first_at, first_id, state from consent_standings order by first_at desc, phone limit 50 offset 99950`,
+    "a page of numbers in force": sql`select phone from consent_standings where state = 'in force' order by first_at desc, phone limit 50`,
+    "a whole number": sql`select phone from consent_standings where phone = '+12000000007'`,
+    "a name in the kept values": sql`select id from leads where form = 'waitlist' and lower(payload) like '%chef 99999%' escape '\\' order by created_at desc limit 450`,
+    "a lead's numbers (phonesOfLeads)": sql`select distinct phone from consents where lead_id in ('msg_bench-1')`,
+    "a chef's records (by number)": sql`select * from consents where phone = '+12000000007'`,
+    "a chef by key (phoneOfConsent)": sql`select phone from consents where id = 'con_bench-1'`,
+    "the leads waiting (openLeadCounts)": sql`select form, state, count(*) from leads where state in ('pending', 'held', 'dead', 'awaiting_start') group by form, state`,
+  };
+  const lines: { statement: string; plan: string }[] = [];
+  for (const [label, statement] of Object.entries(statements)) {
+    const explain = store.engine === "sqlite" ? sql`explain query plan ${statement}` : sql`explain ${statement}`;
+    const { rows } = await explain.execute(store.db);
+    const text = rows
+      .map((row) => {
+        const record = row as Record<string, unknown>;
+        return String(record.detail ?? record["QUERY PLAN"] ?? JSON.stringify(record));
+      })
+      .join(" | ");
+    lines.push({ statement: label, plan: text });
+  }
+  return lines;
+}
+
+async function measure(engine: string, store: Store) {
+  const filled = await fill(store);
+  const pages = Math.ceil(signups / PAGE_SIZE);
+  const timings = [
+    await time("overview", () => overview(store)),
+    await time("waitlist, page 1", () => waitlistPage(store, {})),
+    await time(`waitlist, page ${pages}`, () => waitlistPage(store, { page: pages })),
+    await time("search by a whole number", () => waitlistPage(store, { search: "(200) 000-0007" })),
+    await time("search by a name", () => waitlistPage(store, { search: "Chef 99999" })),
+    // What every consent record, revocation and renewal now also writes, in its own transaction here.
+    await time("a number's standing rewritten", () => refreshStandings(store, [phoneOf(4_242)])),
+  ];
+  const result = { engine, signups, filledSeconds: filled, budgetMs: BUDGET_MS, timings, plans: await plans(store) };
+  if (!json)
+    console.log(
+      [
+        `${engine}: ${signups.toLocaleString("en")} sign-ups written in ${filled.toFixed(1)} s`,
+        ...timings.map(line),
+        "Query plans:",
+        ...result.plans.map(({ statement, plan }) => `  ${statement}: ${plan}`),
+      ].join("\n"),
+    );
+  return result;
+}
+
+async function main() {
+  const folder = mkdtempSync(path.join(tmpdir(), "sous-bench-console-"));
+  const postgres = await startPostgresServer();
+  try {
+    const sqlite = await connect({ DATA_DIR: folder, DATABASE_URL: undefined });
+    const results = [await measure("SQLite", sqlite)];
+    await sqlite.db.destroy();
+    const pg = await connect({ DATA_DIR: folder, DATABASE_URL: postgres.url });
+    results.push(await measure("Postgres", pg));
+    await pg.db.destroy();
+    // For npm run bench (bench/lib/console.mjs): one line of JSON, the only thing printed.
+    if (json) console.log(JSON.stringify(results));
+  } finally {
+    await closeDatabases();
+    await postgres.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,88 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { Operator } from "@/server/operators/operator-store";
+import { signOut } from "@/server/console/ceremony-actions";
+
+const sections = [
+  { href: "/console", label: "Overview" },
+  { href: "/console/waitlist", label: "Waitlist" },
+  { href: "/console/deliveries", label: "Deliveries" },
+  { href: "/console/invitations", label: "Invitations" },
+  { href: "/console/exports", label: "Exports" },
+  { href: "/console/activity", label: "Activity" },
+] as const;
+
+/** A signed-in console page: the sections, who is signed in with what role, sign-out, and the page. */
+export function ConsoleFrame({
+  operator,
+  current,
+  title,
+  children,
+}: {
+  operator: Operator;
+  current: string;
+  title: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <header className="border-b border-stone-300 bg-white">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+          <p className="font-bold">Sous console</p>
+          <nav aria-label="Console">
+            <ul className="flex flex-wrap gap-4">
+              {sections.map((section) => (
+                <li key={section.href}>
+                  <Link
+                    href={section.href}
+                    aria-current={section.href === current ? "page" : undefined}
+                    className="rounded underline-offset-4 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700 aria-[current=page]:font-semibold aria-[current=page]:underline"
+                  >
+                    {section.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <form action={signOut} className="ml-auto flex items-center gap-3 text-sm">
+            <span>
+              {operator.email} ({operator.role})
+            </span>
+            <button
+              type="submit"
+              className="rounded-lg border border-stone-400 px-3 py-1 hover:bg-stone-100 focus-visible:outline-2 focus-visible:outline-brand-700"
+            >
+              Sign out
+            </button>
+          </form>
+        </div>
+      </header>
+      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+        <h1 className="text-2xl font-bold">{title}</h1>
+        {children}
+      </main>
+    </>
+  );
+}
+
+/** A page without a session: sign-in, setup, enrolment. */
+export function ConsoleCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <main id="main" className="mx-auto max-w-md px-4 py-16">
+      <p className="font-bold">Sous console</p>
+      <h1 className="mt-4 text-2xl font-bold">{title}</h1>
+      <div className="mt-6 space-y-4">{children}</div>
+    </main>
+  );
+}
+
+/** What a page needing JavaScript says without it. */
+export function NeedsJavaScript() {
+  return (
+    <noscript>
+      <p className="rounded-lg border border-stone-400 bg-white p-3">
+        Passkeys need JavaScript: turn it on for this page. Every other console page works without it.
+      </p>
+    </noscript>
+  );
+}

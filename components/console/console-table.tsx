@@ -1,0 +1,57 @@
+import type { ReactNode } from "react";
+
+/** A time as the console shows it: UTC, to the second; empty for none. */
+export const utc = (at: number | null | undefined) =>
+  at === null || at === undefined ? "" : new Date(Number(at)).toISOString().slice(0, 19).replace("T", " ");
+
+/** A table's header row: one column header per label, right-aligned where told. */
+export function HeaderRow({ labels, right = [] }: { labels: readonly string[]; right?: readonly string[] }) {
+  return (
+    <thead>
+      <tr className="border-b border-stone-400 text-left">
+        {labels.map((label) => (
+          <th key={label} scope="col" className={`py-2 pr-4 ${right.includes(label) ? "text-right" : ""}`}>
+            {label}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+type Attempt = { number: number; at: number; status: number | null; failure: string | null; sender: string };
+
+/** A lead's delivery log: each attempt, when, what the receiver answered, and who sent it. */
+export function AttemptsTable({ attempts }: { attempts: readonly Attempt[] }) {
+  if (!attempts.length) return null;
+  return (
+    <table className="mt-3 text-sm">
+      <caption className="text-left font-semibold">Attempts ({attempts.length})</caption>
+      <HeaderRow labels={["#", "At (UTC)", "Answer", "By"]} />
+      <tbody>
+        {attempts.map((attempt) => (
+          <tr key={attempt.number}>
+            <td className="pr-4">{attempt.number}</td>
+            <td className="pr-4">{utc(attempt.at)}</td>
+            <td className="pr-4">{attempt.status ?? attempt.failure}</td>
+            <td>{attempt.sender}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Terms and their values, two columns; a value's own line breaks kept (a contact request's message). */
+export function Facts({ rows }: { rows: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1">
+      {rows.map(([term, value]) => (
+        <div key={term} className="contents">
+          <dt className="font-semibold">{term}</dt>
+          <dd className="break-words whitespace-pre-wrap">{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

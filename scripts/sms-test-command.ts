@@ -1,0 +1,81 @@
+/**
+ * `npm run sms:test -- STOP|START|HELP PHONE`: sends the workflow's inbound
+ * URL the text Twilio would post when PHONE replies STOP, START or HELP,
+ * signed with the account's auth token as Twilio signs it, for a staging
+ * check without a phone (docs/sms-workflow.md, "Send a test STOP"). What it
+ * exercises is everything after Twilio: the workflow's signature check, its
+ * call to the site, the consent record. Twilio itself sees nothing, so its
+ * own block of the number (after a real STOP) is not set or lifted.
+ *
+ * Reads TWILIO_INBOUND_URL (the URL the number's messaging webhook is set to,
+ * as the workflow's own setting) or --url, and TWILIO_AUTH_TOKEN from the
+ * environment only: the token never goes on a command line. TWILIO_FROM (the
+ * sending number, posted as To) and TWILIO_ACCOUNT_SID are used when set.
+ */
+import { parseArgs } from "node:util";
+import { phoneOfAnySpelling } from "@/lib/forms/phone";
+import { escapeControls } from "@/server/escape-controls";
+import { incomingSmsFields, postIncomingSms } from "./twilio-inbound";
+
+export const usage = `Usage:
+  npm run sms:test -- STOP|START|HELP PHONE [--url URL]
+      posts the workflow's inbound URL the text Twilio would post when PHONE replies that word, signed with
+      TWILIO_AUTH_TOKEN (from the environment) for TWILIO_INBOUND_URL (or --url). Twilio itself is not involved:
+      its own block of the number is neither set nor lifted.`;
+
+/** Twilio's OptOutType for each keyword (Advanced Opt-Out sends it with the text). */
+const keywords = { STOP: "STOP", START: "START", HELP: "HELP" } as const;
+
+type Env = Record<string, string | undefined>;
+
+/** Where the text goes and how it is signed, or why it cannot be sent. */
+export function testTextOf(args: string[], env: Env) {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url: { type: "string" } } });
+  const [word = "", phone = "", ...extra] = positionals;
+  const keyword = word.toUpperCase();
+  if (!Object.hasOwn(keywords, keyword) || !phone || extra.length) throw new Error(usage);
+  const from = phoneOfAnySpelling(phone, "US");
+  if (!from) throw new Error(`not a phone number: ${phone}`);
+  const url = values.url ?? env.TWILIO_INBOUND_URL;
+  if (!url) throw new Error("set TWILIO_INBOUND_URL (the URL the number's messaging webhook is set to), or pass --url");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`not a URL: ${url}`);
+  }
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
+  if (parsed.protocol !== "https:" && !(local && parsed.protocol === "http:"))
+    throw new Error(`the inbound URL must be https (Twilio posts only there), not ${url}`);
+  const authToken = env.TWILIO_AUTH_TOKEN;
+  if (!authToken)
+    throw new Error("set TWILIO_AUTH_TOKEN in the environment: the account's auth token, as the workflow has it");
+  const form = incomingSmsFields(
+    { From: from, Body: keyword, OptOutType: keywords[keyword as keyof typeof keywords] },
+    { accountSid: env.TWILIO_ACCOUNT_SID || undefined, to: env.TWILIO_FROM || undefined },
+  );
+  return { url, authToken, form, keyword, from };
+}
+
+/** What to look at once the workflow answered. */
+function nextStep(keyword: string, from: string, messageSid: string) {
+  if (keyword === "HELP") return "The workflow answers HELP itself only with SOUS_HELP_REPLY=on; nothing is recorded.";
+  return `npm run consent -- show "${from}" now lists this ${keyword} (message ${messageSid}) and says whether consent is in force.`;
+}
+
+export async function smsTestCommand(args: string[], env: Env, print: (line: string) => void) {
+  const { url, authToken, form, keyword, from } = testTextOf(args, env);
+  const answer = await postIncomingSms(url, url, form, { authToken }).catch((error: unknown) => {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`could not reach ${url}: ${cause?.code ?? cause?.message ?? String(error)}`);
+  });
+  const body = escapeControls(answer.text.slice(0, 300));
+  print(`Posted a signed ${keyword} from ${from} to ${url} (message ${answer.messageSid}).`);
+  print(`The workflow answered ${answer.status}${body ? `: ${body}` : ""}`);
+  if (answer.status === 403)
+    throw new Error(
+      "403: the workflow refused the signature. TWILIO_AUTH_TOKEN or the URL differs from the workflow's (TWILIO_INBOUND_URL, exactly as Twilio has it)",
+    );
+  if (answer.status >= 400) throw new Error(`${answer.status}: see the workflow's executions and the alert channel`);
+  print(nextStep(keyword, from, answer.messageSid));
+}

@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { plainEvidence } from "@/tests/support/waitlist-lead";
+import {
+  consentStandings,
+  forgetOldConsents,
+  rebuildStandings,
+  recordConsent,
+  recordRenewal,
+  recordRevocation,
+  signedUpCounts,
+  signedUpPage,
+} from "./consent-store";
+import { disclosureOf } from "./disclosure";
+
+const engines = setupBothEngines();
+const disclosure = disclosureOf("I agree.");
+const DAY_MS = 86_400_000;
+
+/** A small generator with a seed, so a failure names the history that broke it. */
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in SQL on %s", (engine) => {
+  it("give every number the standing consentStandings gives it, over 120 random histories", async () => {
+    const store = await engines(engine);
+    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
+      await store.db.deleteFrom(table).execute();
+    const next = random(58);
+    const base = Date.parse("2026-06-01T00:00:00Z");
+    // Times from a small set, so equal times (a START at the sign-up's very millisecond) come up too.
+    const when = () => base + Math.floor(next() * 6) * 1_000;
+    for (let i = 0; i < 120; i += 1) {
+      const phone = `+1212555${String(1000 + i)}`;
+      const events = 1 + Math.floor(next() * 5);
+      for (let e = 0; e < events; e += 1) {
+        const kind = next();
+        if (kind < 0.35)
+          await recordConsent(store, {
+            evidence: plainEvidence(phone, disclosure),
+            leadId: `lead-${i}-${e}`,
+            at: when(),
+            putsInForce: next() < 0.7,
+          });
+        else if (kind < 0.7) await recordRevocation(store, { phone, channel: "sms", source: "workflow", at: when() });
+        else await recordRenewal(store, { phone, messageId: `start-${i}-${e}`, at: when() });
+      }
+    }
+    const expected = await consentStandings(store);
+    const signedUp = [...expected].filter(([, standing]) => standing.signupId);
+    const { rows, total } = await signedUpPage(store, { filter: {}, offset: 0, limit: 500 });
+    // Some of each, so the comparison means something.
+    const states = new Set(signedUp.map(([, standing]) => standing.state));
+    expect([...states].sort()).toStrictEqual(["in force", "none", "revoked"]);
+    expect(signedUp.length).toBeLessThan(expected.size);
+
+    expect(total).toBe(signedUp.length);
+    const firstRecord = new Map(
+      (await store.db.selectFrom("consents").select(["phone", "consented_at", "id"]).execute())
+        .sort((a, b) => Number(a.consented_at) - Number(b.consented_at) || a.id.localeCompare(b.id))
+        .reverse()
+        .map((row) => [row.phone, { at: Number(row.consented_at), id: row.id }]),
+    );
+    expect(
+      new Map(rows.map((row) => [row.phone, { state: row.state, at: row.signedUpAt, key: row.key }])),
+    ).toStrictEqual(
+      new Map(
+        signedUp.map(([phone, standing]) => [
+          phone,
+          { state: standing.state, at: firstRecord.get(phone)!.at, key: firstRecord.get(phone)!.id },
+        ]),
+      ),
+    );
+    // Newest sign-up first, the number breaking a tie.
+    const order = rows.map((row) => [row.signedUpAt, row.phone] as const);
+    expect(order).toStrictEqual(
+      [...order].sort(([a, phoneA], [b, phoneB]) => b - a || (phoneA < phoneB ? -1 : phoneA > phoneB ? 1 : 0)),
+    );
+
+    // Worked out again from scratch (as the migration fills it), the table is the same.
+    const kept = await store.db.selectFrom("consent_standings").selectAll().orderBy("phone").execute();
+    await rebuildStandings(store);
+    expect(await store.db.selectFrom("consent_standings").selectAll().orderBy("phone").execute()).toStrictEqual(kept);
+
+    const counts = await signedUpCounts(store, { since: base, dayMs: DAY_MS });
+    const count = (state: string) => signedUp.filter(([, standing]) => standing.state === state).length;
+    expect(counts.states).toStrictEqual({
+      "in force": count("in force"),
+      revoked: count("revoked"),
+      none: count("none"),
+    });
+    expect(counts.days).toStrictEqual([{ at: base, count: signedUp.length }]);
+  });
+
+  it("filter by standing, by the whole number, by digits and among numbers; page by offset; count what is left", async () => {
+    const store = await engines(engine);
+    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
+      await store.db.deleteFrom(table).execute();
+    const at = Date.parse("2026-11-20T10:00:00Z");
+    const phones = ["+12125550101", "+12125550102", "+13105550103", "+13105550104"];
+    for (const [i, phone] of phones.entries())
+      await recordConsent(store, {
+        evidence: plainEvidence(phone, disclosure),
+        leadId: `lead-${i}`,
+        at: at + i * DAY_MS,
+      });
+    await recordRevocation(store, { phone: phones[1]!, channel: "sms", source: "workflow", at: at + 10 * DAY_MS });
+    const page = (filter: object, offset = 0, limit = 50) => signedUpPage(store, { filter, offset, limit });
+    const phonesOf = async (filter: object, offset = 0, limit = 50) =>
+      (await page(filter, offset, limit)).rows.map((row) => row.phone);
+
+    expect(await phonesOf({})).toStrictEqual([...phones].reverse());
+    expect(await phonesOf({ state: "revoked" })).toStrictEqual([phones[1]]);
+    expect(await phonesOf({ state: "in force" })).toStrictEqual([phones[3], phones[2], phones[0]]);
+    expect(await phonesOf({ phone: phones[2] })).toStrictEqual([phones[2]]);
+    expect(await phonesOf({ digits: "310" })).toStrictEqual([phones[3], phones[2]]);
+    expect(await phonesOf({ digits: "(212) 555" })).toStrictEqual([phones[1], phones[0]]);
+    expect(await phonesOf({ phones: [phones[0], "+19995550000"] })).toStrictEqual([phones[0]]);
+    expect(await phonesOf({ phones: [] })).toStrictEqual([]);
+    expect(await phonesOf({ digits: "310", state: "revoked" })).toStrictEqual([]);
+    // A page past the first, and past the end: the count still says how many there are.
+    expect(await page({}, 1, 2)).toMatchObject({ total: 4, rows: [{ phone: phones[2] }, { phone: phones[1] }] });
+    expect(await page({}, 8, 2)).toStrictEqual({ total: 4, rows: [] });
+    expect(await page({ state: "revoked" }, 0, 1)).toMatchObject({ total: 1 });
+    expect(await page({ digits: "999" })).toStrictEqual({ total: 0, rows: [] });
+  });
+
+  it("retention moves a number to the sign-up it keeps, and takes off the list a number it keeps none of", async () => {
+    const store = await engines(engine);
+    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
+      await store.db.deleteFrom(table).execute();
+    const at = Date.parse("2026-01-10T10:00:00Z");
+    const [twice, once] = ["+12125550101", "+12125550102"];
+    await recordConsent(store, { evidence: plainEvidence(twice!, disclosure), leadId: "lead-1", at, id: "con_first" });
+    await recordConsent(store, { evidence: plainEvidence(once!, disclosure), leadId: "lead-2", at });
+    await recordRevocation(store, { phone: twice!, channel: "sms", source: "workflow", at: at + DAY_MS });
+    await recordConsent(store, {
+      evidence: plainEvidence(twice!, disclosure),
+      leadId: "lead-3",
+      at: at + 5 * DAY_MS,
+      putsInForce: false,
+      id: "con_again",
+    });
+    const listed = async () => (await signedUpPage(store, { filter: {}, offset: 0, limit: 50 })).rows;
+    expect(await listed()).toStrictEqual([
+      { phone: twice, key: "con_first", signedUpAt: at, state: "revoked" },
+      { phone: once, key: expect.stringMatching(/^con_/), signedUpAt: at, state: "in force" },
+    ]);
+
+    await forgetOldConsents(store, at + 2 * DAY_MS);
+    // Its STOP went with its first sign-up; the evidence-only sign-up left puts nothing in force.
+    expect(await listed()).toStrictEqual([
+      { phone: twice, key: "con_again", signedUpAt: at + 5 * DAY_MS, state: "none" },
+    ]);
+    expect(await consentStandings(store)).toStrictEqual(
+      new Map([[twice, { state: "none", firstAt: at + 5 * DAY_MS, signupId: "con_again" }]]),
+    );
+  });
+});

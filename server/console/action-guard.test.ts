@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { fromOurPages, seeOther } from "./action-guard";
+
+const hosts = ["sous.example", "www.sous.example:8443"];
+const headers = (values: Record<string, string>) => new Headers(values);
+
+describe("whether a post came from the console's own pages", () => {
+  it("yes: an Origin on one of the site's hosts, or no Origin and the browser's same-origin", () => {
+    expect(fromOurPages(headers({ origin: "https://sous.example" }), hosts)).toBe(true);
+    expect(fromOurPages(headers({ origin: "https://www.sous.example:8443" }), hosts)).toBe(true);
+    expect(fromOurPages(headers({ "sec-fetch-site": "same-origin" }), hosts)).toBe(true);
+  });
+
+  it("no: another site, a look-alike host, an opaque or malformed Origin, a cross-site fetch, or nothing said at all", () => {
+    for (const values of <Record<string, string>[]>[
+      { origin: "https://evil.example" },
+      { origin: "https://sous.example.evil.example" },
+      { origin: "https://www.sous.example" },
+      { origin: "null", "sec-fetch-site": "cross-site" },
+      { origin: "null" },
+      { origin: "not a url" },
+      { origin: "https://evil.example", "sec-fetch-site": "same-origin" },
+      { "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "cross-site" },
+      {},
+    ])
+      expect(fromOurPages(headers(values), hosts), JSON.stringify(values)).toBe(false);
+  });
+});
+
+describe("the answer after an action", () => {
+  it("is a 303 to the console's path, uncached", () => {
+    const answer = seeOther("/console/deliveries?done=dropped");
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get("location")).toBe("/console/deliveries?done=dropped");
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+  });
+});

@@ -1,0 +1,185 @@
+"use server";
+
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { logEvent, messageOf } from "@/server/log";
+import {
+  CeremonyError,
+  completeEnrolment,
+  completeSetup,
+  completeSignIn,
+  enrolmentOptions,
+  setupOptions,
+  signInOptions,
+} from "@/server/operators/passkeys";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import { CHALLENGE_TTL_MS, passkeyById } from "@/server/operators/operator-store";
+import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
+import type { consoleLimits } from "@/server/rate-limit/limits";
+import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
+import { consolePath, cookieOf, isSessionToken } from "./cookie";
+import { endSession, setSessionCookie } from "./session";
+
+/**
+ * The passkey ceremonies' server side, called by the console's one client
+ * component (components/console/passkey-ceremony.tsx): each ceremony is a
+ * start (the options for the browser's authenticator; the ceremony's id in an
+ * HttpOnly cookie of 5 minutes) and a finish (the authenticator's answer,
+ * verified against that ceremony; a session cookie on success). Every answer
+ * is a plain object: the options, or the words of what went wrong.
+ */
+
+export type CeremonyAnswer<T = undefined> = { ok: true; value: T } | { ok: false; message: string };
+type Ceremony = "sign-in" | "enrol" | "setup";
+
+const unavailable = "The console could not answer just now. Try again in a minute.";
+
+/** What an authenticator's answer must look like before it is verified: anything else is refused unread. */
+const answerShape = z
+  .object({ id: z.string().max(1_400), rawId: z.string().max(1_400), type: z.literal("public-key") })
+  .loose();
+const ANSWER_BYTES = 64 * 1024;
+
+function parsedAnswer<T>(value: unknown): T | undefined {
+  if (JSON.stringify(value ?? null).length > ANSWER_BYTES) return undefined;
+  return answerShape.safeParse(value).success ? (value as T) : undefined;
+}
+
+/** One attempt too many, from this address or for this operator. */
+class Throttled extends CeremonyError {}
+
+/** Counts an attempt against the console's limits (server/rate-limit/limits.ts); refused when it is one too many. */
+async function limited(kind: keyof typeof consoleLimits, value: string) {
+  const counted = await consumeConsoleAttempt(kind, value, readEnv());
+  if (!counted.ok)
+    throw new Throttled(
+      `Too many attempts. Try again in ${Math.max(1, Math.ceil(counted.retryAfterSeconds / 60))} minutes.`,
+    );
+}
+
+/** This request's address, as the forms' limits count it (TRUSTED_PROXY_HOPS). */
+const requestAddress = async () => addressKey(clientAddress(await headers(), readEnv().TRUSTED_PROXY_HOPS));
+
+/** Runs one step of a ceremony: a refusal's words for the operator, anything else logged and answered in general. */
+async function step<T>(ceremony: Ceremony, work: () => Promise<T>): Promise<CeremonyAnswer<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (error instanceof Throttled) {
+      logEvent("warn", { event: "console_rate_limited", ceremony });
+      return { ok: false, message: error.message };
+    }
+    if (error instanceof CeremonyError) {
+      logEvent("warn", { event: "console_ceremony_refused", ceremony });
+      return { ok: false, message: error.message };
+    }
+    logEvent("error", { event: "console_ceremony_failed", ceremony, message: messageOf(error) });
+    return { ok: false, message: unavailable };
+  }
+}
+
+const store = () => database(readEnv());
+
+async function keepCeremony(id: string) {
+  const { name, attributes } = cookieOf("ceremony");
+  (await cookies()).set(name, id, { ...attributes, maxAge: CHALLENGE_TTL_MS / 1000 });
+}
+
+/** The ceremony this browser started, read once: its cookie is cleared whatever the answer. */
+async function takeCeremonyId() {
+  const jar = await cookies();
+  const { name, attributes } = cookieOf("ceremony");
+  const id = jar.get(name)?.value;
+  jar.set(name, "", { ...attributes, maxAge: 0 });
+  return isSessionToken(id) ? id : undefined;
+}
+
+const gone = () => {
+  throw new CeremonyError("This sign-in or enrolment took too long or was already answered. Start again.");
+};
+const malformed = () => {
+  throw new CeremonyError("The passkey's answer could not be read. Start again.");
+};
+
+export async function startSignIn() {
+  return step("sign-in", async () => {
+    await limited("address", await requestAddress());
+    const { options, ceremony } = await signInOptions(await store());
+    await keepCeremony(ceremony);
+    return options;
+  });
+}
+
+/** Signs in with the passkey's answer; where to go next, a path of the console only. */
+export async function finishSignIn(answer: unknown, next: unknown) {
+  return step("sign-in", async () => {
+    const ceremony = (await takeCeremonyId()) ?? gone();
+    const response = parsedAnswer<AuthenticationResponseJSON>(answer) ?? malformed();
+    const passkey = await passkeyById(await store(), response.id);
+    if (passkey) await limited("operator", passkey.operatorId);
+    const { session } = await completeSignIn(await store(), { ceremony, response });
+    await setSessionCookie(session);
+    // What the browser sent back as `next` is read as a path of the console, or not at all.
+    return consolePath(typeof next === "string" ? next : undefined);
+  });
+}
+
+export async function startEnrolment(token: string) {
+  return step("enrol", async () => {
+    await limited("address", await requestAddress());
+    const { options, ceremony, operator } = await enrolmentOptions(await store(), {
+      token: String(token).slice(0, 100),
+    });
+    await limited("operator", operator.id);
+    await keepCeremony(ceremony);
+    return options;
+  });
+}
+
+export async function finishEnrolment(answer: unknown) {
+  return step("enrol", async () => {
+    const ceremony = (await takeCeremonyId()) ?? gone();
+    const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
+    const { session } = await completeEnrolment(await store(), { ceremony, response });
+    await setSessionCookie(session);
+    return "/console";
+  });
+}
+
+/** What /console/setup's form carries: the setup token and the first owner's address, bounded before reading. */
+const setupFields = (token: unknown, email: unknown) => ({
+  token: String(token ?? "").slice(0, 200),
+  email: String(email ?? "").slice(0, 320),
+});
+
+const setupEnv = () => ({ ...process.env, CONSOLE_SETUP_TOKEN: readEnv().CONSOLE_SETUP_TOKEN });
+
+export async function startSetup(token: string, email: string) {
+  return step("setup", async () => {
+    await limited("address", await requestAddress());
+    const env = setupEnv();
+    const { options, ceremony } = await setupOptions(await store(), { ...setupFields(token, email), env });
+    await keepCeremony(ceremony);
+    return options;
+  });
+}
+
+export async function finishSetup(answer: unknown, token: string, email: string) {
+  return step("setup", async () => {
+    const ceremony = (await takeCeremonyId()) ?? gone();
+    const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
+    const env = setupEnv();
+    const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email), env });
+    await setSessionCookie(session);
+    return "/console";
+  });
+}
+
+/** Signs out: the session's row deleted and its cookie cleared, then the sign-in page. */
+export async function signOut() {
+  await endSession();
+  redirect("/console/sign-in?signed-out=1");
+}

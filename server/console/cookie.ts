@@ -1,0 +1,31 @@
+import { siteUrl } from "@/server/site-settings";
+
+/**
+ * The console's cookies, by the site's own address (SITE_URL): on https the
+ * `__Host-` prefix with `Secure` (the browser then refuses one set over http,
+ * for another path or by a subdomain); on http://localhost, where a browser
+ * holds no `Secure` cookie for a plain-http page's script and the prefix
+ * demands it, a plain name. `HttpOnly` and `SameSite=Strict` always: no
+ * script reads it, and no other site's page or form sends it.
+ */
+export function cookieOf(kind: "session" | "ceremony" | "search" = "session", env: NodeJS.ProcessEnv = process.env) {
+  const secure = siteUrl(env).protocol === "https:";
+  const base = { session: "sous-console", ceremony: "sous-ceremony", search: "sous-search" }[kind];
+  return {
+    name: secure ? `__Host-${base}` : base,
+    attributes: { httpOnly: true, secure, sameSite: "strict" as const, path: "/" },
+  };
+}
+
+/** A token as newToken makes them (32 random bytes, base64url): anything else is not looked up. */
+export const isSessionToken = (value: string | undefined): value is string =>
+  value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value);
+
+/**
+ * Where sign-in returns to: a path of the console, never a URL (no open
+ * redirect); the overview for anything else.
+ */
+export function consolePath(path: string | undefined | null) {
+  if (!path || path.length > 300) return "/console";
+  return /^\/console(?:[/?][A-Za-z0-9\-._~/?=&%]*)?$/.test(path) && !/\/\/|\.\./.test(path) ? path : "/console";
+}

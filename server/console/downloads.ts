@@ -1,0 +1,45 @@
+import "server-only";
+import type { Store } from "@/server/db/connect";
+import { leadStates } from "@/server/db/schema";
+import { toCsv } from "@/server/exports/csv";
+import { consentExport, invitationExport, leadExport, recordExport } from "@/server/exports/exports";
+import type { Actor } from "@/server/operators/operators";
+
+/** The console's downloads, each what the matching command exports (server/exports/exports.ts), as CSV. */
+export const downloads = {
+  waitlist: {
+    label: "The waitlist: each number once, with its latest sign-up and its consent",
+    kind: "waitlist leads",
+    make: (store: Store) => leadExport(store, { form: "waitlist", states: [...leadStates] }),
+  },
+  consents: {
+    label: "The consent records, revocations and STARTs, with the text each chef saw",
+    kind: "consent records",
+    make: (store: Store) => consentExport(store),
+  },
+  invitations: {
+    label: "The launch invitations, every wave",
+    kind: "invitations",
+    make: (store: Store) => invitationExport(store),
+  },
+} as const;
+export type DownloadName = keyof typeof downloads;
+
+export const isDownload = (name: string): name is DownloadName => Object.hasOwn(downloads, name);
+
+/** One download as a CSV file, and its line in the activity log. */
+export async function download(
+  store: Store,
+  { name, by, now = new Date() }: { name: DownloadName; by: Actor; now?: Date },
+) {
+  const { kind, make } = downloads[name];
+  const made = await make(store);
+  await recordExport(store, { by, kind, rows: made.rows.length });
+  return new Response(toCsv(made.columns, made.rows), {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="sous-${name}-${now.toISOString().slice(0, 10)}.csv"`,
+      "Cache-Control": "no-store",
+    },
+  });
+}

@@ -1,0 +1,52 @@
+import "server-only";
+import type { Store } from "@/server/db/connect";
+import { allWaves } from "@/server/invitations/invitation-store";
+import type { WaveSelection } from "@/server/invitations/waves";
+import { waveStatus } from "@/server/launch/launch";
+
+/** The most a console plan names at once: the page lists each number. */
+export const PLAN_MAX = 10_000;
+
+/**
+ * Who a wave is for, as the console's plan form says it: the next N on the
+ * waitlist (1 to 10,000), or all of it. `query` is what the page's address
+ * keeps of it (no number ever); `valid` is false for anything else.
+ */
+export function selectionOf(plan: string | null | undefined, next: string | null | undefined) {
+  if (plan === "all")
+    return { valid: true as const, selection: { all: true } as WaveSelection, query: { plan: "all" } };
+  const count = Number(next);
+  if (plan === "next" && /^\d{1,5}$/.test(next ?? "") && count >= 1 && count <= PLAN_MAX)
+    return {
+      valid: true as const,
+      selection: { next: count } as WaveSelection,
+      query: { plan: "next", next: String(count) } as Record<string, string>,
+    };
+  return { valid: false as const, selection: { next: 1 } as WaveSelection, query: {} as Record<string, string> };
+}
+
+/** Every wave, newest first, with its live status (as `npm run invite -- status --wave NAME` gives it). */
+export async function wavesWithStatus(store: Store) {
+  const waves = await allWaves(store);
+  return Promise.all(
+    waves.map(async (wave) => ({
+      name: wave.name,
+      createdAt: Number(wave.created_at),
+      size: Number(wave.size),
+      cancelledAt: wave.cancelled_at === null ? null : Number(wave.cancelled_at),
+      status: await waveStatus(store, wave.name),
+    })),
+  );
+}
+
+/** What went wrong with a send or a cancel, by the code the redirect carries. */
+export const waveErrors: Record<string, string> = {
+  plan: "Choose who the wave is for: the next N (1 to 10,000) or everyone.",
+  name: 'The wave\'s name: letters, digits, ".", "_" or "-", 64 at most, starting with a letter or digit.',
+  count: "The count you typed is not how many this plan texts now: read the plan again, then type its count.",
+  exists: "A wave of that name exists already: a name is used once. Nothing was queued.",
+  unset: "INVITE_WEBHOOK_URL or INVITE_URL is not set: the invitations would have nowhere to go. Nothing was queued.",
+  unsigned:
+    "INVITE_WEBHOOK_SECRET (or INVITE_WEBHOOK_AUTH_HEADER) is not set: the invitations would go out unsigned. Set it (docs/webhooks.md). Nothing was queued.",
+  unknown: "There is no wave of that name.",
+};

@@ -1,0 +1,73 @@
+import "server-only";
+import { cookies } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { database, type Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { sessionOperator, SESSION_ABSOLUTE_MS, type Operator } from "@/server/operators/operator-store";
+import { signOutSession } from "@/server/operators/passkeys";
+import type { OperatorRole } from "@/server/db/schema";
+import { cookieOf, consolePath, isSessionToken } from "./cookie";
+
+/**
+ * Who is signed in to the console, checked in every page, action and
+ * download of it, first thing (decision 0015): middleware.ts only adds the
+ * console's headers, so a matcher mistake or a bypass of middleware opens
+ * nothing. The session is a row of ours (server/operators/operator-store.ts);
+ * the cookie holds its token, the table only the token's hash. The role is
+ * read from the database on each request, never from the cookie.
+ */
+
+export type SignedIn = { operator: Operator; store: Store };
+
+/** The database the console reads, as every server file opens it. */
+export async function consoleStore() {
+  return database(readEnv());
+}
+
+/** The operator a session token signs in, if any: the role as the database says it now. */
+export async function signedInWith(token: string | undefined): Promise<SignedIn | undefined> {
+  if (!isSessionToken(token)) return undefined;
+  const store = await consoleStore();
+  const operator = await sessionOperator(store, token);
+  return operator ? { operator, store } : undefined;
+}
+
+/** The operator this request's cookie signs in, if any. */
+export async function signedIn(): Promise<SignedIn | undefined> {
+  return signedInWith((await cookies()).get(cookieOf().name)?.value);
+}
+
+const allows = (role: OperatorRole, needed: OperatorRole) => needed === "viewer" || role === "owner";
+
+/**
+ * For a console page: the operator, with the role the page needs. Without a
+ * session the page leads to sign-in, and back here after it; a viewer on an
+ * owner's page is told it is not theirs (the page's own 403 text).
+ */
+export async function requirePageOperator(path: string, role: OperatorRole = "viewer") {
+  const found = await signedIn();
+  if (!found) redirect(`/console/sign-in?next=${encodeURIComponent(consolePath(path))}`);
+  return { ...found, allowed: allows(found.operator.role, role) };
+}
+
+/** For an action or a download: the operator, or an answer as an unknown URL's (404) and nothing done. */
+export async function requireOperator(role: OperatorRole = "viewer") {
+  const found = await signedIn();
+  if (!found) notFound();
+  return { ...found, allowed: allows(found.operator.role, role) };
+}
+
+/** Opens a session in the browser: a new cookie on every sign-in. */
+export async function setSessionCookie(token: string) {
+  const { name, attributes } = cookieOf();
+  (await cookies()).set(name, token, { ...attributes, maxAge: SESSION_ABSOLUTE_MS / 1000 });
+}
+
+/** Ends this browser's session: its row deleted, its cookie cleared. */
+export async function endSession() {
+  const jar = await cookies();
+  const { name, attributes } = cookieOf();
+  const token = jar.get(name)?.value;
+  if (isSessionToken(token)) await signOutSession(await consoleStore(), token);
+  jar.set(name, "", { ...attributes, maxAge: 0 });
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { inTransaction, type Store } from "@/server/db/connect";
+import { forgetOldConsents, recordConsent } from "@/server/consent/consent-store";
+import { newClaim } from "@/server/delivery/claims";
+import { insertClaimed } from "@/server/leads/lead-store";
+import { revokeConsent, renewConsent } from "@/server/signups/consent-changes";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
+import { chefOf } from "./chef";
+import { maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
+
+const engines = setupBothEngines();
+
+/** The file's database with no sign-up, consent or lead left by a test before. */
+async function open(engine: "sqlite" | "postgres") {
+  const store = await engines(engine);
+  for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings", "leads"] as const)
+    await store.db.deleteFrom(table).execute();
+  return store;
+}
+
+/** A web sign-up, as a visitor's is kept: the lead with its name, and its consent record. */
+async function signUp(store: Store, phone: string, at: number, name = `Chef ${at}`) {
+  const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name }) };
+  await inTransaction(store, async (tx) => {
+    await insertClaimed(tx, lead, newClaim(0, 0));
+    await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
+  });
+  return lead;
+}
+
+const phones = (page: Awaited<ReturnType<typeof waitlistPage>>) => page.rows.map((row) => row.phone);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "accepted",
+    (error: Error) => (error instanceof SearchError ? error.message : `not a refusal: ${error.stack}`),
+  );
+
+describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (engine) => {
+  it("lists every number that signed up once, newest first by its first sign-up, keyed by that record, with its consent", async () => {
+    const store = await open(engine);
+    await signUp(store, "+14155550142", 1_000);
+    await signUp(store, "+14155550199", 2_000);
+    // Signed up again later: still one row, in its first place.
+    await signUp(store, "+14155550142", 3_000);
+    await revokeConsent(store, { phone: "+14155550199", channel: "sms", source: "workflow", at: 4_000 });
+    // A stranger's STOP and START: evidence, not a sign-up.
+    await revokeConsent(store, { phone: "+14155550777", channel: "sms", source: "workflow", at: 5_000 });
+    await renewConsent(store, { phone: "+14155550777", at: 6_000, messageId: "SM1" });
+
+    const all = await waitlistPage(store, {});
+    expect(all).toMatchObject({ total: 2, page: 1, pages: 1 });
+    expect(all.rows).toStrictEqual([
+      { key: expect.stringMatching(/^con_/), phone: "+14155550199", signedUpAt: 2_000, state: "revoked" },
+      { key: expect.stringMatching(/^con_/), phone: "+14155550142", signedUpAt: 1_000, state: "in force" },
+    ]);
+    expect(phones(await waitlistPage(store, { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, { filter: "in force" }))).toStrictEqual(["+14155550142"]);
+
+    // The key is the number's first sign-up, and it opens the chef's records.
+    const chef = await chefOf(store, all.rows[1]!.key);
+    expect(chef).toMatchObject({ phone: "+14155550142", state: "in force" });
+    expect(chef!.consents.map((record) => record.consented_at)).toStrictEqual([1_000, 3_000]);
+    expect(chef!.consents[0]!.disclosure_text).toBe("I agree.");
+    expect(chef!.leads.map(({ name }) => name)).toStrictEqual(["Chef 1000", "Chef 3000"]);
+    expect(await chefOf(store, "con_nobody")).toBeUndefined();
+    expect(await chefOf(store, `con_${"x".repeat(200)}`)).toBeUndefined();
+  });
+
+  it("finds a number in any spelling, a part of one, or a name in any case; the rest of the list is left out", async () => {
+    const store = await open(engine);
+    await signUp(store, "+14155550142", 1_000, "Ada Lovelace");
+    await signUp(store, "+12125550100", 2_000, "Julia Child");
+    await signUp(store, "+14155550199", 3_000, "100% Grace_Hopper");
+
+    for (const spelling of ["(415) 555-0142", "+1 415.555.0142", "4155550142", " +14155550142 "])
+      expect(phones(await waitlistPage(store, { search: spelling })), spelling).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, { search: "0100" }))).toStrictEqual(["+12125550100"]);
+    expect(phones(await waitlistPage(store, { search: "415" }))).toStrictEqual(["+14155550199", "+14155550142"]);
+    expect(phones(await waitlistPage(store, { search: "jUlIa" }))).toStrictEqual(["+12125550100"]);
+    expect(phones(await waitlistPage(store, { search: "lovelace" }))).toStrictEqual(["+14155550142"]);
+    // A wildcard typed is a character: "%" and "_" find only the name that holds them.
+    expect(phones(await waitlistPage(store, { search: "100%" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, { search: "e_H" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, { search: "a_a" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, { search: "Nobody" }))).toStrictEqual([]);
+    // Searched and filtered at once.
+    expect(phones(await waitlistPage(store, { search: "415", filter: "revoked" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, { search: "   " }))).toHaveLength(3);
+  });
+
+  it("pages by 50, and says what is wrong with a search or a page it cannot answer", async () => {
+    const store = await open(engine);
+    for (let index = 0; index < PAGE_SIZE + 1; index += 1)
+      await signUp(store, `+1415555${String(1000 + index)}`, 10_000 + index);
+    const first = await waitlistPage(store, {});
+    expect(first).toMatchObject({ total: PAGE_SIZE + 1, page: 1, pages: 2 });
+    expect(first.rows).toHaveLength(PAGE_SIZE);
+    expect(first.rows[0]!.phone).toBe(`+1415555${1000 + PAGE_SIZE}`);
+    const second = await waitlistPage(store, { page: 2 });
+    expect(phones(second)).toStrictEqual(["+14155551000"]);
+
+    expect(await refusal(waitlistPage(store, { page: 3 }))).toBe("There is no page 3: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, { page: 0 }))).toBe("There is no page 0: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, { page: 1.5 }))).toBe("There is no page 1.5: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, { page: Number.NaN }))).toBe("There is no page NaN: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, { page: 1e20 }))).toBe(
+      "There is no page 100000000000000000000: pages 1 to 2.",
+    );
+    expect(await refusal(waitlistPage(store, { page: 2 ** 50 }))).toBe(`There is no page ${2 ** 50}: pages 1 to 2.`);
+    expect(await refusal(waitlistPage(store, { search: "x".repeat(10_000) }))).toBe(
+      "Search for at most 100 characters.",
+    );
+    expect(await refusal(waitlistPage(store, { search: "x".repeat(100) }))).toBe("accepted");
+    expect(await refusal(waitlistPage(store, { search: "41" }))).toBe("Type at least 3 digits of a number, or a name.");
+    // An empty list is one page: retention took every record, and every number with them.
+    await forgetOldConsents(store, Number.MAX_SAFE_INTEGER);
+    expect(await waitlistPage(store, {})).toMatchObject({ total: 0, page: 1, pages: 1, rows: [] });
+  });
+});
+
+describe("a number as a viewer sees it", () => {
+  it("its country code and last four digits", () => {
+    expect(maskedPhone("+14155550142")).toBe("+1 ••• ••• 0142");
+    expect(maskedPhone("+447700900123")).toBe("+44 ••• ••• 0123");
+  });
+});

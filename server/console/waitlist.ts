@@ -1,0 +1,71 @@
+import "server-only";
+import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { phoneOfAnySpelling } from "@/lib/forms/phone";
+import type { Store } from "@/server/db/connect";
+import { phonesOfLeads, signedUpPage, type ConsentState, type SignedUpFilter } from "@/server/consent/consent-store";
+import { leadIdsHolding } from "@/server/leads/lead-store";
+import { waitlistPhonePolicy } from "@/server/site-settings";
+
+/**
+ * The console's waitlist: every number that signed up on the web, once,
+ * newest first, a page at a time; searched by a number in any spelling, a
+ * part of one, or a name; filtered by where its consent stands. A row's key
+ * is its first sign-up's record id (`con_…`), never the number: that is what
+ * a chef's page is addressed by, so no number goes into a URL.
+ */
+
+export const PAGE_SIZE = 50;
+/** The longest search read: a name or a number is far shorter. */
+export const SEARCH_MAX = 100;
+export const waitlistFilters = ["all", "in force", "revoked"] as const;
+export type WaitlistFilter = (typeof waitlistFilters)[number];
+
+export type WaitlistRow = { key: string; phone: string; signedUpAt: number; state: ConsentState };
+
+export class SearchError extends Error {}
+
+/** Which numbers a search names: none when there is no search, else the whole number, a part of one, or the numbers whose sign-up holds a name. */
+async function searched(store: Store, text: string): Promise<SignedUpFilter> {
+  const typed = text.trim();
+  if (!typed) return {};
+  if (typed.length > SEARCH_MAX) throw new SearchError(`Search for at most ${SEARCH_MAX} characters.`);
+  const whole = phoneOfAnySpelling(typed, waitlistPhonePolicy().defaultCountry);
+  if (whole) return { phone: whole };
+  const digits = typed.replace(/\D/g, "");
+  // Digits and what people type between them: a part of a number.
+  if (/^[\d\s()+.\-/]+$/.test(typed)) {
+    if (digits.length < 3) throw new SearchError("Type at least 3 digits of a number, or a name.");
+    return { digits };
+  }
+  return {
+    phones: await phonesOfLeads(store, await leadIdsHolding(store, { form: "waitlist", text: typed, limit: 450 })),
+  };
+}
+
+/** One page of the waitlist, and how many numbers the search and filter leave. */
+export async function waitlistPage(
+  store: Store,
+  { search = "", filter = "all", page = 1 }: { search?: string; filter?: WaitlistFilter; page?: number },
+) {
+  const wanted = { ...(await searched(store, search)), ...(filter === "all" ? {} : { state: filter }) };
+  // A page past the last safe integer is no page either: the database would refuse its offset.
+  const shown = Number.isSafeInteger(page) && page >= 1 && page <= Number.MAX_SAFE_INTEGER / PAGE_SIZE;
+  const found = await signedUpPage(store, {
+    filter: wanted,
+    offset: shown ? (page - 1) * PAGE_SIZE : 0,
+    limit: shown ? PAGE_SIZE : 1,
+  });
+  const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
+  if (!shown || page > pages) throw new SearchError(`There is no page ${page}: pages 1 to ${pages}.`);
+  const rows: WaitlistRow[] = found.rows;
+  return { rows, total: found.total, page, pages };
+}
+
+/**
+ * A number as a viewer sees it: its country code and last four digits
+ * (`+1 ••• ••• 0142`), enough to answer "is that me?" and no more.
+ */
+export function maskedPhone(phone: string) {
+  const code = parsePhoneNumberFromString(phone)?.countryCallingCode ?? "";
+  return `+${code} ••• ••• ${phone.slice(-4)}`;
+}

@@ -1,0 +1,93 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Store } from "@/server/db/connect";
+import type { Database } from "@/server/db/schema";
+
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = ["operator_activity"] as const satisfies readonly (keyof Database)[];
+
+/** What the activity log records: each an operator's action, by the console or a command. */
+export const activityActions = [
+  "sign-in",
+  "sign-out",
+  "enrolled",
+  "export",
+  "redeliver",
+  "drop",
+  "revocation recorded",
+  "wave sent",
+  "wave cancelled",
+  "operator added",
+  "operator removed",
+  "link issued",
+] as const;
+export type ActivityAction = (typeof activityActions)[number];
+
+/**
+ * One action. `actor` is an operator's email, or "command" for an `npm run`
+ * command on the server; `subject` is what it was done to when that is not
+ * personal (a wave's name, a lead's webhook-id, an operator's email, an
+ * export's kind): never a phone, a name or a message.
+ */
+export type Activity = {
+  actor: string;
+  via: "console" | "command";
+  action: ActivityAction;
+  subject?: string | null;
+  rows?: number | null;
+};
+
+export async function insertActivity({ db }: Store, { at = Date.now(), ...activity }: Activity & { at?: number }) {
+  await db
+    .insertInto("operator_activity")
+    .values({
+      id: `act_${randomUUID()}`,
+      at,
+      actor: activity.actor,
+      via: activity.via,
+      action: activity.action,
+      subject: activity.subject ?? null,
+      rows: activity.rows ?? null,
+    })
+    .execute();
+}
+
+/** Where a page of the log ends: its last line's time and id. The next page starts after it, lines of the same millisecond included. */
+export type ActivityCursor = { at: number; id: string };
+
+/** A page of the log, newest first (the id breaking a tie): `limit` lines after `after` (from the newest when unset). */
+export async function activityPage({ db }: Store, { after, limit }: { after?: ActivityCursor; limit: number }) {
+  const rows = await db
+    .selectFrom("operator_activity")
+    .selectAll()
+    .$if(after !== undefined, (query) =>
+      query.where((eb) =>
+        eb.or([eb("at", "<", after!.at), eb.and([eb("at", "=", after!.at), eb("id", "<", after!.id)])]),
+      ),
+    )
+    .orderBy("at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    at: Number(row.at),
+    actor: row.actor,
+    via: row.via,
+    action: row.action as ActivityAction,
+    subject: row.subject,
+    rows: row.rows === null ? null : Number(row.rows),
+  }));
+}
+
+/** A cursor as the page's "Older" link carries it (`AT~ID`), read back; undefined for anything else. */
+export function cursorOf(text: unknown): ActivityCursor | undefined {
+  const match = typeof text === "string" ? /^(\d{1,16})~([\w-]{1,80})$/.exec(text) : null;
+  return match ? { at: Number(match[1]), id: match[2]! } : undefined;
+}
+
+/** Retention: what is older than AUDIT_RETENTION_DAYS. */
+export async function forgetActivity({ db }: Store, before: number) {
+  const { numDeletedRows } = await db.deleteFrom("operator_activity").where("at", "<", before).executeTakeFirst();
+  return Number(numDeletedRows);
+}

@@ -1,0 +1,291 @@
+import "server-only";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Store } from "@/server/db/connect";
+import type { ChallengePurpose, Database, OperatorRole } from "@/server/db/schema";
+
+/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
+export const ownedTables = [
+  "operators",
+  "operator_passkeys",
+  "operator_sessions",
+  "operator_links",
+  "console_challenges",
+] as const satisfies readonly (keyof Database)[];
+
+/** An enrolment link is good for this long, and once. */
+export const LINK_TTL_MS = 15 * 60_000;
+/** A session ends after this long without a request… */
+export const SESSION_IDLE_MS = 12 * 60 * 60_000;
+/** …and this long after its sign-in, whatever it did. */
+export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60_000;
+/** A passkey ceremony's challenge is good for this long, and once. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+/** A session's last request is written at most this often: a page of the console is not a write. */
+const SEEN_EVERY_MS = 60_000;
+
+/** A random secret for a cookie or a link (256 bits), and the only form the database keeps of it. */
+export const newToken = () => randomBytes(32).toString("base64url");
+export const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export type Operator = { id: string; email: string; role: OperatorRole; createdAt: number };
+
+type OperatorRow = Database["operators"] extends infer T ? { [K in keyof T]: T[K] } : never;
+const operatorOf = (row: OperatorRow): Operator => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  createdAt: Number(row.created_at),
+});
+
+/** What a query joined to `operators` reads of the operator (operatorOf). */
+const operatorColumns = ["operators.id", "operators.email", "operators.role", "operators.created_at"] as const;
+
+/** An operator's address as the console compares it: trimmed, lower case. */
+export const emailKey = (email: string) => email.trim().toLowerCase();
+
+/** Adds an operator; undefined when the address already has one. */
+export async function insertOperator(
+  { db }: Store,
+  {
+    email,
+    role,
+    id = `op_${randomUUID()}`,
+    now = Date.now(),
+  }: { email: string; role: OperatorRole; id?: string; now?: number },
+): Promise<Operator | undefined> {
+  const row = { id, email: emailKey(email), role, created_at: now };
+  const inserted = await db
+    .insertInto("operators")
+    .values(row)
+    .onConflict((conflict) => conflict.column("email").doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0 ? operatorOf(row) : undefined;
+}
+
+export async function operatorByEmail({ db }: Store, email: string) {
+  const row = await db.selectFrom("operators").selectAll().where("email", "=", emailKey(email)).executeTakeFirst();
+  return row && operatorOf(row);
+}
+
+export async function operatorById({ db }: Store, id: string) {
+  const row = await db.selectFrom("operators").selectAll().where("id", "=", id).executeTakeFirst();
+  return row && operatorOf(row);
+}
+
+/** Every operator, oldest first, with how many passkeys each registered. */
+export async function listOperators({ db }: Store) {
+  const rows = await db
+    .selectFrom("operators")
+    .leftJoin("operator_passkeys", "operator_passkeys.operator_id", "operators.id")
+    .select(operatorColumns)
+    .select((eb) => eb.fn.count<number>("operator_passkeys.id").as("passkeys"))
+    .groupBy(operatorColumns)
+    .orderBy("operators.created_at")
+    .orderBy("operators.email")
+    .execute();
+  return rows.map((row) => ({ ...operatorOf(row), passkeys: Number(row.passkeys) }));
+}
+
+/** Whether any owner exists: while none does, CONSOLE_SETUP_TOKEN may enrol the first. */
+export async function ownerExists({ db }: Store) {
+  const row = await db.selectFrom("operators").select("id").where("role", "=", "owner").executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Removes an operator, and with them (the keys cascade) their passkeys, sessions, links and ceremonies. */
+export async function deleteOperator({ db }: Store, id: string) {
+  const { numDeletedRows } = await db.deleteFrom("operators").where("id", "=", id).executeTakeFirst();
+  return Number(numDeletedRows) > 0;
+}
+
+/**
+ * A new secret of an operator's, an enrolment link's or a session's: its
+ * token, which only the link or the cookie holds; the row keeps its SHA-256.
+ */
+async function insertSecret(
+  { db }: Store,
+  table: "operator_links" | "operator_sessions",
+  { operatorId, now, lifetime }: { operatorId: string; now: number; lifetime: number },
+) {
+  const token = newToken();
+  const row = { id: hashOf(token), operator_id: operatorId, created_at: now, expires_at: now + lifetime };
+  if (table === "operator_sessions")
+    await db
+      .insertInto("operator_sessions")
+      .values({ ...row, seen_at: now })
+      .execute();
+  else await db.insertInto("operator_links").values(row).execute();
+  return token;
+}
+
+/** A new enrolment link for an operator, 15 minutes long. */
+export async function insertLink(store: Store, { operatorId, now = Date.now() }: { operatorId: string; now?: number }) {
+  const token = await insertSecret(store, "operator_links", { operatorId, now, lifetime: LINK_TTL_MS });
+  return { token, expiresAt: now + LINK_TTL_MS };
+}
+
+/** The operator an unused, unexpired link enrols, and the link's id; undefined otherwise. */
+export async function linkOperator({ db }: Store, token: string, now = Date.now()) {
+  const row = await db
+    .selectFrom("operator_links")
+    .innerJoin("operators", "operators.id", "operator_links.operator_id")
+    .select(["operator_links.id as linkId", ...operatorColumns])
+    .where("operator_links.id", "=", hashOf(token))
+    .where("operator_links.used_at", "is", null)
+    .where("operator_links.expires_at", ">", now)
+    .executeTakeFirst();
+  return row && { linkId: row.linkId, operator: operatorOf(row) };
+}
+
+/** Marks a link used, if it still was not: false when another request used it first, or it ran out. */
+export async function useLink({ db }: Store, linkId: string, now = Date.now()) {
+  const { numUpdatedRows } = await db
+    .updateTable("operator_links")
+    .set({ used_at: now })
+    .where("id", "=", linkId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  return Number(numUpdatedRows) > 0;
+}
+
+/** Keeps a ceremony's challenge; its id goes in the browser's cookie. */
+export async function insertChallenge(
+  { db }: Store,
+  {
+    challenge,
+    purpose,
+    operatorId = null,
+    linkId = null,
+    now = Date.now(),
+  }: { challenge: string; purpose: ChallengePurpose; operatorId?: string | null; linkId?: string | null; now?: number },
+) {
+  const id = newToken();
+  await db
+    .insertInto("console_challenges")
+    .values({
+      id: hashOf(id),
+      challenge,
+      purpose,
+      operator_id: operatorId,
+      link_id: linkId,
+      expires_at: now + CHALLENGE_TTL_MS,
+    })
+    .execute();
+  return id;
+}
+
+/** Takes a ceremony's challenge: deleted as it is read, so it answers once; undefined when gone or run out. */
+export async function takeChallenge({ db }: Store, id: string, purpose: ChallengePurpose, now = Date.now()) {
+  const row = await db
+    .deleteFrom("console_challenges")
+    .where("id", "=", hashOf(id))
+    .returning(["challenge", "purpose", "operator_id", "link_id", "expires_at"])
+    .executeTakeFirst();
+  if (!row || row.purpose !== purpose || Number(row.expires_at) <= now) return undefined;
+  return { challenge: row.challenge, operatorId: row.operator_id, linkId: row.link_id };
+}
+
+export type Passkey = {
+  id: string;
+  operatorId: string;
+  publicKey: string;
+  counter: number;
+  transports: string[];
+};
+
+export async function insertPasskey({ db }: Store, { passkey, now = Date.now() }: { passkey: Passkey; now?: number }) {
+  await db
+    .insertInto("operator_passkeys")
+    .values({
+      id: passkey.id,
+      operator_id: passkey.operatorId,
+      public_key: passkey.publicKey,
+      counter: passkey.counter,
+      transports: JSON.stringify(passkey.transports),
+      created_at: now,
+    })
+    .execute();
+}
+
+const passkeyOf = (row: {
+  id: string;
+  operator_id: string;
+  public_key: string;
+  counter: number;
+  transports: string | null;
+}): Passkey => ({
+  id: row.id,
+  operatorId: row.operator_id,
+  publicKey: row.public_key,
+  counter: Number(row.counter),
+  transports: row.transports ? (JSON.parse(row.transports) as string[]) : [],
+});
+
+export async function passkeyById({ db }: Store, id: string) {
+  const row = await db
+    .selectFrom("operator_passkeys")
+    .select(["id", "operator_id", "public_key", "counter", "transports"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row && passkeyOf(row);
+}
+
+export async function passkeysOf({ db }: Store, operatorId: string) {
+  const rows = await db
+    .selectFrom("operator_passkeys")
+    .select(["id", "operator_id", "public_key", "counter", "transports"])
+    .where("operator_id", "=", operatorId)
+    .orderBy("created_at")
+    .execute();
+  return rows.map(passkeyOf);
+}
+
+/** A sign-in's new signature counter, and when the passkey was used. */
+export async function passkeyUsed(
+  { db }: Store,
+  { id, counter, now = Date.now() }: { id: string; counter: number; now?: number },
+) {
+  await db.updateTable("operator_passkeys").set({ counter, used_at: now }).where("id", "=", id).execute();
+}
+
+/** A new session for an operator, 7 days long at most: its token, for the cookie. */
+export const insertSession = (store: Store, { operatorId, now = Date.now() }: { operatorId: string; now?: number }) =>
+  insertSecret(store, "operator_sessions", { operatorId, now, lifetime: SESSION_ABSOLUTE_MS });
+
+/**
+ * The operator a session's token signs in, as the database says now (a
+ * removed operator has no session; a changed role is the new one), and the
+ * session kept alive; undefined when it is unknown, idle for 12 hours, or
+ * past its 7 days.
+ */
+export async function sessionOperator({ db }: Store, token: string, now = Date.now()) {
+  const row = await db
+    .selectFrom("operator_sessions")
+    .innerJoin("operators", "operators.id", "operator_sessions.operator_id")
+    .select(["operator_sessions.id as sessionId", "operator_sessions.seen_at", ...operatorColumns])
+    .where("operator_sessions.id", "=", hashOf(token))
+    .where("operator_sessions.expires_at", ">", now)
+    .where("operator_sessions.seen_at", ">", now - SESSION_IDLE_MS)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (now - Number(row.seen_at) >= SEEN_EVERY_MS)
+    await db.updateTable("operator_sessions").set({ seen_at: now }).where("id", "=", row.sessionId).execute();
+  return operatorOf(row);
+}
+
+/** Ends one session (sign-out). */
+export async function deleteSession({ db }: Store, token: string) {
+  await db.deleteFrom("operator_sessions").where("id", "=", hashOf(token)).execute();
+}
+
+/** Retention: the sessions, links and ceremonies that ran out. */
+export async function forgetExpiredAccess({ db }: Store, now = Date.now()) {
+  const sessions = await db
+    .deleteFrom("operator_sessions")
+    .where((eb) => eb.or([eb("expires_at", "<=", now), eb("seen_at", "<=", now - SESSION_IDLE_MS)]))
+    .executeTakeFirst();
+  const links = await db.deleteFrom("operator_links").where("expires_at", "<=", now).executeTakeFirst();
+  const challenges = await db.deleteFrom("console_challenges").where("expires_at", "<=", now).executeTakeFirst();
+  return Number(sessions.numDeletedRows) + Number(links.numDeletedRows) + Number(challenges.numDeletedRows);
+}

@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { consoleStores } from "@/tests/support/console-store";
+import { activityPage, cursorOf, forgetActivity } from "./activity-store";
+import {
+  CHALLENGE_TTL_MS,
+  LINK_TTL_MS,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  forgetExpiredAccess,
+  hashOf,
+  insertChallenge,
+  insertPasskey,
+  insertSession,
+  linkOperator,
+  operatorByEmail,
+  ownerExists,
+  passkeysOf,
+  sessionOperator,
+  takeChallenge,
+  useLink,
+} from "./operator-store";
+import { OperatorError, addOperator, commandActor, issueLink, listOperators, removeOperator } from "./operators";
+
+const open = consoleStores(setupBothEngines());
+const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
+const console_ = { actor: "owner@sous.example", via: "console" as const };
+
+describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
+  it("are added with a one-time link to the enrolment page, 15 minutes long, its token kept only as a hash", async () => {
+    const store = await open(engine);
+    expect(await ownerExists(store)).toBe(false);
+    const { operator, link } = await addOperator(store, {
+      email: " Chef@Sous.Example ",
+      role: "owner",
+      by: commandActor,
+    });
+    expect(operator).toMatchObject({ email: "chef@sous.example", role: "owner" });
+    expect(await ownerExists(store)).toBe(true);
+    expect(link.url).toMatch(/^http:\/\/localhost:3000\/console\/enrol\/[\w-]{43}$/);
+    expect(link.expiresAt - Date.now()).toBeGreaterThan(LINK_TTL_MS - 5_000);
+    const token = tokenOf(link.url);
+    const rows = await store.db.selectFrom("operator_links").select("id").execute();
+    expect(rows.map((row) => row.id)).toStrictEqual([hashOf(token)]);
+    expect(JSON.stringify(rows)).not.toContain(token);
+
+    const opened = await linkOperator(store, token);
+    expect(opened?.operator.email).toBe("chef@sous.example");
+    expect(await linkOperator(store, `${token}x`)).toBeUndefined();
+    // Used once: a second use, by another request racing it, is refused.
+    expect(await useLink(store, opened!.linkId)).toBe(true);
+    expect(await useLink(store, opened!.linkId)).toBe(false);
+    expect(await linkOperator(store, token)).toBeUndefined();
+  });
+
+  it("refuse an address that is not one, a role that is not one, and an address already added, changing nothing", async () => {
+    const store = await open(engine);
+    await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => "accepted",
+        (error: Error) => error,
+      );
+    const notEmail = await refusal(addOperator(store, { email: "chef at sous", role: "viewer", by: commandActor }));
+    expect(notEmail).toBeInstanceOf(OperatorError);
+    expect((notEmail as Error).message).toBe("That is not an email address");
+    expect(
+      await refusal(addOperator(store, { email: "a@sous.example", role: "admin", by: commandActor })),
+    ).toMatchObject({
+      message: "The role is one of owner, viewer",
+    });
+    expect(
+      await refusal(addOperator(store, { email: "VIEWER@sous.example", role: "owner", by: commandActor })),
+    ).toMatchObject({ message: "viewer@sous.example is already an operator" });
+    expect(
+      await refusal(addOperator(store, { email: `${"a".repeat(250)}@x.io`, role: "owner", by: commandActor })),
+    ).toMatchObject({
+      message: "An email address has at most 254 characters",
+    });
+    expect((await listOperators(store)).map(({ email, role, passkeys }) => ({ email, role, passkeys }))).toStrictEqual([
+      { email: "viewer@sous.example", role: "viewer", passkeys: 0 },
+    ]);
+    expect((await store.db.selectFrom("operator_links").select("id").execute()).length).toBe(1);
+    // Its working twin: a new address is added.
+    await addOperator(store, { email: "second@sous.example", role: "owner", by: commandActor });
+    expect(await listOperators(store)).toHaveLength(2);
+  });
+
+  it("refuse a link past its 15 minutes", async () => {
+    const store = await open(engine);
+    const { link } = await addOperator(store, { email: "late@sous.example", role: "viewer", by: commandActor });
+    const opened = await linkOperator(store, tokenOf(link.url));
+    expect(opened).toBeDefined();
+    expect(await linkOperator(store, tokenOf(link.url), link.expiresAt)).toBeUndefined();
+    expect(await useLink(store, opened!.linkId, link.expiresAt)).toBe(false);
+    expect(await useLink(store, opened!.linkId, link.expiresAt - 1)).toBe(true);
+  });
+
+  it("keep a session 12 hours idle and 7 days in all, as a hash; removing the operator ends it, and their passkeys go", async () => {
+    const store = await open(engine);
+    const { operator } = await addOperator(store, { email: "kept@sous.example", role: "viewer", by: commandActor });
+    const now = 1_000_000_000_000;
+    const token = await insertSession(store, { operatorId: operator.id, now });
+    expect(JSON.stringify(await store.db.selectFrom("operator_sessions").selectAll().execute())).not.toContain(token);
+    expect((await sessionOperator(store, token, now + SESSION_IDLE_MS - 1))?.email).toBe("kept@sous.example");
+    // That request moved its idle clock: 12 hours from it, not from the sign-in.
+    expect(await sessionOperator(store, token, now + 2 * SESSION_IDLE_MS - 2)).toBeDefined();
+    expect(await sessionOperator(store, token, now + 4 * SESSION_IDLE_MS)).toBeUndefined();
+
+    const busy = await insertSession(store, { operatorId: operator.id, now });
+    for (let at = now; at < now + SESSION_ABSOLUTE_MS; at += SESSION_IDLE_MS / 2)
+      expect(await sessionOperator(store, busy, at)).toBeDefined();
+    expect(await sessionOperator(store, busy, now + SESSION_ABSOLUTE_MS)).toBeUndefined();
+    expect(await sessionOperator(store, "not-a-session", now)).toBeUndefined();
+
+    const live = await insertSession(store, { operatorId: operator.id });
+    await insertPasskey(store, {
+      passkey: { id: "cred-1", operatorId: operator.id, publicKey: "pk", counter: 0, transports: ["internal"] },
+    });
+    expect(await passkeysOf(store, operator.id)).toStrictEqual([
+      { id: "cred-1", operatorId: operator.id, publicKey: "pk", counter: 0, transports: ["internal"] },
+    ]);
+    expect(await sessionOperator(store, live)).toBeDefined();
+    await removeOperator(store, { email: "kept@sous.example", by: commandActor });
+    expect(await sessionOperator(store, live)).toBeUndefined();
+    expect(await passkeysOf(store, operator.id)).toStrictEqual([]);
+    expect(await operatorByEmail(store, "kept@sous.example")).toBeUndefined();
+    // The keys cascade: nothing of theirs is left in any table.
+    for (const table of ["operator_sessions", "operator_links", "operator_passkeys"] as const)
+      expect(await store.db.selectFrom(table).select("operator_id").execute()).toStrictEqual([]);
+  });
+
+  it("answer a ceremony's challenge once, for its purpose, within 5 minutes", async () => {
+    const store = await open(engine);
+    const now = 2_000_000_000_000;
+    const id = await insertChallenge(store, { challenge: "c1", purpose: "sign-in", now });
+    expect(await takeChallenge(store, id, "enrol", now)).toBeUndefined();
+    // A wrong purpose spent it too: a ceremony is one try.
+    expect(await takeChallenge(store, id, "sign-in", now)).toBeUndefined();
+    const again = await insertChallenge(store, { challenge: "c2", purpose: "sign-in", now });
+    expect(await takeChallenge(store, again, "sign-in", now + 1)).toStrictEqual({
+      challenge: "c2",
+      operatorId: null,
+      linkId: null,
+    });
+    expect(await takeChallenge(store, again, "sign-in", now + 1)).toBeUndefined();
+    const stale = await insertChallenge(store, { challenge: "c3", purpose: "sign-in", now });
+    expect(await takeChallenge(store, stale, "sign-in", now + CHALLENGE_TTL_MS)).toBeUndefined();
+  });
+
+  it("forget the sessions, links and ceremonies that ran out, and keep the rest", async () => {
+    const store = await open(engine);
+    const { operator } = await addOperator(store, { email: "old@sous.example", role: "owner", by: commandActor });
+    const now = Date.now();
+    await insertSession(store, { operatorId: operator.id, now: now - SESSION_ABSOLUTE_MS });
+    await insertSession(store, { operatorId: operator.id, now: now - SESSION_IDLE_MS });
+    await insertChallenge(store, { challenge: "x", purpose: "sign-in", now: now - CHALLENGE_TTL_MS });
+    const kept = await insertSession(store, { operatorId: operator.id, now });
+    await insertChallenge(store, { challenge: "y", purpose: "sign-in", now });
+    // The link addOperator issued is still good: only the two sessions and the ceremony go.
+    expect(await forgetExpiredAccess(store, now)).toBe(3);
+    expect(await sessionOperator(store, kept, now)).toBeDefined();
+    expect(await forgetExpiredAccess(store, now + LINK_TTL_MS)).toBe(2);
+  });
+
+  it("log each action once, with its actor and no one's number, and keep the last owner from the console", async () => {
+    const store = await open(engine);
+    await addOperator(store, { email: "first@sous.example", role: "owner", by: commandActor });
+    await issueLink(store, { email: "first@sous.example", by: commandActor });
+    const refused = await removeOperator(store, { email: "first@sous.example", by: console_ }).catch(
+      (error: Error) => error,
+    );
+    expect(refused).toMatchObject({ message: "first@sous.example is the last owner: add another owner first" });
+    await addOperator(store, { email: "second@sous.example", role: "owner", by: console_ });
+    await removeOperator(store, { email: "first@sous.example", by: console_ });
+    await expect(issueLink(store, { email: "first@sous.example", by: commandActor })).rejects.toThrow(
+      "first@sous.example is not an operator",
+    );
+    const log = await activityPage(store, { limit: 10 });
+    expect(log.map(({ actor, via, action, subject, rows }) => ({ actor, via, action, subject, rows }))).toStrictEqual([
+      {
+        actor: "owner@sous.example",
+        via: "console",
+        action: "operator removed",
+        subject: "first@sous.example",
+        rows: 1,
+      },
+      {
+        actor: "owner@sous.example",
+        via: "console",
+        action: "operator added",
+        subject: "second@sous.example (owner)",
+        rows: 1,
+      },
+      { actor: "command", via: "command", action: "link issued", subject: "first@sous.example", rows: 1 },
+      { actor: "command", via: "command", action: "operator added", subject: "first@sous.example (owner)", rows: 1 },
+    ]);
+    // Page by page from a line's time and id: every line once, those of one millisecond too.
+    await store.db.updateTable("operator_activity").set({ at: 5_000 }).execute();
+    const paged: string[] = [];
+    let after: { at: number; id: string } | undefined;
+    for (;;) {
+      const page = await activityPage(store, { limit: 3, ...(after ? { after } : {}) });
+      paged.push(...page.map((line) => line.id));
+      if (page.length < 3) break;
+      after = cursorOf(`${page.at(-1)!.at}~${page.at(-1)!.id}`);
+    }
+    expect(paged).toStrictEqual(
+      log
+        .map((line) => line.id)
+        .sort()
+        .reverse(),
+    );
+    expect([
+      cursorOf("5000"),
+      cursorOf("x~act_1"),
+      cursorOf(["5000~a"]),
+      cursorOf(`5000~${"a".repeat(81)}`),
+      cursorOf("x5000~a"),
+    ]).toStrictEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(cursorOf("5000~act_1-b")).toStrictEqual({ at: 5_000, id: "act_1-b" });
+    expect(await forgetActivity(store, Date.now() + 1)).toBe(4);
+  });
+});

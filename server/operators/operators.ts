@@ -1,0 +1,98 @@
+import "server-only";
+import { z } from "zod";
+import { inTransaction, type Store } from "@/server/db/connect";
+import { operatorRoles, type OperatorRole } from "@/server/db/schema";
+import { siteUrl } from "@/server/site-settings";
+import { insertActivity, type Activity } from "./activity-store";
+import {
+  deleteOperator,
+  insertLink,
+  insertOperator,
+  emailKey,
+  listOperators,
+  operatorByEmail,
+  type Operator,
+} from "./operator-store";
+
+/**
+ * What an operator can be asked to do to the operators, from `npm run
+ * operators` and from the console alike: one implementation, each action
+ * written to the activity log in the same transaction.
+ */
+
+/** Who acts: an operator in the console, or the server's shell. */
+export type Actor = { actor: string; via: Activity["via"] };
+export const commandActor: Actor = { actor: "command", via: "command" };
+
+/** An operator's address, as typed: a clear message when it is not one. */
+export const operatorEmail = z
+  .string()
+  .trim()
+  .max(254, { error: "An email address has at most 254 characters" })
+  .pipe(z.email({ error: "That is not an email address" }));
+
+export const operatorRole = z.enum(operatorRoles, { error: `The role is one of ${operatorRoles.join(", ")}` });
+
+/** A refusal the operator can act on: its message is theirs to read, and holds no one's data but what they typed. */
+export class OperatorError extends Error {}
+
+const parsed = <T>(schema: z.ZodType<T>, value: unknown) => {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new OperatorError(result.error.issues[0]!.message);
+  return result.data;
+};
+
+/** The page a link's token opens: where the operator registers a passkey. */
+export const enrolmentUrl = (token: string, env: NodeJS.ProcessEnv = process.env) =>
+  new URL(`/console/enrol/${token}`, siteUrl(env)).toString();
+
+/** Adds an operator and issues their first enrolment link. */
+export async function addOperator(
+  store: Store,
+  { email, role, by }: { email: string; role: OperatorRole | string; by: Actor },
+) {
+  const address = emailKey(parsed(operatorEmail, email));
+  const chosen = parsed(operatorRole, role);
+  return inTransaction(store, async (tx) => {
+    const operator = await insertOperator(tx, { email: address, role: chosen });
+    if (!operator) throw new OperatorError(`${address} is already an operator`);
+    const link = await insertLink(tx, { operatorId: operator.id });
+    await insertActivity(tx, { ...by, action: "operator added", subject: `${operator.email} (${chosen})`, rows: 1 });
+    return { operator, link: { url: enrolmentUrl(link.token), expiresAt: link.expiresAt } };
+  });
+}
+
+/** A new enrolment link for an operator (a lost passkey, a new device); the ones before it stay good until they run out. */
+export async function issueLink(store: Store, { email, by }: { email: string; by: Actor }) {
+  const address = emailKey(parsed(operatorEmail, email));
+  return inTransaction(store, async (tx) => {
+    const operator = await operatorByEmail(tx, address);
+    if (!operator) throw new OperatorError(`${address} is not an operator`);
+    const link = await insertLink(tx, { operatorId: operator.id });
+    await insertActivity(tx, { ...by, action: "link issued", subject: operator.email, rows: 1 });
+    return { operator, link: { url: enrolmentUrl(link.token), expiresAt: link.expiresAt } };
+  });
+}
+
+/**
+ * Removes an operator: their passkeys, links and sessions go with them, so a
+ * console they have open stops at its next request. The last owner stays:
+ * without one, nobody could add another but from the shell.
+ */
+export async function removeOperator(store: Store, { email, by }: { email: string; by: Actor }) {
+  const address = emailKey(parsed(operatorEmail, email));
+  return inTransaction(store, async (tx) => {
+    const operator = await operatorByEmail(tx, address);
+    if (!operator) throw new OperatorError(`${address} is not an operator`);
+    if (operator.role === "owner") {
+      const owners = (await listOperators(tx)).filter((other) => other.role === "owner");
+      if (owners.length === 1 && by.via === "console")
+        throw new OperatorError(`${address} is the last owner: add another owner first`);
+    }
+    await deleteOperator(tx, operator.id);
+    await insertActivity(tx, { ...by, action: "operator removed", subject: operator.email, rows: 1 });
+    return operator satisfies Operator;
+  });
+}
+
+export { listOperators };

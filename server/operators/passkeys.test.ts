@@ -1,0 +1,283 @@
+import { describe, expect, it } from "vitest";
+import { readEnv, type ServerEnv } from "@/server/env";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { consoleStores } from "@/tests/support/console-store";
+import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
+import { activityPage } from "./activity-store";
+import { listOperators, ownerExists, passkeysOf, sessionOperator } from "./operator-store";
+import { addOperator, commandActor } from "./operators";
+import {
+  CeremonyError,
+  completeEnrolment,
+  completeSetup,
+  completeSignIn,
+  enrolmentOptions,
+  setupOpen,
+  setupOptions,
+  signInOptions,
+  signOutSession,
+} from "./passkeys";
+
+const open = consoleStores(setupBothEngines());
+
+// The console's address: a passkey belongs to its host.
+const site = "https://sous.example";
+const env = { ...process.env, SITE_URL: site };
+const setupToken = "s".repeat(40);
+const setupEnv = { ...env, ...readEnv({ ...env, CONSOLE_SETUP_TOKEN: setupToken }) } as ServerEnv & NodeJS.ProcessEnv;
+const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "accepted",
+    (error: Error) => (error instanceof CeremonyError ? error.message : `not a refusal: ${error.stack}`),
+  );
+
+describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
+  async function enrolled(store: Awaited<ReturnType<typeof open>>, email: string, role: "owner" | "viewer" = "owner") {
+    const { link } = await addOperator(store, { email, role, by: commandActor });
+    const authenticator = new SoftAuthenticator();
+    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const done = await completeEnrolment(store, { ceremony, response: authenticator.register(options, site), env });
+    return { authenticator, done, link };
+  }
+
+  it("enrol an operator from their link, sign them in, and sign them in again with the same passkey", async () => {
+    const store = await open(engine);
+    const { authenticator, done } = await enrolled(store, "owner@sous.example");
+    expect(done.operator.email).toBe("owner@sous.example");
+    expect((await sessionOperator(store, done.session))?.email).toBe("owner@sous.example");
+    expect(await passkeysOf(store, done.operator.id)).toMatchObject([{ id: authenticator.id, counter: 0 }]);
+
+    for (const round of [1, 2]) {
+      const { options, ceremony } = await signInOptions(store, env);
+      const signedIn = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env });
+      expect(signedIn.operator.email).toBe("owner@sous.example");
+      // A new session each time.
+      expect(signedIn.session).not.toBe(done.session);
+      expect((await passkeysOf(store, done.operator.id))[0]!.counter).toBe(round);
+    }
+    expect((await activityPage(store, { limit: 3 })).map(({ action }) => action)).toStrictEqual([
+      "sign-in",
+      "sign-in",
+      "enrolled",
+    ]);
+  });
+
+  it("sign out: that session ends and is recorded, another of the same operator's stays; a second sign-out does nothing", async () => {
+    const store = await open(engine);
+    const { authenticator, done } = await enrolled(store, "owner@sous.example");
+    const { options, ceremony } = await signInOptions(store, env);
+    const other = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env });
+
+    await signOutSession(store, done.session);
+    expect(await sessionOperator(store, done.session)).toBeUndefined();
+    expect((await sessionOperator(store, other.session))?.email).toBe("owner@sous.example");
+    await signOutSession(store, done.session);
+    expect((await activityPage(store, { limit: 5 })).map(({ actor, action }) => `${actor} ${action}`)).toStrictEqual([
+      "owner@sous.example sign-out",
+      "owner@sous.example sign-in",
+      "owner@sous.example enrolled",
+      "command operator added",
+    ]);
+  });
+
+  it("refuse a link used once, a ceremony answered twice, another site's answer, a replayed counter and an unknown passkey; each changes nothing", async () => {
+    const store = await open(engine);
+    const { authenticator, link } = await enrolled(store, "owner@sous.example");
+    const before = await passkeysOf(store, (await listOperators(store))[0]!.id);
+
+    expect(await refusal(enrolmentOptions(store, { token: tokenOf(link.url), env }))).toMatch(
+      /^This enrolment link is not valid/,
+    );
+    expect(await refusal(enrolmentOptions(store, { token: "x".repeat(10_000), env }))).toMatch(
+      /^This enrolment link is not valid/,
+    );
+
+    // The answer to a sign-in, given twice: the challenge is gone the second time.
+    const first = await signInOptions(store, env);
+    const answer = authenticator.signIn(first.options, site);
+    await completeSignIn(store, { ceremony: first.ceremony, response: answer, env });
+    expect(await refusal(completeSignIn(store, { ceremony: first.ceremony, response: answer, env }))).toMatch(
+      /took too long or was already answered/,
+    );
+
+    // Made for another origin, or another site's host.
+    const elsewhere = await signInOptions(store, env);
+    expect(
+      await refusal(
+        completeSignIn(store, {
+          ceremony: elsewhere.ceremony,
+          response: authenticator.signIn(elsewhere.options, "https://evil.example"),
+          env,
+        }),
+      ),
+    ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
+    const otherHost = await signInOptions(store, env);
+    expect(
+      await refusal(
+        completeSignIn(store, {
+          ceremony: otherHost.ceremony,
+          response: authenticator.signIn(otherHost.options, site, { rpId: "evil.example" }),
+          env,
+        }),
+      ),
+    ).toMatch(/did not sign you in/);
+
+    // A cloned authenticator: its counter goes back.
+    const cloned = await signInOptions(store, env);
+    expect(
+      await refusal(
+        completeSignIn(store, {
+          ceremony: cloned.ceremony,
+          response: authenticator.signIn(cloned.options, site, { counter: 1 }),
+          env,
+        }),
+      ),
+    ).toMatch(/did not sign you in/);
+
+    const stranger = new SoftAuthenticator();
+    const unknown = await signInOptions(store, env);
+    expect(
+      await refusal(
+        completeSignIn(store, { ceremony: unknown.ceremony, response: stranger.signIn(unknown.options, site), env }),
+      ),
+    ).toMatch(/did not sign you in/);
+
+    const counters = await passkeysOf(store, before[0]!.operatorId);
+    // Only the one good sign-in moved the counter.
+    expect(counters.map(({ counter }) => counter)).toStrictEqual([1]);
+    expect((await activityPage(store, { limit: 10 })).map(({ action }) => action)).toStrictEqual([
+      "sign-in",
+      "enrolled",
+      "operator added",
+    ]);
+  });
+
+  it("refuse an enrolment answered for another origin, and keep the link for a second try", async () => {
+    const store = await open(engine);
+    const { link } = await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
+    const authenticator = new SoftAuthenticator();
+    const wrong = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    expect(
+      await refusal(
+        completeEnrolment(store, {
+          ceremony: wrong.ceremony,
+          response: authenticator.register(wrong.options, "https://evil.example"),
+          env,
+        }),
+      ),
+    ).toBe("The passkey could not be verified. Try again from the start.");
+    // Without user verification (a security key without its PIN): refused too.
+    const unverified = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    expect(
+      await refusal(
+        completeEnrolment(store, {
+          ceremony: unverified.ceremony,
+          response: authenticator.register(unverified.options, site, { flags: 0x41 }),
+          env,
+        }),
+      ),
+    ).toMatch(/could not be verified/);
+    expect(await passkeysOf(store, (await listOperators(store))[0]!.id)).toStrictEqual([]);
+    // Its working twin: the same link, answered right.
+    const right = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    // A second tab opened the same link before the first finished: the link is used once, by whichever ends first.
+    const secondTab = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const done = await completeEnrolment(store, {
+      ceremony: right.ceremony,
+      response: authenticator.register(right.options, site),
+      env,
+    });
+    expect(done.operator.role).toBe("viewer");
+    expect(
+      await refusal(
+        completeEnrolment(store, {
+          ceremony: secondTab.ceremony,
+          response: new SoftAuthenticator().register(secondTab.options, site),
+          env,
+        }),
+      ),
+    ).toMatch(/^This enrolment link is not valid/);
+    expect(await passkeysOf(store, done.operator.id)).toHaveLength(1);
+  });
+
+  it("refuse a setup whose address is already a viewer's, saying so, and make no owner", async () => {
+    const store = await open(engine);
+    await addOperator(store, { email: "helper@sous.example", role: "viewer", by: commandActor });
+    const { options, ceremony } = await setupOptions(store, {
+      token: setupToken,
+      email: "helper@sous.example",
+      env: setupEnv,
+    });
+    expect(
+      await refusal(
+        completeSetup(store, {
+          ceremony,
+          response: new SoftAuthenticator().register(options, site),
+          token: setupToken,
+          email: "helper@sous.example",
+          env: setupEnv,
+        }),
+      ),
+    ).toBe("helper@sous.example is already an operator: set up with another address");
+    expect(await ownerExists(store)).toBe(false);
+  });
+
+  it("enrol the first owner on the setup token once, and never again", async () => {
+    const store = await open(engine);
+    expect(await setupOpen(store, setupEnv)).toBe(true);
+    expect(await setupOpen(store, readEnv({ ...env }))).toBe(false);
+    expect(
+      await refusal(setupOptions(store, { token: "t".repeat(40), email: "first@sous.example", env: setupEnv })),
+    ).toBe("That is not the setup token.");
+    expect(await refusal(setupOptions(store, { token: setupToken, email: "not an address", env: setupEnv }))).toBe(
+      "That is not an email address",
+    );
+    const authenticator = new SoftAuthenticator();
+    const { options, ceremony } = await setupOptions(store, {
+      token: setupToken,
+      email: "First@Sous.Example",
+      env: setupEnv,
+    });
+    // A second browser starts setup before the first finishes.
+    const racing = await setupOptions(store, { token: setupToken, email: "second@sous.example", env: setupEnv });
+    const done = await completeSetup(store, {
+      ceremony,
+      response: authenticator.register(options, site),
+      token: setupToken,
+      email: "First@Sous.Example",
+      env: setupEnv,
+    });
+    expect(done.operator).toMatchObject({ email: "first@sous.example", role: "owner" });
+    expect(await ownerExists(store)).toBe(true);
+    expect(await setupOpen(store, setupEnv)).toBe(false);
+    expect(
+      await refusal(
+        completeSetup(store, {
+          ceremony: racing.ceremony,
+          response: new SoftAuthenticator().register(racing.options, site),
+          token: setupToken,
+          email: "second@sous.example",
+          env: setupEnv,
+        }),
+      ),
+    ).toBe("Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.");
+    expect(
+      await refusal(setupOptions(store, { token: setupToken, email: "third@sous.example", env: setupEnv })),
+    ).toMatch(/^Setup is closed/);
+    expect((await listOperators(store)).map(({ email, passkeys }) => [email, passkeys])).toStrictEqual([
+      ["first@sous.example", 1],
+    ]);
+    // The owner it made signs in.
+    const signIn = await signInOptions(store, env);
+    expect(
+      (
+        await completeSignIn(store, {
+          ceremony: signIn.ceremony,
+          response: authenticator.signIn(signIn.options, site),
+          env,
+        })
+      ).operator.email,
+    ).toBe("first@sous.example");
+  });
+});

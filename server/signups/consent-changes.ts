@@ -1,0 +1,49 @@
+import "server-only";
+import {
+  lastRevokedAt,
+  leadIdsOfNumber,
+  recordRenewal,
+  recordRevocation,
+  type Renewal,
+  type Revocation,
+} from "@/server/consent/consent-store";
+import type { Store } from "@/server/db/connect";
+import { inTransaction } from "@/server/db/connect";
+import { releaseAwaitingStart, stopLeads } from "@/server/leads/lead-store";
+
+/**
+ * Records that a number's consent ended and stops its open leads, in one
+ * transaction. The leads are the ones its consent records name (by key, not
+ * by the values they carry): a lead not yet delivered is never sent.
+ * A replayed call (its message_id recorded already) changes nothing.
+ */
+export function revokeConsent(store: Store, revocation: Revocation) {
+  return inTransaction(store, async (tx) => {
+    const inserted = await recordRevocation(tx, revocation);
+    if (!inserted) return { recorded: false as const, leadsStopped: 0 };
+    const leadsStopped = await stopLeads(tx, await leadIdsOfNumber(tx, revocation.phone));
+    return { recorded: true as const, id: inserted.id, leadsStopped };
+  });
+}
+
+/**
+ * Records that the phone texted START after its consent was revoked, and lets
+ * go the web sign-ups of the number that waited for it, in one transaction:
+ * each becomes pending, due now. Only the workflow records a renewal, on a
+ * call signed like the revocation's; a replayed call changes nothing.
+ */
+export function renewConsent(store: Store, renewal: Renewal) {
+  const at = renewal.at ?? Date.now();
+  return inTransaction(store, async (tx) => {
+    const inserted = await recordRenewal(tx, { ...renewal, at });
+    if (!inserted) return { recorded: false as const, leadsReleased: 0 };
+    const leadsReleased = await releaseAwaitingStart(tx, await leadIdsOfNumber(tx, renewal.phone), at);
+    return { recorded: true as const, id: inserted.id, leadsReleased };
+  });
+}
+
+/** A number's leads, as its consent records name them, and when its consent was last revoked (-1: never). */
+export async function leadsOfNumber(store: Store, phone: string) {
+  const [ids, revokedAt] = await Promise.all([leadIdsOfNumber(store, phone), lastRevokedAt(store, phone)]);
+  return { ids, revokedAt: revokedAt ?? -1 };
+}

@@ -1,0 +1,215 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { Page } from "@playwright/test";
+import { smsTexts } from "@/lib/sms/program";
+import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
+import { withAuthenticator } from "../support/console-browser";
+import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
+import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
+import { postSignupWithoutScript, startNextServer } from "../support/next-server";
+import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
+import { reservePort, type Started } from "../support/processes";
+import { newWebhookSecret } from "../support/webhook-secrets";
+import { e2e, serverSpecBrowser } from "./e2e-env";
+import { expect, test } from "./fixtures";
+
+// A launch wave from the console, on today's n8n with the SMS program
+// published (workflows/n8n/sms-program.json, as docs/sms-workflow.md sets it
+// up) and a fake Twilio behind it: planned, sent by typing its name and its
+// count, one chef texting STOP while it is queued (Twilio to n8n's inbound
+// workflow, n8n to the site's signed revoke route), and its status followed
+// until "texted 20"; a viewer's send refused.
+
+test.use({ ...serverSpecBrowser, javaScriptEnabled: true });
+test.describe.configure({ mode: "serial", timeout: 180_000 });
+
+const setupToken = "console-invitations-setup-token-0123456789";
+const inviteSecret = newWebhookSecret();
+const consentSecret = newWebhookSecret();
+const inviteLink = "https://sous.example/early";
+const inboundUrl = "https://n8n.sous.test/webhook/sous-sms-inbound";
+let server: Started;
+let dataDir: string;
+let site: string;
+let env: Record<string, string>;
+let twilio: FakeTwilio;
+let n8n: N8nServer;
+// Numbers whose sending hours stay open for the next 20 minutes, whatever the hour of the run.
+const zone = openPrefix(20);
+// 700 to 720: within every candidate's range (a London, Berlin or Athens number takes 3 digits more, up to 999).
+const phones = Array.from({ length: 21 }, (_, index) => numberUnder(zone.prefix, 700 + index));
+
+test.beforeAll(async () => {
+  // The first run on a machine installs n8n from npm (about 5 minutes).
+  test.setTimeout(25 * 60_000);
+  dataDir = await mkdtemp(path.join(tmpdir(), "sous-console-invitations-"));
+  twilio = await startFakeTwilio();
+  const { port, release } = await reservePort();
+  n8n = await startN8n(
+    n8nLines.current,
+    { files: [workflowFile], ids: Object.values(workflowIds) },
+    {
+      SOUS_INVITE_WEBHOOK_SECRETS: inviteSecret,
+      SOUS_SITE_URL: `http://127.0.0.1:${port}`,
+      CONSENT_WEBHOOK_SECRET: consentSecret,
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: "+15005550006",
+      TWILIO_API_BASE: twilio.url,
+      TWILIO_INBOUND_URL: inboundUrl,
+      ...n8nLines.current.owner,
+    },
+  );
+  site = `http://localhost:${port}`;
+  env = {
+    ...e2e.serverEnv,
+    DATA_DIR: dataDir,
+    SITE_URL: site,
+    SITE_ALIASES: `127.0.0.1:${port}`,
+    CONSOLE_SETUP_TOKEN: setupToken,
+    WAITLIST_PHONE_COUNTRIES: specCountries,
+    CONSENT_WEBHOOK_SECRET: consentSecret,
+    INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),
+    INVITE_WEBHOOK_SECRET: inviteSecret,
+    INVITE_URL: inviteLink,
+    INVITE_HOURS: `${specHours.from}-${specHours.to}`,
+    // One a second: the STOP below is recorded long before the last number's turn.
+    INVITE_PER_MINUTE: "60",
+    REDELIVERY_POLL_MS: "200",
+  };
+  await release();
+  server = await startNextServer(env, port);
+  // Each chef from an address of their own, as the proxy in front would say: the limits count per address.
+  for (const [index, phone] of phones.entries()) {
+    const posted = await postSignupWithoutScript(
+      `http://127.0.0.1:${port}`,
+      { phone, name: "Chef", consent: "on" },
+      { "x-forwarded-for": `10.77.0.${index + 1}` },
+    );
+    expect(posted.url, phone).toBe("/sent/waitlist");
+  }
+});
+test.afterAll(async () => {
+  await server?.stop();
+  await n8n?.stop();
+  await twilio?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** What the fake Twilio texted: the invitation, to whom. */
+const invited = () =>
+  twilio
+    .accepted()
+    .filter((message) => message.body === smsTexts.invitation(inviteLink))
+    .map((message) => message.to);
+
+/** `npm run <script> -- …` on the server's database, as an operator with a shell runs it. */
+async function run(script: string, ...args: string[]) {
+  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", script, "--", ...args], {
+    env: { ...process.env, ...env },
+  });
+  return stdout;
+}
+
+async function wave(page: Page, name: string) {
+  return page.locator("article").filter({ has: page.getByRole("heading", { name: new RegExp(`^${name}:`) }) });
+}
+
+test("an owner plans the next 21, sends them by typing the wave's name and count, a chef's STOP texted while it is queued is skipped, and its status reaches texted 20; a viewer cannot send", async ({
+  browser,
+}) => {
+  const context = await browser.newContext();
+  const { page } = await withAuthenticator(context);
+  await page.goto(`${site}/console/setup`);
+  await page.getByLabel("Setup token").fill(setupToken);
+  await page.getByLabel("Your email address").fill("founder@example.com");
+  await page.getByRole("button", { name: "Set up with a passkey" }).click();
+  await expect(page).toHaveURL(`${site}/console`);
+
+  await page.goto(`${site}/console/invitations`);
+  // Twenty-one planned, one left for later; then all twenty-one.
+  await page.getByLabel("How many (the next N)").fill("20");
+  await page.getByRole("button", { name: "Plan", exact: true }).click();
+  await expect(page.getByRole("status")).toHaveText("20 numbers would be texted, in sign-up order.");
+  await expect(page.locator("dt", { hasText: "Left for a later wave" }).locator("+ dd")).toHaveText("1");
+  await page.getByLabel("How many (the next N)").fill("21");
+  await page.getByRole("button", { name: "Plan", exact: true }).click();
+  await expect(page.getByRole("status")).toHaveText("21 numbers would be texted, in sign-up order.");
+  await expect(page.locator("dt", { hasText: "Left for a later wave" }).locator("+ dd")).toHaveText("0");
+
+  // A count that is not the plan's: refused in words, what was typed kept, nothing queued.
+  await page.getByLabel("The wave's name").fill("launch-1");
+  await page.getByLabel(/^Type how many it texts/).fill("20");
+  await page.getByRole("button", { name: "Send the wave" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "count" })).toContainText(
+    "The count you typed is not how many this plan texts now",
+  );
+  await expect(page.getByLabel("The wave's name")).toHaveValue("launch-1");
+  await expect(page.getByLabel(/^Type how many it texts/)).toHaveValue("20");
+  expect(invited()).toStrictEqual([]);
+
+  // A viewer's send: 403, nothing queued.
+  const link = /(http:\/\/localhost:\d+\/console\/enrol\/[\w-]{43})/.exec(
+    await run("operators", "add", "helper@example.com", "--role", "viewer"),
+  )![1]!;
+  const viewerContext = await browser.newContext();
+  const viewer = await withAuthenticator(viewerContext);
+  await viewer.page.goto(link);
+  await viewer.page.getByRole("button", { name: "Register a passkey" }).click();
+  await expect(viewer.page).toHaveURL(`${site}/console`);
+  const refused = await viewerContext.request.post(`${site}/console/invitations/send`, {
+    form: { plan: "next", next: "21", name: "viewer-wave", count: "21" },
+    headers: { Origin: site },
+    maxRedirects: 0,
+  });
+  expect(refused.status()).toBe(403);
+
+  await page.getByLabel(/^Type how many it texts/).fill("21");
+  await page.getByRole("button", { name: "Send the wave" }).click();
+  await expect(page.getByRole("status").first()).toContainText("Wave launch-1 queued: 21 invitations.");
+  // The last of them texts STOP while the wave waits its turn: Twilio posts it to n8n, n8n calls the site.
+  const stop = await postIncomingSms(
+    inboundUrl,
+    n8n.webhookUrl(webhookPaths.incoming),
+    { From: phones[20]!, Body: "STOP", OptOutType: "STOP" },
+    { authToken: twilio.authToken, accountSid: twilio.accountSid },
+  );
+  expect(stop.status).toBe(200);
+  // A viewer's cancel: 403, and the wave goes on (every one below texted).
+  const cancelled = await viewerContext.request.post(`${site}/console/invitations/cancel`, {
+    form: { name: "launch-1" },
+    headers: { Origin: site },
+    maxRedirects: 0,
+  });
+  expect(cancelled.status()).toBe(403);
+  await viewerContext.close();
+
+  const launch = await wave(page, "launch-1");
+  await expect(async () => {
+    await page.reload();
+    await expect(
+      launch
+        .locator("tr", { hasText: /^texted/ })
+        .locator("td")
+        .last(),
+    ).toHaveText("20", { timeout: 1_000 });
+  }).toPass({ timeout: 120_000 });
+  await expect(launch.locator("tr", { hasText: "skipped: consent revoked" }).locator("td").last()).toHaveText("1");
+  // Each of the twenty texted once by Twilio; the chef who texted STOP, never.
+  expect(invited().sort()).toStrictEqual(phones.slice(0, 20).sort());
+
+  // The activity log: the wave, its count, who sent it; no number.
+  await page.goto(`${site}/console/activity`);
+  const sent = page.locator("tbody tr").filter({ hasText: "wave sent" });
+  await expect(sent).toHaveCount(1);
+  await expect(sent).toContainText("launch-1");
+  await expect(sent).toContainText("founder@example.com");
+  await expect(sent.locator("td").last()).toHaveText("21");
+  expect(await page.locator("main").textContent()).not.toMatch(
+    new RegExp(phones.map((phone) => phone.slice(2)).join("|")),
+  );
+  await context.close();
+});

@@ -1,0 +1,121 @@
+import type { Page } from "@playwright/test";
+import { errorContent } from "@/components/errors/error-content";
+import { waitlistMessages } from "@/lib/forms/waitlist";
+import { serverSpecBrowser } from "./e2e-env";
+import { expect, test } from "./fixtures";
+import { holdScripts, untilParsed } from "./held-scripts";
+import { SignupFormPage } from "./pages/signup-form";
+
+/**
+ * The Content-Security-Policy allows no inline script it did not hash or give
+ * a nonce (server/http/page-policy.ts): every page runs every script it
+ * carries, with JavaScript on, and the browser refuses none. A `.server` spec
+ * only so that it runs once, in a browser with JavaScript on (the js-off
+ * project runs no script to refuse); it uses the suite's own server.
+ */
+test.use({ ...serverSpecBrowser, javaScriptEnabled: true });
+
+type Watched = Window & { cspViolations?: string[]; next?: { version?: string } };
+
+/**
+ * What the page ran into, from before its first script on: the violations it
+ * reported, the browser's console lines about one, and whether Next's client
+ * started (it sets window.next as it hydrates the page).
+ */
+async function watchScripts(page: Page) {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    Object.assign(window, { cspViolations: seen });
+    document.addEventListener("securitypolicyviolation", (event) =>
+      seen.push(`${event.effectiveDirective} refused ${event.blockedURI}: ${event.sample}`),
+    );
+  });
+  const consoleLines: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) consoleLines.push(message.text());
+  });
+  const violations = async () => [
+    ...(await page.evaluate(() => (window as Watched).cspViolations ?? ["no watcher"])),
+    ...consoleLines,
+  ];
+  return {
+    violations,
+    /** Waits for the page to hydrate, failing with what it refused if it does not. */
+    async hydratedCleanly() {
+      const state = async () => ({
+        violations: await violations(),
+        hydrated: await page.evaluate(() => (window as Watched).next?.version !== undefined),
+      });
+      await expect.poll(state, { timeout: 15_000 }).toEqual({ violations: [], hydrated: true });
+      await page.waitForLoadState("networkidle");
+      expect(await violations()).toEqual([]);
+    },
+  };
+}
+
+const scriptSources = (policy: string | null) =>
+  (policy ?? "")
+    .split(";")
+    .map((directive) => directive.trim().split(/\s+/))
+    .find(([name]) => name === "script-src")
+    ?.slice(1) ?? [];
+
+for (const path of ["/", "/signup", "/terms", "/privacy", "/sent/contact", "/sent/waitlist", "/no-such-page"]) {
+  test(`${path} runs every script it carries, none refused by a policy that allows no inline script`, async ({
+    page,
+  }) => {
+    const watched = await watchScripts(page);
+    const notFoundLines: string[] = [];
+    page.on("console", (message) => {
+      if (message.text().startsWith(errorContent.notFoundConsole)) notFoundLines.push(message.text());
+    });
+    const response = await page.goto(path);
+    const sources = scriptSources((await response?.headerValue("content-security-policy")) ?? null);
+    expect(sources).not.toContain("'unsafe-inline'");
+    expect(sources.filter((source) => source.startsWith("'sha256-")).length).toBeGreaterThanOrEqual(3);
+    await watched.hydratedCleanly();
+    // The 404 page's own inline line ran (the browser's console names the path).
+    if (path === "/no-such-page") expect(notFoundLines).toEqual([`${errorContent.notFoundConsole} /no-such-page`]);
+  });
+}
+
+test("a form's answer rendered for its post, sent before the scripts ran, carries a nonce its scripts run with", async ({
+  page,
+}) => {
+  const watched = await watchScripts(page);
+  const scripts = await holdScripts(page);
+  const form = new SignupFormPage(page);
+  await form.open(untilParsed);
+  await form.fill({ name: "Z", phone: "+1 415 555 0142", consent: true });
+  const answer = page.waitForResponse((response) => response.request().method() === "POST");
+  await form.submit.click();
+  const response = await answer;
+  // The server's own answer, the page rendered for this post with its error inline.
+  await expect(form.main.getByText(waitlistMessages.invalid.name)).toBeVisible();
+  const sources = scriptSources(await response.headerValue("content-security-policy"));
+  expect(sources).toEqual(["'self'", expect.stringMatching(/^'nonce-[A-Za-z0-9+/]{22}=='$/)]);
+  const nonce = sources[1]?.slice("'nonce-".length, -1);
+  // The browser hides a nonce's attribute once the script is in the page, not its property.
+  expect(await page.evaluate(() => [...document.scripts].map((script) => script.nonce))).toContain(nonce);
+  await scripts.release();
+  await watched.hydratedCleanly();
+});
+
+test("the watcher sees an inline script the policy did not allow, and that script does not run", async ({ page }) => {
+  const { violations, hydratedCleanly } = await watchScripts(page);
+  await page.goto("/");
+  await hydratedCleanly();
+  await page.evaluate(() => {
+    const script = document.createElement("script");
+    script.textContent = "window.injected = true";
+    document.body.append(script);
+  });
+  // The event (no sample: the policy does not ask for one) and the browser's own console line.
+  await expect
+    .poll(violations)
+    .toEqual([
+      "script-src-elem refused inline: ",
+      expect.stringContaining("Executing inline script violates the following Content Security Policy directive"),
+    ]);
+  expect(await page.evaluate(() => (window as Window & { injected?: boolean }).injected)).toBeUndefined();
+});
