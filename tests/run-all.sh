@@ -5,6 +5,11 @@
 # the pages' browser specs with JavaScript on and off), `server` (unit and the
 # specs that start servers: n8n, Postgres, Redis, SQLite, the app's own
 # process). Unset: everything, as a developer runs it.
+#
+# With SOUS_REPORT_DIR set (.ci/run sets it), each step's name, time and
+# command go to steps.tsv there, the step under way to current-step, and the
+# unit and browser runners write JSON reports beside them, so .ci/run can end
+# by naming what failed and what needed a retry (.ci/report.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 part="${TEST_PART:-all}"
@@ -16,36 +21,51 @@ case "$part" in
     ;;
 esac
 echo "npm test: $part"
+report="${SOUS_REPORT_DIR:-}"
 
-bash tests/support/ensure-system-deps.sh
-if [[ $part != server ]]; then
-  npm run lint
-  npm run typecheck
+# step NAME COMMAND...: runs COMMAND, noted (when reporting) as it starts and with its time once it passed.
+step() {
+  local name="$1"
+  shift
+  local began=$SECONDS
+  if [[ -n $report ]]; then printf '%s\t%s\n' "$part: $name" "$*" >"$report/current-step"; fi
+  "$@"
+  if [[ -n $report ]]; then printf '%s\t%s\t%s\n' "$part: $name" "$((SECONDS - began))" "$*" >>"$report/steps.tsv"; fi
+}
+
+unit=()
+e2e=()
+if [[ -n $report ]]; then
+  unit=(--reporter=default --reporter=json "--outputFile.json=$report/unit-$part.json")
+  export E2E_JSON_REPORT="$report/e2e-$part.json"
 fi
-npm run test:unit
+
+step "system packages" bash tests/support/ensure-system-deps.sh
+if [[ $part != server ]]; then
+  step lint npm run lint
+  step types npm run typecheck
+fi
+step "unit tests" npm run test:unit -- "${unit[@]}"
 if [[ $part != server ]]; then
   # The production build, checked for test routes and for the compile hint on
   # its start-up chunks; the browser tests then make their own build, with the
   # test fixtures, in .next-e2e.
-  npm run build
-  node --import tsx tests/support/check-production-build.ts
+  step build npm run build
+  step "production build's checks" node --import tsx tests/support/check-production-build.ts
 fi
 if [[ $part != pages ]]; then
   # Every n8n line the server specs start, installed before any worker starts:
   # two workers never install one at once (instant when the cache has them).
-  node --import tsx tests/support/ensure-n8n-lines.ts
+  step "n8n lines" node --import tsx tests/support/ensure-n8n-lines.ts
 fi
 case "$part" in
-  pages) npm run test:e2e -- --project js-on --project js-off ;;
+  pages) e2e=(--project js-on --project js-off) ;;
   # Three workers for the server specs on CI's two cores: they mostly wait on
   # real time (a pace, a schedule, n8n's restarts), not on the processor
   # (docs/testing.md, "Real time").
   server)
-    if [[ -n ${CI:-} ]]; then
-      npm run test:e2e -- --project server --workers 3
-    else
-      npm run test:e2e -- --project server
-    fi
+    e2e=(--project server)
+    if [[ -n ${CI:-} ]]; then e2e+=(--workers 3); fi
     ;;
-  all) npm run test:e2e ;;
 esac
+step "browser specs" npm run test:e2e -- "${e2e[@]}"

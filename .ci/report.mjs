@@ -1,0 +1,98 @@
+// The last lines of a CI run, read from what its steps left in the report
+// folder (.ci/run's SOUS_REPORT_DIR; tests/run-all.sh writes the steps, the
+// unit and browser runners their JSON reports): every spec that passed only on
+// its retry, by name; each stage's and step's time; on a failure, the stage,
+// the step, its command and each failing test with its first error line; and
+// the whole time last. Plain Node, no dependency: it runs even when the
+// install is what failed.
+//
+// node .ci/report.mjs DIR EXIT_CODE STAGE STAGE_COMMAND WHOLE_SECONDS
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+const [dir, code, stage, stageCommand, whole] = process.argv.slice(2);
+const failed = code !== "0";
+
+const lines = (file) =>
+  existsSync(path.join(dir, file))
+    ? readFileSync(path.join(dir, file), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t"))
+    : [];
+const reports = (prefix) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.startsWith(prefix) && name.endsWith(".json"))
+        .flatMap((name) => {
+          try {
+            return [{ name, json: JSON.parse(readFileSync(path.join(dir, name), "utf8")) }];
+          } catch {
+            return [];
+          }
+        })
+    : [];
+
+// An error's first line that says something, with the terminal's colours taken out, cut to one screen line.
+const firstLine = (text = "") =>
+  (
+    String(text)
+      .replace(/\u001b\[[0-9;]*m/g, "")
+      .split("\n")
+      .map((line) => line.trim())
+      .find(Boolean) ?? "(no message)"
+  ).slice(0, 300);
+
+/** Every test of a Playwright JSON report, with where it is and how it went. */
+function* browserTests(suite, root) {
+  for (const spec of suite.specs ?? [])
+    for (const test of spec.tests ?? [])
+      yield { where: `[${test.projectName}] ${path.join(root, spec.file)}:${spec.line} › ${spec.title}`, test };
+  for (const inner of suite.suites ?? []) yield* browserTests(inner, root);
+}
+
+const flaky = [];
+const failures = [];
+for (const { json } of reports("e2e-")) {
+  for (const error of json.errors ?? []) failures.push(`browser specs: ${firstLine(error.message)}`);
+  // Spec files are named from the test folder; named here from the project's, as the log names them.
+  const root = json.config?.rootDir ? path.relative(process.cwd(), json.config.rootDir) : "";
+  for (const suite of json.suites ?? [])
+    for (const { where, test } of browserTests(suite, root)) {
+      const firstError = test.results?.find((result) => result.error)?.error?.message;
+      if (test.status === "flaky") flaky.push(`${where}\n      first try: ${firstLine(firstError)}`);
+      if (test.status === "unexpected") failures.push(`${where}\n      ${firstLine(firstError)}`);
+    }
+}
+for (const { json } of reports("unit-"))
+  for (const file of json.testResults ?? []) {
+    const where = path.relative(process.cwd(), file.name ?? "");
+    const failing = (file.assertionResults ?? []).filter((result) => result.status === "failed");
+    for (const result of failing)
+      failures.push(`unit ${where} › ${result.fullName}\n      ${firstLine(result.failureMessages?.[0])}`);
+    if (!failing.length && file.status === "failed") failures.push(`unit ${where}\n      ${firstLine(file.message)}`);
+  }
+
+const out = [];
+out.push("", "== CI summary");
+out.push("Times:");
+for (const [name, seconds] of lines("steps.tsv")) out.push(`  step  ${name}: ${seconds} s`);
+for (const [name, seconds] of lines("stages.tsv")) out.push(`  stage ${name}: ${seconds} s`);
+out.push(
+  flaky.length
+    ? `Flaky: ${flaky.length} spec(s) passed only on their retry, each a defect to mend:\n  ${flaky.join("\n  ")}`
+    : "Flaky: none (no spec needed its retry)",
+);
+if (failed) {
+  const [step, stepCommand] = lines("current-step")[0] ?? [];
+  const passedSteps = new Set(lines("steps.tsv").map(([name]) => name));
+  out.push(`FAILED (exit ${code}) in the stage "${stage}": ${stageCommand}`);
+  if (step && !passedSteps.has(step)) out.push(`  at its step "${step}": ${stepCommand}`);
+  out.push(
+    failures.length
+      ? `  ${failures.length} failing test(s):\n  ${failures.join("\n  ")}`
+      : "  No test report names a failing test: the step's own output above says why.",
+  );
+}
+out.push(`${failed ? "CI failed" : "CI passed"} after ${whole} s in all`);
+console.log(out.join("\n"));
