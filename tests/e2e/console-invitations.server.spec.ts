@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
-import { withAuthenticator } from "../support/console-browser";
+import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
@@ -126,8 +126,8 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   await page.goto(`${site}/console/setup`);
   await page.getByLabel("Setup token").fill(setupToken);
   await page.getByLabel("Your email address").fill("founder@example.com");
-  await page.getByRole("button", { name: "Set up with a passkey" }).click();
-  await expect(page).toHaveURL(`${site}/console`);
+  await pressCeremony(page, "Set up with a passkey");
+  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
 
   await page.goto(`${site}/console/invitations`);
   // Twenty-one planned, one left for later; then all twenty-one.
@@ -158,8 +158,8 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   const viewerContext = await browser.newContext();
   const viewer = await withAuthenticator(viewerContext);
   await viewer.page.goto(link);
-  await viewer.page.getByRole("button", { name: "Register a passkey" }).click();
-  await expect(viewer.page).toHaveURL(`${site}/console`);
+  await pressCeremony(viewer.page, "Register a passkey");
+  await expect(viewer.page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
   const refused = await viewerContext.request.post(`${site}/console/invitations/send`, {
     form: { plan: "next", next: "21", name: "viewer-wave", count: "21" },
     headers: { Origin: site },

@@ -11,7 +11,7 @@ import { expect, test } from "./fixtures";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { uniqueToken } from "./receiver-client";
-import { withAuthenticator } from "../support/console-browser";
+import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
 import { freePort, type Started } from "../support/processes";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { waitlistMessages } from "@/lib/forms/waitlist";
@@ -75,8 +75,8 @@ async function signOut(page: Page) {
 async function signIn(page: Page, email: string, role: string) {
   await page.goto(`${site}/console`);
   await expect(page).toHaveURL(`${site}/console/sign-in?next=%2Fconsole`);
-  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
-  await expect(page).toHaveURL(`${site}/console`);
+  await pressCeremony(page, "Sign in with a passkey");
+  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
   await expect(page.getByText(`${email} (${role})`)).toBeVisible();
 }
 
@@ -91,13 +91,13 @@ test("the setup token enrols the first owner once: a passkey registered, signed 
   // A wrong token first: refused in words, nothing registered.
   await page.getByLabel("Setup token").fill("not-the-setup-token-but-long-enough-000000");
   await page.getByLabel("Your email address").fill("founder@example.com");
-  await page.getByRole("button", { name: "Set up with a passkey" }).click();
-  await expect(page.locator("#ceremony-message")).toHaveText("That is not the setup token.");
+  await pressCeremony(page, "Set up with a passkey");
+  await expect(page.locator("#ceremony-message")).toHaveText("That is not the setup token.", { timeout: CEREMONY_MS });
   expect(await credentials()).toHaveLength(0);
 
   await page.getByLabel("Setup token").fill(setupToken);
-  await page.getByRole("button", { name: "Set up with a passkey" }).click();
-  await expect(page).toHaveURL(`${site}/console`);
+  await pressCeremony(page, "Set up with a passkey");
+  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page.getByText("founder@example.com (owner)")).toBeVisible();
   expect(await credentials()).toHaveLength(1);
@@ -124,8 +124,8 @@ test("operators -- add prints a link that registers a passkey once; the operator
   const { page, credentials } = await withAuthenticator(context);
   await page.goto(link!);
   await expect(page.getByText("helper@example.com")).toBeVisible();
-  await page.getByRole("button", { name: "Register a passkey" }).click();
-  await expect(page).toHaveURL(`${site}/console`);
+  await pressCeremony(page, "Register a passkey");
+  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
   await expect(page.getByText("helper@example.com (viewer)")).toBeVisible();
   expect(await credentials()).toHaveLength(1);
 
@@ -437,9 +437,10 @@ test("a removed operator's session ends at once: their page leads to sign-in, th
   });
   expect(post.status()).toBe(404);
   // Its passkey signs no one in any more.
-  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await pressCeremony(page, "Sign in with a passkey");
   await expect(page.locator("#ceremony-message")).toHaveText(
     "That passkey did not sign you in. Use a passkey registered for this console.",
+    { timeout: CEREMONY_MS },
   );
   const after = JSON.parse(await operators("list", "--json")) as Array<{ email: string }>;
   expect(after.map(({ email }) => email)).toStrictEqual(
