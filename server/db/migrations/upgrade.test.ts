@@ -5,110 +5,121 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { migrations } from "./index";
 
 const open = setupBothEngines();
+// Each test undoes migrations and makes them again: dozens of DDL statements, which on Postgres, with CI's other
+// work beside it, took more than Vitest's 5 s (a clean clone's CI of 15ab818: 0009's test timed out).
+const MIGRATING_MS = 30_000;
 
 describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with invitations", (engine) => {
-  it("to 0009 counts every attempt made before as one that may have reached the carrier: only what the old rule gave back is given back", async () => {
-    const store = await open(engine);
-    const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-    // The database as 0008 left it.
-    const down = await migrator.migrateTo("0008-receiver-answers");
-    expect(down.error).toBeUndefined();
-    // Every later migration undone, 0009 the last of them.
-    expect(down.results?.map((result) => result.migrationName).at(-1)).toBe("0009-invitation-reach");
-    const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    const row = (phone: string, state: string, attempts: number) => ({
-      id: `msg_${phone}`,
-      phone,
-      wave: "before",
-      position: 0,
-      consent_id: "con_x",
-      text: "Sous: your early access is open.",
-      state,
-      attempts,
-      rounds: attempts,
-      queued_at: 1_000,
-      next_attempt_at: 1_000,
-    });
-    await db.insertInto("invitation_waves").values({ name: "before", created_at: 1_000, size: 4 }).execute();
-    await db
-      .insertInto("invitations")
-      .values([
-        row("+12125550001", "cancelled", 0),
-        row("+12125550002", "cancelled", 2),
-        row("+12125550003", "failed", 3),
-        row("+12125550004", "texted", 1),
-      ])
-      .execute();
+  it(
+    "to 0009 counts every attempt made before as one that may have reached the carrier: only what the old rule gave back is given back",
+    async () => {
+      const store = await open(engine);
+      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+      // The database as 0008 left it.
+      const down = await migrator.migrateTo("0008-receiver-answers");
+      expect(down.error).toBeUndefined();
+      // Every later migration undone, 0009 the last of them.
+      expect(down.results?.map((result) => result.migrationName).at(-1)).toBe("0009-invitation-reach");
+      const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      const row = (phone: string, state: string, attempts: number) => ({
+        id: `msg_${phone}`,
+        phone,
+        wave: "before",
+        position: 0,
+        consent_id: "con_x",
+        text: "Sous: your early access is open.",
+        state,
+        attempts,
+        rounds: attempts,
+        queued_at: 1_000,
+        next_attempt_at: 1_000,
+      });
+      await db.insertInto("invitation_waves").values({ name: "before", created_at: 1_000, size: 4 }).execute();
+      await db
+        .insertInto("invitations")
+        .values([
+          row("+12125550001", "cancelled", 0),
+          row("+12125550002", "cancelled", 2),
+          row("+12125550003", "failed", 3),
+          row("+12125550004", "texted", 1),
+        ])
+        .execute();
 
-    const up = await migrator.migrateToLatest();
-    expect(up.error).toBeUndefined();
-    const rows = await store.db.selectFrom("invitations").select(["phone", "reached"]).orderBy("phone").execute();
-    expect(rows.map((row) => Number(row.reached))).toStrictEqual([0, 2, 3, 1]);
-    expect([...(await invitedAmong(store))].sort()).toStrictEqual(["+12125550002", "+12125550003", "+12125550004"]);
-  });
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const rows = await store.db.selectFrom("invitations").select(["phone", "reached"]).orderBy("phone").execute();
+      expect(rows.map((row) => Number(row.reached))).toStrictEqual([0, 2, 3, 1]);
+      expect([...(await invitedAmong(store))].sort()).toStrictEqual(["+12125550002", "+12125550003", "+12125550004"]);
+    },
+    MIGRATING_MS,
+  );
 });
 
 describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with sign-ups", (engine) => {
-  it("to 0011 fills consent_standings from the records already there: each signed-up number once, as consentStandings reads them", async () => {
-    const store = await open(engine);
-    const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-    const down = await migrator.migrateTo("0010-console");
-    expect(down.error).toBeUndefined();
-    expect(down.results?.map((result) => result.migrationName)).toStrictEqual(["0011-console-reads"]);
-    const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-    for (const table of ["consents", "consent_revocations", "consent_renewals", "disclosures"])
-      await db.deleteFrom(table).execute();
-    await db.insertInto("disclosures").values({ version: "v1", text: "I agree.", first_recorded_at: 1 }).execute();
-    const consent = (id: string, phone: string, at: number, putsInForce = 1) => ({
-      id,
-      phone,
-      consented_at: at,
-      ip: null,
-      user_agent: null,
-      page_url: null,
-      javascript: 0,
-      lead_id: `lead_${id}`,
-      disclosure_version: "v1",
-      puts_in_force: putsInForce,
-    });
-    await db
-      .insertInto("consents")
-      .values([
-        consent("con_a2", "+12125550001", 2_000),
-        consent("con_a1", "+12125550001", 1_000),
-        consent("con_b", "+12125550002", 1_500),
-        // Signed up again after a STOP: evidence only, until the START.
-        consent("con_c1", "+12125550003", 1_000),
-        consent("con_c2", "+12125550003", 3_000, 0),
-        consent("con_d", "+12125550004", 1_000),
-      ])
-      .execute();
-    const event = (id: string, phone: string) => ({ id, phone, channel: "sms", source: "workflow", message_id: id });
-    await db
-      .insertInto("consent_revocations")
-      .values([
-        { ...event("rev_b", "+12125550002"), revoked_at: 1_600 },
-        { ...event("rev_c", "+12125550003"), revoked_at: 2_000 },
-        // A stranger's STOP and START: no sign-up, no row.
-        { ...event("rev_x", "+12125550009"), revoked_at: 900 },
-      ])
-      .execute();
-    await db
-      .insertInto("consent_renewals")
-      .values([
-        { ...event("ren_c", "+12125550003"), renewed_at: 4_000 },
-        { ...event("ren_x", "+12125550009"), renewed_at: 950 },
-      ])
-      .execute();
+  it(
+    "to 0011 fills consent_standings from the records already there: each signed-up number once, as consentStandings reads them",
+    async () => {
+      const store = await open(engine);
+      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+      const down = await migrator.migrateTo("0010-console");
+      expect(down.error).toBeUndefined();
+      expect(down.results?.map((result) => result.migrationName)).toStrictEqual(["0011-console-reads"]);
+      const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      for (const table of ["consents", "consent_revocations", "consent_renewals", "disclosures"])
+        await db.deleteFrom(table).execute();
+      await db.insertInto("disclosures").values({ version: "v1", text: "I agree.", first_recorded_at: 1 }).execute();
+      const consent = (id: string, phone: string, at: number, putsInForce = 1) => ({
+        id,
+        phone,
+        consented_at: at,
+        ip: null,
+        user_agent: null,
+        page_url: null,
+        javascript: 0,
+        lead_id: `lead_${id}`,
+        disclosure_version: "v1",
+        puts_in_force: putsInForce,
+      });
+      await db
+        .insertInto("consents")
+        .values([
+          consent("con_a2", "+12125550001", 2_000),
+          consent("con_a1", "+12125550001", 1_000),
+          consent("con_b", "+12125550002", 1_500),
+          // Signed up again after a STOP: evidence only, until the START.
+          consent("con_c1", "+12125550003", 1_000),
+          consent("con_c2", "+12125550003", 3_000, 0),
+          consent("con_d", "+12125550004", 1_000),
+        ])
+        .execute();
+      const event = (id: string, phone: string) => ({ id, phone, channel: "sms", source: "workflow", message_id: id });
+      await db
+        .insertInto("consent_revocations")
+        .values([
+          { ...event("rev_b", "+12125550002"), revoked_at: 1_600 },
+          { ...event("rev_c", "+12125550003"), revoked_at: 2_000 },
+          // A stranger's STOP and START: no sign-up, no row.
+          { ...event("rev_x", "+12125550009"), revoked_at: 900 },
+        ])
+        .execute();
+      await db
+        .insertInto("consent_renewals")
+        .values([
+          { ...event("ren_c", "+12125550003"), renewed_at: 4_000 },
+          { ...event("ren_x", "+12125550009"), renewed_at: 950 },
+        ])
+        .execute();
 
-    const up = await migrator.migrateToLatest();
-    expect(up.error).toBeUndefined();
-    const rows = await store.db.selectFrom("consent_standings").selectAll().orderBy("phone").execute();
-    expect(rows.map((row) => ({ ...row, first_at: Number(row.first_at) }))).toStrictEqual([
-      { phone: "+12125550001", first_at: 1_000, first_id: "con_a1", state: "in force" },
-      { phone: "+12125550002", first_at: 1_500, first_id: "con_b", state: "revoked" },
-      { phone: "+12125550003", first_at: 1_000, first_id: "con_c1", state: "in force" },
-      { phone: "+12125550004", first_at: 1_000, first_id: "con_d", state: "in force" },
-    ]);
-  });
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const rows = await store.db.selectFrom("consent_standings").selectAll().orderBy("phone").execute();
+      expect(rows.map((row) => ({ ...row, first_at: Number(row.first_at) }))).toStrictEqual([
+        { phone: "+12125550001", first_at: 1_000, first_id: "con_a1", state: "in force" },
+        { phone: "+12125550002", first_at: 1_500, first_id: "con_b", state: "revoked" },
+        { phone: "+12125550003", first_at: 1_000, first_id: "con_c1", state: "in force" },
+        { phone: "+12125550004", first_at: 1_000, first_id: "con_d", state: "in force" },
+      ]);
+    },
+    MIGRATING_MS,
+  );
 });
