@@ -17,6 +17,10 @@ const chromium = {
 };
 
 const serverSpecs = /\.server\.spec\.ts$/;
+// The server specs that wait longest on real time (both n8n lines, the launch at scale, the editor's upgrade): a
+// project of their own, listed first, so they are handed out first (Playwright hands out projects in the order listed
+// here, a project's files in name order) instead of forming a tail after every short spec.
+const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade|sms-workflow-n8n[12])\.server\.spec\.ts$/;
 
 /** Whether the run serves a test build made before it, which must then be there. */
 function reusedBuild() {
@@ -46,10 +50,17 @@ export default defineConfig({
     trace: "retain-on-failure",
   },
   projects: [
+    // No browser (or one of their own): specs that start their own server instances on the same build.
+    { name: "server-long", testMatch: longServerSpecs },
     { name: "js-on", testIgnore: serverSpecs, use: { ...chromium, javaScriptEnabled: true } },
-    { name: "js-off", testIgnore: serverSpecs, use: { ...chromium, javaScriptEnabled: false } },
-    // No browser: specs that start their own server instances on the same build.
-    { name: "server", testMatch: serverSpecs },
+    // A test tagged as reading only what the server sent runs with JavaScript on alone (tests/e2e/fixtures.ts).
+    {
+      name: "js-off",
+      testIgnore: serverSpecs,
+      grepInvert: /@same-without-js/,
+      use: { ...chromium, javaScriptEnabled: false },
+    },
+    { name: "server", testMatch: serverSpecs, testIgnore: longServerSpecs },
   ],
   webServer: {
     // Built with the webhook addresses set, to prove they still stay out of the bundles. E2E_REUSE_BUILD=1: the test build

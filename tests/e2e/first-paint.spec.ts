@@ -1,6 +1,6 @@
 import { consentFieldNames } from "@/lib/forms/consent";
 import { waitlistMessages } from "@/lib/forms/waitlist";
-import { expect, test } from "./fixtures";
+import { expect, sameWithoutScripts, test } from "./fixtures";
 import { holdScripts, untilParsed } from "./held-scripts";
 import { SignupFormPage } from "./pages/signup-form";
 import { deliveriesNamed, uniquePhone, uniqueToken } from "./receiver-client";
@@ -16,68 +16,75 @@ import { toasts } from "./toasts";
 
 const pages = ["/", "/signup", "/terms", "/privacy", "/no-such-page"];
 
-test("every page paints in the system font, with no @font-face and no font requested", async ({ page }) => {
-  const fonts: string[] = [];
-  page.on("request", (request) => {
-    if (request.resourceType() === "font" || /\.(woff2?|ttf|otf)(\?|$)/.test(request.url())) fonts.push(request.url());
-  });
-  for (const path of pages) {
-    await page.goto(path);
-    await page.waitForLoadState("networkidle");
-    const paint = await page.evaluate(() => ({
-      family: getComputedStyle(document.body).fontFamily,
-      heading: getComputedStyle(document.querySelector("h1") ?? document.body).fontFamily,
-      fontFaces: [...document.styleSheets]
-        .flatMap((sheet) => [...sheet.cssRules])
-        .filter((rule) => rule instanceof CSSFontFaceRule).length,
-      loaded: document.fonts.size,
-    }));
-    expect(paint, path).toEqual({
-      family: expect.stringMatching(/^system-ui, -apple-system, "Segoe UI", Roboto/),
-      heading: expect.stringMatching(/^system-ui,/),
-      fontFaces: 0,
-      loaded: 0,
+test(
+  "every page paints in the system font, with no @font-face and no font requested",
+  sameWithoutScripts,
+  async ({ page }) => {
+    const fonts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "font" || /\.(woff2?|ttf|otf)(\?|$)/.test(request.url()))
+        fonts.push(request.url());
     });
-  }
-  expect(fonts).toEqual([]);
-  // The working twin: the same count and the same listener see a web font the page is given.
-  await page.evaluate(() => {
-    const style = document.createElement("style");
-    style.textContent = "@font-face{font-family:Probe;src:url(/probe.woff2)}body{font-family:Probe}";
-    document.head.append(style);
-  });
-  await expect.poll(() => fonts).toEqual([expect.stringMatching(/\/probe\.woff2$/)]);
-  expect(
-    await page.evaluate(
-      () =>
-        [...document.styleSheets]
+    for (const path of pages) {
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+      const paint = await page.evaluate(() => ({
+        family: getComputedStyle(document.body).fontFamily,
+        heading: getComputedStyle(document.querySelector("h1") ?? document.body).fontFamily,
+        fontFaces: [...document.styleSheets]
           .flatMap((sheet) => [...sheet.cssRules])
           .filter((rule) => rule instanceof CSSFontFaceRule).length,
-    ),
-  ).toBe(1);
-});
-
-test("each icon's shapes are in the HTML once, drawn by the server: the payload names the icon", async ({
-  request,
-}) => {
-  for (const path of ["/", "/signup"]) {
-    const html = await (await request.get(path)).text();
-    const payload = [...html.matchAll(/<script>self\.__next_f\.push\((.*?)\)<\/script>/gs)]
-      .map((match) => match[1])
-      .join("");
-    const shapes = [
-      ...html.matchAll(/<svg viewBox="0 0 24 24" aria-hidden="true" class="icon[^"]*">(.*?)<\/svg>/g),
-    ].map((match) => match[1] ?? "");
-    expect(shapes.length, path).toBeGreaterThan(path === "/" ? 15 : 1);
-    for (const shape of shapes) {
-      const firstPath = /d="([^"]+)"/.exec(shape)?.[1] ?? shape;
-      expect(shape, path).not.toBe("");
-      expect(payload, `${path}: ${firstPath}`).not.toContain(firstPath);
+        loaded: document.fonts.size,
+      }));
+      expect(paint, path).toEqual({
+        family: expect.stringMatching(/^system-ui, -apple-system, "Segoe UI", Roboto/),
+        heading: expect.stringMatching(/^system-ui,/),
+        fontFaces: 0,
+        loaded: 0,
+      });
     }
-    // The working twin: the payload does carry the page's own words.
-    expect(payload).toContain(path === "/" ? "Flat monthly pricing" : "Early Access Sign Up");
-  }
-});
+    expect(fonts).toEqual([]);
+    // The working twin: the same count and the same listener see a web font the page is given.
+    await page.evaluate(() => {
+      const style = document.createElement("style");
+      style.textContent = "@font-face{font-family:Probe;src:url(/probe.woff2)}body{font-family:Probe}";
+      document.head.append(style);
+    });
+    await expect.poll(() => fonts).toEqual([expect.stringMatching(/\/probe\.woff2$/)]);
+    expect(
+      await page.evaluate(
+        () =>
+          [...document.styleSheets]
+            .flatMap((sheet) => [...sheet.cssRules])
+            .filter((rule) => rule instanceof CSSFontFaceRule).length,
+      ),
+    ).toBe(1);
+  },
+);
+
+test(
+  "each icon's shapes are in the HTML once, drawn by the server: the payload names the icon",
+  sameWithoutScripts,
+  async ({ request }) => {
+    for (const path of ["/", "/signup"]) {
+      const html = await (await request.get(path)).text();
+      const payload = [...html.matchAll(/<script>self\.__next_f\.push\((.*?)\)<\/script>/gs)]
+        .map((match) => match[1])
+        .join("");
+      const shapes = [
+        ...html.matchAll(/<svg viewBox="0 0 24 24" aria-hidden="true" class="icon[^"]*">(.*?)<\/svg>/g),
+      ].map((match) => match[1] ?? "");
+      expect(shapes.length, path).toBeGreaterThan(path === "/" ? 15 : 1);
+      for (const shape of shapes) {
+        const firstPath = /d="([^"]+)"/.exec(shape)?.[1] ?? shape;
+        expect(shape, path).not.toBe("");
+        expect(payload, `${path}: ${firstPath}`).not.toContain(firstPath);
+      }
+      // The working twin: the payload does carry the page's own words.
+      expect(payload).toContain(path === "/" ? "Flat monthly pricing" : "Early Access Sign Up");
+    }
+  },
+);
 
 test("nothing moves while the pages load and hydrate, and a shift made on purpose is measured", async ({ page }) => {
   test.setTimeout(60_000);

@@ -46,6 +46,15 @@ export const test = base.extend<Fixtures>({
 
 export { expect };
 
+/**
+ * For a test that only reads what the server sent (markup, text, styles, a
+ * request's answer) and presses nothing: JavaScript changes none of it, so the
+ * js-off project leaves it out (playwright.config.ts) and it runs once, with
+ * JavaScript on. A test that clicks, types, navigates or lays out what differs
+ * without scripts (a <noscript> note, a form's own path) runs both ways.
+ */
+export const sameWithoutScripts = { tag: "@same-without-js" } as const;
+
 /** The vertical position of an element's top edge relative to the viewport. */
 export async function topOf(page: Page, selector: string) {
   return page.locator(selector).evaluate((element) => element.getBoundingClientRect().top);

@@ -1,5 +1,5 @@
 import { waitlistFields } from "@/lib/forms/waitlist";
-import { expect, test } from "./fixtures";
+import { expect, sameWithoutScripts, test } from "./fixtures";
 
 const legal = [
   {
@@ -23,7 +23,7 @@ const legal = [
 ];
 
 for (const { path, title, phrases } of legal) {
-  test(`${path} reads in full, dated, with a way back`, async ({ page }) => {
+  test(`${path} reads in full, dated, with a way back`, sameWithoutScripts, async ({ page }) => {
     await page.goto(path);
     const main = page.getByRole("main");
     await expect(main.getByRole("heading", { level: 1 })).toHaveText(title);

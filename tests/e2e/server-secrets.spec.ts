@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { e2e } from "./e2e-env";
-import { expect, test } from "./fixtures";
+import { expect, sameWithoutScripts, test } from "./fixtures";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { SignupFormPage } from "./pages/signup-form";
 import { uniquePhone } from "./receiver-client";
@@ -33,21 +33,25 @@ function expectNoSecret(text: string, where: string) {
   for (const secret of secrets) expect(text.includes(secret), `${secret} in ${where}`).toBe(false);
 }
 
-test("no webhook address, secret or auth header is in any page, RSC payload or static file", async ({ request }) => {
-  for (const pagePath of ["/", "/signup", "/no-such-page"]) {
-    const html = await request.get(pagePath);
-    expectNoSecret(await html.text(), `${pagePath} HTML`);
-    const rsc = await request.get(pagePath, { headers: { RSC: "1" } });
-    expect(rsc.headers()["content-type"]).toContain("text/x-component");
-    expectNoSecret(await rsc.text(), `${pagePath} RSC payload`);
-  }
+test(
+  "no webhook address, secret or auth header is in any page, RSC payload or static file",
+  sameWithoutScripts,
+  async ({ request }) => {
+    for (const pagePath of ["/", "/signup", "/no-such-page"]) {
+      const html = await request.get(pagePath);
+      expectNoSecret(await html.text(), `${pagePath} HTML`);
+      const rsc = await request.get(pagePath, { headers: { RSC: "1" } });
+      expect(rsc.headers()["content-type"]).toContain("text/x-component");
+      expectNoSecret(await rsc.text(), `${pagePath} RSC payload`);
+    }
 
-  const files = await filesUnder(path.join(process.cwd(), e2e.distDir, "static"));
-  const contents = await Promise.all(files.map((file) => readFile(file, "latin1")));
-  // The scan does read the bundles: the sign-up form's own text is in one of them.
-  expect(contents.some((text) => text.includes("Joining Waitlist..."))).toBe(true);
-  contents.forEach((text, index) => expectNoSecret(text, files[index] ?? ""));
-});
+    const files = await filesUnder(path.join(process.cwd(), e2e.distDir, "static"));
+    const contents = await Promise.all(files.map((file) => readFile(file, "latin1")));
+    // The scan does read the bundles: the sign-up form's own text is in one of them.
+    expect(contents.some((text) => text.includes("Joining Waitlist..."))).toBe(true);
+    contents.forEach((text, index) => expectNoSecret(text, files[index] ?? ""));
+  },
+);
 
 for (const { outcome, directive, shows } of [
   { outcome: "failure", directive: " [status=500]", shows: waitlistMessages.failure.text },

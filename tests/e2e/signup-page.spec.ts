@@ -1,8 +1,8 @@
 import { waitlistFields, waitlistMessages } from "@/lib/forms/waitlist";
 import { signupPage } from "@/components/signup/signup-content";
-import { expect, test } from "./fixtures";
+import { expect, sameWithoutScripts, test } from "./fixtures";
 
-test("the sign-up card has its texts and native, labelled fields", async ({ page }) => {
+test("the sign-up card has its texts and native, labelled fields", sameWithoutScripts, async ({ page }) => {
   await page.goto("/signup");
   await expect(page).toHaveTitle(/Early Access Sign Up/);
   const main = page.getByRole("main");
@@ -22,7 +22,7 @@ test("the sign-up card has its texts and native, labelled fields", async ({ page
   await expect(main.getByRole("button", { name: waitlistMessages.submit })).toHaveAttribute("type", "submit");
 });
 
-test("the consent text covers everything the carriers require", async ({ page }) => {
+test("the consent text covers everything the carriers require", sameWithoutScripts, async ({ page }) => {
   await page.goto("/signup");
   const consentText = await page.locator("label[for='waitlist-consent']").textContent();
   for (const phrase of [
