@@ -3,19 +3,36 @@ import path from "node:path";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
-import type { Database } from "@/server/db/schema";
+import { invitationStates, type Database, type InvitationState } from "@/server/db/schema";
 
-/**
- * Writes and reads the servers' leads table from a test, as an operator with
- * `sqlite3` or `psql` would: the servers made the tables, the test only fills
- * and reads them.
- */
-export function leadsTable(target: { dataDir: string } | { databaseUrl: string }) {
+/** The servers' database, opened from a test as an operator with `sqlite3` or `psql` would: the servers made the tables. */
+export function testDatabase(target: { dataDir: string } | { databaseUrl: string }) {
   const dialect =
     "databaseUrl" in target
       ? new PostgresDialect({ pool: new pg.Pool({ connectionString: target.databaseUrl, max: 2 }) })
       : new SqliteDialect({ database: new SQLite(path.join(target.dataDir, "sous.db")) });
-  const db = new Kysely<Database>({ dialect });
+  return new Kysely<Database>({ dialect });
+}
+
+/**
+ * How many invitations are in each state, every state named: what `npm run
+ * invite -- status` counts, read from the table, so a spec can poll it
+ * without starting a process for each look.
+ */
+export async function invitationCounts(db: Kysely<Database>) {
+  const rows = await db
+    .selectFrom("invitations")
+    .select((eb) => ["state", eb.fn.countAll<number | string>().as("count")])
+    .groupBy("state")
+    .execute();
+  const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
+  for (const row of rows) counts[row.state] = Number(row.count);
+  return counts;
+}
+
+/** Writes and reads the servers' leads table from a test: the servers made it, the test only fills and reads it. */
+export function leadsTable(target: { dataDir: string } | { databaseUrl: string }) {
+  const db = testDatabase(target);
   return {
     db,
     /** `count` pending leads, due now, whose names start with `prefix`; resolves to their webhook-ids. */
