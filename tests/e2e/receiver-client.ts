@@ -37,7 +37,10 @@ let phoneCounter = 0;
  */
 export function uniquePhone() {
   phoneCounter += 1;
-  const exchange = String(process.pid % 1000).padStart(3, "0");
+  // From the worker's index, which Playwright never gives two workers of one run (a worker started again after a
+  // failure gets a new one), where a process id's last digits could be two workers' alike; 200 and up, as a real
+  // exchange is.
+  const exchange = String(200 + (Number(process.env.TEST_WORKER_INDEX ?? 0) % 800));
   const line = String(phoneCounter).padStart(4, "0");
   return { typed: `(555) ${exchange}-${line}`, e164: `+1555${exchange}${line}` };
 }

@@ -58,13 +58,19 @@ export function buildThirdFormSite() {
           : `${edit.find}${edit.add}`;
     writeFileSync(file, text.replace(edit.find, replaced));
   }
+  // A build takes about 2 minutes here; one that hangs is stopped at 10, rather than holding its worker (which a
+  // synchronous spawn blocks, test time-outs included) until CI's own limit.
   const build = spawnSync("npm", ["run", "build"], {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: "" },
+    timeout: 10 * 60_000,
+    killSignal: "SIGKILL",
   });
   if (build.status !== 0)
-    throw new Error(`npm run build failed in the third form's site:\n${build.stdout}\n${build.stderr}`);
+    throw new Error(
+      `npm run build ${build.signal ? `was stopped (${build.signal}) after 10 minutes` : "failed"} in the third form's site:\n${build.stdout}\n${build.stderr}`,
+    );
 
   return {
     root,
