@@ -207,6 +207,44 @@ describe("the SQLite database", () => {
     expect(settled).toBe(true);
   });
 
+  it("after a commit made durable, closes with its WAL's sync handle: once closed, no descriptor of this process is on its files", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    const file = path.join(dir, "sous.db");
+    const onTheFile = async () =>
+      (await readdir("/proc/self/fd"))
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return "";
+          }
+        })
+        .filter((target) => target.startsWith(file));
+    try {
+      const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+      await store.db
+        .insertInto("leads")
+        .values({
+          id: "msg_1",
+          form: "waitlist",
+          dedupe_key: null,
+          payload: "{}",
+          state: "held",
+          created_at: 1,
+          next_attempt_at: 1,
+        })
+        .execute();
+      await store.durable();
+      // Its twin: while open, the sync handle is on the WAL, beside SQLite's own descriptors.
+      expect((await onTheFile()).filter((target) => target === `${file}-wal`).length).toBeGreaterThanOrEqual(2);
+      await store.db.destroy();
+      await checkpointersStopped();
+      expect(await onTheFile()).toStrictEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("creates a missing DATA_DIR for the server's user only", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     const store = await connect({ DATA_DIR: path.join(dir, "new", "data"), DATABASE_URL: undefined });

@@ -95,24 +95,28 @@ function startCheckpointer(file: string, database: SQLiteDatabase) {
   return worker;
 }
 
-/** The checkpointers told to stop and not yet gone: their threads still hold a connection to the file. */
+/** What closed databases left to end: checkpointers whose threads still hold a connection, WAL handles being closed. */
 const stopping = new Set<Promise<unknown>>();
 
 /**
  * Resolves once every checkpointer of a closed database has ended, its
- * connection with it (Kysely's destroy() does not wait for it): after this,
- * nothing of this process touches a closed database's file.
+ * connection with it, and the WAL's sync handle is closed (Kysely's destroy()
+ * waits for neither): after this, nothing of this process touches a closed
+ * database's file.
  */
 export async function checkpointersStopped() {
   await Promise.all([...stopping]);
 }
 
-/** better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared once, and the checkpointer stopped on close. */
-function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker) {
+/**
+ * better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared
+ * once; on close, the checkpointer stopped and the WAL's sync handle closed.
+ */
+function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker, wal: WalSync) {
   const statements = new Map<string, SQLiteStatement>();
   return {
     close() {
-      const stopped = checkpointer.terminate().finally(() => stopping.delete(stopped));
+      const stopped = Promise.all([checkpointer.terminate(), wal.close()]).finally(() => stopping.delete(stopped));
       stopping.add(stopped);
       database.close();
     },
@@ -148,10 +152,26 @@ export function groupSync(sync: () => Promise<void>) {
   };
 }
 
-/** What synchronous=FULL does after each commit, in the thread pool: an fdatasync of the WAL (the same file while a connection is open). */
+type WalSync = ReturnType<typeof walSync>;
+
+/**
+ * What synchronous=FULL does after each commit, in the thread pool: an
+ * fdatasync of the WAL (the same file while a connection is open), through
+ * one handle opened at the first commit. `close` closes it with the database:
+ * a handle left to the garbage collector is a warning on Node 24 and an
+ * uncaught error on Node 26.
+ */
 function walSync(walFile: string) {
   let handle: Promise<FileHandle> | undefined;
-  return groupSync(async () => (await (handle ??= openFile(walFile, "r"))).datasync());
+  return {
+    durable: groupSync(async () => (await (handle ??= openFile(walFile, "r"))).datasync()),
+    async close() {
+      const opened = handle;
+      handle = undefined;
+      // A handle that never opened (its commit was told why) has nothing to close.
+      await (await opened?.catch(() => undefined))?.close();
+    },
+  };
 }
 
 /**
@@ -190,11 +210,14 @@ export function openSqlite(dataDir: string): Store {
   database.pragma("synchronous = NORMAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
+  const wal = walSync(`${file}-wal`);
   return {
     db: new Kysely<Database>({
-      dialect: new SqliteWriterDialect({ database: dialectDatabase(database, startCheckpointer(file, database)) }),
+      dialect: new SqliteWriterDialect({
+        database: dialectDatabase(database, startCheckpointer(file, database), wal),
+      }),
     }),
     engine: "sqlite",
-    durable: walSync(`${file}-wal`),
+    durable: wal.durable,
   };
 }
