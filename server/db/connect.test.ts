@@ -67,6 +67,30 @@ describe("postgresTarget", () => {
   });
 });
 
+/** A lead to commit, held for want of a webhook URL. */
+const heldLead = {
+  id: "msg_1",
+  form: "waitlist",
+  dedupe_key: null,
+  payload: "{}",
+  state: "held" as const,
+  created_at: 1,
+  next_attempt_at: 1,
+};
+
+/** What this process's open descriptors point at, under `prefix` (a database file: its WAL and index too). */
+async function descriptorsOn(prefix: string) {
+  return (await readdir("/proc/self/fd"))
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return "";
+      }
+    })
+    .filter((target) => target.startsWith(prefix));
+}
+
 describe("the SQLite database", () => {
   it("is readable by the server's user only, in WAL mode", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
@@ -76,18 +100,7 @@ describe("the SQLite database", () => {
       expect((await stat(path.join(dir, "sous.db"))).mode & 0o777).toBe(0o600);
       const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
       expect(rows).toStrictEqual([{ journal_mode: "wal" }]);
-      await store.db
-        .insertInto("leads")
-        .values({
-          id: "msg_1",
-          form: "waitlist",
-          dedupe_key: null,
-          payload: "{}",
-          state: "held",
-          created_at: 1,
-          next_attempt_at: 1,
-        })
-        .execute();
+      await store.db.insertInto("leads").values(heldLead).execute();
       await expect(store.durable()).resolves.toBeUndefined();
     } finally {
       await store.db.destroy();
@@ -187,15 +200,7 @@ describe("the SQLite database", () => {
       await waiting;
       expect(stopped).toBe(true);
       // Nothing of this process holds the file any more: no descriptor open on it, its WAL or its index.
-      const file = path.join(dir, "sous.db");
-      const open = (await readdir("/proc/self/fd")).map((fd) => {
-        try {
-          return readlinkSync(`/proc/self/fd/${fd}`);
-        } catch {
-          return "";
-        }
-      });
-      expect(open.filter((target) => target.startsWith(file))).toStrictEqual([]);
+      expect(await descriptorsOn(path.join(dir, "sous.db"))).toStrictEqual([]);
     } finally {
       spy.mockRestore();
       await rm(dir, { recursive: true, force: true });
@@ -210,36 +215,15 @@ describe("the SQLite database", () => {
   it("after a commit made durable, closes with its WAL's sync handle: once closed, no descriptor of this process is on its files", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     const file = path.join(dir, "sous.db");
-    const onTheFile = async () =>
-      (await readdir("/proc/self/fd"))
-        .map((fd) => {
-          try {
-            return readlinkSync(`/proc/self/fd/${fd}`);
-          } catch {
-            return "";
-          }
-        })
-        .filter((target) => target.startsWith(file));
     try {
       const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
-      await store.db
-        .insertInto("leads")
-        .values({
-          id: "msg_1",
-          form: "waitlist",
-          dedupe_key: null,
-          payload: "{}",
-          state: "held",
-          created_at: 1,
-          next_attempt_at: 1,
-        })
-        .execute();
+      await store.db.insertInto("leads").values(heldLead).execute();
       await store.durable();
       // Its twin: while open, the sync handle is on the WAL, beside SQLite's own descriptors.
-      expect((await onTheFile()).filter((target) => target === `${file}-wal`).length).toBeGreaterThanOrEqual(2);
+      expect((await descriptorsOn(file)).filter((target) => target === `${file}-wal`).length).toBeGreaterThanOrEqual(2);
       await store.db.destroy();
       await checkpointersStopped();
-      expect(await onTheFile()).toStrictEqual([]);
+      expect(await descriptorsOn(file)).toStrictEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

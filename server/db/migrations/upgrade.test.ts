@@ -9,18 +9,27 @@ const open = setupBothEngines();
 // work beside it, took more than Vitest's 5 s (a clean clone's CI of 15ab818: 0009's test timed out).
 const MIGRATING_MS = 30_000;
 
+/** The engine's database taken back to what migration `name` left: the migrator, what it undid, the tables by name. */
+async function takenBackTo(engine: "sqlite" | "postgres", name: string) {
+  const store = await open(engine);
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  const down = await migrator.migrateTo(name);
+  expect(down.error).toBeUndefined();
+  return {
+    store,
+    migrator,
+    undone: down.results?.map((result) => result.migrationName) ?? [],
+    db: store.db as unknown as Kysely<Record<string, Record<string, unknown>>>,
+  };
+}
+
 describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with invitations", (engine) => {
   it(
     "to 0009 counts every attempt made before as one that may have reached the carrier: only what the old rule gave back is given back",
     async () => {
-      const store = await open(engine);
-      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-      // The database as 0008 left it.
-      const down = await migrator.migrateTo("0008-receiver-answers");
-      expect(down.error).toBeUndefined();
-      // Every later migration undone, 0009 the last of them.
-      expect(down.results?.map((result) => result.migrationName).at(-1)).toBe("0009-invitation-reach");
-      const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      // The database as 0008 left it: every later migration undone, 0009 the last of them.
+      const { store, migrator, undone, db } = await takenBackTo(engine, "0008-receiver-answers");
+      expect(undone.at(-1)).toBe("0009-invitation-reach");
       const row = (phone: string, state: string, attempts: number) => ({
         id: `msg_${phone}`,
         phone,
@@ -59,12 +68,8 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with sig
   it(
     "to 0011 fills consent_standings from the records already there: each signed-up number once, as consentStandings reads them",
     async () => {
-      const store = await open(engine);
-      const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-      const down = await migrator.migrateTo("0010-console");
-      expect(down.error).toBeUndefined();
-      expect(down.results?.map((result) => result.migrationName)).toStrictEqual(["0011-console-reads"]);
-      const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      const { store, migrator, undone, db } = await takenBackTo(engine, "0010-console");
+      expect(undone).toStrictEqual(["0011-console-reads"]);
       for (const table of ["consents", "consent_revocations", "consent_renewals", "disclosures"])
         await db.deleteFrom(table).execute();
       await db.insertInto("disclosures").values({ version: "v1", text: "I agree.", first_recorded_at: 1 }).execute();
