@@ -53,6 +53,8 @@ function* browserTests(suite, root) {
 
 const flaky = [];
 const failures = [];
+// Each spec file's time in each project (its tests' tries added up), for the slowest ten.
+const fileSeconds = new Map();
 for (const { json } of reports("e2e-")) {
   for (const error of json.errors ?? []) failures.push(`browser specs: ${firstLine(error.message)}`);
   // Spec files are named from the test folder; named here from the project's, as the log names them.
@@ -60,6 +62,9 @@ for (const { json } of reports("e2e-")) {
   for (const suite of json.suites ?? [])
     for (const { where, test } of browserTests(suite, root)) {
       const firstError = test.results?.find((result) => result.error)?.error?.message;
+      const file = `[${test.projectName}] ${where.slice(where.indexOf("] ") + 2).split(":")[0]}`;
+      const took = (test.results ?? []).reduce((sum, result) => sum + (result.duration ?? 0), 0);
+      fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + took / 1000);
       if (test.status === "flaky") flaky.push(`${where}\n      first try: ${firstLine(firstError)}`);
       if (test.status === "unexpected") failures.push(`${where}\n      ${firstLine(firstError)}`);
     }
@@ -78,16 +83,27 @@ out.push("", "== CI summary");
 out.push("Times:");
 for (const [name, seconds] of lines("steps.tsv")) out.push(`  step  ${name}: ${seconds} s`);
 for (const [name, seconds] of lines("stages.tsv")) out.push(`  stage ${name}: ${seconds} s`);
+const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 10);
+if (slowest.length) {
+  out.push("Slowest spec files (their tests' time added up, whichever worker ran them):");
+  for (const [file, seconds] of slowest) out.push(`  ${seconds.toFixed(0).padStart(5)} s  ${file}`);
+}
 out.push(
   flaky.length
     ? `Flaky: ${flaky.length} spec(s) passed only on their retry, each a defect to mend:\n  ${flaky.join("\n  ")}`
     : "Flaky: none (no spec needed its retry)",
 );
 if (failed) {
-  const [step, stepCommand] = lines("current-step")[0] ?? [];
+  // Each line of CI notes the step it is in (tests/run-all.sh): one it did not finish is where it stopped.
   const passedSteps = new Set(lines("steps.tsv").map(([name]) => name));
+  const unfinished = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.startsWith("current-step"))
+        .flatMap((name) => lines(name))
+        .filter(([step]) => step && !passedSteps.has(step))
+    : [];
   out.push(`FAILED (exit ${code}) in the stage "${stage}": ${stageCommand}`);
-  if (step && !passedSteps.has(step)) out.push(`  at its step "${step}": ${stepCommand}`);
+  for (const [step, stepCommand] of unfinished) out.push(`  at the step "${step}": ${stepCommand}`);
   out.push(
     failures.length
       ? `  ${failures.length} failing test(s):\n  ${failures.join("\n  ")}`

@@ -7,7 +7,7 @@
 # process). Unset: everything, as a developer runs it.
 #
 # With SOUS_REPORT_DIR set (.ci/run sets it), each step's name, time and
-# command go to steps.tsv there, the step under way to current-step, and the
+# command go to steps.tsv there, the step under way to current-step-PART, and the
 # unit and browser runners write JSON reports beside them, so .ci/run can end
 # by naming what failed and what needed a retry (.ci/report.mjs).
 set -euo pipefail
@@ -28,7 +28,7 @@ step() {
   local name="$1"
   shift
   local began=$SECONDS
-  if [[ -n $report ]]; then printf '%s\t%s\n' "$part: $name" "$*" >"$report/current-step"; fi
+  if [[ -n $report ]]; then printf '%s\t%s\n' "$part: $name" "$*" >"$report/current-step-$part"; fi
   "$@"
   if [[ -n $report ]]; then printf '%s\t%s\t%s\n' "$part: $name" "$((SECONDS - began))" "$*" >>"$report/steps.tsv"; fi
 }
