@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { startPostgresServer } from "@/tests/support/postgres-server";
+import { connect, type Store } from "./connect";
 import { plans } from "./migrations";
 
 /**
@@ -12,11 +17,14 @@ import { plans } from "./migrations";
 type Column = { type: "string" | "number"; nullable: boolean; generated: boolean };
 
 /** Every table and column the migrations make, as the schema must declare them. */
-function migrated() {
+function migrated(engine?: "sqlite" | "postgres") {
   const tables: Record<string, Record<string, Column>> = {};
+  // SQLite lets NULL into a primary key that is not an integer and not declared not null, a fault it keeps for old
+  // files' sake (sqlite.org/lang_createtable.html, "the PRIMARY KEY"); its catalogue says so. The code never writes one.
+  const nullKey = (spec: string) => engine === "sqlite" && / primary key/.test(spec);
   const columnOf = (spec: string): Column => ({
     type: spec.startsWith("text") ? "string" : "number",
-    nullable: !/ not null| primary key/.test(spec),
+    nullable: !/ not null/.test(spec) && (nullKey(spec) || !/ primary key/.test(spec)),
     generated: / default /.test(spec),
   });
   for (const plan of Object.values(plans)) {
@@ -28,6 +36,35 @@ function migrated() {
       for (const [column, { spec }] of Object.entries(columns)) tables[name]![column] = columnOf(spec);
   }
   return tables;
+}
+
+/** The tables and columns a real database holds once migrated, as its own catalogue lists them (Kysely's left aside). */
+async function held({ db }: Store) {
+  const tables: Record<string, Record<string, Column>> = {};
+  for (const table of await db.introspection.getTables())
+    tables[table.name] = Object.fromEntries(
+      table.columns.map((column) => [
+        column.name,
+        {
+          type: /^(text|varchar)$/i.test(column.dataType) ? "string" : "number",
+          nullable: column.isNullable,
+          generated: column.hasDefaultValue,
+        } satisfies Column,
+      ]),
+    );
+  return tables;
+}
+
+/** Each table or column where two readings differ, named with both sides, so a failure reads as a list. */
+function differences(actual: Record<string, Record<string, Column>>, expected: Record<string, Record<string, Column>>) {
+  const out: string[] = [];
+  for (const table of new Set([...Object.keys(actual), ...Object.keys(expected)]))
+    for (const column of new Set([...Object.keys(actual[table] ?? {}), ...Object.keys(expected[table] ?? {})])) {
+      const [is, planned] = [actual[table]?.[column], expected[table]?.[column]];
+      if (JSON.stringify(is) !== JSON.stringify(planned))
+        out.push(`${table}.${column}: holds ${JSON.stringify(is)}, the migrations say ${JSON.stringify(planned)}`);
+    }
+  return out;
 }
 
 /** The Database type of schema.ts, read by TypeScript itself: each column's type, with its aliases resolved. */
@@ -81,4 +118,22 @@ describe("server/db/schema.ts", () => {
     expect(Object.keys(fromMigrations)).toHaveLength(20);
     expect(declared()).toStrictEqual(fromMigrations);
   }, 60_000);
+
+  // What the code is checked against, compared with what each engine holds: the plans are the bridge, read by both.
+  it.each(["sqlite", "postgres"] as const)(
+    "is what a %s database holds once migrated: every table and column, its type, its null and its default",
+    async (engine) => {
+      const dataDir = await mkdtemp(path.join(tmpdir(), "sous-schema-"));
+      const postgres = engine === "postgres" ? await startPostgresServer() : undefined;
+      const store = await connect({ DATA_DIR: dataDir, DATABASE_URL: postgres?.url });
+      try {
+        expect(differences(await held(store), migrated(engine))).toStrictEqual([]);
+      } finally {
+        await store.db.destroy();
+        await postgres?.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
