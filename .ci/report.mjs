@@ -57,8 +57,10 @@ const failures = [];
 const fileSeconds = new Map();
 for (const { json } of reports("e2e-")) {
   for (const error of json.errors ?? []) failures.push(`browser specs: ${firstLine(error.message)}`);
-  // Spec files are named from the test folder; named here from the project's, as the log names them.
-  const root = json.config?.rootDir ? path.relative(process.cwd(), json.config.rootDir) : "";
+  // Spec files are named from the test folder; named here from the project's (the config file's folder, whichever
+  // clone ran them), as the log names them.
+  const { rootDir, configFile } = json.config ?? {};
+  const root = rootDir ? path.relative(configFile ? path.dirname(configFile) : process.cwd(), rootDir) : "";
   for (const suite of json.suites ?? [])
     for (const { where, test } of browserTests(suite, root)) {
       const firstError = test.results?.find((result) => result.error)?.error?.message;

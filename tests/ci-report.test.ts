@@ -56,11 +56,21 @@ describe(".ci/report.mjs", () => {
     expect(out.trimEnd().split("\n").at(-1)).toBe("CI failed after 321 s in all");
   });
 
+  it("names a spec file from its project, whichever clone ran it", () => {
+    const elsewhere = {
+      ...browserReport,
+      config: { rootDir: "/tmp/line-2/project/tests/e2e", configFile: "/tmp/line-2/project/playwright.config.ts" },
+    };
+    const out = reportOf({ "e2e-server.json": elsewhere });
+    expect(out).toContain("    120 s  [server] tests/e2e/slow.server.spec.ts\n");
+    expect(out).not.toContain("line-2");
+  });
+
   it("names the step each line stopped in, and not a step a line finished", () => {
     const out = reportOf({
       "steps.tsv": "server: unit tests\t150\tnpm run test:unit\n",
-      "current-step-pages": "pages: browser specs\tnpm run test:e2e -- --project js-on\n",
-      "current-step-server": "server: unit tests\tnpm run test:unit\n",
+      "current-step-pages-browser-specs": "pages: browser specs\tnpm run test:e2e -- --project js-on\n",
+      "current-step-server-unit-tests": "server: unit tests\tnpm run test:unit\n",
     });
     expect(out).toContain('FAILED (exit 1) in the stage "npm test, pages": npm test\n');
     expect(out).toContain('  at the step "pages: browser specs": npm run test:e2e -- --project js-on\n');

@@ -7,7 +7,7 @@
 # process). Unset: everything, as a developer runs it.
 #
 # With SOUS_REPORT_DIR set (.ci/run sets it), each step's name, time and
-# command go to steps.tsv there, the step under way to current-step-PART, and the
+# command go to steps.tsv there, each step under way to current-step-PART-STEP, and the
 # unit and browser runners write JSON reports beside them, so .ci/run can end
 # by naming what failed and what needed a retry (.ci/report.mjs).
 set -euo pipefail
@@ -28,7 +28,7 @@ step() {
   local name="$1"
   shift
   local began=$SECONDS
-  if [[ -n $report ]]; then printf '%s\t%s\n' "$part: $name" "$*" >"$report/current-step-$part"; fi
+  if [[ -n $report ]]; then printf '%s\t%s\n' "$part: $name" "$*" >"$report/current-step-$part-${name// /-}"; fi
   "$@"
   if [[ -n $report ]]; then printf '%s\t%s\t%s\n' "$part: $name" "$((SECONDS - began))" "$*" >>"$report/steps.tsv"; fi
 }
@@ -45,7 +45,29 @@ if [[ $part != server ]]; then
   step lint npm run lint
   step types npm run typecheck
 fi
-step "unit tests" npm run test:unit -- "${unit[@]}"
+# On CI's second line the unit suite runs beside the server specs, which
+# mostly wait on real time: its output is printed whole once it ends, and the
+# line fails when it failed (docs/testing.md, "CI's two Node lines").
+unit_pid=""
+unit_log=""
+if [[ $part == server && -n ${CI:-} ]]; then
+  unit_log="$(mktemp)"
+  (step "unit tests" npm run test:unit -- "${unit[@]}") >"$unit_log" 2>&1 &
+  unit_pid=$!
+  await_unit() {
+    local code=0
+    wait "$unit_pid" || code=$?
+    unit_pid=""
+    echo "== the unit suite, run beside the server specs (exit $code):"
+    cat "$unit_log"
+    rm -f "$unit_log"
+    return "$code"
+  }
+  # A failed step before it ends still waits for the suite, and shows it.
+  trap 'if [[ -n $unit_pid ]]; then await_unit || true; fi' EXIT
+else
+  step "unit tests" npm run test:unit -- "${unit[@]}"
+fi
 if [[ $part != server ]]; then
   # The production build, checked for test routes and for the compile hint on
   # its start-up chunks; the browser tests then make their own build, with the
@@ -69,3 +91,4 @@ case "$part" in
     ;;
 esac
 step "browser specs" npm run test:e2e -- "${e2e[@]}"
+if [[ -n $unit_pid ]]; then await_unit; fi
