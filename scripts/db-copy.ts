@@ -3,6 +3,7 @@ import "./load-env";
 import { readEnv } from "@/server/env";
 import { copyDatabase, copiedTables, type Side } from "./db-copy-command";
 import { databaseLine } from "./database-line";
+import { escapeControls } from "@/server/escape-controls";
 
 const env = readEnv();
 const args = process.argv.slice(2);
@@ -30,6 +31,7 @@ copyDatabase(back ? { from: postgres, to: sqlite } : { from: sqlite, to: postgre
     );
   })
   .catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    // A message may carry a table's or a setting's text as the database gave it: shown, never acted on by a terminal.
+    console.error(escapeControls(error instanceof Error ? error.message : String(error), "\n"));
     process.exitCode = 1;
   });

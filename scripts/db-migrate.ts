@@ -8,6 +8,7 @@ import "./load-env";
 import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { databaseLine } from "./database-line";
+import { escapeControls } from "@/server/escape-controls";
 
 const env = readEnv();
 console.error(databaseLine(env));
@@ -20,7 +21,8 @@ database(env)
     console.log(`${databaseLine(env)}: ${applied.length} migrations applied, up to date`);
   })
   .catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    // A message may carry a table's or a setting's text as the database gave it: shown, never acted on by a terminal.
+    console.error(escapeControls(error instanceof Error ? error.message : String(error), "\n"));
     process.exitCode = 1;
   })
   .finally(closeDatabases);

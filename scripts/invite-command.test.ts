@@ -106,6 +106,16 @@ describe("npm run invite", () => {
       ),
     });
     expect({ invitations: await rows(), waves: await waveRows() }).toStrictEqual(before);
+    // The auth header without the secret: sent so, as the start-up line says (server/startup.test.ts).
+    vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "X-Invite-Key: invite-header-value-0123456789");
+    expect(
+      await invite("send", "--phones", file("header.txt", `${phones[0]}\n`), "--wave", "header-only"),
+    ).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("Queued 1 invitation in wave header-only"),
+    });
+    expect((await invite("cancel", "--wave", "header-only")).code).toBe(0);
+    vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "");
     vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecret);
     // The working twin: the same wave, set up right, is queued.
     const good = file("good.txt", `# the chefs of the first wave\n${phones[0]}\n\n(212) 555-0101\n`);
@@ -188,8 +198,8 @@ describe("npm run invite", () => {
     const lines = await activityPage(await database(readEnv()), { limit: 100 });
     const of = (action: string) =>
       lines.filter((line) => line.action === action).map(({ actor, subject, rows }) => `${actor} ${subject} ${rows}`);
-    expect(of("wave sent")).toStrictEqual(["command second 2", "command w 2"]);
-    expect(of("wave cancelled")).toStrictEqual(["command second 2"]);
+    expect(of("wave sent")).toStrictEqual(["command second 2", "command w 2", "command header-only 1"]);
+    expect(of("wave cancelled")).toStrictEqual(["command second 2", "command header-only 1"]);
     expect(of("export").slice(0, 2)).toStrictEqual(["command invitations 4", "command invitations 4"]);
     expect(JSON.stringify(lines)).not.toMatch(/\+1212/);
 

@@ -34,7 +34,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { EVERY_PATH } from "../server/http/every-path.mjs";
-import { actionPagesOf, bodyVerdict, optionsAllow } from "../server/http/request-bodies.mjs";
+import { actionPagesOf, allowOf, bodyVerdict, optionsAllow, pathOf } from "../server/http/request-bodies.mjs";
 import { runExitWork } from "./exit-work.mjs";
 
 const started = performance.now();
@@ -101,7 +101,9 @@ function plainAnswer(status, text, extra = {}) {
 }
 // Methods no route of the site answers, which Next would turn into a 500 and a stack trace.
 const refusedMethods = new Set(["TRACE", "CONNECT"]);
-const methodNotAllowed = plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD, POST" });
+/** A 405 that names the methods the path does take. @param {string} pathname */
+const methodNotAllowed = (pathname) =>
+  plainAnswer(405, "Method Not Allowed", { Allow: allowOf(pathname, actionPagePatterns) });
 /** An answer as the bytes of an HTTP/1.1 response that closes its connection. @param {ReturnType<typeof plainAnswer>} answer */
 function rawAnswer({ status, text, headers }) {
   const head = Object.entries({ ...headers, "Content-Length": String(Buffer.byteLength(text)), Connection: "close" });
@@ -112,75 +114,95 @@ function rawAnswer({ status, text, headers }) {
 const LINGER_MS = 2_000;
 
 /**
- * Answers a request whose body is refused without reading a byte more of it:
- * the answer, then the end of our side, and the socket left unread (its
- * client's writes stall instead of failing, so it reads the answer) until
- * the client closes or LINGER_MS pass.
- * @param {import("node:net").Socket} socket @param {ReturnType<typeof plainAnswer>} answer
+ * Answers a request whose body is refused without reading a byte more of it,
+ * in its turn: the connection stops being read at once (no later request on
+ * it is parsed), and once the answers to the requests sent before it on the
+ * same connection have gone (Node hands the response its socket then), the
+ * answer, then the end of our side, and the socket left unread (its client's
+ * writes stall instead of failing, so it reads the answer) until the client
+ * closes or LINGER_MS pass.
+ * @param {import("node:http").IncomingMessage} request @param {import("node:http").ServerResponse} response
+ * @param {ReturnType<typeof plainAnswer>} answer
  */
-function refuseUnread(socket, answer) {
-  socket.pause();
-  socket.end(rawAnswer(answer));
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+function refuseUnread(request, response, answer) {
+  request.socket.pause();
+  const inTurn = (/** @type {import("node:net").Socket} */ socket) => {
+    socket.pause();
+    socket.end(rawAnswer(answer));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  if (response.socket) inTurn(response.socket);
+  else response.once("socket", inTurn);
 }
 
 // A body no route takes, answered before it is read; the connection closes (rawAnswer), so the rest is never read.
-const refusedBodies = {
-  403: plainAnswer(403, "Forbidden"),
-  405: plainAnswer(405, "Method Not Allowed", { Allow: "GET, HEAD" }),
-  411: plainAnswer(411, "Length Required"),
-  413: plainAnswer(413, "Payload Too Large"),
-};
+/** @param {403 | 405 | 411 | 413} status @param {string} pathname */
+const refusedBody = (status, pathname) =>
+  status === 405
+    ? methodNotAllowed(pathname)
+    : plainAnswer(status, { 403: "Forbidden", 411: "Length Required", 413: "Payload Too Large" }[status]);
+
+/**
+ * One request, before Next: refused here, or handed to Next. A request that
+ * asked to be told to go on (`Expect: 100-continue`) is told so only once its
+ * body is one a route takes: a refused one is answered without inviting it.
+ * @param {import("node:http").IncomingMessage} request @param {import("node:http").ServerResponse} response
+ */
+function serve(request, response, expectsContinue = false) {
+  const pathname = pathOf(request.url ?? "/");
+  if (refusedMethods.has(request.method ?? "")) {
+    refuseUnread(request, response, methodNotAllowed(pathname));
+    return;
+  }
+  const verdict = bodyVerdict(
+    {
+      method: request.method ?? "",
+      pathname,
+      contentLength: request.headers["content-length"],
+      chunked: request.headers["transfer-encoding"] !== undefined,
+      origin: request.headers.origin,
+      host: /** @type {string | undefined} */ (request.headers["x-forwarded-host"]) ?? request.headers.host,
+      nextAction: request.headers["next-action"] !== undefined,
+    },
+    actionPagePatterns,
+  );
+  if (!verdict.take) {
+    refuseUnread(request, response, refusedBody(verdict.status, pathname));
+    return;
+  }
+  if (expectsContinue) response.writeContinue();
+  const allow = request.method === "OPTIONS" ? optionsAllow(pathname, actionPagePatterns) : undefined;
+  if (allow) {
+    const options = plainAnswer(204, "", { Allow: allow });
+    response.writeHead(options.status, options.headers).end();
+    return;
+  }
+  // Next writes a 405's Allow as one header per method: one header, as HTTP lists them.
+  const setHeader = response.setHeader.bind(response);
+  response.setHeader = (name, value) =>
+    setHeader(name, Array.isArray(value) && name.toLowerCase() === "allow" ? value.join(", ") : value);
+  // An Upgrade is served as a plain request (above), and its connection not kept.
+  if (request.headers.upgrade !== undefined) response.setHeader("Connection", "close");
+  // Set on every request, over anything a client sent under that name.
+  request.headers[header] = request.socket.remoteAddress ?? "";
+  handle(request, response).catch((/** @type {unknown} */ error) => {
+    console.error(error);
+    const failed = plainAnswer(500, "Internal Server Error");
+    if (!response.headersSent) response.writeHead(failed.status, failed.headers);
+    response.end(failed.text);
+  });
+}
 
 // Timeouts of every connection: the request's headers within 10 s, its whole body within 30 s, an idle keep-alive
 // connection closed after 5 s, checked every second; a socket silent for 2 minutes (a response never read) is closed.
 const server = createServer(
   { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
-  (request, response) => {
-    if (refusedMethods.has(request.method ?? "")) {
-      response.writeHead(methodNotAllowed.status, methodNotAllowed.headers).end(methodNotAllowed.text);
-      return;
-    }
-    const pathname = (request.url ?? "/").split("?")[0] ?? "/";
-    const verdict = bodyVerdict(
-      {
-        method: request.method ?? "",
-        pathname,
-        contentLength: request.headers["content-length"],
-        chunked: request.headers["transfer-encoding"] !== undefined,
-        origin: request.headers.origin,
-        host: /** @type {string | undefined} */ (request.headers["x-forwarded-host"]) ?? request.headers.host,
-      },
-      actionPagePatterns,
-    );
-    if (!verdict.take) {
-      refuseUnread(request.socket, refusedBodies[verdict.status]);
-      return;
-    }
-    const allow = request.method === "OPTIONS" ? optionsAllow(pathname, actionPagePatterns) : undefined;
-    if (allow) {
-      const options = plainAnswer(204, "", { Allow: allow });
-      response.writeHead(options.status, options.headers).end();
-      return;
-    }
-    // Next writes a 405's Allow as one header per method: one header, as HTTP lists them.
-    const setHeader = response.setHeader.bind(response);
-    response.setHeader = (name, value) =>
-      setHeader(name, Array.isArray(value) && name.toLowerCase() === "allow" ? value.join(", ") : value);
-    // An Upgrade is served as a plain request (above), and its connection not kept.
-    if (request.headers.upgrade !== undefined) response.setHeader("Connection", "close");
-    // Set on every request, over anything a client sent under that name.
-    request.headers[header] = request.socket.remoteAddress ?? "";
-    handle(request, response).catch((/** @type {unknown} */ error) => {
-      console.error(error);
-      const failed = plainAnswer(500, "Internal Server Error");
-      if (!response.headersSent) response.writeHead(failed.status, failed.headers);
-      response.end(failed.text);
-    });
-  },
+  (request, response) => serve(request, response),
 );
+// With a listener here Node no longer answers "100 Continue" by itself: serve does, for a body it takes.
+server.on("checkContinue", (request, response) => serve(request, response, true));
 // Node hands CONNECT to this event, not to the request handler: answered 405 too, then closed.
-server.on("connect", (_request, socket) => socket.end(rawAnswer(methodNotAllowed)));
+server.on("connect", (_request, socket) => socket.end(rawAnswer(methodNotAllowed("/"))));
 server.setTimeout(120_000, (socket) => socket.destroy());
 // Node's headersTimeout counts from a request's first byte: a connection that never sends one would stay open. Each
 // connection must complete its first request's headers within the same 10 s.

@@ -15,6 +15,16 @@ const hex = (char: string) => char.codePointAt(0)!.toString(16).padStart(4, "0")
 export const escapeControls = (text: string, kept = "") =>
   text.replace(controlCharacters, (char) => (kept.includes(char) ? char : `\\u{${hex(char)}}`));
 
-/** The same in JSON's own escape (\u202e), which a JSON reader turns back into the character; JSON's \n stays. */
+// What a JSON line escapes beyond JSON's own: control and format characters, and the line and paragraph separators,
+// which JSON leaves raw and a reader of lines (or JavaScript before ES2019) takes for line ends.
+const jsonEscaped = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+/** A character in JSON's escape: each UTF-16 unit its own \uXXXX, so a character past U+FFFF is its surrogate pair. */
+const jsonEscape = (char: string) =>
+  Array.from({ length: char.length }, (_, at) => `\\u${char.charCodeAt(at).toString(16).padStart(4, "0")}`).join("");
+
+/**
+ * The same in JSON's own escape (\u202e; a tag character as its two halves, \udb40\udc67), which a JSON reader turns
+ * back into the very character: lossless. JSON's \n between lines stays.
+ */
 export const escapeControlsInJson = (json: string) =>
-  json.replace(controlCharacters, (char) => (char === "\n" ? char : `\\u${hex(char)}`));
+  json.replace(jsonEscaped, (char) => (char === "\n" ? char : jsonEscape(char)));

@@ -65,14 +65,28 @@ describe("checkEnvironmentAtStart", () => {
     expect(loggedLines(info).filter((line) => line.receiver === "invitations")).toEqual([
       expect.objectContaining({ event: "webhook_configured", host: "n8n.example.com", secrets: 0, authHeader: false }),
     ]);
+    // Neither the secret nor the auth header: what `invite -- send` does then, refuse unless told --unsigned.
     expect(loggedLines(warn).filter((line) => line.event === "webhook_unsigned")).toEqual([
       expect.objectContaining({
         receiver: "invitations",
-        message: expect.stringContaining(
-          "INVITE_WEBHOOK_URL is set without INVITE_WEBHOOK_SECRET: invitations go out unsigned",
-        ),
+        message:
+          "INVITE_WEBHOOK_URL is set without INVITE_WEBHOOK_SECRET: invitations would go out unsigned, and anyone who learns the URL could have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses a wave unless told --unsigned",
       }),
     ]);
+    // The auth header alone: `send` sends (scripts/invite-command.test.ts), and the line says so, refusing nothing.
+    vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "X-Invite-Key: invite-header-value-0123456789");
+    warn.mockClear();
+    await checkEnvironmentAtStart();
+    const headerOnly = loggedLines(warn).filter((line) => line.event === "webhook_unsigned");
+    expect(headerOnly).toEqual([
+      expect.objectContaining({
+        receiver: "invitations",
+        message:
+          "INVITE_WEBHOOK_URL is set without INVITE_WEBHOOK_SECRET: invitations go out unsigned, with only INVITE_WEBHOOK_AUTH_HEADER, which anyone who sees one request can send again (docs/webhooks.md); npm run invite -- send sends them so",
+      }),
+    ]);
+    expect(JSON.stringify(headerOnly)).not.toContain("invite-header-value");
+    vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "");
     // Its working twin: signed, no warning.
     vi.stubEnv("INVITE_WEBHOOK_SECRET", "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64"));
     warn.mockClear();

@@ -8,7 +8,7 @@ import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { EnvError, problemsOf, readEnv, type ServerEnv } from "./env";
 import { readCeiling, readWebhook, sendsInClear } from "@/server/delivery/receiver-settings";
-import { readInviteSettings } from "./invitations/invite-settings";
+import { readInviteSettings, sendRefusesUnsigned } from "./invitations/invite-settings";
 import { defaultedIdentity } from "./site-settings";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
@@ -120,11 +120,15 @@ const unsetMessages = (name: string, urlVariable: string) =>
   name === "invite"
     ? `${urlVariable} is not set: npm run invite -- send refuses, and invitations already queued wait until it is set`
     : `${urlVariable} is not set: ${name} submissions are kept as held leads (npm run leads -- export --form ${name}) and delivered once it is set`;
-const unsignedMessages = (name: string, urlVariable: string) => {
+const unsignedMessages = (name: string, webhook: ReturnType<typeof readWebhook>) => {
+  const { urlVariable } = webhook;
   const secret = urlVariable.replace(/_URL$/, "_SECRET");
-  return name === "invite"
-    ? `${urlVariable} is set without ${secret}: invitations go out unsigned, and anyone who learns the URL can have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses without it unless told --unsigned`
-    : `${urlVariable} is set without ${secret}: ${name} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`;
+  if (name !== "invite")
+    return `${urlVariable} is set without ${secret}: ${name} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`;
+  // What `invite -- send` does in this state, in the words of the rule it goes by (sendRefusesUnsigned).
+  return sendRefusesUnsigned(webhook)
+    ? `${urlVariable} is set without ${secret}: invitations would go out unsigned, and anyone who learns the URL could have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses a wave unless told --unsigned`
+    : `${urlVariable} is set without ${secret}: invitations go out unsigned, with only INVITE_WEBHOOK_AUTH_HEADER, which anyone who sees one request can send again (docs/webhooks.md); npm run invite -- send sends them so`;
 };
 
 /**
@@ -148,8 +152,7 @@ function logWebhooks() {
       secrets: signedWith,
       authHeader: Boolean(webhook.auth),
     });
-    if (!signedWith)
-      logEvent("warn", { event: "webhook_unsigned", ...who, message: unsignedMessages(name, webhook.urlVariable) });
+    if (!signedWith) logEvent("warn", { event: "webhook_unsigned", ...who, message: unsignedMessages(name, webhook) });
   }
 }
 

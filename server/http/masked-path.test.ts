@@ -23,10 +23,20 @@ describe("maskedPath", () => {
     expect(maskedPath("/call/415/555/0132")).toBe("/call/[phone]");
     expect(maskedPath("/call/４１５５５５０１３２")).toBe("/call/[phone]");
     expect(maskedPath("/call/%EF%BC%94%EF%BC%91%EF%BC%95 555 0132")).toBe("/call/[phone]");
+    // Superscript and circled digits (\p{No}), alone and beside plain ones.
+    expect(maskedPath("/call/⁴¹⁵⁵⁵⁵⁰¹³²")).toBe("/call/[phone]");
+    expect(maskedPath("/call/④①⑤-555-0132")).toBe("/call/[phone]");
+    expect(maskedPath("/call/%E2%81%B4%C2%B9%E2%81%B5 555 0132")).toBe("/call/[phone]");
   });
 
   it("decodes each run of escapes on its own: a bad one leaves an address beside it readable, and masked", () => {
     expect(maskedPath("/%E0%A4%A/chef%40example.com")).toBe("/%E0%A4%A/[email]");
+    // Escapes side by side are still each their own: a bad byte between digits hides none of them.
+    expect(maskedPath("/call/%34%31%35%FF%35%35%35%FF%30%31%33%32")).toBe("/call/[phone]");
+    expect(maskedPath("/call/%34%31%35%80%C3%35%35%35%30%31%33%32")).toBe("/call/[phone]");
+    // A character of several bytes is decoded whole, and a bad byte beside it is kept as it came.
+    expect(maskedPath("/caf%C3%A9%FF")).toBe("/café%FF");
+    expect(maskedPath("/%F0%9F%91%A8%E2%80%8D%F0%9F%8D%B3")).toBe("/👨‍🍳");
   });
 
   it("keeps what names no one: the path's words, short numbers, a bad encoding as it came", () => {

@@ -72,16 +72,43 @@ function foreign(origin, host) {
 }
 
 /**
+ * The path a request names, as the routes match it: its query left aside, an
+ * absolute-form target (`POST http://host/signup`) read for its path, and
+ * percent-escapes decoded (`/%73ignup` is /signup to Next's router too).
+ * @param {string} target the request line's target (`request.url`)
+ */
+export function pathOf(target) {
+  let path = target.split("?")[0] ?? "";
+  if (/^https?:\/\//i.test(target)) {
+    try {
+      path = new URL(target).pathname;
+    } catch {
+      return path;
+    }
+  }
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
  * How a request's body is taken, before any of it is read: a form's post
- * from another site's page is 403 (Next would answer 500 with a stack).
- * @param {{ method: string, pathname: string, contentLength: string | undefined, chunked: boolean, origin?: string, host?: string }} request
+ * from another site's page is 403 (Next would answer 500 with a stack). A
+ * form's post is a POST to a page that holds a server action, or any POST
+ * that names an action (the `Next-Action` header), whatever its path.
+ * @param {{ method: string, pathname: string, contentLength: string | undefined, chunked: boolean, origin?: string, host?: string, nextAction?: boolean }} request
  * @param {readonly RegExp[]} actionPages
  * @returns {{ take: true } | { take: false, status: 403 | 405 | 411 | 413 }}
  */
-export function bodyVerdict({ method, pathname, contentLength, chunked, origin, host }, actionPages) {
+export function bodyVerdict(
+  { method, pathname, contentLength, chunked, origin, host, nextAction = false },
+  actionPages,
+) {
   const declared = contentLength === undefined ? undefined : Number(contentLength);
   const path = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
-  const form = method === "POST" && actionPages.some((page) => page.test(pathname));
+  const form = method === "POST" && (nextAction || actionPages.some((page) => page.test(pathname)));
   if (form && foreign(origin, host)) return { take: false, status: 403 };
   if (!chunked && (declared === undefined || declared === 0)) return { take: true };
   const route = method === "POST" ? routeBodies.get(path) : undefined;
@@ -89,6 +116,19 @@ export function bodyVerdict({ method, pathname, contentLength, chunked, origin, 
   if (form && declared === undefined) return { take: false, status: 411 };
   if (declared !== undefined && !(declared <= (route ?? FORM_POST_BYTES))) return { take: false, status: 413 };
   return { take: true };
+}
+
+/**
+ * The methods a path takes, for the `Allow` of a 405 made before Next: a
+ * page with a server action GET, HEAD, POST and OPTIONS (answered here), a
+ * route handler that takes a body (the consent calls, the console's actions)
+ * POST alone, every other path GET and HEAD.
+ * @param {string} pathname @param {readonly RegExp[]} actionPages
+ */
+export function allowOf(pathname, actionPages) {
+  const path = pathname.length > 1 ? pathname.replace(/\/$/, "") : pathname;
+  if (actionPages.some((page) => page.test(pathname))) return "GET, HEAD, POST, OPTIONS";
+  return routeBodies.has(path) ? "POST" : "GET, HEAD";
 }
 
 /**

@@ -3,10 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   actionPagesOf,
+  allowOf,
   bodyVerdict,
   CONSENT_CALL_BYTES,
   FORM_POST_BYTES,
   optionsAllow,
+  pathOf,
   routeBodies,
 } from "./request-bodies.mjs";
 
@@ -108,6 +110,72 @@ describe("a form's post from another site", () => {
     expect(from(undefined, "sous.example")).toStrictEqual({ take: true });
     // The workflow's calls come from no browser page: the route's signature is their check.
     expect(from("https://evil.example", "sous.example", "/api/consent/revoke")).toStrictEqual({ take: true });
+  });
+});
+
+describe("a post that names a server action", () => {
+  const action = (pathname: string, origin: string) =>
+    bodyVerdict(
+      {
+        method: "POST",
+        pathname,
+        contentLength: "100",
+        chunked: false,
+        origin,
+        host: "sous.example",
+        nextAction: true,
+      },
+      pages,
+    );
+
+  it("is judged as a form's post on any path: from another site 403, from the site itself taken", () => {
+    expect(action("/terms", "https://evil.example")).toStrictEqual({ take: false, status: 403 });
+    expect(action("/nope/deeper", "https://evil.example")).toStrictEqual({ take: false, status: 403 });
+    expect(action("/api/consent/revoke", "https://evil.example")).toStrictEqual({ take: false, status: 403 });
+    expect(action("/terms", "https://sous.example")).toStrictEqual({ take: true });
+  });
+
+  it("is judged by the path the routes match: an encoded or absolute-form target is the page it names", () => {
+    const foreignTo = (target: string) =>
+      bodyVerdict(
+        {
+          method: "POST",
+          pathname: pathOf(target),
+          contentLength: "100",
+          chunked: false,
+          origin: "https://evil.example",
+          host: "sous.example",
+        },
+        pages,
+      );
+    expect(foreignTo("/%73ignup")).toStrictEqual({ take: false, status: 403 });
+    expect(foreignTo("http://sous.example/signup?x=1")).toStrictEqual({ take: false, status: 403 });
+    expect(foreignTo("/%73ignup/")).toStrictEqual({ take: false, status: 403 });
+  });
+});
+
+describe("pathOf", () => {
+  it("reads a request target as the routes match it", () => {
+    expect(pathOf("/signup?ref=x")).toBe("/signup");
+    expect(pathOf("/%73ign%75p")).toBe("/signup");
+    expect(pathOf("http://sous.example/terms?x")).toBe("/terms");
+    expect(pathOf("/")).toBe("/");
+    // What it cannot read it leaves as it came.
+    expect(pathOf("/%E0%A4%A")).toBe("/%E0%A4%A");
+    expect(pathOf("*")).toBe("*");
+    expect(pathOf("sous.example:443")).toBe("sous.example:443");
+  });
+});
+
+describe("allowOf", () => {
+  it("names what each path takes: a form's page GET, HEAD, POST and OPTIONS, a route that takes a body POST, the rest GET and HEAD", () => {
+    expect(allowOf("/signup", pages)).toBe("GET, HEAD, POST, OPTIONS");
+    expect(allowOf("/", pages)).toBe("GET, HEAD, POST, OPTIONS");
+    expect(allowOf("/api/consent/revoke", pages)).toBe("POST");
+    expect(allowOf("/api/consent/renew/", pages)).toBe("POST");
+    expect(allowOf("/console/invitations/send", pages)).toBe("POST");
+    expect(allowOf("/terms", pages)).toBe("GET, HEAD");
+    expect(allowOf("/nope", pages)).toBe("GET, HEAD");
   });
 });
 

@@ -12,6 +12,13 @@ import type { SendingHours } from "./quiet-hours";
  * call, like the rest of the environment.
  */
 
+/**
+ * Whether `npm run invite -- send` (and the console's Send) refuses a wave unless told to send it unsigned: when
+ * the invitations would carry neither a signature nor the auth header. The start-up lines say the same from here.
+ */
+export const sendRefusesUnsigned = ({ secrets, auth }: Pick<WebhookSettings, "secrets" | "auth">) =>
+  !secrets?.length && !auth;
+
 // The hours no state rule we know of is narrower than, and no wider than the TCPA's 8 a.m. to 9 p.m.
 export const defaultHours: SendingHours = { from: 9, to: 20 };
 const bounds = { from: 8, to: 21 };

@@ -6,7 +6,7 @@ import type { Store } from "@/server/db/connect";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
 import { INVITATIONS } from "@/server/delivery/outcomes";
 import { invitationCounts, listInvitations, retryingCount } from "@/server/invitations/invitation-store";
-import { readInviteSettings } from "@/server/invitations/invite-settings";
+import { readInviteSettings, sendRefusesUnsigned } from "@/server/invitations/invite-settings";
 import { cancelInvitations, queueWave, whyWaiting, type WaveSelection } from "@/server/invitations/waves";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -49,8 +49,7 @@ export async function sendWave(
     ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),
   ];
   if (missing.length) throw new WaveError(`not set: ${missing.join(", ")}; nothing was queued`, "unset");
-  const { secrets, auth } = settings.webhook;
-  if (!secrets?.length && !auth && !unsigned)
+  if (sendRefusesUnsigned(settings.webhook) && !unsigned)
     throw new WaveError(
       "INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER: the invitations would go out unsigned, and " +
         "anyone who learns the URL could have the workflow text any number. Set the secret (docs/webhooks.md), or " +

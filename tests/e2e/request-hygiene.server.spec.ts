@@ -55,14 +55,17 @@ test("TRACE and CONNECT get 405 with the security headers, before Next: no 500, 
   // The headers of a response that is not a page: a page's own policy adds its scripts' hashes.
   const get = await rawRequest(["GET /icon.svg HTTP/1.1", host(), "Connection: close"]);
   expect(get.status).toBe(200);
-  for (const lines of [
-    ["TRACE / HTTP/1.1", host(), "Connection: close"],
-    ["TRACE /signup HTTP/1.1", host(), "Connection: close"],
-    [`CONNECT ${new URL(server.url).host} HTTP/1.1`, host()],
-  ]) {
-    const answer = await rawRequest(lines);
+  // Each 405 names what its path does take: a form's page, a route that takes only a POST, a page.
+  for (const [lines, allow] of [
+    [["TRACE / HTTP/1.1", host(), "Connection: close"], "GET, HEAD, POST, OPTIONS"],
+    [["TRACE /signup HTTP/1.1", host(), "Connection: close"], "GET, HEAD, POST, OPTIONS"],
+    [["TRACE /api/consent/revoke HTTP/1.1", host(), "Connection: close"], "POST"],
+    [["TRACE /terms HTTP/1.1", host(), "Connection: close"], "GET, HEAD"],
+    [[`CONNECT ${new URL(server.url).host} HTTP/1.1`, host()], "GET, HEAD, POST, OPTIONS"],
+  ] as const) {
+    const answer = await rawRequest([...lines]);
     expect(answer.status, lines[0]).toBe(405);
-    expect(answer.headers.allow).toBe("GET, HEAD, POST");
+    expect(answer.headers.allow, lines[0]).toBe(allow);
     expect(answer.headers["content-type"]).toBe("text/plain; charset=utf-8");
     // The same policy every response carries.
     for (const name of [
@@ -215,6 +218,92 @@ test("a form's post over 64 KiB is 413 and one of no stated length 411, before a
   expect((await post({ "Content-Length": "0", Connection: "close" })).status).not.toBe(413);
 });
 
+/**
+ * Bytes written on one connection as they are (requests one after the other, pipelined), then everything the server
+ * sent until it closed the connection: each answer's status, in the order they came (a status line may follow the
+ * last byte of a body at once), and the whole text.
+ */
+function exchange(bytes: string) {
+  const { port } = new URL(server.url);
+  return new Promise<{ statuses: number[]; text: string }>((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString("latin1")));
+    // A reset after the answers (the server stops reading a refused body) ends the exchange like a close.
+    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" ? undefined : reject(error)));
+    socket.on("close", () =>
+      resolve({
+        statuses: [...text.matchAll(/HTTP\/1\.1 (\d{3}) [A-Z][\w -]*\r\n/g)].map(([, status]) => Number(status)),
+        text,
+      }),
+    );
+  });
+}
+
+test("answers stay in order on one connection: a page sent before a refused body gets its answer first, then the refusal", async () => {
+  const hostLine = host();
+  const page = `GET /terms HTTP/1.1\r\n${hostLine}\r\n\r\n`;
+  // A post of 5 MB to a path no route takes, sent right behind it: its headers and its first 64 KiB.
+  const refused = `POST /nope HTTP/1.1\r\n${hostLine}\r\nContent-Type: text/plain\r\nContent-Length: ${5 << 20}\r\n\r\n${"x".repeat(64 << 10)}`;
+  const both = await exchange(page + refused);
+  expect(both.statuses).toStrictEqual([200, 405]);
+  expect(both.text.slice(0, both.text.lastIndexOf("HTTP/1.1 405"))).toContain("</html>");
+  // Its twin, the refusal alone on its connection, is answered the same.
+  expect((await exchange(refused)).statuses).toStrictEqual([405]);
+  // And two pages pipelined are both answered, in order, on a connection that stays open for more.
+  const twice = await exchange(`${page}GET /privacy HTTP/1.1\r\n${hostLine}\r\nConnection: close\r\n\r\n`);
+  expect(twice.statuses).toStrictEqual([200, 200]);
+});
+
+test("a body asked to be invited with Expect: 100-continue is refused without the invitation, and taken with it", async () => {
+  const ask = (path: string, bytes: number) =>
+    exchange(
+      `POST ${path} HTTP/1.1\r\n${host()}\r\nContent-Type: text/plain\r\nContent-Length: ${bytes}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+  // 50 MB to a path no route takes: the refusal, never a "100 Continue" that would have the client send it.
+  const refused = await ask("/nope", 50 << 20);
+  expect(refused.statuses).toStrictEqual([405]);
+  expect(refused.text).not.toContain("100 Continue");
+  // Over the revoke route's limit: 413, uninvited too.
+  expect((await ask("/api/consent/revoke", 5_000)).statuses).toStrictEqual([413]);
+  // The working twin: a body the revoke route takes is invited (and, never sent, left to the request's timeout).
+  const { port } = new URL(server.url);
+  const invited = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1", () =>
+      socket.write(
+        `POST /api/consent/revoke HTTP/1.1\r\n${host()}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`,
+      ),
+    );
+    socket.once("data", (chunk) => {
+      resolve(chunk.toString("latin1"));
+      socket.destroy();
+    });
+    socket.on("error", reject);
+  });
+  expect(invited).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+});
+
+test("a refused body's 405 names the methods its path takes", async () => {
+  const refusal = (method: string, path: string) =>
+    rawRequest([
+      `${method} ${path} HTTP/1.1`,
+      host(),
+      "Content-Type: text/plain",
+      "Content-Length: 10",
+      "",
+      "0123456789",
+    ]);
+  for (const [method, path, allow] of [
+    ["POST", "/terms", "GET, HEAD"],
+    ["PUT", "/signup", "GET, HEAD, POST, OPTIONS"],
+    ["PUT", "/api/consent/revoke", "POST"],
+    ["DELETE", "/console/invitations/send", "POST"],
+  ] as const) {
+    const answer = await refusal(method, path);
+    expect([answer.status, answer.headers.allow], `${method} ${path}`).toStrictEqual([405, allow]);
+  }
+});
+
 /** The server's sockets on its port that are not listening and not in TIME_WAIT (held by no process), from /proc/net/tcp. */
 function serverSockets() {
   const port = Number(new URL(server.url).port).toString(16).toUpperCase().padStart(4, "0");
@@ -318,9 +407,9 @@ test("a connection that sends its headers too slowly, or nothing at all, is clos
 test("a form's post from another site is 403 and changes nothing; OPTIONS names POST on a form's page, in one Allow header", async () => {
   const before = server.output().length;
   // An empty action call, as a page's script posts one, from the page at `origin`.
-  const actionFrom = (origin: string) =>
+  const actionFrom = (origin: string, target = "/signup") =>
     rawRequest([
-      "POST /signup HTTP/1.1",
+      `POST ${target} HTTP/1.1`,
       host(),
       `Origin: ${origin}`,
       "Next-Action: 0000000000000000000000000000000000000000",
@@ -337,6 +426,14 @@ test("a form's post from another site is 403 and changes nothing; OPTIONS names 
   expect(server.output().slice(before)).not.toContain("Invalid Server Actions request");
   // Its working twin: the same post from the site's own page reaches Next (which knows no such action: 4xx, not 403).
   expect((await actionFrom(server.url)).status).not.toBe(403);
+  // A post naming an action is a form's post on any path, however the path is written: another page, the form's
+  // page percent-encoded, or the request line's absolute form.
+  for (const target of ["/terms", "/nope/deeper", "/%73ignup", `${server.url}/signup`]) {
+    const before = server.output().length;
+    const answer = await actionFrom("https://evil.example", target);
+    expect(answer.status, target).toBe(403);
+    expect(server.output().slice(before), target).not.toMatch(/(\n|\\n)\s+at |Invalid Server Actions request/);
+  }
 
   for (const [path, allow] of [
     ["/", "GET, HEAD, POST, OPTIONS"],
