@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { sql, type Kysely } from "kysely";
+import { Migrator, sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { smsTexts } from "@/lib/sms/program";
 import { operatorAlerts } from "@/server/alerts/alerts";
@@ -10,6 +10,7 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { inTransaction, connect, sqliteFile, type Store } from "@/server/db/connect";
+import { migrations } from "@/server/db/migrations";
 import { checkpointersStopped } from "@/server/db/sqlite";
 import type { Database } from "@/server/db/schema";
 import { SQLite } from "@/server/db/sqlite-driver";
@@ -19,7 +20,7 @@ import { queueWave } from "@/server/invitations/waves";
 import { newWebhookId } from "@/server/delivery/claims";
 import { insertClaimed, settle } from "@/server/leads/lead-store";
 import { newClaim } from "@/server/delivery/claims";
-import { consumeInDatabase } from "@/server/rate-limit/limit-store";
+import { consumeInDatabase, limitKey } from "@/server/rate-limit/limit-store";
 import { insertChallenge, insertPasskey, insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
@@ -124,6 +125,7 @@ beforeAll(async () => {
   });
   await renewConsent(source, { phone: invited[2]!, messageId: "SMstart", at: Date.now() });
   await consumeInDatabase(source, { name: "phone", points: 3, duration: 3_600 }, invited[0]!, afternoon);
+  await limitKey(source, "person", afternoon);
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db
@@ -220,6 +222,7 @@ describe("npm run db:copy", () => {
       operator_links: 1,
       console_challenges: 1,
       operator_activity: 1,
+      limit_keys: 1,
       // Each number with a sign-up record, once: 1,214 records of 1,213 numbers.
       consent_standings: 1_203 + 10,
     });
@@ -318,6 +321,29 @@ describe("npm run db:copy", () => {
       }
     } finally {
       await rm(strange, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("refuses a source an older version of the site left, naming its migrations and this code's, copying nothing", async () => {
+    const older = await mkdtemp(path.join(tmpdir(), "sous-copy-older-"));
+    try {
+      const store = await openSqlite(older);
+      const back = await new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } }).migrateTo(
+        "0011-console-reads",
+      );
+      expect(back.error).toBeUndefined();
+      await store.db.destroy();
+      const names = Object.keys(migrations);
+      const target = await openPostgres();
+      const before = await tablesOf(target.db);
+      await expect(copyDatabase({ from: sqliteSide(older), to: postgresSide() })).rejects.toThrow(
+        `has migrations ${names.slice(0, -1).join(", ")}, this code ${names.join(", ")}: start the server (or npm run db:migrate) on it first`,
+      );
+      // Nothing reached the target: it holds what it held.
+      expect(await tablesOf(target.db)).toStrictEqual(before);
+      await target.db.destroy();
+    } finally {
+      await rm(older, { recursive: true, force: true });
     }
   }, 60_000);
 

@@ -43,17 +43,38 @@ describe("checkEnvironmentAtStart", () => {
     ]);
   });
 
-  it("warns while the rate limits have no key of their own, and not once one is set", async () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    vi.stubEnv("RATE_LIMIT_KEY_SECRET", "");
-    await checkEnvironmentAtStart();
-    expect(loggedLines(warn).filter((line) => line.event === "rate_limit_key_unset")).toEqual([
-      expect.objectContaining({ level: "warn", message: expect.stringContaining("RATE_LIMIT_KEY_SECRET is not set") }),
-    ]);
-    warn.mockClear();
-    vi.stubEnv("RATE_LIMIT_KEY_SECRET", "limit-key-secret-of-32-characters-or-more");
-    await checkEnvironmentAtStart();
-    expect(loggedLines(warn).filter((line) => line.event === "rate_limit_key_unset")).toEqual([]);
+  it("makes the rate limits' own key at the first start without RATE_LIMIT_KEY_SECRET, and says so; none with the secret", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+    const keyLines = () => loggedLines(info).filter((line) => line.event === "rate_limit_key");
+    const dataDir = await mkdtemp(path.join(tmpdir(), "sous-limit-key-"));
+    vi.stubEnv("DATA_DIR", dataDir);
+    try {
+      vi.stubEnv("RATE_LIMIT_KEY_SECRET", "limit-key-secret-of-32-characters-or-more");
+      await checkEnvironmentAtStart();
+      const store = await database(readEnv());
+      expect(keyLines()).toEqual([]);
+      expect(await store.db.selectFrom("limit_keys").selectAll().execute()).toEqual([]);
+      vi.stubEnv("RATE_LIMIT_KEY_SECRET", "");
+      await checkEnvironmentAtStart();
+      expect(keyLines()).toEqual([
+        expect.objectContaining({
+          level: "info",
+          from: "database",
+          message: expect.stringContaining(
+            "RATE_LIMIT_KEY_SECRET is not set: the rate limits count under a random key",
+          ),
+        }),
+      ]);
+      const made = await store.db.selectFrom("limit_keys").selectAll().execute();
+      expect(made).toEqual([expect.objectContaining({ name: "person" })]);
+      // Never printed: the key is a secret like the one it stands in for.
+      expect(JSON.stringify(info.mock.calls)).not.toContain(made[0]!.secret);
+      // A second start keeps the key it made.
+      await checkEnvironmentAtStart();
+      expect(await store.db.selectFrom("limit_keys").selectAll().execute()).toStrictEqual(made);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("says where invitations go, and warns when they would go out unsigned", async () => {

@@ -13,7 +13,7 @@ import { defaultedIdentity } from "./site-settings";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "./log";
 import { addressSource } from "./rate-limit/client-address";
-import { connectLimitStore } from "./rate-limit/limits";
+import { connectLimitStore, ensureLimitKey } from "./rate-limit/limits";
 
 // What the legal pages lack while a business setting is its placeholder.
 const placeholders = { BUSINESS_POSTAL_ADDRESS: "postal address", BUSINESS_SUPPORT_EMAIL: "support email" } as const;
@@ -176,13 +176,6 @@ function warnAboutSettings(env: ServerEnv) {
       message: `BUSINESS_SUPPORT_EMAIL makes the HELP text ${helpText.length} characters: over one SMS segment (160), so each HELP answer is billed as two. ${160 - (helpText.length - env.BUSINESS_SUPPORT_EMAIL.length)} characters or fewer fit (docs/sms-registration.md)`,
     });
   }
-  if (!env.RATE_LIMIT_KEY_SECRET) {
-    logEvent("warn", {
-      event: "rate_limit_key_unset",
-      message:
-        "RATE_LIMIT_KEY_SECRET is not set: the rate limits count by the number, email and address themselves (Redis keys, limit_counts' unkeyed hashes), which a copy of either store gives back; set 32 or more random characters (docs/security.md)",
-    });
-  }
   if (!env.CONSENT_WEBHOOK_SECRET) {
     logEvent("warn", {
       event: "consent_revoke_unset",
@@ -226,6 +219,16 @@ export async function startServices(env: ServerEnv) {
   await importLegacyLeads(store, env);
   await linkUnrecordedLeads(store);
   await logConsoleSetup(store, env);
+  // Without RATE_LIMIT_KEY_SECRET the limits count under the site's own key: made now if this is the first start.
+  if (!env.RATE_LIMIT_KEY_SECRET) {
+    await ensureLimitKey(env);
+    logEvent("info", {
+      event: "rate_limit_key",
+      from: "database",
+      message:
+        "RATE_LIMIT_KEY_SECRET is not set: the rate limits count under a random key this site made at its first start, kept in the database (limit_keys) for every instance; set the secret to choose your own (docs/security.md)",
+    });
+  }
   if (!env.REDIS_URL) return;
   const host = new URL(env.REDIS_URL).host;
   if (await connectLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS))

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { multiline, trimmedText } from "./text";
 
 describe("trimmedText", () => {
-  const field = trimmedText(5);
+  // Made in each test, not at collection: what a test checks is built while it runs.
+  const field = {
+    parse: (text: string) => trimmedText(5).parse(text),
+    safeParse: (text: string) => trimmedText(5).safeParse(text),
+  };
 
   it("trims, and drops control, format and line-break characters before counting", () => {
     expect(field.parse("  Ada \u200b\u0007 ")).toBe("Ada");
@@ -42,7 +46,7 @@ describe("multiline", () => {
 });
 
 describe("what writing needs of the invisible characters", () => {
-  const name = trimmedText(80);
+  const name = { parse: (text: string) => trimmedText(80).parse(text) };
   // Each as typed, and each kept as typed, by a one-line field and a multi-line one alike.
   const written = {
     "a chef": "\u{1F468}\u200D\u{1F373}",

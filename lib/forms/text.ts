@@ -10,24 +10,26 @@ const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US
 // combining mark any script takes, where they only hide), and the tags of a subdivision's flag (🏴, its region's
 // letters as tags, the cancel tag). Without the v flag: Safari 16.4, which the site's forms still serve, has no set
 // subtraction.
-const needed = [
-  String.raw`(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}\u{FE0F}])\u{200D}(?=\p{Extended_Pictographic})`,
-  String.raw`(?<=[\p{L}\p{M}])(?<![\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}\p{sc=Zinh}\p{sc=Zyyy}])[\u{200C}\u{200D}]`,
-  String.raw`\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}`,
-].join("|");
-/** What `drop` matches taken out of a text, but for what writing needs (above). */
-const cleaner = (drop: string) => {
-  const pattern = new RegExp(`(${needed})|${drop}`, "gu");
-  return (text: string) => text.replace(pattern, (_, kept?: string) => kept ?? "");
-};
+//
+// Built on each call, not once at load: a form's few fields cost microseconds, and every part stays testable.
+const needed = () =>
+  [
+    String.raw`(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}\u{FE0F}])\u{200D}(?=\p{Extended_Pictographic})`,
+    String.raw`(?<=[\p{L}\p{M}])(?<![\p{sc=Latn}\p{sc=Grek}\p{sc=Cyrl}\p{sc=Zinh}\p{sc=Zyyy}])[\u{200C}\u{200D}]`,
+    String.raw`\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{1,6}\u{E007F}`,
+  ].join("|");
+/** `text` with what `drop` matches taken out, but for what writing needs (above). */
+const cleaned = (text: string, drop: RegExp) =>
+  text.replace(new RegExp(`(${needed()})|${drop.source}`, "gu"), (_, kept?: string) => kept ?? "");
 
-// Control and format characters (zero-width, bidi marks, overrides and isolates, BOM, tags) and every line break.
-const oneLine = cleaner(String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]`);
-// Control characters but the line feed, and the same format characters: CRLF and CR become LF first.
-const multilineKept = cleaner(String.raw`[^\P{Cc}\n]|[\p{Cf}\p{Zl}\p{Zp}]`);
+/** A one-line value as the server keeps it: no control or format characters (but the above), no line breaks. */
+const oneLine = (text: string) => cleaned(text, /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
 
-/** A multi-line value as the server keeps it: line breaks (as \n) and no other control or format characters. */
-export const multiline = (text: string) => multilineKept(text.replace(/\r\n?/g, "\n"));
+/**
+ * A multi-line value as the server keeps it: line breaks (as \n; CRLF and CR become LF first) and no other control
+ * or format characters (but the above).
+ */
+export const multiline = (text: string) => cleaned(text.replace(/\r\n?/g, "\n"), /[^\P{Cc}\n]|[\p{Cf}\p{Zl}\p{Zp}]/u);
 
 /**
  * A text field as the server reads it: cleaned and trimmed first, so the

@@ -147,6 +147,9 @@ export type AlertStatesTable = {
 /** A limit's count in its window, where no Redis is set: `key` is sha256 of the limiter's name and the counted key. */
 export type LimitCountsTable = { key: string; points: number; expires_at: number };
 
+/** The rate limits' own key, made at random where no RATE_LIMIT_KEY_SECRET is set (server/rate-limit/limit-store.ts). */
+export type LimitKeysTable = { name: string; secret: string; created_at: number };
+
 /** A wave of launch invitations the operator queued. */
 export type InvitationWavesTable = { name: string; created_at: number; size: number; cancelled_at: number | null };
 
@@ -278,6 +281,7 @@ export type Database = {
   receivers: ReceiversTable;
   alert_states: AlertStatesTable;
   limit_counts: LimitCountsTable;
+  limit_keys: LimitKeysTable;
   invitation_waves: InvitationWavesTable;
   invitations: InvitationsTable;
   invitation_pace: InvitationPaceTable;

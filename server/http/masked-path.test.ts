@@ -37,6 +37,9 @@ describe("maskedPath", () => {
     // A character of several bytes is decoded whole, and a bad byte beside it is kept as it came.
     expect(maskedPath("/caf%C3%A9%FF")).toBe("/café%FF");
     expect(maskedPath("/%F0%9F%91%A8%E2%80%8D%F0%9F%8D%B3")).toBe("/👨‍🍳");
+    // A character's first byte says how many bytes it spans: three from E0, one for a byte under 80.
+    expect(maskedPath("/%E0%A4%85%C3%A9")).toBe("/अé");
+    expect(maskedPath("/a%41%FF")).toBe("/aA%FF");
   });
 
   it("keeps what names no one: the path's words, short numbers, a bad encoding as it came", () => {

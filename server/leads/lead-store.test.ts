@@ -54,6 +54,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0009-invitation-reach",
       "0010-console",
       "0011-console-reads",
+      "0012-limit-keys",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -67,6 +68,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0009-invitation-reach",
       "0010-console",
       "0011-console-reads",
+      "0012-limit-keys",
     ]);
   });
 

@@ -1,11 +1,30 @@
 import "server-only";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import type { Store } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
 
 /** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
-export const ownedTables = ["limit_counts"] as const satisfies readonly (keyof Database)[];
+export const ownedTables = ["limit_counts", "limit_keys"] as const satisfies readonly (keyof Database)[];
+
+/**
+ * The key named `name` (the person key of the rate limits), made here at
+ * random the first time any instance asks, and the same for every instance
+ * after: the first insert wins, the others read what it wrote.
+ */
+export async function limitKey({ db }: Store, name: string, now = Date.now()) {
+  await db
+    .insertInto("limit_keys")
+    .values({ name, secret: randomBytes(32).toString("base64url"), created_at: now })
+    .onConflict((conflict) => conflict.column("name").doNothing())
+    .execute();
+  const { secret } = await db
+    .selectFrom("limit_keys")
+    .select("secret")
+    .where("name", "=", name)
+    .executeTakeFirstOrThrow();
+  return secret;
+}
 
 /** A limit's window: how many points, over how many seconds. */
 export type Window = { name: string; points: number; duration: number };

@@ -150,10 +150,47 @@ describe("checkLimits with Redis", () => {
       createHash("sha256").update(`phone\n${points}\n${seconds}\n${value}`).digest("hex");
     expect(rows).not.toContain(unkeyed(other));
     expect(rows).toContain(unkeyed(hmacKey(secret, other)));
-    // Its working twin: without the secret Redis names the number itself (and the start-up log warns).
-    const plain = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url }));
-    await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, plain);
-    expect(await redis.client.get(`rl:phone:${phone}`)).toBe("1");
+  });
+
+  it("with no RATE_LIMIT_KEY_SECRET, keys every count under the site's own random key, kept in the database: still no store holds a number, an email or an address", async () => {
+    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url }));
+    expect(env.RATE_LIMIT_KEY_SECRET).toBeUndefined();
+    expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
+    const [phone, address] = [uniquePhone(), freshAddress()];
+    expect(await checkLimits({ formName: "waitlist", address, phone, email: "Chef@Example.com" }, env)).toMatchObject({
+      ok: true,
+    });
+    const store = await database(env);
+    const made = await store.db.selectFrom("limit_keys").selectAll().execute();
+    expect(made).toStrictEqual([
+      { name: "person", secret: expect.stringMatching(/^[\w-]{43}$/), created_at: expect.any(Number) },
+    ]);
+    const site = made[0]!.secret;
+    // Every key Redis holds is the HMAC under that key; none names the number, the email or the address.
+    const keys = await redis.client.keys("rl:*");
+    expect(
+      keys.filter((key) => key.includes(phone.slice(2)) || key.includes(address) || /chef@/i.test(key)),
+    ).toStrictEqual([]);
+    expect(await redis.client.get(`rl:phone:${hmacKey(site, phone)}`)).toBe("1");
+    expect(await redis.client.get(`rl:email:waitlist:${hmacKey(site, "chef@example.com")}`)).toBe("1");
+    expect(await redis.client.get(`rl:address:waitlist:${hmacKey(site, address)}`)).toBe("1");
+    // Another instance (its process-wide cache empty) reads the same key: the same person is the same count.
+    processWide("rate-limits", () => ({}) as { siteKeys: Map<string, unknown> }).siteKeys.clear();
+    expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+      ok: true,
+    });
+    expect(await redis.client.get(`rl:phone:${hmacKey(site, phone)}`)).toBe("2");
+    expect(await store.db.selectFrom("limit_keys").selectAll().execute()).toStrictEqual(made);
+    // Without Redis, limit_counts holds the keyed hash, never the unkeyed one anyone could compute.
+    const inDatabase = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR! }));
+    const other = uniquePhone();
+    await checkLimits({ formName: "waitlist", address: freshAddress(), phone: other }, inDatabase);
+    const rows = (await store.db.selectFrom("limit_counts").select("key").execute()).map((row) => row.key);
+    const { RATE_LIMIT_PHONE_POINTS: points, RATE_LIMIT_PHONE_WINDOW_SECONDS: seconds } = inDatabase;
+    const unkeyed = (value: string) =>
+      createHash("sha256").update(`phone\n${points}\n${seconds}\n${value}`).digest("hex");
+    expect(rows).not.toContain(unkeyed(other));
+    expect(rows).toContain(unkeyed(hmacKey(site, other)));
   });
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
@@ -166,7 +203,15 @@ describe("checkLimits with Redis", () => {
         ok: true,
       });
 
-    expect(await redis.client.get(`rl:address:waitlist:${address}`)).toBe("2");
+    // Keyed under the site's own key: no RATE_LIMIT_KEY_SECRET here.
+    const { secret: site } = await (
+      await database(env)
+    ).db
+      .selectFrom("limit_keys")
+      .select("secret")
+      .executeTakeFirstOrThrow();
+    const addressKey = `rl:address:waitlist:${hmacKey(site, address)}`;
+    expect(await redis.client.get(addressKey)).toBe("2");
     expect(Number(await redis.client.get("rl:waitlist_global:all"))).toBeGreaterThanOrEqual(2);
     expect(Number(await redis.client.get("rl:waitlist_daily:all"))).toBeGreaterThanOrEqual(2);
     expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({
@@ -175,7 +220,7 @@ describe("checkLimits with Redis", () => {
     });
 
     // What another instance does to the count, this one sees.
-    await redis.client.del(`rl:address:waitlist:${address}`);
+    await redis.client.del(addressKey);
     expect(await checkLimits({ formName: "waitlist", address, phone: uniquePhone() }, env)).toMatchObject({ ok: true });
   });
 

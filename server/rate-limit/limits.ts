@@ -1,5 +1,6 @@
 import "server-only";
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import path from "node:path";
 import { once } from "node:events";
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -7,8 +8,8 @@ import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
-import { database, type Store } from "@/server/db/connect";
-import { consumeInDatabase, rewardInDatabase } from "./limit-store";
+import { database, sqliteFile, type Store } from "@/server/db/connect";
+import { consumeInDatabase, limitKey, rewardInDatabase } from "./limit-store";
 
 export type LimiterName =
   "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily` | "console_address" | "console_operator";
@@ -33,8 +34,12 @@ const shared = processWide("rate-limits", () => ({
   redisClients: new Map<string, Redis>(),
   limiters: new Map<string, Limiter>(),
   storeDown: false,
+  /** The site's own person key, per database, once read (limit_keys). */
+  siteKeys: new Map<string, Promise<string>>(),
+  /** A key of this process alone, for while the database cannot give the site's. */
+  processKey: randomBytes(32).toString("base64url"),
 }));
-const { redisClients, limiters } = shared;
+const { redisClients, limiters, siteKeys } = shared;
 
 /** Says once that the counts moved to memory, and once that they came back; not per reconnect attempt. */
 function storeDown(reason: string) {
@@ -200,21 +205,55 @@ type Subject = {
 type Rule = { spec: LimiterSpec; key: string };
 
 /**
- * What a limit counts a person by: an HMAC under RATE_LIMIT_KEY_SECRET, so no
+ * The secret a limit's person is counted under: RATE_LIMIT_KEY_SECRET when
+ * set, else the site's own, made at random by the first instance that needed
+ * it and kept in the database for every other (limit_keys), read once per
+ * database. While the database cannot give it, a key of this process alone:
+ * its counts then do not meet the other instances' (as the memory counts
+ * they fall back on do not), and no value is ever counted in clear.
+ */
+async function personSecret(env: ServerEnv) {
+  if (env.RATE_LIMIT_KEY_SECRET) return env.RATE_LIMIT_KEY_SECRET;
+  const where = env.DATABASE_URL ?? path.resolve(sqliteFile(env.DATA_DIR));
+  let found = siteKeys.get(where);
+  if (!found) {
+    found = database({ DATA_DIR: env.DATA_DIR, DATABASE_URL: env.DATABASE_URL }).then((store) =>
+      limitKey(store, "person"),
+    );
+    siteKeys.set(where, found);
+    // A failure is not kept: the next count asks the database again.
+    found.catch(() => siteKeys.delete(where));
+  }
+  try {
+    return await found;
+  } catch (error) {
+    logEvent("warn", { event: "limit_key_unread", message: messageOf(error) });
+    return shared.processKey;
+  }
+}
+
+/**
+ * What a limit counts a person by: an HMAC under the secret above, so no
  * store (Redis, the database's limit_counts, a memory dump) holds a number,
  * an email or an address, nor a hash anyone can reverse by trying every
- * number of an area code. Without the secret, the value itself (the start-up
- * log warns).
+ * number of an area code, whether or not the operator set a secret.
  */
-const personKey = (value: string, env: ServerEnv) =>
-  env.RATE_LIMIT_KEY_SECRET ? createHmac("sha256", env.RATE_LIMIT_KEY_SECRET).update(value).digest("base64url") : value;
+const personKey = async (value: string, env: ServerEnv) =>
+  createHmac("sha256", await personSecret(env))
+    .update(value)
+    .digest("base64url");
+
+/** The site's own person key, made now if it is not yet: the start-up check asks, so the first visitor waits for nothing. */
+export async function ensureLimitKey(env: ServerEnv) {
+  await personSecret(env);
+}
 
 /** The rules a submission is counted against, in the order they are checked: the narrowest first. */
-function rulesFor(subject: Subject, env: ServerEnv): Rule[] {
+async function rulesFor(subject: Subject, env: ServerEnv): Promise<Rule[]> {
   const { formName, ceiling } = subject;
-  const address = personKey(subject.address, env);
-  const phone = subject.phone && personKey(subject.phone, env);
-  const email = subject.email && personKey(subject.email.toLowerCase(), env);
+  const address = await personKey(subject.address, env);
+  const phone = subject.phone && (await personKey(subject.phone, env));
+  const email = subject.email && (await personKey(subject.email.toLowerCase(), env));
   const day = 86_400;
   return [
     {
@@ -261,7 +300,7 @@ export async function checkLimits(subject: Subject, env: ServerEnv): Promise<Lim
   const taken: { limiter: Limiter; rule: Rule }[] = [];
   const giveBack = (which: typeof taken) => Promise.all(which.map(({ limiter, rule }) => limiter.reward(rule.key)));
 
-  for (const rule of rulesFor(subject, env)) {
+  for (const rule of await rulesFor(subject, env)) {
     const counter = limiter(rule.spec, env);
     try {
       const counted = await counter.consume(rule.key);
@@ -301,7 +340,7 @@ export async function consumeConsoleAttempt(
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const spec = consoleLimits[kind];
   try {
-    await limiter(spec, env).consume(personKey(value, env));
+    await limiter(spec, env).consume(await personKey(value, env));
     return { ok: true };
   } catch (refusal) {
     if (!(refusal instanceof RateLimiterRes)) throw refusal;

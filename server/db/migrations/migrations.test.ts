@@ -104,6 +104,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
       "console_challenges",
       "operator_activity",
       "consent_standings",
+      "limit_keys",
     ]);
     expect(tables.find(({ name }) => name === "lead_attempts")).toStrictEqual({
       name: "lead_attempts",
@@ -122,6 +123,17 @@ describe("the tables the migrations create, as a copy reads them", () => {
     ]);
     expect(tables.map(({ name }) => name)).toStrictEqual(["parent", "child", "other"]);
     expect(tables[2]!.refersTo).toStrictEqual(["child"]);
+  });
+
+  it("wait for every table a table refers to, and take a table that refers to itself", () => {
+    // Created last first: each must wait until the one it names is placed, not merely until something is.
+    const tables = plannedTables([
+      { tables: { dish: { columns: { id: "text primary key", menu: "text references menu.id" } } } },
+      { tables: { menu: { columns: { id: "text primary key", chef: "text references chef.id" } } } },
+      { tables: { chef: { columns: { id: "text primary key", mentor: "text references chef.id" } } } },
+    ]);
+    expect(tables.map(({ name }) => name)).toStrictEqual(["chef", "menu", "dish"]);
+    expect(tables[0]!.refersTo).toStrictEqual(["chef"]);
   });
 
   it("refuse a table without a key, and tables that refer to each other in a circle", () => {

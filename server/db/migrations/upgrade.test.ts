@@ -69,7 +69,7 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with sig
     "to 0011 fills consent_standings from the records already there: each signed-up number once, as consentStandings reads them",
     async () => {
       const { store, migrator, undone, db } = await takenBackTo(engine, "0010-console");
-      expect(undone).toStrictEqual(["0011-console-reads"]);
+      expect(undone.at(-1)).toBe("0011-console-reads");
       for (const table of ["consents", "consent_revocations", "consent_renewals", "disclosures"])
         await db.deleteFrom(table).execute();
       await db.insertInto("disclosures").values({ version: "v1", text: "I agree.", first_recorded_at: 1 }).execute();
