@@ -22,6 +22,7 @@ import { insertClaimed, settle } from "@/server/leads/lead-store";
 import { newClaim } from "@/server/delivery/claims";
 import { consumeInDatabase, limitKey } from "@/server/rate-limit/limit-store";
 import { insertChallenge, insertPasskey, insertSession } from "@/server/operators/operator-store";
+import { insertActivity } from "@/server/operators/activity-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
@@ -355,4 +356,33 @@ describe("npm run db:copy", () => {
       "both sides are the same",
     );
   });
+
+  // Last: it writes to the Postgres the first test filled. The source is read while the server would still write to
+  // it (the operator did not stop it): rows written after the counts were taken are caught, and nothing is committed.
+  it("refuses to commit a copy whose source changed while it was read, naming the table, and leaves the target empty", async () => {
+    const moving = await openPostgres();
+    const target = await mkdtemp(path.join(tmpdir(), "sous-copy-moving-"));
+    let writing = true;
+    // One activity entry after another, as a console in use would write them, until the copy ends.
+    const writer = (async () => {
+      while (writing) await insertActivity(moving, { ...commandActor, action: "export", subject: "waitlist", rows: 1 });
+    })();
+    try {
+      const copying = copyDatabase({ from: postgresSide(), to: sqliteSide(target) });
+      await expect(copying).rejects.toThrow(
+        /^Counts differ after the copy \(operator_activity: \d+ → \d+\): nothing was committed$/,
+      );
+    } finally {
+      writing = false;
+      await writer;
+      await moving.db.destroy();
+    }
+    const left = await openSqlite(target);
+    try {
+      expect(Object.values(await tablesOf(left.db)).every((rows) => rows.length === 0)).toBe(true);
+    } finally {
+      await left.db.destroy();
+      await rm(target, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

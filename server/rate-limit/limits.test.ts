@@ -1,4 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
@@ -191,6 +194,44 @@ describe("checkLimits with Redis", () => {
       createHash("sha256").update(`phone\n${points}\n${seconds}\n${value}`).digest("hex");
     expect(rows).not.toContain(unkeyed(other));
     expect(rows).toContain(unkeyed(hmacKey(site, other)));
+  });
+
+  it("counts under a key of this process alone while the database cannot give the site's, says so, and asks it again next time", async () => {
+    // A DATA_DIR where no database can be made: a file stands where its folder should be.
+    const parent = await mkdtemp(path.join(tmpdir(), "sous-limit-key-down-"));
+    const dataDir = path.join(parent, "data");
+    await writeFile(dataDir, "not a folder");
+    try {
+      const env = readEnv(envOf({ DATA_DIR: dataDir, REDIS_URL: redis.url }));
+      expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
+      const phone = uniquePhone();
+      expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+        ok: true,
+      });
+      expect(logged("limit_key_unread")).toEqual([
+        expect.objectContaining({ level: "warn", message: expect.any(String) }),
+      ]);
+      // Still no number in any key: counted under the process's own key.
+      const { processKey } = processWide("rate-limits", () => ({}) as { processKey: string });
+      expect((await redis.client.keys("rl:phone:*")).filter((key) => key.includes(phone.slice(2)))).toStrictEqual([]);
+      expect(await redis.client.get(`rl:phone:${hmacKey(processKey, phone)}`)).toBe("1");
+      // The database back: the next count reads the site's key from it, not the failure.
+      await rm(dataDir);
+      await mkdir(dataDir);
+      expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
+        ok: true,
+      });
+      const { secret } = await (
+        await database(env)
+      ).db
+        .selectFrom("limit_keys")
+        .select("secret")
+        .executeTakeFirstOrThrow();
+      expect(await redis.client.get(`rl:phone:${hmacKey(secret, phone)}`)).toBe("1");
+      expect(logged("limit_key_unread")).toHaveLength(1);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {

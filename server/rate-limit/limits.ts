@@ -233,15 +233,12 @@ async function personSecret(env: ServerEnv) {
 }
 
 /**
- * What a limit counts a person by: an HMAC under the secret above, so no
+ * What a limit counts a person by: an HMAC under personSecret's secret, so no
  * store (Redis, the database's limit_counts, a memory dump) holds a number,
  * an email or an address, nor a hash anyone can reverse by trying every
  * number of an area code, whether or not the operator set a secret.
  */
-const personKey = async (value: string, env: ServerEnv) =>
-  createHmac("sha256", await personSecret(env))
-    .update(value)
-    .digest("base64url");
+const personKey = (value: string, secret: string) => createHmac("sha256", secret).update(value).digest("base64url");
 
 /** The site's own person key, made now if it is not yet: the start-up check asks, so the first visitor waits for nothing. */
 export async function ensureLimitKey(env: ServerEnv) {
@@ -251,9 +248,10 @@ export async function ensureLimitKey(env: ServerEnv) {
 /** The rules a submission is counted against, in the order they are checked: the narrowest first. */
 async function rulesFor(subject: Subject, env: ServerEnv): Promise<Rule[]> {
   const { formName, ceiling } = subject;
-  const address = await personKey(subject.address, env);
-  const phone = subject.phone && (await personKey(subject.phone, env));
-  const email = subject.email && (await personKey(subject.email.toLowerCase(), env));
+  const secret = await personSecret(env);
+  const address = personKey(subject.address, secret);
+  const phone = subject.phone && personKey(subject.phone, secret);
+  const email = subject.email && personKey(subject.email.toLowerCase(), secret);
   const day = 86_400;
   return [
     {
@@ -340,7 +338,7 @@ export async function consumeConsoleAttempt(
 ): Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }> {
   const spec = consoleLimits[kind];
   try {
-    await limiter(spec, env).consume(await personKey(value, env));
+    await limiter(spec, env).consume(personKey(value, await personSecret(env)));
     return { ok: true };
   } catch (refusal) {
     if (!(refusal instanceof RateLimiterRes)) throw refusal;
