@@ -21,6 +21,8 @@
  *   alert, so a pass's review tries it again a minute later, not every poll;
  * - `alerts` (alerts/alerts): the alerts under way, so whoever waits for them
  *   (the action, the cron route, a command) waits for all of them.
+ * - `activity-lines` (operators/activity-store): how many activity lines the
+ *   process wrote, so lines of one millisecond keep their order.
  */
 const KEY = Symbol.for("sous.process-wide");
 

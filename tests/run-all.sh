@@ -45,29 +45,7 @@ if [[ $part != server ]]; then
   step lint npm run lint
   step types npm run typecheck
 fi
-# On CI's second line the unit suite runs beside the server specs, which
-# mostly wait on real time: its output is printed whole once it ends, and the
-# line fails when it failed (docs/testing.md, "CI's two Node lines").
-unit_pid=""
-unit_log=""
-if [[ $part == server && -n ${CI:-} ]]; then
-  unit_log="$(mktemp)"
-  (step "unit tests" npm run test:unit -- "${unit[@]}") >"$unit_log" 2>&1 &
-  unit_pid=$!
-  await_unit() {
-    local code=0
-    wait "$unit_pid" || code=$?
-    unit_pid=""
-    echo "== the unit suite, run beside the server specs (exit $code):"
-    cat "$unit_log"
-    rm -f "$unit_log"
-    return "$code"
-  }
-  # A failed step before it ends still waits for the suite, and shows it.
-  trap 'if [[ -n $unit_pid ]]; then await_unit || true; fi' EXIT
-else
-  step "unit tests" npm run test:unit -- "${unit[@]}"
-fi
+step "unit tests" npm run test:unit -- "${unit[@]}"
 if [[ $part != server ]]; then
   # The production build, checked for test routes and for the compile hint on
   # its start-up chunks; the browser tests then make their own build, with the
@@ -91,4 +69,3 @@ case "$part" in
     ;;
 esac
 step "browser specs" npm run test:e2e -- "${e2e[@]}"
-if [[ -n $unit_pid ]]; then await_unit; fi

@@ -8,7 +8,7 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { consentRecords, consentStates, forgetOldConsents, recordConsent, type ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
-import { revokeConsent } from "@/server/signups/consent-changes";
+import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
 
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 
@@ -231,5 +231,58 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     expect((await consentRecords(store, { phone })).consents).toStrictEqual([
       expect.objectContaining({ lead_id: row.id }),
     ]);
+  });
+
+  it("record one event for one message id sent to both routes at once, from two instances", async () => {
+    // On Postgres two connections, two servers behind one database, each handed the same workflow message; on SQLite
+    // (one machine, one server: docs/operating.md) the calls at once on one.
+    const first = await open(engine);
+    const second = engine === "postgres" ? await open(engine) : first;
+    const phone = `+1555${engine === "sqlite" ? 3 : 4}777001`;
+    await signUp(first, phone, Date.now() - 60_000);
+    for (let round = 0; round < 5; round += 1) {
+      const messageId = `msg_both_routes_${engine}_${round}`;
+      const stop = { phone, channel: "sms" as const, source: "workflow" as const, messageId };
+      const outcomes = await Promise.all([
+        revokeConsent(first, stop),
+        revokeConsent(second, stop),
+        renewConsent(first, { phone, messageId }),
+        renewConsent(second, { phone, messageId }),
+      ]);
+      expect(
+        outcomes.filter((outcome) => outcome.recorded),
+        messageId,
+      ).toHaveLength(1);
+    }
+    // Each message claimed once, as the event it recorded, at its time.
+    const claimed = await first.db
+      .selectFrom("consent_messages")
+      .selectAll()
+      .where("message_id", "like", `msg_both_routes_${engine}_%`)
+      .execute();
+    const recorded = await consentRecords(first, { phone });
+    const kindOf = new Map([
+      ...recorded.revocations.map((row) => [row.message_id, "revoke"] as const),
+      ...recorded.renewals.map((row) => [row.message_id, "renew"] as const),
+    ]);
+    expect(claimed).toHaveLength(5);
+    for (const { message_id, kind } of claimed) expect(kind, message_id).toBe(kindOf.get(message_id));
+    const renewedAt = 1_796_000_000_000;
+    await renewConsent(first, { phone, messageId: `msg_start_${engine}`, at: renewedAt });
+    expect(
+      await first.db
+        .selectFrom("consent_messages")
+        .selectAll()
+        .where("message_id", "=", `msg_start_${engine}`)
+        .execute(),
+    ).toEqual([{ message_id: `msg_start_${engine}`, kind: "renew", recorded_at: renewedAt }]);
+    const { revocations, renewals } = await consentRecords(first, { phone });
+    expect([...revocations, ...renewals].map((row) => row.message_id).sort()).toStrictEqual([
+      ...[0, 1, 2, 3, 4].map((round) => `msg_both_routes_${engine}_${round}`),
+      `msg_start_${engine}`,
+    ]);
+    expect(
+      renewals.filter((row) => row.message_id === `msg_start_${engine}`).map((row) => Number(row.renewed_at)),
+    ).toStrictEqual([renewedAt]);
   });
 });

@@ -12,6 +12,7 @@ export const ownedTables = [
   "consent_revocations",
   "consent_renewals",
   "consent_standings",
+  "consent_messages",
 ] as const satisfies readonly (keyof Database)[];
 
 /** What a sign-up's request says of the consent it gives, read by the form's action. */
@@ -134,29 +135,38 @@ export type Revocation = {
 };
 
 /**
- * Whether a workflow message id was recorded already, as a revocation or as a
- * renewal: one message is one event, so a STOP's id replayed as a START (or the
- * reverse) is a replay too.
+ * Claims a workflow message's id for one consent event, in the caller's
+ * transaction: false when it was recorded already, as a revocation or as a
+ * renewal (one message is one event, so a STOP's id replayed as a START, or
+ * the reverse, is a replay too). The id is the key of consent_messages: two
+ * calls with it at once, on any instances, leave one row, and the second
+ * waits for the first's transaction to end before it finds the row there.
  */
-async function messageRecorded(db: Kysely<Database>, messageId: string | undefined) {
-  if (messageId === undefined) return false;
-  const [revocation, renewal] = await Promise.all([
-    db.selectFrom("consent_revocations").select("id").where("message_id", "=", messageId).executeTakeFirst(),
-    db.selectFrom("consent_renewals").select("id").where("message_id", "=", messageId).executeTakeFirst(),
-  ]);
-  return revocation !== undefined || renewal !== undefined;
+async function claimMessage(db: Kysely<Database>, messageId: string | undefined, kind: "revoke" | "renew", at: number) {
+  if (messageId === undefined) return true;
+  const claimed = await db
+    .insertInto("consent_messages")
+    .values({ message_id: messageId, kind, recorded_at: at })
+    .onConflict((conflict) => conflict.column("message_id").doNothing())
+    .returning("message_id")
+    .executeTakeFirst();
+  return claimed !== undefined;
 }
 
-/** Records that a number's consent ended; undefined when its message_id was recorded already (a replay). */
+/**
+ * Records that a number's consent ended; undefined when its message_id was recorded already (a replay). Called
+ * inside a transaction (server/signups/consent-changes.ts), which the message's claim is part of.
+ */
 export async function recordRevocation(store: Store, revocation: Revocation) {
   const { db } = store;
-  if (await messageRecorded(db, revocation.messageId)) return undefined;
+  const at = revocation.at ?? Date.now();
+  if (!(await claimMessage(db, revocation.messageId, "revoke", at))) return undefined;
   const inserted = await db
     .insertInto("consent_revocations")
     .values({
       id: `rev_${randomUUID()}`,
       phone: revocation.phone,
-      revoked_at: revocation.at ?? Date.now(),
+      revoked_at: at,
       channel: revocation.channel,
       source: revocation.source,
       message_id: revocation.messageId ?? null,
@@ -178,13 +188,14 @@ export type Renewal = {
 /** Records that the phone texted START after a revocation; undefined when its message_id was recorded already (a replay). */
 export async function recordRenewal(store: Store, renewal: Renewal) {
   const { db } = store;
-  if (await messageRecorded(db, renewal.messageId)) return undefined;
+  const at = renewal.at ?? Date.now();
+  if (!(await claimMessage(db, renewal.messageId, "renew", at))) return undefined;
   const inserted = await db
     .insertInto("consent_renewals")
     .values({
       id: `ren_${randomUUID()}`,
       phone: renewal.phone,
-      renewed_at: renewal.at ?? Date.now(),
+      renewed_at: at,
       channel: "sms",
       source: "workflow",
       message_id: renewal.messageId,

@@ -1,3 +1,4 @@
+import { forgetConsents } from "@/tests/support/lead-rows";
 import { describe, expect, it } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
@@ -29,8 +30,7 @@ function random(seed: number) {
 describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in SQL on %s", (engine) => {
   it("give every number the standing consentStandings gives it, over 120 random histories", async () => {
     const store = await engines(engine);
-    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
-      await store.db.deleteFrom(table).execute();
+    await forgetConsents(store.db);
     const next = random(58);
     const base = Date.parse("2026-06-01T00:00:00Z");
     // Times from a small set, so equal times (a START at the sign-up's very millisecond) come up too.
@@ -99,8 +99,7 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
 
   it("filter by standing, by the whole number, by digits and among numbers; page by offset; count what is left", async () => {
     const store = await engines(engine);
-    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
-      await store.db.deleteFrom(table).execute();
+    await forgetConsents(store.db);
     const at = Date.parse("2026-11-20T10:00:00Z");
     const phones = ["+12125550101", "+12125550102", "+13105550103", "+13105550104"];
     for (const [i, phone] of phones.entries())
@@ -132,8 +131,7 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
 
   it("retention moves a number to the sign-up it keeps, and takes off the list a number it keeps none of", async () => {
     const store = await engines(engine);
-    for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings"] as const)
-      await store.db.deleteFrom(table).execute();
+    await forgetConsents(store.db);
     const at = Date.parse("2026-01-10T10:00:00Z");
     const [twice, once] = ["+12125550101", "+12125550102"];
     await recordConsent(store, { evidence: plainEvidence(twice!, disclosure), leadId: "lead-1", at, id: "con_first" });

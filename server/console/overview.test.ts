@@ -52,6 +52,7 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       "consents",
       "consent_revocations",
       "consent_standings",
+      "consent_messages",
       "leads",
     ] as const)
       await store.db.deleteFrom(table).execute();

@@ -1,3 +1,4 @@
+import { forgetConsents } from "@/tests/support/lead-rows";
 import { describe, expect, it } from "vitest";
 import { inTransaction, type Store } from "@/server/db/connect";
 import { forgetOldConsents, recordConsent } from "@/server/consent/consent-store";
@@ -14,8 +15,8 @@ const engines = setupBothEngines();
 /** The file's database with no sign-up, consent or lead left by a test before. */
 async function open(engine: "sqlite" | "postgres") {
   const store = await engines(engine);
-  for (const table of ["consents", "consent_revocations", "consent_renewals", "consent_standings", "leads"] as const)
-    await store.db.deleteFrom(table).execute();
+  await forgetConsents(store.db);
+  await store.db.deleteFrom("leads").execute();
   return store;
 }
 

@@ -147,6 +147,9 @@ export type AlertStatesTable = {
 /** A limit's count in its window, where no Redis is set: `key` is sha256 of the limiter's name and the counted key. */
 export type LimitCountsTable = { key: string; points: number; expires_at: number };
 
+/** A workflow message's id, once, as the consent event it recorded (server/consent/consent-store.ts). */
+export type ConsentMessagesTable = { message_id: string; kind: "revoke" | "renew"; recorded_at: number };
+
 /** The rate limits' own key, made at random where no RATE_LIMIT_KEY_SECRET is set (server/rate-limit/limit-store.ts). */
 export type LimitKeysTable = { name: string; secret: string; created_at: number };
 
@@ -282,6 +285,7 @@ export type Database = {
   alert_states: AlertStatesTable;
   limit_counts: LimitCountsTable;
   limit_keys: LimitKeysTable;
+  consent_messages: ConsentMessagesTable;
   invitation_waves: InvitationWavesTable;
   invitations: InvitationsTable;
   invitation_pace: InvitationPaceTable;

@@ -55,6 +55,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0010-console",
       "0011-console-reads",
       "0012-limit-keys",
+      "0013-consent-messages",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -69,6 +70,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0010-console",
       "0011-console-reads",
       "0012-limit-keys",
+      "0013-consent-messages",
     ]);
   });
 

@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Store } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
+import { processWide } from "@/server/process-wide";
 
 /** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = ["operator_activity"] as const satisfies readonly (keyof Database)[];
@@ -37,11 +38,16 @@ export type Activity = {
   rows?: number | null;
 };
 
+// Lines of one millisecond keep the order they were written in (the page breaks a tie by the id): each id starts
+// with this process's count of the lines it wrote, fixed-width so that the ids sort as the count does.
+const written = processWide("activity-lines", () => ({ count: 0 }));
+
 export async function insertActivity({ db }: Store, { at = Date.now(), ...activity }: Activity & { at?: number }) {
+  written.count += 1;
   await db
     .insertInto("operator_activity")
     .values({
-      id: `act_${randomUUID()}`,
+      id: `act_${written.count.toString(36).padStart(8, "0")}_${randomUUID()}`,
       at,
       actor: activity.actor,
       via: activity.via,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
-import { activityPage, cursorOf, forgetActivity } from "./activity-store";
+import { activityPage, cursorOf, forgetActivity, insertActivity, type ActivityCursor } from "./activity-store";
 import {
   CHALLENGE_TTL_MS,
   LINK_TTL_MS,
@@ -161,6 +161,23 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect(await forgetExpiredAccess(store, now)).toBe(3);
     expect(await sessionOperator(store, kept, now)).toBeDefined();
     expect(await forgetExpiredAccess(store, now + LINK_TTL_MS)).toBe(2);
+  });
+
+  it("list the log's lines of one millisecond newest first, in the order they were written, page after page", async () => {
+    const store = await open(engine);
+    await forgetActivity(store, Number.MAX_SAFE_INTEGER);
+    const at = 7_000;
+    const subjects = Array.from({ length: 12 }, (_, i) => `wave-${i}`);
+    for (const subject of subjects)
+      await insertActivity(store, { ...commandActor, action: "wave sent", subject, rows: 1, at });
+    const seen: string[] = [];
+    let after: ActivityCursor | undefined;
+    for (let page = 0; page < 4; page += 1) {
+      const lines = await activityPage(store, { limit: 5, ...(after ? { after } : {}) });
+      seen.push(...lines.map((line) => line.subject!));
+      after = lines.at(-1);
+    }
+    expect(seen).toStrictEqual(subjects.toReversed());
   });
 
   it("log each action once, with its actor and no one's number, and keep the last owner from the console", async () => {

@@ -55,6 +55,7 @@ export async function forgetSignups() {
     "consents",
     "consent_revocations",
     "consent_renewals",
+    "consent_messages",
     "lead_attempts",
     "leads",
     "limit_counts",

@@ -57,3 +57,16 @@ export function leadsTable(target: { dataDir: string } | { databaseUrl: string }
     close: () => db.destroy(),
   };
 }
+
+/** Every consent table, emptied: a test's numbers start with no record, no event and no claimed message. */
+export const consentTables = [
+  "consents",
+  "consent_revocations",
+  "consent_renewals",
+  "consent_standings",
+  "consent_messages",
+] as const satisfies readonly (keyof Database)[];
+
+export async function forgetConsents(db: Kysely<Database>) {
+  for (const table of consentTables) await db.deleteFrom(table).execute();
+}

@@ -11,6 +11,7 @@ import invitationReach from "./0009-invitation-reach.json";
 import console_ from "./0010-console.json";
 import consoleReads from "./0011-console-reads.json";
 import limitKeys from "./0012-limit-keys.json";
+import consentMessages from "./0013-consent-messages.json";
 import { migrationOf, type MigrationPlan } from "./plan";
 
 /** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -27,6 +28,7 @@ export const plans: Record<string, MigrationPlan> = {
   "0010-console": console_,
   "0011-console-reads": consoleReads,
   "0012-limit-keys": limitKeys,
+  "0013-consent-messages": consentMessages,
 };
 
 /**

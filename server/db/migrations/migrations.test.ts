@@ -105,6 +105,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
       "operator_activity",
       "consent_standings",
       "limit_keys",
+      "consent_messages",
     ]);
     expect(tables.find(({ name }) => name === "lead_attempts")).toStrictEqual({
       name: "lead_attempts",

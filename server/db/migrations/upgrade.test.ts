@@ -1,6 +1,7 @@
 import { Migrator, type Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { invitedAmong } from "@/server/invitations/invitation-store";
+import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { migrations } from "./index";
 
@@ -124,6 +125,61 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with sig
         { phone: "+12125550003", first_at: 1_000, first_id: "con_c1", state: "in force" },
         { phone: "+12125550004", first_at: 1_000, first_id: "con_d", state: "in force" },
       ]);
+    },
+    MIGRATING_MS,
+  );
+});
+
+describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with consent calls", (engine) => {
+  it(
+    "to 0013 claims every message id already recorded, each once, so a replay after the upgrade is still a replay",
+    async () => {
+      const { store, migrator, undone, db } = await takenBackTo(engine, "0012-limit-keys");
+      expect(undone.at(-1)).toBe("0013-consent-messages");
+      for (const table of ["consent_revocations", "consent_renewals"]) await db.deleteFrom(table).execute();
+      const revocation = (id: string, messageId: string | null, at: number) => ({
+        id,
+        phone: "+12125550100",
+        revoked_at: at,
+        channel: messageId ? "sms" : "other",
+        source: messageId ? "workflow" : "operator",
+        message_id: messageId,
+      });
+      await db
+        .insertInto("consent_revocations")
+        .values([revocation("rev_1", "SM1", 10), revocation("rev_2", null, 20), revocation("rev_3", "SM3", 30)])
+        .execute();
+      const renewal = (id: string, messageId: string, at: number) => ({
+        id,
+        phone: "+12125550100",
+        renewed_at: at,
+        channel: "sms",
+        source: "workflow",
+        message_id: messageId,
+      });
+      // SM3 both ways, as the code before 0013 could let through: kept once, as the revocation it was first.
+      await db
+        .insertInto("consent_renewals")
+        .values([renewal("ren_1", "SM2", 15), renewal("ren_3", "SM3", 35)])
+        .execute();
+
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const claimed = await store.db
+        .selectFrom("consent_messages")
+        .select(["message_id", "kind", "recorded_at"])
+        .orderBy("message_id")
+        .execute();
+      expect(claimed.map((row) => ({ ...row, recorded_at: Number(row.recorded_at) }))).toStrictEqual([
+        { message_id: "SM1", kind: "revoke", recorded_at: 10 },
+        { message_id: "SM2", kind: "renew", recorded_at: 15 },
+        { message_id: "SM3", kind: "revoke", recorded_at: 30 },
+      ]);
+      // A call replayed after the upgrade records nothing, whichever route it comes to.
+      expect(await renewConsent(store, { phone: "+12125550100", messageId: "SM1" })).toMatchObject({ recorded: false });
+      expect(
+        await revokeConsent(store, { phone: "+12125550100", channel: "sms", source: "workflow", messageId: "SM2" }),
+      ).toMatchObject({ recorded: false });
     },
     MIGRATING_MS,
   );
