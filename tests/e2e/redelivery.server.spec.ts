@@ -132,7 +132,10 @@ test("a SIGKILL in the middle of a pass loses nothing, and the lead is sent agai
   const table = leadsTable({ dataDir });
   const prefix = `Killed ${process.pid}`;
   const ids = await table.addDue(3, prefix);
-  await expect.poll(() => receiver.withName(prefix).length).toBe(3);
+  // The first pass of a server just started: it polls every 200 ms once its modules are loaded, which under CI's
+  // load (both lines side by side) took longer than the default 5 s once (the CI of 02956fa).
+  const firstPass = { timeout: 30_000 };
+  await expect.poll(() => receiver.withName(prefix).length, firstPass).toBe(3);
   const claims = await table.db.selectFrom("leads").select(["id", "claimed_until"]).where("id", "in", ids).execute();
   expect(claims.every((row) => typeof row.claimed_until === "number")).toBe(true);
   const claimedUntil = Math.min(...claims.map((row) => row.claimed_until!));
@@ -142,7 +145,7 @@ test("a SIGKILL in the middle of a pass loses nothing, and the lead is sent agai
   // The restarted server is up and polling while the claims hold: it delivers a lead due now.
   const restarted = await start();
   const [control] = await table.addDue(1, `Control ${process.pid}`);
-  await expect.poll(() => table.states([control!])).toStrictEqual(["delivered"]);
+  await expect.poll(() => table.states([control!]), firstPass).toStrictEqual(["delivered"]);
   const controlDelivery = acknowledged(`Control ${process.pid}`)[0]!;
   expect(controlDelivery.at).toBeLessThan(claimedUntil);
 
