@@ -266,7 +266,7 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
   const [consents, renewals, revocations] = await Promise.all([
     db
       .selectFrom("consents")
-      .select(["id", "phone", "consented_at as at", "puts_in_force"])
+      .select(["id", "phone", "consented_at as at", "puts_in_force", "disclosure_version"])
       .$if(phones !== undefined, (query) => query.where("phone", "in", phones!))
       .execute(),
     db
@@ -289,15 +289,18 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
     found.firstAt = Math.min(found.firstAt, at);
     return found;
   };
-  // A START counts only from a number that signed up on the web before it: a stranger's is evidence, never consent.
-  const signedUpAt = new Map<string, number>();
-  const firstSignup = new Map<string, string>();
-  for (const row of consents)
-    if (Number(row.at) < (signedUpAt.get(row.phone) ?? Infinity)) {
-      signedUpAt.set(row.phone, Number(row.at));
-      firstSignup.set(row.phone, row.id);
-    }
-  const signedRenewals = renewals.filter((row) => (signedUpAt.get(row.phone) ?? Infinity) <= Number(row.at));
+  // A START counts only from a number with a web sign-up's record before it (one that put consent in force, or one
+  // kept as evidence after a STOP): a stranger's START, or one from a number whose only record is the upgrade's tie to
+  // a lead older than consent records, is evidence, never consent.
+  const recordedAt = new Map<string, number>();
+  const firstSignup = new Map<string, { id: string; at: number }>();
+  for (const row of consents) {
+    const at = Number(row.at);
+    if (at < (firstSignup.get(row.phone)?.at ?? Infinity)) firstSignup.set(row.phone, { id: row.id, at });
+    if (row.disclosure_version !== unrecordedDisclosure.version && at < (recordedAt.get(row.phone) ?? Infinity))
+      recordedAt.set(row.phone, at);
+  }
+  const signedRenewals = renewals.filter((row) => (recordedAt.get(row.phone) ?? Infinity) <= Number(row.at));
   // A number's latest consent of either kind: a sign-up that puts it in force, or a START.
   const given = [...consents.filter((row) => row.puts_in_force === 1), ...signedRenewals];
   for (const row of consents) standing(row.phone, Number(row.at));
@@ -318,7 +321,7 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
         state: found.state,
         firstAt: found.firstAt,
         ...(found.recordId ? { recordId: found.recordId } : {}),
-        ...(firstSignup.has(phone) ? { signupId: firstSignup.get(phone)! } : {}),
+        ...(firstSignup.has(phone) ? { signupId: firstSignup.get(phone)!.id } : {}),
       },
     ]),
   );
@@ -329,7 +332,8 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
  * while its latest consent (a web sign-up that puts it in force, or a START
  * from the phone) is later than its latest revocation. A web sign-up after a
  * revocation is evidence only and changes nothing, and so is a START from a
- * number that had not signed up on the web before it. A number with no record
+ * number with no web sign-up's record before it (none at all, or only the
+ * upgrade's tie to a lead older than consent records). A number with no record
  * (a lead older than consent records, or one whose records retention
  * removed) is missing from the map, or "none" when only the upgrade's tie
  * names it. Every number on record when `phones` is not given.
@@ -355,12 +359,13 @@ function standingsSql(phones: readonly string[] | undefined) {
   return sql`
     with signup as (
       select phone, min(consented_at) as first_at,
-        max(case when puts_in_force = 1 then consented_at end) as given_at
+        max(case when puts_in_force = 1 then consented_at end) as given_at,
+        min(case when disclosure_version <> ${unrecordedDisclosure.version} then consented_at end) as recorded_at
       from consents where ${named} group by phone
     ),
     renewed as (
       select r.phone, max(r.renewed_at) as at
-      from consent_renewals r join signup s on s.phone = r.phone and r.renewed_at >= s.first_at
+      from consent_renewals r join signup s on s.phone = r.phone and r.renewed_at >= s.recorded_at
       group by r.phone
     ),
     revoked as (

@@ -1,6 +1,6 @@
 import "server-only";
 import { consentFieldNames } from "@/lib/forms/consent";
-import { escapeControls } from "@/server/escape-controls";
+import { escapeControls } from "@/server/escape-controls.mjs";
 import { siteHosts } from "@/server/site-settings";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";

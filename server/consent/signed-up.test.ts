@@ -4,7 +4,9 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import {
   consentStandings,
+  consentStates,
   forgetOldConsents,
+  linkUnrecordedLead,
   rebuildStandings,
   recordConsent,
   recordRenewal,
@@ -40,7 +42,8 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
       const events = 1 + Math.floor(next() * 5);
       for (let e = 0; e < events; e += 1) {
         const kind = next();
-        if (kind < 0.35)
+        if (kind < 0.08) await linkUnrecordedLead(store, { phone, leadId: `lead-${i}-${e}`, at: when() });
+        else if (kind < 0.35)
           await recordConsent(store, {
             evidence: plainEvidence(phone, disclosure),
             leadId: `lead-${i}-${e}`,
@@ -129,13 +132,21 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
     expect(await page({ digits: "999" })).toStrictEqual({ total: 0, rows: [] });
   });
 
-  it("retention moves a number to the sign-up it keeps, and takes off the list a number it keeps none of", async () => {
+  it("retention moves a number to the sign-up it keeps, and takes out of force and off the list a number it keeps none of", async () => {
     const store = await engines(engine);
     await forgetConsents(store.db);
     const at = Date.parse("2026-01-10T10:00:00Z");
-    const [twice, once] = ["+12125550101", "+12125550102"];
+    const [twice, once, renewed] = ["+12125550101", "+12125550102", "+12125550103"];
     await recordConsent(store, { evidence: plainEvidence(twice!, disclosure), leadId: "lead-1", at, id: "con_first" });
     await recordConsent(store, { evidence: plainEvidence(once!, disclosure), leadId: "lead-2", at });
+    // A number that signed up again later, in force both times: the later record keeps it in force.
+    await recordConsent(store, { evidence: plainEvidence(renewed!, disclosure), leadId: "lead-4", at });
+    await recordConsent(store, {
+      evidence: plainEvidence(renewed!, disclosure),
+      leadId: "lead-4",
+      at: at + 3 * DAY_MS,
+      id: "con_later",
+    });
     await recordRevocation(store, { phone: twice!, channel: "sms", source: "workflow", at: at + DAY_MS });
     await recordConsent(store, {
       evidence: plainEvidence(twice!, disclosure),
@@ -148,15 +159,56 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
     expect(await listed()).toStrictEqual([
       { phone: twice, key: "con_first", signedUpAt: at, state: "revoked" },
       { phone: once, key: expect.stringMatching(/^con_/), signedUpAt: at, state: "in force" },
+      { phone: renewed, key: expect.stringMatching(/^con_/), signedUpAt: at, state: "in force" },
     ]);
 
     await forgetOldConsents(store, at + 2 * DAY_MS);
-    // Its STOP went with its first sign-up; the evidence-only sign-up left puts nothing in force.
+    // Its STOP went with its first sign-up; the evidence-only sign-up left puts nothing in force. The number whose
+    // only record went is no longer in force: no proof is left to text it on (docs/operating.md).
     expect(await listed()).toStrictEqual([
       { phone: twice, key: "con_again", signedUpAt: at + 5 * DAY_MS, state: "none" },
+      { phone: renewed, key: "con_later", signedUpAt: at + 3 * DAY_MS, state: "in force" },
     ]);
     expect(await consentStandings(store)).toStrictEqual(
-      new Map([[twice, { state: "none", firstAt: at + 5 * DAY_MS, signupId: "con_again" }]]),
+      new Map([
+        [twice, { state: "none", firstAt: at + 5 * DAY_MS, signupId: "con_again" }],
+        [renewed, { state: "in force", firstAt: at + 3 * DAY_MS, recordId: "con_later", signupId: "con_later" }],
+      ]),
     );
+    expect(await consentStates(store, [once!])).toStrictEqual(new Map([[once, "none"]]));
+  });
+  it("count a START after a web sign-up's record, evidence only included, and never after the upgrade's tie alone", async () => {
+    const store = await engines(engine);
+    await forgetConsents(store.db);
+    const at = Date.parse("2026-02-10T10:00:00Z");
+    const [tied, evidenceOnly, signedUp] = ["+12125550121", "+12125550122", "+12125550123"];
+    // A lead older than consent records: the upgrade ties it to its number, which then texts STOP and START.
+    await linkUnrecordedLead(store, { phone: tied!, leadId: "lead-old", at });
+    // A STOP from a number that had not signed up, its web sign-up after it (evidence only), then its START.
+    await recordRevocation(store, { phone: evidenceOnly!, channel: "sms", source: "workflow", at });
+    await recordConsent(store, {
+      evidence: plainEvidence(evidenceOnly!, disclosure),
+      leadId: "lead-evidence",
+      at: at + 1_000,
+      putsInForce: false,
+    });
+    // A sign-up, its STOP, its START.
+    await recordConsent(store, { evidence: plainEvidence(signedUp!, disclosure), leadId: "lead-web", at });
+    for (const phone of [tied!, signedUp!])
+      await recordRevocation(store, { phone, channel: "sms", source: "workflow", at: at + 1_000 });
+    for (const [n, phone] of [tied!, evidenceOnly!, signedUp!].entries())
+      await recordRenewal(store, { phone, messageId: `start-${n}`, at: at + 2_000 });
+
+    const states = new Map([...(await consentStandings(store))].map(([phone, standing]) => [phone, standing.state]));
+    expect(states).toStrictEqual(
+      new Map([
+        [tied, "revoked"],
+        [evidenceOnly, "in force"],
+        [signedUp, "in force"],
+      ]),
+    );
+    // The stored standings, worked out in SQL, say the same.
+    const { rows } = await signedUpPage(store, { filter: {}, offset: 0, limit: 50 });
+    expect(new Map(rows.map((row) => [row.phone, row.state]))).toStrictEqual(states);
   });
 });

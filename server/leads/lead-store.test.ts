@@ -56,6 +56,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0011-console-reads",
       "0012-limit-keys",
       "0013-consent-messages",
+      "0014-start-needs-a-record",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -71,6 +72,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0011-console-reads",
       "0012-limit-keys",
       "0013-consent-messages",
+      "0014-start-needs-a-record",
     ]);
   });
 

@@ -184,3 +184,85 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with con
     MIGRATING_MS,
   );
 });
+
+describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with STARTs", (engine) => {
+  it(
+    "to 0014 takes out of force a number whose START followed only the upgrade's tie, and keeps one a web sign-up's record backs",
+    async () => {
+      const { store, migrator, undone, db } = await takenBackTo(engine, "0013-consent-messages");
+      expect(undone.at(-1)).toBe("0014-start-needs-a-record");
+      for (const table of ["consent_standings", "consent_renewals", "consent_revocations", "consents"])
+        await db.deleteFrom(table).execute();
+      for (const version of ["unrecorded", "v1"])
+        await db
+          .insertInto("disclosures")
+          .values({ version, text: version, first_recorded_at: 1 })
+          .onConflict((conflict) => conflict.column("version").doNothing())
+          .execute();
+      const [tied, recorded] = ["+12125550110", "+12125550111"];
+      const consent = (id: string, phone: string, version: string, putsInForce: number, at: number) => ({
+        id,
+        phone,
+        consented_at: at,
+        ip: null,
+        user_agent: null,
+        page_url: null,
+        javascript: 0,
+        lead_id: `lead_${id}`,
+        disclosure_version: version,
+        puts_in_force: putsInForce,
+      });
+      await db
+        .insertInto("consents")
+        .values([consent("con_unrecorded_a", tied!, "unrecorded", 0, 10), consent("con_b", recorded!, "v1", 1, 10)])
+        .execute();
+      await db
+        .insertInto("consent_revocations")
+        .values(
+          [tied!, recorded!].map((phone, at) => ({
+            id: `rev_${at}`,
+            phone,
+            revoked_at: 20,
+            channel: "sms",
+            source: "workflow",
+            message_id: `SMr${at}`,
+          })),
+        )
+        .execute();
+      await db
+        .insertInto("consent_renewals")
+        .values(
+          [tied!, recorded!].map((phone, at) => ({
+            id: `ren_${at}`,
+            phone,
+            renewed_at: 30,
+            channel: "sms",
+            source: "workflow",
+            message_id: `SMs${at}`,
+          })),
+        )
+        .execute();
+      // As the rule before 0014 stored them: both STARTs counted.
+      await db
+        .insertInto("consent_standings")
+        .values([
+          { phone: tied, first_at: 10, first_id: "con_unrecorded_a", state: "in force" },
+          { phone: recorded, first_at: 10, first_id: "con_b", state: "in force" },
+        ])
+        .execute();
+
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const rows = await store.db
+        .selectFrom("consent_standings")
+        .select(["phone", "first_id", "state"])
+        .orderBy("phone")
+        .execute();
+      expect(rows).toStrictEqual([
+        { phone: tied, first_id: "con_unrecorded_a", state: "revoked" },
+        { phone: recorded, first_id: "con_b", state: "in force" },
+      ]);
+    },
+    MIGRATING_MS,
+  );
+});
