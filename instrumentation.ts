@@ -3,7 +3,7 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // One JSON object per line, Next's own errors included (under `next dev`, its own readable lines).
   if (process.env.NODE_ENV === "production") {
-    const { jsonFrameworkLogs } = await import("./server/framework-log");
+    const { jsonFrameworkLogs } = await import("./server/framework-log.mjs");
     jsonFrameworkLogs();
   }
   // Every page Next sends whole starts its scripts after the first paint, those

@@ -3,7 +3,7 @@ import "./load-env";
 import { readEnv } from "@/server/env";
 import { copyDatabase, copiedTables, type Side } from "./db-copy-command";
 import { databaseLine } from "./database-line";
-import { escapeControls } from "@/server/escape-controls";
+import { escapeControls } from "@/server/escape-controls.mjs";
 
 const env = readEnv();
 const args = process.argv.slice(2);

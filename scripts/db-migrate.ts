@@ -8,7 +8,7 @@ import "./load-env";
 import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { databaseLine } from "./database-line";
-import { escapeControls } from "@/server/escape-controls";
+import { escapeControls } from "@/server/escape-controls.mjs";
 
 const env = readEnv();
 console.error(databaseLine(env));

@@ -1,20 +1,29 @@
 // @ts-check
+import { formatWithOptions } from "node:util";
+import { logLine } from "../server/escape-controls.mjs";
+
+/** @typedef {{ event: "exit_work_failed", task: string, message: string } | { event: "exit_work_unfinished", limitMs: number }} ExitWorkLine */
+
+/** @param {ExitWorkLine} fields */
+const logError = (fields) => console.error(logLine("error", fields));
+
 /**
  * What `npm start` runs once it has stopped taking connections: the work the
  * app registered for its exit (server/shutdown.ts), one after the other, each
- * awaited, a failing one logged and the rest run all the same; the whole
+ * awaited, a failing one logged (one JSON line, as every line of the server)
+ * and the rest run all the same; the whole
  * within `limitMs`, past which the process exits anyway.
  * @param {Iterable<[string, () => Promise<unknown>]>} tasks
- * @param {{ limitMs: number, log?: (line: string, error?: unknown) => void }} options
+ * @param {{ limitMs: number, log?: (fields: ExitWorkLine) => void }} options
  * @returns {Promise<boolean>} whether it all finished within the limit
  */
-export async function runExitWork(tasks, { limitMs, log = console.error }) {
+export async function runExitWork(tasks, { limitMs, log = logError }) {
   const all = (async () => {
     for (const [name, task] of tasks) {
       try {
         await task();
       } catch (error) {
-        log(`exit work ${name} failed:`, error);
+        log({ event: "exit_work_failed", task: name, message: formatWithOptions({ colors: false }, error) });
       }
     }
     return true;
@@ -24,6 +33,6 @@ export async function runExitWork(tasks, { limitMs, log = console.error }) {
   const limit = new Promise((resolve) => (timer = setTimeout(() => resolve(false), limitMs)));
   const finished = /** @type {boolean} */ (await Promise.race([all, limit]));
   clearTimeout(timer);
-  if (!finished) log(`exit work not finished after ${limitMs} ms`);
+  if (!finished) log({ event: "exit_work_unfinished", limitMs });
   return finished;
 }

@@ -1,4 +1,4 @@
-import { escapeControls, escapeControlsInJson } from "@/server/escape-controls";
+import { escapeControls, escapeControlsInJson } from "@/server/escape-controls.mjs";
 
 /** JSON text a command prints or exports: see escapeControlsInJson. */
 export const jsonSafe = escapeControlsInJson;

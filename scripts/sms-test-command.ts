@@ -14,7 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
-import { escapeControls } from "@/server/escape-controls";
+import { escapeControls } from "@/server/escape-controls.mjs";
 import { incomingSmsFields, postIncomingSms } from "./twilio-inbound";
 
 export const usage = `Usage:

@@ -32,19 +32,33 @@ import { readFileSync } from "node:fs";
 import { createServer, STATUS_CODES } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { formatWithOptions, parseArgs } from "node:util";
+import { logLine } from "../server/escape-controls.mjs";
+import { jsonFrameworkLogs } from "../server/framework-log.mjs";
 import { EVERY_PATH } from "../server/http/every-path.mjs";
 import { actionPagesOf, allowOf, bodyVerdict, optionsAllow, pathOf } from "../server/http/request-bodies.mjs";
 import { runExitWork } from "./exit-work.mjs";
 
 const started = performance.now();
+// Every line this process prints is one JSON object, from the first: Next's own ("Running next.config.ts") included.
+jsonFrameworkLogs();
+
+/**
+ * One of this server's own lines, as the app writes its own (server/log.ts): one JSON object, every control, format,
+ * separator and astral character escaped, so the log drain reads one event per line and gets the text back.
+ * @param {"info" | "error"} level @param {Record<string, unknown>} fields
+ */
+const say = (level, fields) => (level === "error" ? console.error : console.info)(logLine(level, fields));
+/** What a caught value says, an error with its stack, for a line's `message`. @param {unknown} error */
+const told = (error) => formatWithOptions({ colors: false }, error);
+
 process.env.NODE_ENV ||= "production";
 const { values } = parseArgs({
   options: { port: { type: "string", short: "p" }, hostname: { type: "string", short: "H" } },
 });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-  console.error(`Invalid port: ${values.port ?? process.env.PORT}`);
+  say("error", { event: "start_refused", reason: "port", port: String(values.port ?? process.env.PORT) });
   process.exit(1);
 }
 const hostname = values.hostname;
@@ -181,12 +195,21 @@ function serve(request, response, expectsContinue = false) {
   const setHeader = response.setHeader.bind(response);
   response.setHeader = (name, value) =>
     setHeader(name, Array.isArray(value) && name.toLowerCase() === "allow" ? value.join(", ") : value);
-  // An Upgrade is served as a plain request (above), and its connection not kept.
+  // An Upgrade is served as a plain request (above), and its connection not kept. Nor is one whose answer comes before
+  // its body was read whole (a route's 413 past its limit, a 404 that reads nothing): Node would read the rest of the
+  // body on, to the end, before the connection could serve another request.
   if (request.headers.upgrade !== undefined) response.setHeader("Connection", "close");
+  const writeHead = response.writeHead.bind(response);
+  response.writeHead = /** @type {typeof response.writeHead} */ (
+    (/** @type {number} */ status, /** @type {any[]} */ ...rest) => {
+      if (status === 413 || !request.complete) response.setHeader("Connection", "close");
+      return writeHead(status, ...rest);
+    }
+  );
   // Set on every request, over anything a client sent under that name.
   request.headers[header] = request.socket.remoteAddress ?? "";
   handle(request, response).catch((/** @type {unknown} */ error) => {
-    console.error(error);
+    say("error", { event: "request_failed", message: told(error) });
     const failed = plainAnswer(500, "Internal Server Error");
     if (!response.headersSent) response.writeHead(failed.status, failed.headers);
     response.end(failed.text);
@@ -229,9 +252,13 @@ function stop() {
   if (stopping) return;
   stopping = true;
   server.close(async (error) => {
-    if (error) console.error(error);
+    if (error) say("error", { event: "stop_failed", step: "connections", message: told(error) });
     const unfinished = !(await runExitWork(exitTasks(), { limitMs: EXIT_WORK_MS }));
-    await app.close().catch((/** @type {unknown} */ closing) => console.error(closing));
+    await app
+      .close()
+      .catch((/** @type {unknown} */ closing) =>
+        say("error", { event: "stop_failed", step: "next", message: told(closing) }),
+      );
     process.exit(error || unfinished ? 1 : 0);
   });
 }
@@ -239,11 +266,12 @@ process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
 
 server.on("error", (error) => {
-  console.error(error.message);
+  say("error", { event: "listen_failed", message: error.message });
   process.exit(1);
 });
 server.listen(port, hostname, () => {
   const address = server.address();
   const shown = typeof address === "object" && address ? address.port : port;
-  console.log(`Ready in ${Math.round(performance.now() - started)}ms on http://${hostname ?? "localhost"}:${shown}`);
+  const url = `http://${hostname ?? "localhost"}:${shown}`;
+  say("info", { event: "ready", message: `Ready in ${Math.round(performance.now() - started)}ms on ${url}`, url });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeControls, escapeControlsInJson } from "./escape-controls";
+import { escapeControls, escapeControlsInJson } from "./escape-controls.mjs";
 
 // One of each kind of character a log line may be handed, by what Unicode calls it.
 const samples = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonFrameworkLogs } from "./framework-log";
+import { jsonFrameworkLogs } from "./framework-log.mjs";
 
 /** A console whose lines are kept: what each method wrote. */
 function keptConsole() {
@@ -49,5 +49,20 @@ describe("jsonFrameworkLogs", () => {
     target.warn({ time: 1 });
     target.error("failed:", { status: 500 });
     expect(lines.map(([, line]) => JSON.parse(line).message)).toStrictEqual(["{ time: 1 }", "failed: { status: 500 }"]);
+  });
+
+  it("wraps a console once, however often it is installed (npm start, then instrumentation.ts), and drops colour codes", () => {
+    const { lines, target } = keptConsole();
+    jsonFrameworkLogs(target);
+    jsonFrameworkLogs(target);
+    target.log("\u001b[32m\u001b[1m✓\u001b[22m\u001b[39m Running next.config.ts took 35ms");
+    expect(lines).toHaveLength(1);
+    // Without the colour codes Next wrote around its words; any other escape stays, escaped.
+    expect(JSON.parse(lines[0]![1])).toMatchObject({
+      event: "framework",
+      message: "✓ Running next.config.ts took 35ms",
+    });
+    target.error("\u001b[2J cleared");
+    expect(JSON.parse(lines[1]![1])).toMatchObject({ message: "\u001b[2J cleared" });
   });
 });

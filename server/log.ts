@@ -1,5 +1,5 @@
 import "server-only";
-import { escapeControlsInJson } from "@/server/escape-controls";
+import { logLine } from "@/server/escape-controls.mjs";
 
 type Level = "info" | "warn" | "error";
 
@@ -12,7 +12,7 @@ type Level = "info" | "warn" | "error";
  * JSON reader gets the same values back.
  */
 export function logEvent(level: Level, fields: Record<string, unknown>) {
-  const line = escapeControlsInJson(JSON.stringify({ time: new Date().toISOString(), level, ...fields }));
+  const line = logLine(level, fields);
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
   else console.info(line);

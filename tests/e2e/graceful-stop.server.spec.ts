@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createConnection } from "node:net";
+import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { leadsTable } from "../support/lead-rows";
@@ -156,6 +156,64 @@ test("SIGTERM while a redelivery pass waits 4 s on the receiver: the attempt is 
     await Promise.all(servers.map((server) => server.stop()));
     await opened?.close();
     await receiver.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** `npm start`'s server (scripts/start.mjs) run to its end: its exit code, and every line it printed. */
+function startToEnd(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; lines: string[] }>((resolve) => {
+    const child = spawn(process.execPath, [path.join(process.cwd(), "scripts", "start.mjs"), ...args], { env });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("close", (code) => resolve({ code, lines: output.split("\n").filter(Boolean) }));
+  });
+}
+
+test("npm start's own lines are JSON, one event each: ready, a port taken, a port that is none", async () => {
+  test.setTimeout(60_000);
+  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-start-lines-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
+    DATA_DIR: dataDir,
+  };
+  const taken = createServer();
+  const port = await freePort();
+  await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+  const server = await startNextServer({ DATA_DIR: dataDir });
+  try {
+    // The working twin: a server that starts says so in a JSON line, with where it listens.
+    const ready = server
+      .output()
+      .split("\n")
+      .find((line) => line.includes("Ready in"));
+    expect(JSON.parse(ready!)).toMatchObject({ level: "info", event: "ready", url: server.url });
+
+    const busy = await startToEnd(["--hostname", "127.0.0.1", "--port", String(port)], env);
+    expect(busy.code).toBe(1);
+    const events = busy.lines.map((line) => JSON.parse(line) as { event: string; level: string; message?: string });
+    expect(events.at(-1)).toMatchObject({
+      level: "error",
+      event: "listen_failed",
+      message: expect.stringContaining("EADDRINUSE"),
+    });
+
+    const none = await startToEnd(["--port", "99999"], env);
+    expect(none).toStrictEqual({
+      code: 1,
+      lines: [
+        expect.stringMatching(
+          /^\{"time":"[^"]+","level":"error","event":"start_refused","reason":"port","port":"99999"\}$/,
+        ),
+      ],
+    });
+  } finally {
+    await server.stop();
+    await new Promise((resolve) => taken.close(resolve));
     await rm(dataDir, { recursive: true, force: true });
   }
 });

@@ -138,7 +138,7 @@ const residentMiB = () => {
  * written by then, and the status.
  */
 function streamToRevoke(totalBytes: number, pathname = "/api/consent/revoke") {
-  return new Promise<{ status: number; written: number }>((resolve, reject) => {
+  return new Promise<{ status: number; written: number; connection?: string }>((resolve, reject) => {
     let written = 0;
     let answered = false;
     const request = httpRequest(`${server.url}${pathname}`, {
@@ -148,7 +148,7 @@ function streamToRevoke(totalBytes: number, pathname = "/api/consent/revoke") {
     request.on("response", (response) => {
       answered = true;
       response.resume();
-      resolve({ status: response.statusCode ?? 0, written });
+      resolve({ status: response.statusCode ?? 0, written, connection: response.headers.connection });
       request.destroy();
     });
     request.on("error", (error) => (answered ? undefined : reject(error)));
@@ -168,7 +168,7 @@ test("a chunked 10 MB body to the revoke route is refused after a few KiB, and t
   test.setTimeout(120_000);
   // Its working twin: a body within the limit is read whole (and refused for its signature, not its size).
   const small = await streamToRevoke(2_048);
-  expect(small).toStrictEqual({ status: 401, written: 2_048 });
+  expect(small).toStrictEqual({ status: 401, written: 2_048, connection: "keep-alive" });
 
   const before = residentMiB();
   const answers = await Promise.all([streamToRevoke(10 << 20), streamToRevoke(10 << 20), streamToRevoke(10 << 20)]);
@@ -177,15 +177,51 @@ test("a chunked 10 MB body to the revoke route is refused after a few KiB, and t
     // The limit is 4 KiB. What the client wrote before the answer reached it depends on how the machine schedules
     // both sides (66,560 bytes was seen on a loaded one): a tenth of the body is far from a body read whole.
     expect(answer.written).toBeLessThanOrEqual(1 << 20);
+    // And the connection is not kept to read the rest: a client still sending is cut off.
+    expect(answer.connection).toBe("close");
   }
   expect(residentMiB() - before).toBeLessThan(20);
+  expect(await stillSendingAfter413()).toBe("closed by the server");
 });
+
+/**
+ * A chunked body to the revoke route that never ends, on a raw connection: once the 413 has come, whether the server
+ * closes the connection while the client keeps sending.
+ */
+function stillSendingAfter413() {
+  const { port } = new URL(server.url);
+  return new Promise<string>((resolve, reject) => {
+    let text = "";
+    const socket = connect(Number(port), "127.0.0.1", () => {
+      socket.write(
+        [
+          "POST /api/consent/revoke HTTP/1.1",
+          host(),
+          "Content-Type: application/json",
+          "Transfer-Encoding: chunked",
+          "",
+          "",
+        ].join("\r\n"),
+      );
+      const chunk = `400\r\n${"a".repeat(1_024)}\r\n`;
+      const pump = setInterval(() => socket.writable && socket.write(chunk), 5);
+      socket.on("close", () => {
+        clearInterval(pump);
+        resolve(text.startsWith("HTTP/1.1 413") ? "closed by the server" : `closed after: ${text.slice(0, 40)}`);
+      });
+    });
+    socket.on("data", (chunk) => (text += chunk.toString("latin1")));
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      ["ECONNRESET", "EPIPE"].includes(error.code ?? "") ? undefined : reject(error),
+    );
+  });
+}
 
 test("a body no route takes is answered 405 before it is read: 50 chunked 12 MiB posts to an unknown path leave memory flat", async () => {
   test.setTimeout(120_000);
   // Its working twins: the same path without a body is the not-found page, and the revoke route reads its body.
   expect((await fetch(`${server.url}/nope`, { method: "POST" })).status).toBe(404);
-  expect(await streamToRevoke(2_048)).toStrictEqual({ status: 401, written: 2_048 });
+  expect(await streamToRevoke(2_048)).toStrictEqual({ status: 401, written: 2_048, connection: "keep-alive" });
 
   const before = residentMiB();
   const answers = await Promise.all(Array.from({ length: 50 }, () => streamToRevoke(12 << 20, "/nope")));
@@ -212,7 +248,7 @@ test("a form's post over 64 KiB is 413 and one of no stated length 411, before a
   expect(tooLong.status).toBe(413);
   expect(tooLong.headers.connection).toBe("close");
   expect((await post({ "Transfer-Encoding": "chunked" })).status).toBe(411);
-  // A stack printed raw, or inside a JSON line (server/framework-log.ts).
+  // A stack printed raw, or inside a JSON line (server/framework-log.mjs).
   expect(server.output().slice(before)).not.toMatch(/(\n|\\n)\s+at /);
   // Its working twin: a post that says a length within the limit reaches Next (here an empty one, which it refuses).
   expect((await post({ "Content-Length": "0", Connection: "close" })).status).not.toBe(413);
@@ -421,7 +457,7 @@ test("a form's post from another site is 403 and changes nothing; OPTIONS names 
     ]);
   const foreign = await actionFrom("https://evil.example");
   expect(foreign.status).toBe(403);
-  // A stack printed raw, or inside a JSON line (server/framework-log.ts).
+  // A stack printed raw, or inside a JSON line (server/framework-log.mjs).
   expect(server.output().slice(before)).not.toMatch(/(\n|\\n)\s+at /);
   expect(server.output().slice(before)).not.toContain("Invalid Server Actions request");
   // Its working twin: the same post from the site's own page reaches Next (which knows no such action: 4xx, not 403).
