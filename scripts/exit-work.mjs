@@ -1,5 +1,5 @@
 // @ts-check
-import { formatWithOptions } from "node:util";
+import { format } from "node:util";
 import { logLine } from "../server/escape-controls.mjs";
 
 /** @typedef {{ event: "exit_work_failed", task: string, message: string } | { event: "exit_work_unfinished", limitMs: number }} ExitWorkLine */
@@ -23,7 +23,7 @@ export async function runExitWork(tasks, { limitMs, log = logError }) {
       try {
         await task();
       } catch (error) {
-        log({ event: "exit_work_failed", task: name, message: formatWithOptions({ colors: false }, error) });
+        log({ event: "exit_work_failed", task: name, message: format(error) });
       }
     }
     return true;

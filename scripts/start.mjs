@@ -32,7 +32,7 @@ import { readFileSync } from "node:fs";
 import { createServer, STATUS_CODES } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatWithOptions, parseArgs } from "node:util";
+import { format, parseArgs } from "node:util";
 import { logLine } from "../server/escape-controls.mjs";
 import { jsonFrameworkLogs } from "../server/framework-log.mjs";
 import { EVERY_PATH } from "../server/http/every-path.mjs";
@@ -50,7 +50,7 @@ jsonFrameworkLogs();
  */
 const say = (level, fields) => (level === "error" ? console.error : console.info)(logLine(level, fields));
 /** What a caught value says, an error with its stack, for a line's `message`. @param {unknown} error */
-const told = (error) => formatWithOptions({ colors: false }, error);
+const told = (error) => format(error);
 
 process.env.NODE_ENV ||= "production";
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 // @ts-check
-import { formatWithOptions } from "node:util";
+import { format } from "node:util";
 import { logLine } from "./escape-controls.mjs";
 
 /** @typedef {"error" | "warn" | "info" | "log"} Method */
@@ -36,7 +36,7 @@ export function jsonFrameworkLogs(target = console) {
     const write = target[method].bind(target);
     target[method] = (/** @type {unknown[]} */ ...args) => {
       if (isEventLine(args)) return write(...args);
-      const message = formatWithOptions({ colors: false }, ...args).replace(colours, "");
+      const message = format(...args).replace(colours, "");
       write(logLine(levels[method], { event: "framework", message }));
     };
   }

@@ -54,7 +54,10 @@ describe("jsonFrameworkLogs", () => {
   it("wraps a console once, however often it is installed (npm start, then instrumentation.ts), and drops colour codes", () => {
     const { lines, target } = keptConsole();
     jsonFrameworkLogs(target);
+    const wrapped = target.log;
     jsonFrameworkLogs(target);
+    // The second install leaves the first wrapper in place: no wrapper around a wrapper.
+    expect(target.log).toBe(wrapped);
     target.log("\u001b[32m\u001b[1m✓\u001b[22m\u001b[39m Running next.config.ts took 35ms");
     expect(lines).toHaveLength(1);
     // Without the colour codes Next wrote around its words; any other escape stays, escaped.

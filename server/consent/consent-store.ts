@@ -296,7 +296,10 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
   const firstSignup = new Map<string, { id: string; at: number }>();
   for (const row of consents) {
     const at = Number(row.at);
-    if (at < (firstSignup.get(row.phone)?.at ?? Infinity)) firstSignup.set(row.phone, { id: row.id, at });
+    const first = firstSignup.get(row.phone);
+    // The earliest, the smaller id breaking a tie, as the SQL orders them (standingsSql).
+    if (!first || at < first.at || (at === first.at && row.id < first.id))
+      firstSignup.set(row.phone, { id: row.id, at });
     if (row.disclosure_version !== unrecordedDisclosure.version && at < (recordedAt.get(row.phone) ?? Infinity))
       recordedAt.set(row.phone, at);
   }

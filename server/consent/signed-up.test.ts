@@ -79,6 +79,10 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
         ]),
       ),
     );
+    // consentStandings names the same first record, the smaller id breaking a tie of times as the SQL does.
+    expect(new Map(signedUp.map(([phone, standing]) => [phone, standing.signupId]))).toStrictEqual(
+      new Map(signedUp.map(([phone]) => [phone, firstRecord.get(phone)!.id])),
+    );
     // Newest sign-up first, the number breaking a tie.
     const order = rows.map((row) => [row.signedUpAt, row.phone] as const);
     expect(order).toStrictEqual(
@@ -181,7 +185,7 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
     const store = await engines(engine);
     await forgetConsents(store.db);
     const at = Date.parse("2026-02-10T10:00:00Z");
-    const [tied, evidenceOnly, signedUp] = ["+12125550121", "+12125550122", "+12125550123"];
+    const [tied, evidenceOnly, signedUp, sameMoment] = ["+12125550121", "+12125550122", "+12125550123", "+12125550124"];
     // A lead older than consent records: the upgrade ties it to its number, which then texts STOP and START.
     await linkUnrecordedLead(store, { phone: tied!, leadId: "lead-old", at });
     // A STOP from a number that had not signed up, its web sign-up after it (evidence only), then its START.
@@ -192,12 +196,26 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
       at: at + 1_000,
       putsInForce: false,
     });
-    // A sign-up, its STOP, its START.
+    // A START at the very millisecond of the evidence-only sign-up it follows counts too.
+    await recordRevocation(store, { phone: sameMoment!, channel: "sms", source: "workflow", at });
+    await recordConsent(store, {
+      evidence: plainEvidence(sameMoment!, disclosure),
+      leadId: "lead-same",
+      at: at + 2_000,
+      putsInForce: false,
+    });
+    // A sign-up, its STOP, its START, and an evidence-only record after it: the START counts from the first record.
     await recordConsent(store, { evidence: plainEvidence(signedUp!, disclosure), leadId: "lead-web", at });
     for (const phone of [tied!, signedUp!])
       await recordRevocation(store, { phone, channel: "sms", source: "workflow", at: at + 1_000 });
-    for (const [n, phone] of [tied!, evidenceOnly!, signedUp!].entries())
+    for (const [n, phone] of [tied!, evidenceOnly!, signedUp!, sameMoment!].entries())
       await recordRenewal(store, { phone, messageId: `start-${n}`, at: at + 2_000 });
+    await recordConsent(store, {
+      evidence: plainEvidence(signedUp!, disclosure),
+      leadId: "lead-web-later",
+      at: at + 3_000,
+      putsInForce: false,
+    });
 
     const states = new Map([...(await consentStandings(store))].map(([phone, standing]) => [phone, standing.state]));
     expect(states).toStrictEqual(
@@ -205,6 +223,7 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
         [tied, "revoked"],
         [evidenceOnly, "in force"],
         [signedUp, "in force"],
+        [sameMoment, "in force"],
       ]),
     );
     // The stored standings, worked out in SQL, say the same.

@@ -163,6 +163,8 @@ describe("pathOf", () => {
     // What it cannot read it leaves as it came.
     expect(pathOf("/%E0%A4%A")).toBe("/%E0%A4%A");
     expect(pathOf("*")).toBe("*");
+    // An absolute-form target no URL parser reads (a host left open) is its text before any query.
+    expect(pathOf("http://[::1/signup?x=1")).toBe("http://[::1/signup");
     expect(pathOf("sous.example:443")).toBe("sous.example:443");
   });
 });

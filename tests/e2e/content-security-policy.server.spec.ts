@@ -1,10 +1,14 @@
 import type { Page } from "@playwright/test";
 import { errorContent } from "@/components/errors/error-content";
+import { contactMessages } from "@/lib/forms/contact";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { holdScripts, untilParsed } from "./held-scripts";
+import { ContactFormPage } from "./pages/contact-form";
 import { SignupFormPage } from "./pages/signup-form";
+import { deliveriesNamed, uniquePhone, uniqueToken } from "./receiver-client";
+import { toasts } from "./toasts";
 
 /**
  * The Content-Security-Policy allows no inline script it did not hash or give
@@ -99,6 +103,47 @@ test("a form's answer rendered for its post, sent before the scripts ran, carrie
   expect(await page.evaluate(() => [...document.scripts].map((script) => script.nonce))).toContain(nonce);
   await scripts.release();
   await watched.hydratedCleanly();
+});
+
+test("the phone's menu opened and both forms sent with JavaScript, answered in their toasts: nothing refused", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  const watched = await watchScripts(page);
+  const contact = new ContactFormPage(page);
+  await contact.open("/");
+  await watched.hydratedCleanly();
+  const toggle = page.getByRole("button", { name: "Menu" });
+  await toggle.click();
+  await expect(page.getByRole("navigation", { name: "Mobile" })).toBeVisible();
+  await expect(toggle).toHaveAttribute("aria-expanded", "true");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("navigation", { name: "Mobile" })).toBeHidden();
+
+  // The quote request, answered in a toast: sonner injects its own style as it shows one.
+  const token = uniqueToken("csp");
+  await contact.fill({
+    name: `Julia ${token}`,
+    email: `julia.${token}@example.com`,
+    phone: "(555) 123-4567",
+    clientCount: "1-5",
+    currentTools: "Paper and a spreadsheet",
+    message: "Menus and invoices for twelve families.",
+  });
+  await contact.submit.click();
+  await expect(toasts(page)).toContainText(contactMessages.success.text);
+  expect(await deliveriesNamed(token)).toHaveLength(1);
+  // Each document keeps its own list: read before the next page replaces it.
+  expect(await watched.violations()).toEqual([]);
+
+  const signup = new SignupFormPage(page);
+  await signup.open();
+  await watched.hydratedCleanly();
+  await signup.fill({ name: `Ada ${token}`, phone: uniquePhone().typed, consent: true });
+  await signup.submit.click();
+  await expect(toasts(page).last()).toContainText(waitlistMessages.success.text);
+  expect(await deliveriesNamed(`Ada ${token}`)).toHaveLength(1);
+  expect(await watched.violations()).toEqual([]);
 });
 
 test("the watcher sees an inline script the policy did not allow, and that script does not run", async ({ page }) => {
