@@ -6,7 +6,13 @@
 const config = {
   testRunner: "vitest",
   vitest: { configFile: "vitest.config.mts", related: true },
-  mutate: ["server/**/*.ts", "server/escape-controls.mjs", "server/framework-log.mjs", "lib/forms/**/*.ts", "!**/*.test.ts"],
+  mutate: [
+    "server/**/*.ts",
+    "server/escape-controls.mjs",
+    "server/framework-log.mjs",
+    "lib/forms/**/*.ts",
+    "!**/*.test.ts",
+  ],
   coverageAnalysis: "perTest",
   concurrency: 2,
   timeoutMS: 10000,
