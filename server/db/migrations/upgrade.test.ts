@@ -216,32 +216,18 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with STA
         .insertInto("consents")
         .values([consent("con_unrecorded_a", tied!, "unrecorded", 0, 10), consent("con_b", recorded!, "v1", 1, 10)])
         .execute();
-      await db
-        .insertInto("consent_revocations")
-        .values(
-          [tied!, recorded!].map((phone, at) => ({
-            id: `rev_${at}`,
-            phone,
-            revoked_at: 20,
-            channel: "sms",
-            source: "workflow",
-            message_id: `SMr${at}`,
-          })),
-        )
-        .execute();
-      await db
-        .insertInto("consent_renewals")
-        .values(
-          [tied!, recorded!].map((phone, at) => ({
-            id: `ren_${at}`,
-            phone,
-            renewed_at: 30,
-            channel: "sms",
-            source: "workflow",
-            message_id: `SMs${at}`,
-          })),
-        )
-        .execute();
+      // Each number: its STOP at 20, its START at 30.
+      for (const [n, phone] of [tied!, recorded!].entries()) {
+        const event = { phone, channel: "sms", source: "workflow" };
+        await db
+          .insertInto("consent_revocations")
+          .values({ ...event, id: `rev_${n}`, revoked_at: 20, message_id: `SMr${n}` })
+          .execute();
+        await db
+          .insertInto("consent_renewals")
+          .values({ ...event, id: `ren_${n}`, renewed_at: 30, message_id: `SMs${n}` })
+          .execute();
+      }
       // As the rule before 0014 stored them: both STARTs counted.
       await db
         .insertInto("consent_standings")
