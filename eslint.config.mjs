@@ -39,7 +39,7 @@ export default defineConfig([
   },
   globalIgnores([
     ".next/**",
-    ".next-e2e/**",
+    ".e2e-data/**",
     "next-env.d.ts",
     "test-results/**",
     "playwright-report/**",

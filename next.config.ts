@@ -4,11 +4,6 @@ import { EVERY_PATH } from "./server/http/every-path.mjs";
 import { FORM_POST_BYTES } from "./server/http/request-bodies.mjs";
 import { securityHeaders } from "./server/http/security-headers";
 
-// The browser tests' build (E2E_TEST_BUILD=1) also picks up *.e2e.tsx pages,
-// the error-boundary fixtures under app/test-error, and writes to .next-e2e:
-// a production build never contains them, and never gets replaced by them.
-const testBuild = process.env.E2E_TEST_BUILD === "1";
-
 export default function nextConfig(phase: string): NextConfig {
   const headers = securityHeaders({ development: phase === PHASE_DEVELOPMENT_SERVER });
   return {
@@ -21,8 +16,6 @@ export default function nextConfig(phase: string): NextConfig {
     // A form's post, however it is framed: the server in front (scripts/start.mjs) refuses a longer one before
     // reading it; this bounds what Next reads where that server is not in front (Vercel, next start).
     experimental: { serverActions: { bodySizeLimit: FORM_POST_BYTES } },
-    pageExtensions: testBuild ? ["e2e.tsx", "tsx", "ts"] : ["tsx", "ts"],
-    distDir: testBuild ? ".next-e2e" : ".next",
     // No stylesheet of Next's own in a production build: the site's comes once,
     // inside the HTML, from the server rendering (components/site/site-styles.tsx,
     // docs/decisions/0003-stylesheet-and-etag.md), never as a render-blocking

@@ -3,9 +3,10 @@ import { defineConfig, devices } from "@playwright/test";
 import { e2e } from "./tests/e2e/e2e-env";
 
 /**
- * Browser tests run against the production build (`next build` + `next start`)
- * with the webhooks pointed at a receiver on 127.0.0.1. Every browser spec runs
- * twice: with JavaScript on and with it off.
+ * Browser tests run against the production build (`npm run build` + `npm start`),
+ * made with the webhook addresses set and the webhooks pointed at a receiver on
+ * 127.0.0.1. A spec runs with JavaScript on and with it off, unless it only
+ * reads what the server sent (tests/e2e/fixtures.ts).
  */
 const chromium = {
   ...devices["Desktop Chrome"],
@@ -25,7 +26,7 @@ const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade|sms-workflow-n8n[1
 /** Whether the run serves a test build made before it, which must then be there. */
 function reusedBuild() {
   if (process.env.E2E_REUSE_BUILD !== "1") return false;
-  if (!existsSync(".next-e2e/BUILD_ID")) throw new Error("E2E_REUSE_BUILD=1, but .next-e2e holds no build");
+  if (!existsSync(".next/BUILD_ID")) throw new Error("E2E_REUSE_BUILD=1, but .next holds no build");
   return true;
 }
 
@@ -63,9 +64,10 @@ export default defineConfig({
     { name: "server", testMatch: serverSpecs, testIgnore: longServerSpecs },
   ],
   webServer: {
-    // Built with the webhook addresses set, to prove they still stay out of the bundles. E2E_REUSE_BUILD=1: the test build
-    // in .next-e2e is already this tree's (CI's second Node line, given the first line's build: docs/testing.md).
-    command: `${reusedBuild() ? "" : "npm run build && "}npm run start -- --hostname 127.0.0.1 --port ${e2e.port}`,
+    // Built with the webhook addresses set (e2e.serverEnv), to prove they still stay out of the bundles. E2E_REUSE_BUILD=1:
+    // the build in .next is already this tree's, made so (`npm test`'s build step, and CI's, for both Node lines:
+    // docs/testing.md). The run's database starts empty.
+    command: `${reusedBuild() ? "" : "npm run build && "}rm -rf ${e2e.serverEnv.DATA_DIR} && npm run start -- --hostname 127.0.0.1 --port ${e2e.port}`,
     url: e2e.baseURL,
     reuseExistingServer: false,
     timeout: 300_000,

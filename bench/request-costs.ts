@@ -101,8 +101,7 @@ async function main() {
   const receiver = await startWebhookReceiver();
   receiver.slow(100);
   const server = await startNextServer({
-    // The production build; E2E_TEST_BUILD=1 measures the test build instead.
-    E2E_TEST_BUILD: process.env.E2E_TEST_BUILD ?? "0",
+    // The production build (.next), as `npm run build` made it.
     DATA_DIR: folder,
     WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
     RATE_LIMIT_FORM_POINTS: "100000",

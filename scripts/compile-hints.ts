@@ -1,7 +1,7 @@
 /**
  * The last step of `npm run build`: puts V8's compile hint at the top of the
- * start-up chunks of the build next.config.ts chose (.next, or .next-e2e for
- * the browser tests). Why, and which chunks: scripts/startup-chunks.ts.
+ * start-up chunks of the build (next.config.ts's distDir, .next). Why, and
+ * which chunks: scripts/startup-chunks.ts.
  */
 import { PHASE_PRODUCTION_BUILD } from "next/constants";
 import nextConfig from "../next.config";

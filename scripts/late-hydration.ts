@@ -1,6 +1,6 @@
 /**
  * The last step of `npm run build`: every prerendered page of the build
- * next.config.ts chose (.next, or .next-e2e for the browser tests) starts its
+ * (next.config.ts's distDir, .next) starts its
  * scripts after the first paint (server/rendering/late-hydration.ts,
  * docs/decisions/0010-system-font-and-late-hydration.md), as a host that serves
  * the built files itself sends them. Pages Next renders at run time get the same

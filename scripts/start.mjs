@@ -83,9 +83,8 @@ const handle = app.getRequestHandler();
  * @returns {[string, string][]}
  */
 function everyResponseHeaders() {
-  const distDir = process.env.E2E_TEST_BUILD === "1" ? ".next-e2e" : ".next";
   /** @type {{ headers?: { source: string, headers: { key: string, value: string }[] }[] }} */
-  const manifest = JSON.parse(readFileSync(path.join(dir, distDir, "routes-manifest.json"), "utf8"));
+  const manifest = JSON.parse(readFileSync(path.join(dir, ".next", "routes-manifest.json"), "utf8"));
   const all = manifest.headers?.find((rule) => rule.source === EVERY_PATH);
   return (all?.headers ?? []).map(({ key, value }) => [key, value]);
 }
@@ -93,9 +92,8 @@ const securityHeaders = everyResponseHeaders();
 
 /** The pages that hold a server action, which take a form's post: from the build's server-reference manifest. */
 function actionPages() {
-  const distDir = process.env.E2E_TEST_BUILD === "1" ? ".next-e2e" : ".next";
   return actionPagesOf(
-    JSON.parse(readFileSync(path.join(dir, distDir, "server", "server-reference-manifest.json"), "utf8")),
+    JSON.parse(readFileSync(path.join(dir, ".next", "server", "server-reference-manifest.json"), "utf8")),
   );
 }
 const actionPagePatterns = actionPages();

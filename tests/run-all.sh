@@ -47,11 +47,13 @@ if [[ $part != server ]]; then
 fi
 step "unit tests" npm run test:unit -- "${unit[@]}"
 if [[ $part != server ]]; then
-  # The production build, checked for test routes and for the compile hint on
-  # its start-up chunks; the browser tests then make their own build, with the
-  # test fixtures, in .next-e2e.
-  step build npm run build
+  # The production build, made once with the browser specs' webhook addresses
+  # set (so the specs prove they stay out of it), checked for test routes and
+  # for the compile hint on its start-up chunks; every browser spec then serves
+  # it. E2E_REUSE_BUILD=1: it is there already (CI makes it before both lines).
+  if [[ ${E2E_REUSE_BUILD:-} != 1 ]]; then step build node --import tsx tests/support/build-e2e.ts; fi
   step "production build's checks" node --import tsx tests/support/check-production-build.ts
+  export E2E_REUSE_BUILD=1
 fi
 if [[ $part != pages ]]; then
   # Every n8n line the server specs start, installed before any worker starts:

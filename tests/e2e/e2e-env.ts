@@ -16,8 +16,8 @@ export const e2e = {
   receiverURL,
   contactWebhookURL: `${receiverURL}/hooks/contact`,
   waitlistWebhookURL: `${receiverURL}/hooks/waitlist`,
-  /** Where the test build lives (next.config.ts). */
-  distDir: ".next-e2e",
+  /** The build the browser specs serve: the production build, made with the webhook addresses below set. */
+  distDir: ".next",
   /** What signs each form's deliveries, and the header value each carries, as the receiver should see them. */
   webhookSecrets,
   authHeaderValues,
@@ -30,16 +30,14 @@ export const e2e = {
     WAITLIST_WEBHOOK_SECRET: webhookSecrets.waitlist,
     CONTACT_WEBHOOK_AUTH_HEADER: `X-E2E-Key: ${authHeaderValues.contact}`,
     WAITLIST_WEBHOOK_AUTH_HEADER: `X-E2E-Key: ${authHeaderValues.waitlist}`,
-    // The test build: the *.e2e.tsx fixtures too, in .next-e2e (see next.config.ts).
-    E2E_TEST_BUILD: "1",
     // The browser specs share this server and sign up faster than any visitor;
     // the form-wide ceilings have tests of their own.
     RATE_LIMIT_WAITLIST_PER_MINUTE: "1000",
-    // The database of this run, inside the test build (wiped by the next one).
+    // The database of this run, outside the build, emptied each time Playwright starts its server (playwright.config.ts).
     // A lead the receiver failed on purpose is not redelivered during the run,
     // so the specs count exactly the attempts they caused; the redelivery
     // specs start servers of their own with a short schedule.
-    DATA_DIR: ".next-e2e/data",
+    DATA_DIR: ".e2e-data",
     REDELIVERY_SCHEDULE_SECONDS: "86400",
     // Nor probed ahead of that schedule while its receiver fails (server/schedule/probe.ts has tests of its own).
     REDELIVERY_PROBE_SECONDS: "3600",

@@ -7,7 +7,6 @@ import { leadsTable } from "../support/lead-rows";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { freePort, startProcess, type Started } from "../support/processes";
 import { startWebhookReceiver } from "../support/webhook-receiver";
-import { e2e } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
 /** Whether anything accepts a connection on the port. */
@@ -55,7 +54,6 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       ...process.env,
       NODE_ENV: "production" as const,
       NEXT_TELEMETRY_DISABLED: "1",
-      E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
       DATA_DIR: dataDir,
       WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
     };
@@ -178,7 +176,6 @@ test("npm start's own lines are JSON, one event each: ready, a port taken, a por
     ...process.env,
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
-    E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
     DATA_DIR: dataDir,
   };
   const taken = createServer();

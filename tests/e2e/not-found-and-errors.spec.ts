@@ -1,4 +1,3 @@
-import { testErrorMessage } from "@/app/test-error/test-message";
 import { errorContent } from "@/components/errors/error-content";
 import { expect, test } from "./fixtures";
 
@@ -22,29 +21,5 @@ test("an unknown path answers 404 with a way home, and names the path in the con
   await expect(page).toHaveURL("/");
 });
 
-test("a server rendering error answers 500 without leaking its message", async ({ page, jsEnabled }) => {
-  const response = await page.goto("/test-error");
-  expect(response?.status()).toBe(500);
-  expect(await response?.text()).not.toContain(testErrorMessage);
-  if (jsEnabled) {
-    // The route boundary renders in the browser and shows the digest from the server log.
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
-    await expect(page.getByRole("main")).toContainText(/could not render this page \(error reference \d+\)/);
-    await expect(page.getByRole("button", { name: errorContent.retry })).toBeVisible();
-  } else {
-    // Next renders error boundaries in the browser: without JavaScript only the status tells.
-    await expect(page.locator("body")).toHaveText("");
-  }
-});
-
-test("an error thrown in the browser shows its own message", async ({ page, jsEnabled }) => {
-  const response = await page.goto("/test-error?in=browser");
-  expect(response?.status()).toBe(200);
-  if (jsEnabled) {
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
-    await expect(page.getByRole("main")).toContainText(testErrorMessage);
-    await page.getByRole("link", { name: errorContent.home }).click();
-    await expect(page).toHaveURL("/");
-  }
-  // Without JavaScript the page never fails: the throw happens after hydration.
-});
+// The error boundaries (a page that fails on the server, one that fails in the browser): copy-site.server.spec.ts,
+// where their fixture is built into a copy of the site, never into the site's own build.

@@ -1,35 +1,15 @@
 import type { Page } from "@playwright/test";
 import { errorContent } from "@/components/errors/error-content";
 import { expect, test } from "./fixtures";
+import { expectStyled } from "./styled";
 
 /**
  * The stylesheet comes once per document, from the server rendering, and is
  * nowhere else (scripts/site-css.ts): these tests walk the site by its own
- * links and back, and reach the 404 page and the error boundaries, checking
- * each time that the page is styled by it.
+ * links and back, and reach the 404 page, checking each time that the page is
+ * styled by it (the error boundaries: copy-site.server.spec.ts, where their
+ * fixture is built).
  */
-async function expectStyled(page: Page, where: string) {
-  await expect(page.locator("style#site-css"), where).toHaveCount(1);
-  await expect(page.locator('link[rel="stylesheet"]'), where).toHaveCount(0);
-  const looks = await page.evaluate(() => {
-    const root = getComputedStyle(document.documentElement);
-    const body = getComputedStyle(document.body);
-    return {
-      marker: root.getPropertyValue("--sous-stylesheet").trim(),
-      background: body.backgroundColor,
-      font: body.fontFamily,
-      margin: body.margin,
-    };
-  });
-  // The cream background and the system UI stack are the site's own; Preflight zeroes the margin.
-  expect(looks, where).toEqual({
-    marker: "1",
-    background: "rgb(251, 248, 243)",
-    font: expect.stringMatching(/^system-ui, -apple-system, "Segoe UI", Roboto,/),
-    margin: "0px",
-  });
-}
-
 /** The other pages the site's own links on this page lead to (fragments, this page and other sites left out). */
 async function linkedPaths(page: Page) {
   const hrefs = await page
@@ -68,25 +48,9 @@ test("every page the site links to is styled, reached by its links and by going 
   expect(problems.consoleErrors).toEqual([]);
 });
 
-test("the 404 page and the error boundaries are styled", async ({ page, jsEnabled }) => {
+test("the 404 page is styled, and the home page it links to", async ({ page }) => {
   await page.goto("/no/such-page");
   await expectStyled(page, "404");
   await page.getByRole("link", { name: errorContent.home }).click();
   await expectStyled(page, "404 → home");
-
-  await page.goto("/test-error");
-  if (jsEnabled) {
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
-    await expectStyled(page, "server error, its boundary rendered in the browser");
-  }
-  await page.goto("/test-error?in=browser");
-  if (jsEnabled) {
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Unexpected Application Error!");
-    await expectStyled(page, "error thrown in the browser");
-    await page.getByRole("button", { name: errorContent.retry }).click();
-    await expectStyled(page, "after retry");
-  } else {
-    // Without JavaScript the page never fails (the throw comes after hydration): it is the page itself.
-    await expectStyled(page, "/test-error?in=browser without JavaScript");
-  }
 });

@@ -1,6 +1,6 @@
 // Checks the production build in .next, after `npm run build`:
-// - no route of the browser tests' own build (the *.e2e.tsx pages, see
-//   next.config.ts) made it in;
+// - no route of the tests' own made it in (the error pages' fixture is built
+//   into a copy of the site only: tests/support/copy-site.ts);
 // - every start-up chunk carries V8's compile hint (scripts/startup-chunks.ts),
 //   and every script the prerendered pages load is one of them, so that a Next
 //   upgrade that moves its manifests cannot lose the hint unnoticed.

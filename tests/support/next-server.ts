@@ -25,7 +25,6 @@ export function startNextServer(
           ...process.env,
           NODE_ENV: "production",
           NEXT_TELEMETRY_DISABLED: "1",
-          E2E_TEST_BUILD: e2e.serverEnv.E2E_TEST_BUILD,
           DATA_DIR: e2e.serverEnv.DATA_DIR,
           TRUSTED_PROXY_HOPS: e2e.serverEnv.TRUSTED_PROXY_HOPS,
           ...env,

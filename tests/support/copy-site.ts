@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { onFreePort, startProcess } from "./processes";
 
-const fixture = path.join("tests", "fixtures", "third-form");
+const thirdForm = path.join("tests", "fixtures", "third-form");
+const errorPages = path.join("tests", "fixtures", "error-pages");
 
 /** The edits docs/adding-a-form.md asks of a third form, each a line of the doc applied to a file of the site. */
 export const thirdFormEdits = [
@@ -25,10 +26,13 @@ export const thirdFormEdits = [
  * The site as a newcomer who follows docs/adding-a-form.md makes it: a copy of
  * this checkout (its files as git knows them, node_modules linked), the third
  * form's files where the doc puts them, and the doc's edits, built with
- * `npm run build`. `start` serves it as `npm start` does.
+ * `npm run build`. The error pages' fixture (tests/fixtures/error-pages) goes
+ * in beside them, so that this one build also serves the specs of the error
+ * boundaries, and the site's own build, which every other browser spec serves,
+ * holds nothing of the tests'. `start` serves it as `npm start` does.
  */
-export function buildThirdFormSite() {
-  const root = mkdtempSync(path.join(tmpdir(), "sous-third-form-"));
+export function buildCopySite() {
+  const root = mkdtempSync(path.join(tmpdir(), "sous-copy-site-"));
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     encoding: "utf8",
   })
@@ -42,9 +46,10 @@ export function buildThirdFormSite() {
   if (spawnSync("cp", ["-al", "node_modules", path.join(root, "node_modules")]).status !== 0)
     cpSync("node_modules", path.join(root, "node_modules"), { recursive: true, verbatimSymlinks: true });
 
-  // The doc's new files: the fixture holds them where the site would.
+  // The doc's new files: the fixture holds them where the site would; the error pages, where a page would be.
   for (const entry of ["app", "components", "lib"])
-    cpSync(path.join(fixture, entry), path.join(root, entry), { recursive: true });
+    cpSync(path.join(thirdForm, entry), path.join(root, entry), { recursive: true });
+  cpSync(path.join(errorPages, "app"), path.join(root, "app"), { recursive: true });
   for (const edit of thirdFormEdits) {
     const file = path.join(root, edit.file);
     const text = readFileSync(file, "utf8");
@@ -63,13 +68,13 @@ export function buildThirdFormSite() {
   const build = spawnSync("npm", ["run", "build"], {
     cwd: root,
     encoding: "utf8",
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", E2E_TEST_BUILD: "" },
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1" },
     timeout: 10 * 60_000,
     killSignal: "SIGKILL",
   });
   if (build.status !== 0)
     throw new Error(
-      `npm run build ${build.signal ? `was stopped (${build.signal}) after 10 minutes` : "failed"} in the third form's site:\n${build.stdout}\n${build.stderr}`,
+      `npm run build ${build.signal ? `was stopped (${build.signal}) after 10 minutes` : "failed"} in the copy of the site:\n${build.stdout}\n${build.stderr}`,
     );
 
   return {
@@ -87,7 +92,6 @@ export function buildThirdFormSite() {
               NODE_ENV: "production",
               NEXT_TELEMETRY_DISABLED: "1",
               DATA_DIR: path.join(root, "data"),
-              E2E_TEST_BUILD: "",
               ...env,
             },
             url: `http://127.0.0.1:${port}`,
