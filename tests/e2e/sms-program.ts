@@ -4,14 +4,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "@playwright/test";
+import type { Kysely } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { contactMessages } from "@/lib/forms/contact";
+import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { waitlistMessages } from "@/lib/forms/waitlist";
+import type { Database } from "@/server/db/schema";
 import { smsTexts, startAgainNote } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
 import { docWorkflow, writeDocWorkflow } from "../support/doc-verification";
 import { startN8n, testOwner, type N8nLine, type N8nServer } from "../support/n8n-server";
+import { invitationCounts, testDatabase } from "../support/lead-rows";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { numberUnder, openPrefix, specCountries, specHours, splitHours } from "../support/open-zone";
 import { reservePort, type Started } from "../support/processes";
@@ -167,6 +171,7 @@ export function smsProgramSpecs(line: N8nLine) {
         `${line.label}: the longest Code node task of ${tasks.length} ran ${Math.max(0, ...tasks)} ms (task limit ${taskTimeoutSeconds} s)`,
       );
     }
+    await siteDb?.destroy();
     await site?.stop();
     await n8n?.stop();
     await twilio?.close();
@@ -196,6 +201,18 @@ function chef() {
 const textsTo = (e164: string) => twilio.accepted().filter((message) => message.to === e164);
 const callsFor = (e164: string) => twilio.calls.filter((call) => call.fields.To === e164);
 
+/**
+ * The site's database, opened as an operator opens it with `sqlite3` (the
+ * site made its tables): the looks a spec repeats, and every poll, read it
+ * rather than start an `npm run` (about a second of a core each, on CI's two)
+ * for each look. What the commands print of the same rows is theirs to test
+ * (scripts/consent-command.test.ts, scripts/leads.test.ts), and the specs
+ * that name a command run it.
+ */
+let siteDb: Kysely<Database> | undefined;
+const siteDatabase = () => (siteDb ??= testDatabase({ dataDir }));
+const e164Of = (phone: string) => phoneOfAnySpelling(phone, "US") ?? phone;
+
 /** The operator's command, run with the site's settings. */
 async function consentShow(phone: string) {
   const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "consent", "--", "show", phone], {
@@ -203,21 +220,26 @@ async function consentShow(phone: string) {
   });
   return stdout;
 }
-const consentInForce = async (phone: string) => (await consentShow(phone)).match(/Consent in force: (yes|no)/)?.[1];
+/** Whether the number's consent is in force, as `npm run consent -- show` says it ("Consent in force: yes"): its standing's row. */
+async function consentInForce(phone: string) {
+  const standing = await siteDatabase()
+    .selectFrom("consent_standings")
+    .select("state")
+    .where("phone", "=", e164Of(phone))
+    .executeTakeFirst();
+  return standing?.state === "in force" ? "yes" : "no";
+}
 
-/** Where the number's sign-ups stand, as the operator finds out: their ids from its consent records, their states from the leads. */
+/** Where the number's sign-ups stand, as the operator finds out: the leads its consent records name, oldest first. */
 async function stateOf(phone: string) {
-  const ids = [...(await consentShow(phone)).matchAll(/^\s+lead\s+(\S+)$/gm)].map((match) => match[1]);
-  const { stdout } = await promisify(execFile)(
-    "npm",
-    ["run", "--silent", "leads", "--", "list", "--json", "--state", "all"],
-    {
-      env: { ...process.env, ...siteSettings() },
-    },
-  );
-  return (JSON.parse(stdout) as Array<{ id: string; state: string }>)
-    .filter((lead) => ids.includes(lead.id))
-    .map((lead) => lead.state);
+  const rows = await siteDatabase()
+    .selectFrom("leads")
+    .select("state")
+    .where("id", "in", (eb) => eb.selectFrom("consents").select("lead_id").where("phone", "=", e164Of(phone)))
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => row.state);
 }
 
 async function signUpWithoutScript(person: { name: string; phone: string }) {
@@ -418,6 +440,12 @@ function replySpecs() {
       }
       await expect.poll(() => consentInForce(first.phone), { timeout: 30_000 }).toBe("no");
       await expect.poll(() => consentInForce(second.phone), { timeout: 30_000 }).toBe("no");
+      // What the operator's command says of the same rows.
+      for (const person of [first, second]) {
+        const shown = await consentShow(person.phone);
+        expect(shown).toContain("Consent in force: no");
+        expect(shown).toMatch(/^revocation \S+/m);
+      }
       expect(alerts.received).toEqual([]);
     });
 
@@ -684,19 +712,19 @@ function contactSpecs() {
   });
 }
 
-/** The leads made since `since` that wait, as `npm run leads -- list --json` gives them: their forms and how far off their next attempt is. */
+/** The leads made since `since` that wait, as `npm run leads -- list --state pending` lists them: their forms and how far off their next attempt is. */
 async function waitingSince(since: number) {
-  const { stdout } = await promisify(execFile)(
-    "npm",
-    ["run", "--silent", "leads", "--", "list", "--json", "--state", "pending"],
-    { env: { ...process.env, ...siteSettings() } },
-  );
-  return (JSON.parse(stdout) as Array<{ form: string; createdAt: string; nextAttemptAt: string }>)
-    .filter((lead) => Date.parse(lead.createdAt) >= since)
-    .map((lead) => ({
-      form: lead.form,
-      minutesAway: Math.round((Date.parse(lead.nextAttemptAt) - Date.now()) / 60_000),
-    }));
+  const rows = await siteDatabase()
+    .selectFrom("leads")
+    .select(["form", "next_attempt_at"])
+    .where("state", "=", "pending")
+    .where("created_at", ">=", since)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((lead) => ({
+    form: lead.form,
+    minutesAway: Math.round((lead.next_attempt_at - Date.now()) / 60_000),
+  }));
 }
 
 function outageSpecs() {
@@ -746,7 +774,7 @@ function outageSpecs() {
   });
 }
 
-/** `npm run invite` with the site's settings: what it printed, or its failure. */
+/** `npm run invite` with the site's settings: what it printed, or its failure. A poll reads the table instead (invitationCounts). */
 async function invite(...args: string[]) {
   const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "invite", "--", ...args], {
     env: { ...process.env, ...siteSettings() },
@@ -795,9 +823,11 @@ function invitationSpecs() {
       // The last in sign-up order texts STOP while the wave is queued: its turn comes some 20 s later.
       expect((await incoming({ From: stopped, Body: "STOP" })).status).toBe(200);
 
+      const done = { queued: 0, waiting: 0, texted: 20, skipped: 1, refused: 0, failed: 0 };
       await expect
-        .poll(async () => (await inviteStatus("launch-1")).counts, { timeout: 90_000, intervals: [1_000] })
-        .toMatchObject({ queued: 0, waiting: 0, texted: 20, skipped: 1, refused: 0, failed: 0 });
+        .poll(() => invitationCounts(siteDatabase(), "launch-1"), { timeout: 90_000, intervals: [500] })
+        .toMatchObject(done);
+      expect((await inviteStatus("launch-1")).counts).toMatchObject(done);
       // The fake Twilio got exactly one invitation per consented number, the site's text, and none to the others.
       expect(
         invitationsTo(numbers)
@@ -856,7 +886,9 @@ function invitationSpecs() {
       twilio.refuse(refused, 21610);
       expect(await signUpWithoutScript({ name: "Refused", phone: refused })).toContain(waitlistMessages.success.text);
       await invite("send", "--phones", await phonesFile("wave-3", [refused]), "--wave", "launch-3");
-      await expect.poll(async () => (await inviteStatus("launch-3")).counts.refused, { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(async () => (await invitationCounts(siteDatabase(), "launch-3")).refused, { timeout: 30_000 })
+        .toBe(1);
       expect((await inviteStatus("launch-3")).refusedByCode).toStrictEqual({ "21610": 1 });
       // Its welcome and its invitation each reached Twilio once: nothing retried.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -876,7 +908,7 @@ function invitationSpecs() {
       twilio.answerLate(late, 4_000);
       await invite("send", "--phones", await phonesFile("wave-4", [late, prompt]), "--wave", "launch-4");
       await expect
-        .poll(async () => (await inviteStatus("launch-4")).counts, { timeout: 60_000, intervals: [1_000] })
+        .poll(() => invitationCounts(siteDatabase(), "launch-4"), { timeout: 60_000, intervals: [500] })
         .toMatchObject({ texted: 2, queued: 0, failed: 0 });
       const exported = (await invite("export", "--wave", "launch-4", "--format", "jsonl"))
         .trim()
@@ -937,9 +969,11 @@ function invitationSpecs() {
 
         // The operator sets the secret the workflow checks and restarts the site.
         await restartSite(operator);
+        const texted = { texted: 5, queued: 0, failed: 0 };
         await expect
-          .poll(async () => (await inviteStatus("launch-wrong")).counts, { timeout: 60_000, intervals: [1_000] })
-          .toMatchObject({ texted: 5, queued: 0, failed: 0 });
+          .poll(() => invitationCounts(siteDatabase(), "launch-wrong"), { timeout: 60_000, intervals: [500] })
+          .toMatchObject(texted);
+        expect((await inviteStatus("launch-wrong")).counts).toMatchObject(texted);
         expect(
           invitationsTo(phones)
             .map((message) => message.to)
@@ -973,7 +1007,7 @@ function invitationSpecs() {
       try {
         await invite("send", "--phones", await phonesFile("wave-cancel", phones), "--wave", "launch-cancel");
         await expect
-          .poll(async () => (await inviteStatus("launch-cancel")).counts, { timeout: 30_000, intervals: [1_000] })
+          .poll(() => invitationCounts(siteDatabase(), "launch-cancel"), { timeout: 30_000, intervals: [500] })
           .toMatchObject({ texted: 2, waiting: 2, queued: 0 });
         // The working twin of "listed again": before the cancel, all four are invited.
         expect(await invite("plan", "--phones", await phonesFile("plan-before", phones))).toContain(
@@ -990,7 +1024,7 @@ function invitationSpecs() {
       expect(plan).toContain("Left out: 0 revoked, 2 already invited");
       await invite("send", "--phones", await phonesFile("wave-after", phones), "--wave", "launch-after-cancel");
       await expect
-        .poll(async () => (await inviteStatus("launch-after-cancel")).counts, { timeout: 30_000, intervals: [1_000] })
+        .poll(() => invitationCounts(siteDatabase(), "launch-after-cancel"), { timeout: 30_000, intervals: [500] })
         .toMatchObject({ texted: 2, queued: 0, waiting: 0 });
       // Each of the four texted once in all.
       expect(

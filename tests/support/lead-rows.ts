@@ -15,14 +15,15 @@ export function testDatabase(target: { dataDir: string } | { databaseUrl: string
 }
 
 /**
- * How many invitations are in each state, every state named: what `npm run
- * invite -- status` counts, read from the table, so a spec can poll it
- * without starting a process for each look.
+ * How many invitations are in each state, every state named (of one wave, or
+ * of all): what `npm run invite -- status` counts, read from the table, so a
+ * spec can poll it without starting a process for each look.
  */
-export async function invitationCounts(db: Kysely<Database>) {
+export async function invitationCounts(db: Kysely<Database>, wave?: string) {
   const rows = await db
     .selectFrom("invitations")
     .select((eb) => ["state", eb.fn.countAll<number | string>().as("count")])
+    .$if(wave !== undefined, (query) => query.where("wave", "=", wave!))
     .groupBy("state")
     .execute();
   const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
