@@ -300,7 +300,12 @@ export async function startN8n(
       await current.stop();
       await whileDown?.();
       env = { ...env, ...more, N8N_RUNNERS_BROKER_PORT: String(await freePort()) };
+      const began = performance.now();
       current = await launch();
+      // What a restart costs the spec that makes it, on the machine it ran on (a spec's time budget counts them).
+      console.log(
+        `${line.label}: started again, its webhooks answering ${((performance.now() - began) / 1000).toFixed(1)} s after its start`,
+      );
     },
     async stop() {
       await current.stop();
