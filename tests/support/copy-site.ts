@@ -33,6 +33,16 @@ export const thirdFormEdits = [
  */
 export function buildCopySite() {
   const root = mkdtempSync(path.join(tmpdir(), "sous-copy-site-"));
+  // A copy that fails before it is handed back has no one to remove it (the spec's afterAll gets no site).
+  try {
+    return copyAndBuild(root);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function copyAndBuild(root: string) {
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
     encoding: "utf8",
   })

@@ -24,7 +24,7 @@ type Workflow = {
 function workflowSigning(): Workflow {
   const { opening, helpers } = helpersFor("standardHeaders verifyStandardWebhook");
   const code = [opening, ...helpers.map((helper) => helper.text)].join("\n\n");
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the Code node's source, as n8n runs it
+  // The Code node's source, run as n8n runs it.
   const run = new Function("require", `${code}\nreturn { standardHeaders, verifyStandardWebhook };`) as (
     require: NodeJS.Require,
   ) => Workflow;
