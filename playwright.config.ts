@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { e2e } from "./tests/e2e/e2e-env";
+import { browserLaunch, e2e } from "./tests/e2e/e2e-env";
 
 /**
  * Browser tests run against the production build (`npm run build` + `npm start`),
@@ -8,14 +8,8 @@ import { e2e } from "./tests/e2e/e2e-env";
  * 127.0.0.1. A spec runs with JavaScript on and with it off, unless it only
  * reads what the server sent (tests/e2e/fixtures.ts).
  */
-const chromium = {
-  ...devices["Desktop Chrome"],
-  launchOptions: {
-    // Debian's Chromium: Playwright's own browser download is not reachable here.
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  },
-};
+// Debian's Chromium (its headless shell): Playwright's own browser download is not reachable here.
+const chromium = { ...devices["Desktop Chrome"], launchOptions: browserLaunch };
 
 const serverSpecs = /\.server\.spec\.ts$/;
 // The server specs that wait longest on real time (both n8n lines, the launch at scale, the editor's upgrade): a

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Installs the system programs the tests need when they are missing: Chromium
-# for the browser tests (Playwright's own download is not used),
+# Installs the system programs the tests need when they are missing: Chromium's
+# headless shell for the browser tests (Playwright's own download is not used),
 # redis-server and Postgres, which the tests start and stop themselves, and
 # Java for the HTML checker (the vnu-jar npm package ships only its jar).
 # Debian/Ubuntu only, as root or through sudo; elsewhere it says what to install.
 set -euo pipefail
 
-chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
+# The specs' browser: Chromium's headless shell (tests/e2e/e2e-env.ts), unless CHROMIUM_PATH names another.
+chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium-headless-shell}"
 missing=()
-[ -x "$chromium_path" ] || missing+=(chromium)
+[ -x "$chromium_path" ] || missing+=(chromium-headless-shell)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
