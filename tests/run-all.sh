@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `npm test`: every check the project has, in the order that fails fastest.
 # TEST_PART picks what one of CI's two Node lines runs (docs/testing.md,
-# "CI's two Node lines"): `pages` (lint, types, unit, the production build and
-# the pages' browser specs with JavaScript on and off), `server` (unit and the
-# specs that start servers: n8n, Postgres, Redis, SQLite, the app's own
-# process). Unset: everything, as a developer runs it.
+# "CI's two Node lines"): `pages` (lint, types, unit, the production build,
+# the pages' browser specs with JavaScript on and off, and the specs of n8n
+# 2.x, which runs on its own Node whatever runs the tests), `server` (unit and
+# the other specs that start servers: n8n 1.x, Postgres, Redis, SQLite, the
+# app's own process). Unset: everything, as a developer runs it.
 #
 # With SOUS_REPORT_DIR set (.ci/run sets it), each step's name, time and
 # command go to steps.tsv there, each step under way to current-step-PART-STEP, and the
@@ -61,7 +62,10 @@ if [[ $part != pages ]]; then
   step "n8n lines" node --import tsx tests/support/ensure-n8n-lines.ts
 fi
 case "$part" in
-  pages) e2e=(--project js-on --project js-off) ;;
+  # n8n 2.x's specs first, so the longest serial file does not start last; a
+  # line whose n8n is still being installed (.ci/run installs it beside) waits
+  # for that install's lock (tests/support/n8n-server.ts).
+  pages) e2e=(--project n8n-current --project js-on --project js-off) ;;
   # Three workers for the server specs on CI's two cores: they mostly wait on
   # real time (a pace, a schedule, n8n's restarts), not on the processor
   # (docs/testing.md, "Real time").
