@@ -35,6 +35,8 @@ export type FakeTwilio = {
   mode(next: TwilioMode): void;
   /** Refuses every message to this number with Twilio's 400 and this code (21610: it texted STOP), whatever the mode. */
   refuse(to: string, code: number): void;
+  /** Accepts every message to this number, whatever the mode (a refusal set for it still wins). */
+  accept(to: string): void;
   /** Takes the next message to this number at once, and answers only after `ms`: later than its caller waits. */
   answerLate(to: string, ms: number): void;
   close(): Promise<void>;
@@ -48,6 +50,7 @@ export async function startFakeTwilio(
   const sockets = new Set<Socket>();
   let current: TwilioMode = { kind: "accept" };
   const refused = new Map<string, number>();
+  const acceptedAlways = new Set<string>();
   const late = new Map<string, number>();
   let counter = 0;
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
@@ -84,7 +87,7 @@ export async function startFakeTwilio(
       if (req.method === "GET") return json(200, { messages: listed(new URLSearchParams(query)) });
       const refusal = refused.get(fields.To ?? "");
       if (refusal !== undefined) return json(400, { code: refusal, message: `Error ${refusal}`, status: 400 });
-      if (current.kind === "error")
+      if (current.kind === "error" && !acceptedAlways.has(fields.To ?? ""))
         return json(current.status, { code: current.code, message: `Error ${current.code}`, status: current.status });
       counter += 1;
       const message = {
@@ -145,6 +148,9 @@ export async function startFakeTwilio(
     },
     refuse(to, code) {
       refused.set(to, code);
+    },
+    accept(to) {
+      acceptedAlways.add(to);
     },
     answerLate(to, ms) {
       late.set(to, ms);
