@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { parse } from "csv-parse/sync";
@@ -111,18 +112,28 @@ describe("npm run consent", () => {
       string
     >[];
     expect(later.map((row) => row.phone)).toStrictEqual(["+15554000002"]);
-    // Each export in the activity log, by the command, with its row count; no number.
+    // Each export in the activity log, by the machine's user who ran it, with its row count; no number.
     const lines = await activityPage(await database(readEnv()), { limit: 2 });
     expect(lines.map(({ actor, action, subject, rows }) => ({ actor, action, subject, rows }))).toStrictEqual([
-      { actor: "command", action: "export", subject: "consent records", rows: 1 },
-      { actor: "command", action: "export", subject: "consent records", rows: 2 },
+      { actor: userInfo().username, action: "export", subject: "consent records", rows: 1 },
+      { actor: userInfo().username, action: "export", subject: "consent records", rows: 2 },
     ]);
   });
 
   it("revoke records the end of consent, stops the number's lead, and shows in the history and the export", async () => {
-    const { stdout } = await consent("revoke", "(555) 400-0001", "--channel", "email");
+    const { stdout } = await consent("revoke", "(555) 400-0001", "--channel", "email", "--as", "Founder@Sous.Example");
     expect(stdout).toContain(`consent of ${phone} ended`);
     expect(stdout).toContain("1 undelivered lead will not be sent");
+    // In the activity log as the operator --as names, with its channel; no number.
+    const [line] = await activityPage(await database(readEnv()), { limit: 1 });
+    expect(line).toMatchObject({
+      actor: "founder@sous.example",
+      via: "command",
+      action: "revocation recorded",
+      subject: "email",
+      rows: 1,
+    });
+    expect(JSON.stringify(line)).not.toMatch(/555|4000001/);
     expect(await leadById(await database(readEnv()), leadId)).toMatchObject({ state: "revoked" });
 
     const shown = (await consent("show", phone)).stdout;

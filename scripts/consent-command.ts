@@ -16,7 +16,7 @@ import { database } from "@/server/db/connect";
 import { listInvitations } from "@/server/invitations/invitation-store";
 import { revokeConsent } from "@/server/signups/consent-changes";
 import { readEnv } from "@/server/env";
-import { commandActor } from "@/server/operators/operators";
+import { commandActorAs } from "@/server/operators/operators";
 import { toCsv } from "@/server/exports/csv";
 import { consentExport, exportRow, recordExport, timeline, type History } from "@/server/exports/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
@@ -30,7 +30,9 @@ const usage = `Usage:
   npm run consent -- revoke PHONE [--channel sms|email|other]
                                                 record that the number's consent ended (default channel: other); its undelivered leads are not sent
 
-Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.
+Every command that changes or exports something takes --as EMAIL: the activity log names that operator
+instead of the machine's user.`;
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -107,6 +109,7 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
       format: { type: "string", default: "csv" },
       channel: { type: "string", default: "other" },
       json: { type: "boolean" },
+      as: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -140,7 +143,7 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
     // JSONL is the evidence exactly as recorded, for an auditor; CSV is made safe to open in a spreadsheet.
     if (values.format === "jsonl") for (const row of made.rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
     else write(toCsv(made.columns, made.rows));
-    await recordExport(store, { by: commandActor, kind: "consent records", rows: made.rows.length });
+    await recordExport(store, { by: commandActorAs(values.as), kind: "consent records", rows: made.rows.length });
     return;
   }
 
@@ -149,11 +152,11 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
     if (!(revocationChannels as readonly string[]).includes(values.channel))
       throw new Error(`--channel is one of ${revocationChannels.join(", ")}`);
     const store = await database(env);
-    const result = await revokeConsent(store, {
-      phone,
-      channel: values.channel as RevocationChannel,
-      source: "operator",
-    });
+    const result = await revokeConsent(
+      store,
+      { phone, channel: values.channel as RevocationChannel, source: "operator" },
+      { by: commandActorAs(values.as) },
+    );
     await store.durable();
     return print(
       `Recorded: consent of ${phone} ended now (${values.channel}); ${result.leadsStopped} undelivered lead${result.leadsStopped === 1 ? "" : "s"} will not be sent.`,

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { tmpdir } from "node:os";
@@ -190,17 +191,19 @@ describe("npm run invite", () => {
     );
     expect(jsonl.map((row) => row.consent_id)).toStrictEqual(records.slice(0, 4));
 
-    expect((await invite("cancel", "--wave", "second")).stdout).toBe(
+    expect((await invite("cancel", "--wave", "second", "--as", "founder@sous.example")).stdout).toBe(
       "Cancelled 2 invitations of wave second not sent yet. 2 never reached the carrier (never tried, or refused before any text): a later wave can take them (npm run invite -- plan). None was being sent.\n",
     );
     expect(JSON.parse((await invite("status", "--json")).stdout).counts).toMatchObject({ queued: 2, cancelled: 2 });
-    // Each send, cancel and export in the activity log, by the command, with the wave and its count; no number.
+    // Each send, cancel and export in the activity log, by the machine's user or the operator --as names, with
+    // the wave and its count; no number.
     const lines = await activityPage(await database(readEnv()), { limit: 100 });
     const of = (action: string) =>
       lines.filter((line) => line.action === action).map(({ actor, subject, rows }) => `${actor} ${subject} ${rows}`);
-    expect(of("wave sent")).toStrictEqual(["command second 2", "command w 2", "command header-only 1"]);
-    expect(of("wave cancelled")).toStrictEqual(["command second 2", "command header-only 1"]);
-    expect(of("export").slice(0, 2)).toStrictEqual(["command invitations 4", "command invitations 4"]);
+    const user = userInfo().username;
+    expect(of("wave sent")).toStrictEqual([`${user} second 2`, `${user} w 2`, `${user} header-only 1`]);
+    expect(of("wave cancelled")).toStrictEqual(["founder@sous.example second 2", `${user} header-only 1`]);
+    expect(of("export").slice(0, 2)).toStrictEqual([`${user} invitations 4`, `${user} invitations 4`]);
     expect(JSON.stringify(lines)).not.toMatch(/\+1212/);
 
     const shown = await commandOutput(consentCommand, ["show", phones[2]!]);

@@ -16,7 +16,7 @@ import { planWave, type WavePlan, type WaveSelection } from "@/server/invitation
 import { toCsv } from "@/server/exports/csv";
 import { cancelWaveNamed, isWaveName, sendWave, waveStateLabels, waveStatus } from "@/server/launch/launch";
 import { invitationExport, recordExport } from "@/server/exports/exports";
-import { commandActor } from "@/server/operators/operators";
+import { commandActorAs } from "@/server/operators/operators";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -37,7 +37,9 @@ const usage = `Usage:
 
 FILE holds one phone number a line, in any spelling; blank lines and lines starting with # are skipped.
 
-Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.
+Every command that changes or exports something takes --as EMAIL: the activity log names that operator
+instead of the machine's user.`;
 
 type Print = (line: string) => void;
 type Values = ReturnType<typeof parse>["values"];
@@ -54,6 +56,7 @@ const parse = (args: string[]) =>
       json: { type: "boolean" },
       unsigned: { type: "boolean" },
       format: { type: "string", default: "csv" },
+      as: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -146,7 +149,7 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
       name,
       selection,
       unsigned: Boolean(values.unsigned),
-      by: commandActor,
+      by: commandActorAs(values.as),
     });
     printPlan(print, queued.plan);
     if (!queued.queued) return print(`Nothing to queue: wave ${name} was not recorded.`);
@@ -192,7 +195,7 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
     if (values.format === "jsonl") for (const row of made.rows) write(`${jsonSafe(JSON.stringify(row))}\n`);
     else write(toCsv(made.columns, made.rows));
     await recordExport(store, {
-      by: commandActor,
+      by: commandActorAs(values.as),
       kind: wave ? `invitations of ${wave}` : "invitations",
       rows: made.rows.length,
     });
@@ -200,7 +203,7 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
 
   async cancel({ values, env, print }) {
     const name = waveName(values);
-    print(cancelReport(name, await cancelWaveNamed(await database(env), { name, by: commandActor })));
+    print(cancelReport(name, await cancelWaveNamed(await database(env), { name, by: commandActorAs(values.as) })));
   },
 };
 

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { idleState } from "@/lib/forms/form-state";
@@ -81,8 +82,8 @@ describe("npm run leads -- retry", () => {
     const lines = await activityPage(await database(readEnv()), { limit: 2 });
     expect(lines.map(({ actor, via, action, subject, rows }) => ({ actor, via, action, subject, rows }))).toStrictEqual(
       [
-        { actor: "command", via: "command", action: "redeliver", subject: other.id, rows: 1 },
-        { actor: "command", via: "command", action: "redeliver", subject: chosen.id, rows: 1 },
+        { actor: userInfo().username, via: "command", action: "redeliver", subject: other.id, rows: 1 },
+        { actor: userInfo().username, via: "command", action: "redeliver", subject: chosen.id, rows: 1 },
       ],
     );
   });
@@ -103,7 +104,7 @@ describe("npm run leads -- drop", () => {
       (line) => line.action === "drop",
     );
     expect(dropped.map(({ actor, subject, rows }) => ({ actor, subject, rows }))).toStrictEqual([
-      { actor: "command", subject: lead.id, rows: 1 },
+      { actor: userInfo().username, subject: lead.id, rows: 1 },
     ]);
     await leads("retry");
     expect(receiver.withName(lead.name)).toHaveLength(0);

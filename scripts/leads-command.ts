@@ -10,7 +10,7 @@ import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
 import { leadOf, type LeadRow } from "@/server/leads/lead";
 import { attemptsOf, leadById, listLeads } from "@/server/leads/lead-store";
-import { commandActor } from "@/server/operators/operators";
+import { commandActorAs } from "@/server/operators/operators";
 import { dropLeadById, redeliverLeads } from "@/server/schedule/lead-actions";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { toCsv } from "@/server/exports/csv";
@@ -32,7 +32,9 @@ const usage = `Usage:
   npm run leads -- retry --dead                  send every dead lead now
   npm run leads -- drop ID                       delete one lead and its delivery log
 
-Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.`;
+Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.
+Every command that changes or exports something takes --as EMAIL: the activity log names that operator
+instead of the machine's user.`;
 
 // awaiting_start: a web sign-up of a number that revoked its consent, sent once the phone texts START.
 const openStates: LeadState[] = ["pending", "held", "dead", "awaiting_start"];
@@ -140,7 +142,7 @@ async function exportCommand({ values, store, write }: Run) {
   });
   if (values.format === "jsonl") for (const row of made.records) write(`${jsonSafe(JSON.stringify(row))}\n`);
   else write(toCsv(made.columns, made.rows));
-  await recordExport(store, { by: commandActor, kind: `${values.form} leads`, rows: made.records.length });
+  await recordExport(store, { by: commandActorAs(values.as), kind: `${values.form} leads`, rows: made.records.length });
 }
 
 /**
@@ -149,7 +151,7 @@ async function exportCommand({ values, store, write }: Run) {
  * from the server's schedule (npm run invite).
  */
 async function retryCommand({ values, id, env, line }: Run) {
-  const summary = await redeliverLeads(env, { id, dead: Boolean(values.dead), by: commandActor });
+  const summary = await redeliverLeads(env, { id, dead: Boolean(values.dead), by: commandActorAs(values.as) });
   line(`delivered ${summary.delivered}, still pending ${summary.pending}, dead ${summary.dead}, held ${summary.held}`);
   if (id && !summary.delivered && !summary.pending && !summary.dead && !summary.held)
     throw new Error(`no open lead with webhook-id ${id}, or another sender holds it`);
@@ -157,9 +159,10 @@ async function retryCommand({ values, id, env, line }: Run) {
 }
 
 /** `drop ID`: deletes one lead and its delivery log. */
-async function dropCommand({ id, env, line }: Run) {
+async function dropCommand({ values, id, env, line }: Run) {
   if (!id) throw new Error(`unknown command\n${usage}`);
-  if (!(await dropLeadById(env, { id, by: commandActor }))) throw new Error(`no lead with webhook-id ${id}`);
+  if (!(await dropLeadById(env, { id, by: commandActorAs(values.as) })))
+    throw new Error(`no lead with webhook-id ${id}`);
   return line(`dropped ${id}`);
 }
 
@@ -183,6 +186,7 @@ const parse = (args: string[]) =>
       form: { type: "string" },
       format: { type: "string", default: "csv" },
       consented: { type: "boolean" },
+      as: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -29,7 +30,7 @@ describe("npm run operators", () => {
       { email: "owner@sous.example", role: "owner", passkeys: 0, createdAt: expect.any(String) },
     ]);
 
-    const again = await operators("link", "owner@sous.example");
+    const again = await operators("link", "owner@sous.example", "--as", "partner@sous.example");
     expect(again.stdout).toContain("A new enrolment link for owner@sous.example, good once, for 15 minutes:");
     expect(linkIn(again.stdout)).not.toBe(token);
 
@@ -38,10 +39,11 @@ describe("npm run operators", () => {
     );
     expect((await operators("list")).stdout).toBe("No operators yet: npm run operators -- add EMAIL --role owner\n");
     const log = await activityPage(await store(), { limit: 3 });
+    // Each by the machine's user who ran it, or by the operator --as names.
     expect(log.map(({ actor, action }) => `${actor} ${action}`)).toStrictEqual([
-      "command operator removed",
-      "command link issued",
-      "command operator added",
+      `${userInfo().username} operator removed`,
+      "partner@sous.example link issued",
+      `${userInfo().username} operator added`,
     ]);
   });
 
@@ -55,6 +57,7 @@ describe("npm run operators", () => {
       [["remove", "nobody@sous.example"], "nobody@sous.example is not an operator"],
       [["link", "nobody@sous.example"], "nobody@sous.example is not an operator"],
       [["promote", "someone@sous.example"], "unknown command promote"],
+      [["add", "someone@sous.example", "--role", "viewer", "--as", "the founder"], "That is not an email address"],
     ];
     for (const [args, message] of refusals) {
       const result = await operators(...args);

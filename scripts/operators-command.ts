@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { addOperator, commandActor, issueLink, listOperators, removeOperator } from "@/server/operators/operators";
+import { addOperator, commandActorAs, issueLink, listOperators, removeOperator } from "@/server/operators/operators";
 import { safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -17,13 +17,20 @@ const usage = `Usage:
   npm run operators -- remove EMAIL                    remove an operator: their passkeys and sessions end at once
 
 An enrolment link signs no one in by itself: opening it registers a passkey
-for that operator, on the device that opens it. Send it over a channel you trust.`;
+for that operator, on the device that opens it. Send it over a channel you trust.
+
+add, link and remove take --as EMAIL: the activity log names that operator instead of the machine's user.`;
 
 const parse = (args: string[]) =>
   parseArgs({
     args,
     allowPositionals: true,
-    options: { role: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      role: { type: "string" },
+      json: { type: "boolean" },
+      as: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
 
 const minutesLeft = (at: number) => Math.round((at - Date.now()) / 60_000);
@@ -45,18 +52,22 @@ export async function operatorsCommand(
   switch (command) {
     case "add": {
       if (!values.role) throw new Error(`add needs --role owner or --role viewer\n${usage}`);
-      const { operator, link } = await addOperator(store, { email: needsEmail(), role: values.role, by: commandActor });
+      const { operator, link } = await addOperator(store, {
+        email: needsEmail(),
+        role: values.role,
+        by: commandActorAs(values.as),
+      });
       print(`Added ${operator.email} as ${operator.role}.`);
       print(`Their enrolment link, good once, for ${minutesLeft(link.expiresAt)} minutes:`);
       return print(link.url);
     }
     case "link": {
-      const { operator, link } = await issueLink(store, { email: needsEmail(), by: commandActor });
+      const { operator, link } = await issueLink(store, { email: needsEmail(), by: commandActorAs(values.as) });
       print(`A new enrolment link for ${operator.email}, good once, for ${minutesLeft(link.expiresAt)} minutes:`);
       return print(link.url);
     }
     case "remove": {
-      const operator = await removeOperator(store, { email: needsEmail(), by: commandActor });
+      const operator = await removeOperator(store, { email: needsEmail(), by: commandActorAs(values.as) });
       return print(`Removed ${operator.email} (${operator.role}): their passkeys and sessions are gone.`);
     }
     case "list": {

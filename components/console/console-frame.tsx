@@ -10,6 +10,7 @@ const sections = [
   { href: "/console/invitations", label: "Invitations" },
   { href: "/console/exports", label: "Exports" },
   { href: "/console/activity", label: "Activity" },
+  { href: "/console/passkeys", label: "Passkeys" },
 ] as const;
 
 /** A signed-in console page: the sections, who is signed in with what role, sign-out, and the page. */

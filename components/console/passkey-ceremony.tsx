@@ -4,9 +4,11 @@ import { browserSupportsWebAuthn, startAuthentication, startRegistration } from 
 import { useState, type FormEvent, type ReactNode } from "react";
 import type { CeremonyAnswer } from "@/server/console/ceremony-actions";
 import {
+  finishAddPasskey,
   finishEnrolment,
   finishSetup,
   finishSignIn,
+  startAddPasskey,
   startEnrolment,
   startSetup,
   startSignIn,
@@ -21,16 +23,25 @@ import {
 type Props =
   | { ceremony: "sign-in"; next: string; children?: ReactNode }
   | { ceremony: "enrol"; token: string; children?: ReactNode }
-  | { ceremony: "setup"; children?: ReactNode };
+  | { ceremony: "setup"; children?: ReactNode }
+  | { ceremony: "add"; children?: ReactNode };
 
-const labels = { "sign-in": "Sign in with a passkey", enrol: "Register a passkey", setup: "Set up with a passkey" };
+const labels = {
+  "sign-in": "Sign in with a passkey",
+  enrol: "Register a passkey",
+  setup: "Set up with a passkey",
+  add: "Add a passkey on this device",
+};
 
 /** A browser's refusal, in words: the operator cancelled, or the passkey is not for this site. */
-function browserMessage(error: unknown) {
+function browserMessage(error: unknown, ceremony: Props["ceremony"]) {
   const name = error instanceof Error ? error.name : "";
   if (name === "NotAllowedError" || name === "AbortError")
     return "The passkey prompt was closed or timed out. Try again.";
-  if (name === "InvalidStateError") return "This device already holds a passkey for you here. Sign in instead.";
+  if (name === "InvalidStateError")
+    return ceremony === "add"
+      ? "This device already holds one of your passkeys. Add the new one from the other device."
+      : "This device already holds a passkey for you here. Sign in instead.";
   return "Your browser could not use a passkey here. Try again, or another browser.";
 }
 
@@ -43,6 +54,10 @@ export function PasskeyCeremony(props: Props) {
     if (!result.ok) throw new Refused(result.message);
     return result.value;
   }
+
+  const browserFailed = (error: unknown): never => {
+    throw new Refused(browserMessage(error, props.ceremony));
+  };
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,6 +77,10 @@ export function PasskeyCeremony(props: Props) {
         const optionsJSON = await run(startEnrolment(props.token));
         const answer = await startRegistration({ optionsJSON }).catch(browserFailed);
         next = await run(finishEnrolment(answer));
+      } else if (props.ceremony === "add") {
+        const optionsJSON = await run(startAddPasskey());
+        const answer = await startRegistration({ optionsJSON }).catch(browserFailed);
+        next = await run(finishAddPasskey(answer));
       } else {
         const optionsJSON = await run(startSetup(token, email));
         const answer = await startRegistration({ optionsJSON }).catch(browserFailed);
@@ -92,6 +111,3 @@ export function PasskeyCeremony(props: Props) {
 }
 
 class Refused extends Error {}
-const browserFailed = (error: unknown): never => {
-  throw new Refused(browserMessage(error));
-};

@@ -7,7 +7,9 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import {
+  addPasskeyOptions,
   CeremonyError,
+  completeAddPasskey,
   completeEnrolment,
   completeSetup,
   completeSignIn,
@@ -21,7 +23,7 @@ import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import type { consoleLimits } from "@/server/rate-limit/limits";
 import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
 import { consolePath, cookieOf, isSessionToken } from "./cookie";
-import { endSession, setSessionCookie } from "./session";
+import { endSession, setSessionCookie, signedIn } from "./session";
 
 /**
  * The passkey ceremonies' server side, called by the console's one client
@@ -33,7 +35,7 @@ import { endSession, setSessionCookie } from "./session";
  */
 
 export type CeremonyAnswer<T = undefined> = { ok: true; value: T } | { ok: false; message: string };
-type Ceremony = "sign-in" | "enrol" | "setup";
+type Ceremony = "sign-in" | "enrol" | "setup" | "add";
 
 const unavailable = "The console could not answer just now. Try again in a minute.";
 
@@ -175,6 +177,35 @@ export async function finishSetup(answer: unknown, token: string, email: string)
     const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email), env });
     await setSessionCookie(session);
     return "/console";
+  });
+}
+
+/** The operator this browser is signed in as, for a ceremony only a signed-in operator may run. */
+async function signedInOperator() {
+  const found = await signedIn();
+  if (!found) throw new CeremonyError("Your session has ended. Sign in again, then add the passkey.");
+  return found.operator;
+}
+
+/** Another passkey for the operator signed in here (a new device): its options. */
+export async function startAddPasskey() {
+  return step("add", async () => {
+    const operator = await signedInOperator();
+    await limited("operator", operator.id);
+    const { options, ceremony } = await addPasskeyOptions(await store(), { operator });
+    await keepCeremony(ceremony);
+    return options;
+  });
+}
+
+/** Registers it; then the passkeys page, saying so. */
+export async function finishAddPasskey(answer: unknown) {
+  return step("add", async () => {
+    const operator = await signedInOperator();
+    const ceremony = (await takeCeremonyId()) ?? gone();
+    const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
+    await completeAddPasskey(await store(), { operator, ceremony, response });
+    return "/console/passkeys?done=added";
   });
 }
 

@@ -232,6 +232,8 @@ export type OperatorSessionsTable = {
   seen_at: number;
   /** Its absolute end: 7 days after the sign-in. */
   expires_at: number;
+  /** The passkey it was opened with: revoking it ends the session (null for sessions older than migration 0015). */
+  passkey_id: string | null;
 };
 
 /** A one-time enrolment link: the SHA-256 of its token. */
@@ -244,7 +246,7 @@ export type OperatorLinksTable = {
 };
 
 /** What a passkey ceremony is for. */
-export const challengePurposes = ["enrol", "setup", "sign-in"] as const;
+export const challengePurposes = ["enrol", "setup", "sign-in", "add"] as const;
 export type ChallengePurpose = (typeof challengePurposes)[number];
 
 /** A passkey ceremony under way. */
@@ -252,7 +254,7 @@ export type ConsoleChallengesTable = {
   id: string;
   challenge: string;
   purpose: ChallengePurpose;
-  /** Whose passkey it registers (enrol); none for a sign-in or the first owner's setup. */
+  /** Whose passkey it registers (enrol, add); none for a sign-in or the first owner's setup. */
   operator_id: string | null;
   /** The enrolment link it came from. */
   link_id: string | null;

@@ -32,6 +32,8 @@ const consolePaths = new Set([
   "/console/invitations",
   "/console/invitations/send",
   "/console/invitations/cancel",
+  "/console/passkeys",
+  "/console/passkeys/remove",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
 

@@ -30,6 +30,7 @@ export const routeBodies = new Map([
   ["/console/deliveries/drop", CONSOLE_ACTION_BYTES],
   ["/console/invitations/send", CONSOLE_ACTION_BYTES],
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
+  ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],
 ]);
 
 /**

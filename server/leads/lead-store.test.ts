@@ -57,6 +57,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0012-limit-keys",
       "0013-consent-messages",
       "0014-start-needs-a-record",
+      "0015-session-passkeys",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -73,6 +74,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0012-limit-keys",
       "0013-consent-messages",
       "0014-start-needs-a-record",
+      "0015-session-passkeys",
     ]);
   });
 

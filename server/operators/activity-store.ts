@@ -12,6 +12,8 @@ export const activityActions = [
   "sign-in",
   "sign-out",
   "enrolled",
+  "passkey added",
+  "passkey removed",
   "export",
   "redeliver",
   "drop",

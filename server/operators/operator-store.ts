@@ -105,14 +105,14 @@ export async function deleteOperator({ db }: Store, id: string) {
 async function insertSecret(
   { db }: Store,
   table: "operator_links" | "operator_sessions",
-  { operatorId, now, lifetime }: { operatorId: string; now: number; lifetime: number },
+  { operatorId, now, lifetime, passkeyId }: { operatorId: string; now: number; lifetime: number; passkeyId?: string },
 ) {
   const token = newToken();
   const row = { id: hashOf(token), operator_id: operatorId, created_at: now, expires_at: now + lifetime };
   if (table === "operator_sessions")
     await db
       .insertInto("operator_sessions")
-      .values({ ...row, seen_at: now })
+      .values({ ...row, seen_at: now, passkey_id: passkeyId ?? null })
       .execute();
   else await db.insertInto("operator_links").values(row).execute();
   return token;
@@ -241,6 +241,37 @@ export async function passkeysOf({ db }: Store, operatorId: string) {
   return rows.map(passkeyOf);
 }
 
+/** A passkey as the console lists it: whose, when registered and last used; never its key. */
+export type ListedPasskey = { id: string; email: string; operatorId: string; createdAt: number; usedAt: number | null };
+
+/** Every operator's passkeys, or one operator's, by operator then registration. */
+export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?: string } = {}) {
+  let query = db
+    .selectFrom("operator_passkeys")
+    .innerJoin("operators", "operators.id", "operator_passkeys.operator_id")
+    .select([
+      "operator_passkeys.id",
+      "operators.email",
+      "operators.id as operatorId",
+      "operator_passkeys.created_at",
+      "operator_passkeys.used_at",
+    ]);
+  if (operatorId) query = query.where("operators.id", "=", operatorId);
+  const rows = await query.orderBy("operators.email").orderBy("operator_passkeys.created_at").execute();
+  return rows.map((row): ListedPasskey => ({
+    id: row.id,
+    email: row.email,
+    operatorId: row.operatorId,
+    createdAt: Number(row.created_at),
+    usedAt: row.used_at === null ? null : Number(row.used_at),
+  }));
+}
+
+/** Deletes a passkey, and with it (the cascade) every session it opened. */
+export async function deletePasskey({ db }: Store, id: string) {
+  await db.deleteFrom("operator_passkeys").where("id", "=", id).execute();
+}
+
 /** A sign-in's new signature counter, and when the passkey was used. */
 export async function passkeyUsed(
   { db }: Store,
@@ -249,9 +280,14 @@ export async function passkeyUsed(
   await db.updateTable("operator_passkeys").set({ counter, used_at: now }).where("id", "=", id).execute();
 }
 
-/** A new session for an operator, 7 days long at most: its token, for the cookie. */
-export const insertSession = (store: Store, { operatorId, now = Date.now() }: { operatorId: string; now?: number }) =>
-  insertSecret(store, "operator_sessions", { operatorId, now, lifetime: SESSION_ABSOLUTE_MS });
+/**
+ * A new session for an operator, 7 days long at most, opened with this
+ * passkey (revoking it ends the session): its token, for the cookie.
+ */
+export const insertSession = (
+  store: Store,
+  { operatorId, passkeyId, now = Date.now() }: { operatorId: string; passkeyId?: string; now?: number },
+) => insertSecret(store, "operator_sessions", { operatorId, passkeyId, now, lifetime: SESSION_ABSOLUTE_MS });
 
 /**
  * The operator a session's token signs in, as the database says now (a

@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import { describe, expect, it } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
@@ -20,7 +21,15 @@ import {
   takeChallenge,
   useLink,
 } from "./operator-store";
-import { OperatorError, addOperator, commandActor, issueLink, listOperators, removeOperator } from "./operators";
+import {
+  OperatorError,
+  addOperator,
+  commandActor,
+  commandActorAs,
+  issueLink,
+  listOperators,
+  removeOperator,
+} from "./operators";
 
 const open = consoleStores(setupBothEngines());
 const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
@@ -237,5 +246,15 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     ]).toStrictEqual([undefined, undefined, undefined, undefined, undefined]);
     expect(cursorOf("5000~act_1-b")).toStrictEqual({ at: 5_000, id: "act_1-b" });
     expect(await forgetActivity(store, Date.now() + 1)).toBe(4);
+  });
+});
+
+describe("a command's actor", () => {
+  it("is the operator --as names, as an address is kept, else the machine's user, else command", () => {
+    expect(commandActorAs(" Founder@Sous.Example ")).toStrictEqual({ actor: "founder@sous.example", via: "command" });
+    expect(commandActorAs(undefined)).toStrictEqual({ actor: userInfo().username, via: "command" });
+    expect(commandActorAs(undefined, () => "deploy")).toStrictEqual({ actor: "deploy", via: "command" });
+    expect(() => commandActorAs("the founder")).toThrow(new OperatorError("That is not an email address"));
+    expect(() => commandActorAs("")).toThrow(OperatorError);
   });
 });

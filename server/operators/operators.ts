@@ -1,4 +1,5 @@
 import "server-only";
+import { userInfo } from "node:os";
 import { z } from "zod";
 import { inTransaction, type Store } from "@/server/db/connect";
 import { operatorRoles, type OperatorRole } from "@/server/db/schema";
@@ -22,7 +23,26 @@ import {
 
 /** Who acts: an operator in the console, or the server's shell. */
 export type Actor = { actor: string; via: Activity["via"] };
+/** A command that names no one: the tests' actor, and a machine whose user cannot be read. */
 export const commandActor: Actor = { actor: "command", via: "command" };
+
+/** The user the server's shell runs as: who ran a command, when it names no operator. */
+function machineUser() {
+  try {
+    return userInfo().username || commandActor.actor;
+  } catch {
+    return commandActor.actor;
+  }
+}
+
+/**
+ * Who runs an `npm run` command, as its activity lines name them: the
+ * operator `--as EMAIL` names (an address, refused with a clear message when
+ * it is not one), else the machine's user.
+ */
+export function commandActorAs(as: string | undefined, user: () => string = machineUser): Actor {
+  return { actor: as === undefined ? user() : emailKey(parsed(operatorEmail, as)), via: "command" };
+}
 
 /** An operator's address, as typed: a clear message when it is not one. */
 export const operatorEmail = z

@@ -4,14 +4,17 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
 import { activityPage } from "./activity-store";
-import { listOperators, ownerExists, passkeysOf, sessionOperator } from "./operator-store";
+import { listOperators, listPasskeys, ownerExists, passkeysOf, sessionOperator } from "./operator-store";
 import { addOperator, commandActor } from "./operators";
 import {
+  addPasskeyOptions,
   CeremonyError,
+  completeAddPasskey,
   completeEnrolment,
   completeSetup,
   completeSignIn,
   enrolmentOptions,
+  removePasskey,
   setupOpen,
   setupOptions,
   signInOptions,
@@ -60,6 +63,141 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
       "sign-in",
       "sign-in",
       "enrolled",
+    ]);
+  });
+
+  /** Signs in with this authenticator: the new session's token. */
+  async function signInWith(store: Awaited<ReturnType<typeof open>>, authenticator: SoftAuthenticator) {
+    const { options, ceremony } = await signInOptions(store, env);
+    return (await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env })).session;
+  }
+
+  it("add a second passkey for the operator signed in, which then signs them in; another operator's ceremony and a passkey registered twice are refused", async () => {
+    const store = await open(engine);
+    const { authenticator: first, done } = await enrolled(store, "owner@sous.example");
+    const { done: other } = await enrolled(store, "viewer@sous.example", "viewer");
+    const second = new SoftAuthenticator();
+
+    const { options, ceremony } = await addPasskeyOptions(store, { operator: done.operator, env });
+    // The one they have is excluded: an authenticator holding it says so.
+    expect(options.excludeCredentials?.map(({ id }) => id)).toStrictEqual([first.id]);
+    // As every passkey of the console: discoverable (sign-in names no one first), the user verified, no attestation.
+    expect(options).toMatchObject({
+      attestation: "none",
+      authenticatorSelection: { residentKey: "required", userVerification: "required" },
+      user: { name: "owner@sous.example" },
+    });
+    // Started by the owner, answered in the viewer's session: refused, and the challenge is spent.
+    expect(
+      await refusal(
+        completeAddPasskey(store, {
+          operator: other.operator,
+          ceremony,
+          response: second.register(options, site),
+          env,
+        }),
+      ),
+    ).toMatch(/^This sign-in or enrolment took too long/);
+    const again = await addPasskeyOptions(store, { operator: done.operator, env });
+    const added = await completeAddPasskey(store, {
+      operator: done.operator,
+      ceremony: again.ceremony,
+      response: second.register(again.options, site),
+      env,
+    });
+    expect(added).toBe(second.id);
+    expect((await passkeysOf(store, done.operator.id)).map(({ id }) => id)).toStrictEqual([first.id, second.id]);
+    // Listed, the new one never used yet; one operator's list holds theirs only.
+    expect(await listPasskeys(store, { operatorId: done.operator.id })).toMatchObject([
+      { id: first.id, email: "owner@sous.example", usedAt: null },
+      { id: second.id, email: "owner@sous.example", usedAt: null },
+    ]);
+    expect((await listPasskeys(store, { operatorId: other.operator.id })).map(({ email }) => email)).toStrictEqual([
+      "viewer@sous.example",
+    ]);
+    expect(await listPasskeys(store)).toHaveLength(3);
+    const before = Date.now();
+    expect((await sessionOperator(store, await signInWith(store, second)))?.email).toBe("owner@sous.example");
+    const used = (await listPasskeys(store, { operatorId: done.operator.id }))[1]!.usedAt!;
+    expect(used).toBeGreaterThanOrEqual(before);
+    expect(used).toBeLessThanOrEqual(Date.now());
+    // The owner's first session goes on: adding a passkey opens none and ends none.
+    expect((await sessionOperator(store, done.session))?.email).toBe("owner@sous.example");
+
+    // The same authenticator's answer registered a second time: refused, nothing added.
+    const twice = await addPasskeyOptions(store, { operator: done.operator, env });
+    expect(
+      await refusal(
+        completeAddPasskey(store, {
+          operator: done.operator,
+          ceremony: twice.ceremony,
+          response: second.register(twice.options, site),
+          env,
+        }),
+      ),
+    ).toBe("This passkey is registered already.");
+    expect(await passkeysOf(store, done.operator.id)).toHaveLength(2);
+    expect(
+      (await activityPage(store, { limit: 2 })).map(({ actor, via, action }) => `${actor} ${via} ${action}`),
+    ).toStrictEqual(["owner@sous.example console sign-in", "owner@sous.example console passkey added"]);
+  });
+
+  it("revoke a passkey: the sessions it opened end at once, the operator's others stay; the last owner's, and an unknown id, are refused and change nothing", async () => {
+    const store = await open(engine);
+    const { authenticator: laptop, done } = await enrolled(store, "owner@sous.example");
+    const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
+    const phone = new SoftAuthenticator();
+    const adding = await addPasskeyOptions(store, { operator: done.operator, env });
+    await completeAddPasskey(store, {
+      operator: done.operator,
+      ceremony: adding.ceremony,
+      response: phone.register(adding.options, site),
+      env,
+    });
+    const onPhone = await signInWith(store, phone);
+    const onLaptop = await signInWith(store, laptop);
+    const by = { actor: "owner@sous.example", via: "console" as const };
+
+    expect(await removePasskey(store, { id: phone.id, by })).toMatchObject({
+      removed: { id: phone.id, email: "owner@sous.example" },
+    });
+    expect(await sessionOperator(store, onPhone)).toBeUndefined();
+    expect((await sessionOperator(store, onLaptop))?.email).toBe("owner@sous.example");
+    expect((await sessionOperator(store, done.session))?.email).toBe("owner@sous.example");
+    expect(await refusal(signInWith(store, phone))).toBe(
+      "That passkey did not sign you in. Use a passkey registered for this console.",
+    );
+    const [removal] = await activityPage(store, { limit: 1 });
+    expect(removal).toMatchObject({
+      actor: "owner@sous.example",
+      action: "passkey removed",
+      subject: "owner@sous.example",
+      rows: 1,
+    });
+
+    // The laptop's is the owner's last: the viewer's passkey does not count, an owner's alone manages the console.
+    expect(await removePasskey(store, { id: laptop.id, by })).toStrictEqual({ refused: "last" });
+    // A viewer's passkey may go, whoever's last it is: owners still sign in.
+    expect(await removePasskey(store, { id: helperKey.id, by })).toMatchObject({ removed: { id: helperKey.id } });
+    expect(await sessionOperator(store, helper.session)).toBeUndefined();
+
+    // The laptop's is now the only passkey any owner has.
+    const before = await listPasskeys(store);
+    expect(await removePasskey(store, { id: laptop.id, by })).toStrictEqual({ refused: "last" });
+    expect(await removePasskey(store, { id: "no-such-passkey", by })).toStrictEqual({ refused: "unknown" });
+    expect(await listPasskeys(store)).toStrictEqual(before);
+    expect((await sessionOperator(store, onLaptop))?.email).toBe("owner@sous.example");
+    expect((await activityPage(store, { limit: 1 }))[0]).toMatchObject({
+      action: "passkey removed",
+      subject: "viewer@sous.example",
+    });
+
+    // A second owner with a passkey: then the first owner's last one may go.
+    const { authenticator: partnerKey } = await enrolled(store, "partner@sous.example");
+    expect(await removePasskey(store, { id: laptop.id, by })).toMatchObject({ removed: { id: laptop.id } });
+    expect(await sessionOperator(store, onLaptop)).toBeUndefined();
+    expect((await listPasskeys(store)).map(({ id, email }) => `${email} ${id}`)).toStrictEqual([
+      `partner@sous.example ${partnerKey.id}`,
     ]);
   });
 

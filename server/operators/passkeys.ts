@@ -13,6 +13,7 @@ import type { ServerEnv } from "@/server/env";
 import { siteUrl } from "@/server/site-settings";
 import { insertActivity } from "./activity-store";
 import {
+  deletePasskey,
   deleteSession,
   emailKey,
   insertChallenge,
@@ -20,6 +21,8 @@ import {
   insertPasskey,
   insertSession,
   linkOperator,
+  listOperators,
+  listPasskeys,
   ownerExists,
   passkeyById,
   passkeysOf,
@@ -29,9 +32,10 @@ import {
   operatorById,
   takeChallenge,
   useLink,
+  type ListedPasskey,
   type Operator,
 } from "./operator-store";
-import { OperatorError, operatorEmail } from "./operators";
+import { OperatorError, operatorEmail, type Actor } from "./operators";
 
 /**
  * The passkey ceremonies of the console (decision 0014): registering one
@@ -58,20 +62,29 @@ const refused = (message: string): never => {
 const linkGone =
   "This enrolment link is not valid: it was used, it ran out (15 minutes), or it never was. Ask an owner for a new one (npm run operators -- link EMAIL).";
 
-/** The registration options for the operator an enrolment link names. */
-export async function enrolmentOptions(store: Store, { token, env }: { token: string; env?: NodeJS.ProcessEnv }) {
-  const found = (await linkOperator(store, token)) ?? refused(linkGone);
+/**
+ * An operator's registration options: a discoverable passkey (sign-in names
+ * no one first), the user verified, no attestation, and the passkeys they
+ * have excluded, so an authenticator holding one says so.
+ */
+async function registrationFor(store: Store, operator: Operator, env?: NodeJS.ProcessEnv) {
   const rp = relyingParty(env);
-  const existing = await passkeysOf(store, found.operator.id);
-  const options = await generateRegistrationOptions({
+  const existing = await passkeysOf(store, operator.id);
+  return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
-    userName: found.operator.email,
-    userID: new TextEncoder().encode(found.operator.id),
+    userName: operator.email,
+    userID: new TextEncoder().encode(operator.id),
     attestationType: "none",
     excludeCredentials: existing.map(({ id, transports }) => ({ id, transports })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
+}
+
+/** The registration options for the operator an enrolment link names. */
+export async function enrolmentOptions(store: Store, { token, env }: { token: string; env?: NodeJS.ProcessEnv }) {
+  const found = (await linkOperator(store, token)) ?? refused(linkGone);
+  const options = await registrationFor(store, found.operator, env);
   const ceremony = await insertChallenge(store, {
     challenge: options.challenge,
     purpose: "enrol",
@@ -163,7 +176,7 @@ export async function completeEnrolment(
     const operator = (await operatorById(tx, taken.operatorId!)) ?? refused(linkGone);
     await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "enrolled", rows: 1 });
-    return { operator, session: await insertSession(tx, { operatorId: operator.id }) };
+    return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
 }
 
@@ -193,7 +206,7 @@ export async function completeSetup(
     const operator = await insertFirstOwner(tx, address);
     await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "enrolled", subject: "setup", rows: 1 });
-    return { operator, session: await insertSession(tx, { operatorId: operator.id }) };
+    return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
 }
 
@@ -241,7 +254,7 @@ export async function completeSignIn(
     const operator = (await operatorById(tx, passkey.operatorId)) ?? refused(notSignedIn);
     await passkeyUsed(tx, { id: passkey.id, counter: verification.authenticationInfo.newCounter });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "sign-in", rows: 1 });
-    return { operator, session: await insertSession(tx, { operatorId: operator.id }) };
+    return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
 }
 
@@ -252,5 +265,68 @@ export async function signOutSession(store: Store, token: string) {
     if (!operator) return;
     await deleteSession(tx, token);
     await insertActivity(tx, { actor: operator.email, via: "console", action: "sign-out", rows: 1 });
+  });
+}
+
+/**
+ * The registration options for another passkey of a signed-in operator (a
+ * new device): the ones they have are excluded, so an authenticator that
+ * holds one already says so instead of registering it twice.
+ */
+export async function addPasskeyOptions(
+  store: Store,
+  { operator, env }: { operator: Operator; env?: NodeJS.ProcessEnv },
+) {
+  const options = await registrationFor(store, operator, env);
+  const ceremony = await insertChallenge(store, {
+    challenge: options.challenge,
+    purpose: "add",
+    operatorId: operator.id,
+  });
+  return { options, ceremony };
+}
+
+/** Registers the passkey an add ceremony made, for the operator who started it only; the session goes on as it was. */
+export async function completeAddPasskey(
+  store: Store,
+  {
+    operator,
+    ceremony,
+    response,
+    env,
+  }: { operator: Operator; ceremony: string; response: RegistrationResponseJSON; env?: NodeJS.ProcessEnv },
+) {
+  const taken = (await takeChallenge(store, ceremony, "add")) ?? refused(ceremonyGone);
+  if (taken.operatorId !== operator.id) refused(ceremonyGone);
+  const passkey = await verifiedRegistration(response, taken.challenge, env);
+  await inTransaction(store, async (tx) => {
+    if (await passkeyById(tx, passkey.id)) refused("This passkey is registered already.");
+    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
+    await insertActivity(tx, { actor: operator.email, via: "console", action: "passkey added", rows: 1 });
+  });
+  return passkey.id;
+}
+
+/**
+ * Revokes a passkey (a lost or retired device): the sessions it opened end
+ * at once, the operator's other passkeys and their sessions stay. Refused
+ * ("last") when it would leave no owner with a passkey: nobody could then
+ * sign in to manage operators but from the shell (`npm run operators -- link
+ * EMAIL`); "unknown" when no passkey has the id. Either way nothing changes.
+ */
+export async function removePasskey(
+  store: Store,
+  { id, by }: { id: string; by: Actor },
+): Promise<{ removed: ListedPasskey } | { refused: "unknown" | "last" }> {
+  return inTransaction(store, async (tx) => {
+    const passkeys = await listPasskeys(tx);
+    const revoked = passkeys.find((passkey) => passkey.id === id);
+    if (!revoked) return { refused: "unknown" as const };
+    const owners = new Set((await listOperators(tx)).filter(({ role }) => role === "owner").map((owner) => owner.id));
+    const ownersLeft = passkeys.filter((passkey) => passkey.id !== id && owners.has(passkey.operatorId));
+    if (owners.has(revoked.operatorId) && ownersLeft.length === 0) return { refused: "last" as const };
+    await deletePasskey(tx, id);
+    await insertActivity(tx, { ...by, action: "passkey removed", subject: revoked.email, rows: 1 });
+    return { removed: revoked };
   });
 }

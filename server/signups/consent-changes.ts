@@ -10,18 +10,23 @@ import {
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
 import { releaseAwaitingStart, stopLeads } from "@/server/leads/lead-store";
+import { insertActivity } from "@/server/operators/activity-store";
+import type { Actor } from "@/server/operators/operators";
 
 /**
  * Records that a number's consent ended and stops its open leads, in one
  * transaction. The leads are the ones its consent records name (by key, not
  * by the values they carry): a lead not yet delivered is never sent.
- * A replayed call (its message_id recorded already) changes nothing.
+ * A replayed call (its message_id recorded already) changes nothing. An
+ * operator's (`by`) is an activity line too, in the same transaction: its
+ * channel, never the number.
  */
-export function revokeConsent(store: Store, revocation: Revocation) {
+export function revokeConsent(store: Store, revocation: Revocation, { by }: { by?: Actor } = {}) {
   return inTransaction(store, async (tx) => {
     const inserted = await recordRevocation(tx, revocation);
     if (!inserted) return { recorded: false as const, leadsStopped: 0 };
     const leadsStopped = await stopLeads(tx, await leadIdsOfNumber(tx, revocation.phone));
+    if (by) await insertActivity(tx, { ...by, action: "revocation recorded", subject: revocation.channel, rows: 1 });
     return { recorded: true as const, id: inserted.id, leadsStopped };
   });
 }

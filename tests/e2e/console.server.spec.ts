@@ -58,13 +58,16 @@ test.afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-/** `npm run operators -- …` on the server's database, as an operator with a shell runs it. */
-async function operators(...args: string[]) {
-  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "operators", "--", ...args], {
+/** `npm run NAME -- …` on the server's database, as an operator with a shell runs it: its standard output. */
+async function command(name: string, ...args: string[]) {
+  const { stdout } = await promisify(execFile)("npm", ["run", "--silent", name, "--", ...args], {
     env: { ...process.env, ...env },
   });
   return stdout;
 }
+
+/** `npm run operators -- …` */
+const operators = (...args: string[]) => command("operators", ...args);
 
 async function signOut(page: Page) {
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -136,6 +139,78 @@ test("operators -- add prints a link that registers a passkey once; the operator
   await page.goto(link!);
   await expect(page.getByRole("heading", { name: "This enrolment link does not work" })).toBeVisible();
   signedIn.viewer = { context, page };
+});
+
+test("a passkey added on a new device from the console signs in there; an owner revokes it, which ends that session at once and no other; a viewer sees their own, with nothing to revoke", async ({
+  browser,
+}) => {
+  const owner = signedIn.owner!;
+  // The owner's new device: a browser with an authenticator of its own, handed the session to add its passkey.
+  const device = await browser.newContext();
+  const { page, credentials } = await withAuthenticator(device);
+  await device.addCookies(await owner.context.cookies());
+  await page.goto(`${site}/console/passkeys`);
+  await expect(page.getByRole("heading", { name: "Passkeys", level: 1 })).toBeVisible();
+  const yours = page.getByRole("table", { name: "founder@example.com's passkeys" });
+  await expect(yours.locator("tbody tr")).toHaveCount(1);
+  await pressCeremony(page, "Add a passkey on this device");
+  await expect(page).toHaveURL(`${site}/console/passkeys?done=added`, { timeout: CEREMONY_MS });
+  await expect(page.getByRole("status").first()).toHaveText("Passkey added: this device signs you in from now on.");
+  await expect(yours.locator("tbody tr")).toHaveCount(2);
+  const [added] = await credentials();
+  const addedId = Buffer.from(added!.credentialId, "base64").toString("base64url");
+
+  // Its own session, opened with its own passkey.
+  await device.clearCookies();
+  await signIn(page, "founder@example.com", "owner");
+
+  // The owner, on the first device, revokes the new device's passkey, with JavaScript or without (a plain form).
+  const before = consoleTables();
+  await owner.page.goto(`${site}/console/passkeys`);
+  await owner.page
+    .getByRole("button", { name: `Revoke founder@example.com's passkey ${addedId.slice(0, 10)}…` })
+    .click();
+  await expect(owner.page).toHaveURL(`${site}/console/passkeys?done=removed`);
+  await expect(owner.page.getByRole("status").first()).toHaveText(
+    "Passkey revoked: every session it opened has ended.",
+  );
+  const after = consoleTables();
+  expect((after.operator_passkeys as Array<{ id: string }>).map(({ id }) => id)).not.toContain(addedId);
+  expect(after.operator_passkeys).toHaveLength((before.operator_passkeys as unknown[]).length - 1);
+  expect(after.operator_sessions).toHaveLength((before.operator_sessions as unknown[]).length - 1);
+
+  // The new device is signed out at once, and its passkey signs no one in; the first device goes on.
+  await page.goto(`${site}/console`);
+  await expect(page).toHaveURL(`${site}/console/sign-in?next=%2Fconsole`);
+  await pressCeremony(page, "Sign in with a passkey");
+  await expect(page.locator("#ceremony-message")).toHaveText(
+    "That passkey did not sign you in. Use a passkey registered for this console.",
+    { timeout: CEREMONY_MS },
+  );
+  await owner.page.goto(`${site}/console/activity`);
+  await expect(owner.page.getByText("founder@example.com (owner)")).toBeVisible();
+  const lines = owner.page.locator("tbody tr");
+  await expect(lines.nth(0)).toContainText("passkey removed");
+  await expect(lines.filter({ hasText: "passkey added" })).toHaveCount(1);
+  await device.close();
+
+  // The viewer: their own passkey, no one else's, and no revoke; their post of one is refused and changes nothing.
+  const viewer = signedIn.viewer!;
+  await viewer.page.goto(`${site}/console/passkeys`);
+  await expect(
+    viewer.page.getByRole("table", { name: "helper@example.com's passkeys" }).locator("tbody tr"),
+  ).toHaveCount(1);
+  await expect(viewer.page.getByRole("button", { name: /^Revoke/ })).toHaveCount(0);
+  await expect(viewer.page.getByText("Every operator's")).toHaveCount(0);
+  const unchanged = consoleTables();
+  const ownerKey = (unchanged.operator_passkeys as Array<{ id: string; operator_id: string }>)[0]!.id;
+  const refused = await viewer.context.request.post(`${site}/console/passkeys/remove`, {
+    form: { id: ownerKey },
+    headers: { Origin: site },
+    maxRedirects: 0,
+  });
+  expect(refused.status()).toBe(403);
+  expect(consoleTables()).toStrictEqual(unchanged);
 });
 
 test("without a session, a console page leads to sign-in and back; every console answer is uncached and unindexed", async ({
@@ -363,6 +438,87 @@ test("exports, with JavaScript off: an owner downloads the waitlist, the consent
   await context.close();
 });
 
+test("the overview's counts are what `leads -- list` and `consent -- export` say of the same database, with JavaScript on and off", async ({
+  browser,
+}) => {
+  // One more chef, whose consent an operator ends from the shell, naming themself: a revoked number to count.
+  const direct = `http://127.0.0.1:${new URL(site).port}`;
+  await postSignupWithoutScript(
+    direct,
+    { phone: "(415) 555-0166", name: `Gus ${uniqueToken("console")}`, consent: "on" },
+    { "x-forwarded-for": "10.78.0.2" },
+  );
+  await command("consent", "revoke", "(415) 555-0166", "--channel", "email", "--as", "founder@example.com");
+  // And one the workflow failed: a lead waiting (for a day: the spec's schedule), to count per form and state.
+  receiver.outage(503);
+  await postSignupWithoutScript(
+    direct,
+    { phone: "(415) 555-0167", name: `[status=503] Hal ${uniqueToken("console")}`, consent: "on" },
+    { "x-forwarded-for": "10.78.0.3" },
+  );
+  receiver.outage(undefined);
+
+  // The commands' answers. Each number's standing from its evidence, oldest first: a sign-up that counts or a START
+  // puts consent in force, a revocation ends it; a sign-up kept as evidence only changes nothing.
+  const records = (await command("consent", "export", "--format", "jsonl"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { record: string; phone: string; puts_in_force?: string });
+  const standing = new Map<string, string>();
+  for (const row of records) {
+    if (row.record === "consent")
+      standing.set(row.phone, row.puts_in_force === "yes" ? "in force" : (standing.get(row.phone) ?? "none"));
+    // A STOP from a number that never signed up puts no one on the list.
+    else if (standing.has(row.phone)) standing.set(row.phone, row.record === "revocation" ? "revoked" : "in force");
+  }
+  const states = [...standing.values()];
+  const listed = JSON.parse(await command("leads", "list", "--json")) as Array<{ form: string; state: string }>;
+  const waiting = new Map<string, number>();
+  for (const { form, state } of listed) waiting.set(`${form} ${state}`, (waiting.get(`${form} ${state}`) ?? 0) + 1);
+  const expected = {
+    "On the waitlist": standing.size,
+    "Consent in force": states.filter((state) => state === "in force").length,
+    Revoked: states.filter((state) => state === "revoked").length,
+  };
+  expect(expected.Revoked).toBeGreaterThanOrEqual(1);
+  expect(expected["Consent in force"]).toBeGreaterThanOrEqual(3);
+  expect(waiting.size).toBeGreaterThanOrEqual(1);
+
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({
+      javaScriptEnabled,
+      storageState: await signedIn.owner!.context.storageState(),
+    });
+    const page = await context.newPage();
+    await page.goto(`${site}/console`);
+    const shown = Object.fromEntries(
+      await page
+        .locator("dl > div")
+        .evaluateAll((cells) =>
+          cells.map((cell) => [cell.querySelector("dt")!.textContent, Number(cell.querySelector("dd")!.textContent)]),
+        ),
+    );
+    expect(shown, `JavaScript ${javaScriptEnabled ? "on" : "off"}`).toMatchObject(expected);
+    const rows = await page
+      .getByRole("region", { name: "Leads waiting" })
+      .locator("tbody tr")
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    expect(
+      new Map(rows.map(([form, state, count]) => [`${form} ${state}`, Number(count)])),
+      "leads waiting",
+    ).toStrictEqual(waiting);
+    await context.close();
+  }
+
+  // The shell's revocation in the activity log, by the operator it named, without the number.
+  await signedIn.owner!.page.goto(`${site}/console/activity`);
+  const line = signedIn.owner!.page.locator("tbody tr").filter({ hasText: "revocation recorded" });
+  await expect(line).toHaveCount(1);
+  await expect(line).toContainText("founder@example.com");
+  await expect(line).toContainText("command");
+  await expect(line).not.toContainText("0166");
+});
+
 test("axe finds no violation on any console page, with JavaScript on and as a browser without it gets them", async ({
   browser,
 }) => {
@@ -385,6 +541,7 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
     "/console/invitations?plan=next&next=5",
     "/console/exports",
     "/console/activity",
+    "/console/passkeys",
   ];
   const scan = async (page: Page) => {
     const results = await new AxeBuilder({ page })
@@ -516,6 +673,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     "/console/invitations?plan=next&next=1",
     "/console/exports",
     "/console/activity",
+    "/console/passkeys",
   ];
   const downloads = ["/console/exports/waitlist", "/console/exports/consents", "/console/exports/invitations"];
   const actions: Array<[string, Record<string, string>]> = [
@@ -523,6 +681,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     ["/console/deliveries/drop", { id: finn.lead_id, confirm: "drop" }],
     ["/console/invitations/send", { plan: "next", next: "1", name: "never-sent", count: "1" }],
     ["/console/invitations/cancel", { name: "launch-1" }],
+    ["/console/passkeys/remove", { id: "not-a-passkey" }],
   ];
   const owner = signedIn.owner!.context;
   const stranger = await browser.newContext();

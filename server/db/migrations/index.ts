@@ -13,6 +13,7 @@ import consoleReads from "./0011-console-reads.json";
 import limitKeys from "./0012-limit-keys.json";
 import consentMessages from "./0013-consent-messages.json";
 import startNeedsARecord from "./0014-start-needs-a-record.json";
+import sessionPasskeys from "./0015-session-passkeys.json";
 import { migrationOf, type MigrationPlan } from "./plan";
 
 /** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -31,6 +32,7 @@ export const plans: Record<string, MigrationPlan> = {
   "0012-limit-keys": limitKeys,
   "0013-consent-messages": consentMessages,
   "0014-start-needs-a-record": startNeedsARecord,
+  "0015-session-passkeys": sessionPasskeys,
 };
 
 /**
