@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
@@ -9,16 +10,17 @@ import { cookieOf } from "./cookie";
 
 // The browser's cookies and headers as Next's request scope gives them to a server action.
 const jar = new Map<string, string>();
+let forwardedFor = "203.0.113.9";
 vi.mock("next/headers", () => ({
   cookies: async () => ({
     get: (name: string) => (jar.has(name) ? { name, value: jar.get(name)! } : undefined),
     set: (name: string, value: string, { maxAge }: { maxAge?: number } = {}) =>
       maxAge === 0 ? jar.delete(name) : jar.set(name, value),
   }),
-  headers: async () => new Headers({ "x-forwarded-for": "203.0.113.9" }),
+  headers: async () => new Headers({ "x-forwarded-for": forwardedFor }),
 }));
 
-const { finishAddPasskey, startAddPasskey } = await import("./ceremony-actions");
+const { finishAddPasskey, startAddPasskey, startSignIn } = await import("./ceremony-actions");
 
 // The unit tests' site: http://localhost:3000 (site-settings), a passkey's origin.
 const origin = "http://localhost:3000";
@@ -90,6 +92,22 @@ describe("adding a passkey from the console", () => {
       Array(4).fill("console_ceremony_refused add"),
     );
     expect(JSON.stringify(logged)).not.toContain(operator.email);
+  });
+});
+
+describe("signing in from one address", () => {
+  it("refuses the 21st start in 10 minutes in words, logged without the address; another address goes on", async () => {
+    // An address of this run alone: the limit's counts outlive a run of the suite.
+    forwardedFor = `10.${[...randomBytes(3)].join(".")}`;
+    const answers = [];
+    for (let attempt = 0; attempt < 21; attempt += 1) answers.push(await startSignIn());
+    expect(answers.slice(0, 20).every((answer) => answer.ok)).toBe(true);
+    expect(answers[20]).toStrictEqual({ ok: false, message: "Too many attempts. Try again in 10 minutes." });
+    const logged = vi.mocked(console.warn).mock.calls.map((call) => String(call[0]));
+    expect(logged.map((line) => JSON.parse(line).event)).toStrictEqual(["console_rate_limited"]);
+    expect(logged.join("")).not.toContain(forwardedFor);
+    forwardedFor = `10.${[...randomBytes(3)].join(".")}`;
+    expect(await startSignIn()).toMatchObject({ ok: true });
   });
 });
 
