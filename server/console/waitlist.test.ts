@@ -8,7 +8,7 @@ import { revokeConsent, renewConsent } from "@/server/signups/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 import { chefOf } from "./chef";
-import { maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
+import { consentWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
 
 const engines = setupBothEngines();
 
@@ -38,6 +38,29 @@ const refusal = (promise: Promise<unknown>) =>
   );
 
 describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (engine) => {
+  it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {
+    const store = await open(engine);
+    await signUp(store, "+14155550142", 1_000);
+    // A sign-up that put no consent in force and was never revoked: on the list, neither in force nor revoked.
+    await recordConsent(store, {
+      evidence: webConsent("+14155550166"),
+      leadId: waitlistLead("+14155550166").id,
+      at: 2_000,
+      putsInForce: false,
+    });
+    const never = await waitlistPage(store, { filter: "never confirmed" });
+    expect(never.rows.map(({ phone, state }) => `${phone} ${consentWords(state)}`)).toStrictEqual([
+      "+14155550166 never confirmed",
+    ]);
+    expect(phones(await waitlistPage(store, { filter: "in force" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, { filter: "revoked" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, {}))).toStrictEqual(["+14155550166", "+14155550142"]);
+    expect(["in force", "revoked"].map((state) => consentWords(state as "in force" | "revoked"))).toStrictEqual([
+      "in force",
+      "revoked",
+    ]);
+  });
+
   it("lists every number that signed up once, newest first by its first sign-up, keyed by that record, with its consent", async () => {
     const store = await open(engine);
     await signUp(store, "+14155550142", 1_000);
@@ -57,6 +80,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     ]);
     expect(phones(await waitlistPage(store, { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
     expect(phones(await waitlistPage(store, { filter: "in force" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, { filter: "never confirmed" }))).toStrictEqual([]);
 
     // The key is the number's first sign-up, and it opens the chef's records.
     const chef = await chefOf(store, all.rows[1]!.key);

@@ -17,8 +17,17 @@ import { waitlistPhonePolicy } from "@/server/site-settings";
 export const PAGE_SIZE = 50;
 /** The longest search read: a name or a number is far shorter. */
 export const SEARCH_MAX = 100;
-export const waitlistFilters = ["all", "in force", "revoked"] as const;
+export const waitlistFilters = ["all", "in force", "revoked", "never confirmed"] as const;
 export type WaitlistFilter = (typeof waitlistFilters)[number];
+
+/**
+ * A number's consent as the console words it: in force, revoked, or never
+ * confirmed (its only sign-up came after a STOP, kept as evidence: it waits
+ * for a START from the phone).
+ */
+export const consentWords = (state: ConsentState) => (state === "none" ? "never confirmed" : state);
+const stateOf = (filter: Exclude<WaitlistFilter, "all">): ConsentState =>
+  filter === "never confirmed" ? "none" : filter;
 
 export type WaitlistRow = { key: string; phone: string; signedUpAt: number; state: ConsentState };
 
@@ -47,7 +56,7 @@ export async function waitlistPage(
   store: Store,
   { search = "", filter = "all", page = 1 }: { search?: string; filter?: WaitlistFilter; page?: number },
 ) {
-  const wanted = { ...(await searched(store, search)), ...(filter === "all" ? {} : { state: filter }) };
+  const wanted = { ...(await searched(store, search)), ...(filter === "all" ? {} : { state: stateOf(filter) }) };
   // A page past the last safe integer is no page either: the database would refuse its offset.
   const shown = Number.isSafeInteger(page) && page >= 1 && page <= Number.MAX_SAFE_INTEGER / PAGE_SIZE;
   const found = await signedUpPage(store, {

@@ -7,6 +7,7 @@ import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { searchWaitlist } from "@/server/console/waitlist-actions";
 import {
+  consentWords,
   maskedPhone,
   SearchError,
   waitlistFilters,
@@ -89,7 +90,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
                     )}
                   </td>
                   <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
-                  <td className="py-2">{row.state}</td>
+                  <td className="py-2">{consentWords(row.state)}</td>
                 </tr>
               ))}
             </tbody>

@@ -5,6 +5,7 @@ import { ConsoleFrame } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
 import { chefOf } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
+import { consentWords } from "@/server/console/waitlist";
 
 export const metadata: Metadata = { title: "A chef's records" };
 
@@ -33,7 +34,7 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
   if (!chef) notFound();
   return (
     <ConsoleFrame operator={operator} current="/console/waitlist" title={chef.phone}>
-      <p className="mt-2">Consent: {chef.state}</p>
+      <p className="mt-2">Consent: {consentWords(chef.state)}</p>
       <Section id="consents" title="Consent records">
         {chef.consents.length === 0 ? <p className="mt-2">None kept.</p> : null}
         {chef.consents.map((record) => (
