@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from "kysely";
 import { inTransaction, type Store } from "@/server/db/connect";
 import type { ConsentRenewalsTable, ConsentRevocationsTable, ConsentsTable, Database } from "@/server/db/schema";
 import type { Disclosure } from "./disclosure";
@@ -434,6 +434,8 @@ export type SignedUpFilter = {
   phone?: string;
   digits?: string;
   phones?: readonly string[];
+  /** The numbers another owner's subquery names (the invitations'), or those it does not (`outside`). */
+  named?: { phones: SelectQueryBuilder<Database, keyof Database, { phone: string }>; outside?: boolean };
 };
 
 /**
@@ -453,6 +455,9 @@ export async function signedUpPage(
     .$if(filter.digits !== undefined, (query) => query.where("phone", "like", `%${filter.digits!.replace(/\D/g, "")}%`))
     .$if(among !== undefined, (query) =>
       among!.length ? query.where("phone", "in", among!) : query.where(sql<boolean>`1 = 0`),
+    )
+    .$if(filter.named !== undefined, (query) =>
+      query.where("phone", filter.named!.outside ? "not in" : "in", filter.named!.phones),
     );
   const [rows, counted] = await Promise.all([
     chosen

@@ -4,7 +4,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cookieOf } from "./cookie";
 import { requireOperator } from "./session";
-import { SEARCH_MAX, waitlistFilters } from "./waitlist";
+import { invitationFilters, SEARCH_MAX, waitlistFilters } from "./waitlist";
 
 /**
  * The waitlist's search, posted: what was typed goes into a cookie of the
@@ -19,7 +19,10 @@ export async function searchWaitlist(form: FormData) {
   const text = form.get("clear") ? "" : String(form.get("search") ?? "").slice(0, SEARCH_MAX + 1);
   (await cookies()).set(name, text, { ...attributes, maxAge: text ? 3600 : 0 });
   const filter = String(form.get("filter") ?? "all");
-  redirect(
-    `/console/waitlist${filter !== "all" && (waitlistFilters as readonly string[]).includes(filter) ? `?filter=${encodeURIComponent(filter)}` : ""}`,
-  );
+  const invitation = String(form.get("invitation") ?? "any");
+  const query = new URLSearchParams({
+    ...(filter !== "all" && (waitlistFilters as readonly string[]).includes(filter) ? { filter } : {}),
+    ...(invitation !== "any" && (invitationFilters as readonly string[]).includes(invitation) ? { invitation } : {}),
+  }).toString();
+  redirect(`/console/waitlist${query ? `?${query}` : ""}`);
 }

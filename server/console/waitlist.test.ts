@@ -8,6 +8,7 @@ import { revokeConsent, renewConsent } from "@/server/signups/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 import { chefOf } from "./chef";
+import { queueWave } from "@/server/invitations/waves";
 import { consentWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
 
 const engines = setupBothEngines();
@@ -38,6 +39,31 @@ const refusal = (promise: Promise<unknown>) =>
   );
 
 describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (engine) => {
+  it("filters by invitation: none at all, or one in a state; with the consent filter at once", async () => {
+    const store = await open(engine);
+    await store.db.deleteFrom("invitations").execute();
+    await store.db.deleteFrom("invitation_waves").execute();
+    await signUp(store, "+14155550101", 1_000);
+    await signUp(store, "+14155550102", 2_000);
+    await signUp(store, "+14155550103", 3_000);
+    // The wave takes the oldest two; the first is texted, the second still queued.
+    await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 4_000 });
+    await store.db.updateTable("invitations").set({ state: "texted" }).where("phone", "=", "+14155550101").execute();
+    const invited = async (invitation: Parameters<typeof waitlistPage>[1]["invitation"]) =>
+      phones(await waitlistPage(store, { invitation }));
+    expect(await invited("texted")).toStrictEqual(["+14155550101"]);
+    expect(await invited("queued")).toStrictEqual(["+14155550102"]);
+    expect(await invited("not invited")).toStrictEqual(["+14155550103"]);
+    expect(await invited("cancelled")).toStrictEqual([]);
+    expect(await invited("any")).toStrictEqual(["+14155550103", "+14155550102", "+14155550101"]);
+    await revokeConsent(store, { phone: "+14155550102", channel: "sms", source: "workflow", at: 5_000 });
+    expect(phones(await waitlistPage(store, { filter: "revoked", invitation: "queued" }))).toStrictEqual([
+      "+14155550102",
+    ]);
+    expect(phones(await waitlistPage(store, { filter: "in force", invitation: "queued" }))).toStrictEqual([]);
+    expect((await waitlistPage(store, { invitation: "not invited", search: "4155550103" })).total).toBe(1);
+  });
+
   it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {
     const store = await open(engine);
     await signUp(store, "+14155550142", 1_000);

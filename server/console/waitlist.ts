@@ -3,6 +3,8 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import type { Store } from "@/server/db/connect";
 import { phonesOfLeads, signedUpPage, type ConsentState, type SignedUpFilter } from "@/server/consent/consent-store";
+import { invitationStates, type InvitationState } from "@/server/db/schema";
+import { invitedPhones } from "@/server/invitations/invitation-store";
 import { leadIdsHolding } from "@/server/leads/lead-store";
 import { waitlistPhonePolicy } from "@/server/site-settings";
 
@@ -19,6 +21,17 @@ export const PAGE_SIZE = 50;
 export const SEARCH_MAX = 100;
 export const waitlistFilters = ["all", "in force", "revoked", "never confirmed"] as const;
 export type WaitlistFilter = (typeof waitlistFilters)[number];
+
+/** Which invitation a number had: any (no filter), none at all, or one in this state. */
+export const invitationFilters = ["any", "not invited", ...invitationStates] as const;
+export type InvitationFilter = (typeof invitationFilters)[number];
+
+/** The invitation filter as the database reads it: the numbers invited in this state, or outside every invitation. */
+function invitedAs(store: Store, filter: InvitationFilter): SignedUpFilter {
+  if (filter === "any") return {};
+  if (filter === "not invited") return { named: { phones: invitedPhones(store, invitationStates), outside: true } };
+  return { named: { phones: invitedPhones(store, [filter as InvitationState]) } };
+}
 
 /**
  * A number's consent as the console words it: in force, revoked, or never
@@ -54,9 +67,18 @@ async function searched(store: Store, text: string): Promise<SignedUpFilter> {
 /** One page of the waitlist, and how many numbers the search and filter leave. */
 export async function waitlistPage(
   store: Store,
-  { search = "", filter = "all", page = 1 }: { search?: string; filter?: WaitlistFilter; page?: number },
+  {
+    search = "",
+    filter = "all",
+    invitation = "any",
+    page = 1,
+  }: { search?: string; filter?: WaitlistFilter; invitation?: InvitationFilter; page?: number },
 ) {
-  const wanted = { ...(await searched(store, search)), ...(filter === "all" ? {} : { state: stateOf(filter) }) };
+  const wanted = {
+    ...(await searched(store, search)),
+    ...(filter === "all" ? {} : { state: stateOf(filter) }),
+    ...invitedAs(store, invitation),
+  };
   // A page past the last safe integer is no page either: the database would refuse its offset.
   const shown = Number.isSafeInteger(page) && page >= 1 && page <= Number.MAX_SAFE_INTEGER / PAGE_SIZE;
   const found = await signedUpPage(store, {

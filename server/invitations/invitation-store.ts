@@ -350,3 +350,11 @@ export function forgetOldInvitations({ db }: Store, cutoff: number) {
     return Number(numDeletedRows);
   });
 }
+
+/**
+ * The numbers an invitation of one of these states was made for (each number
+ * has one invitation at most): a subquery the console's waitlist filters by,
+ * so the consent's owner need not name this table.
+ */
+export const invitedPhones = ({ db }: Store, states: readonly InvitationState[]) =>
+  db.selectFrom("invitations").select("phone").where("state", "in", states);

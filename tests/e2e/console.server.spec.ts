@@ -264,6 +264,18 @@ test("the waitlist: an owner finds a chef by a number in any spelling or a name,
   await expect(numbers).toHaveText(["+12125550100"]);
   await search("555");
   await expect(numbers).toHaveCount(3);
+  // Filtered by invitation too, the search kept: nobody is invited yet, so nobody was texted.
+  const filterBy = async (invitation: string) => {
+    await page.getByLabel("Invitation").selectOption(invitation);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+  };
+  await filterBy("not invited");
+  await expect(page).toHaveURL(`${site}/console/waitlist?invitation=not+invited`);
+  await expect(numbers).toHaveCount(3);
+  await filterBy("texted");
+  await expect(page.getByRole("status").filter({ hasText: "found" })).toHaveText("0 numbers found, page 1 of 1.");
+  await filterBy("any");
+  await expect(numbers).toHaveCount(3);
   await search("x".repeat(101));
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Search for at most 100 characters.");
   await search("Ada");

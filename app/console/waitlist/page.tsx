@@ -8,16 +8,18 @@ import { requirePageOperator } from "@/server/console/session";
 import { searchWaitlist } from "@/server/console/waitlist-actions";
 import {
   consentWords,
+  invitationFilters,
   maskedPhone,
   SearchError,
   waitlistFilters,
   waitlistPage,
+  type InvitationFilter,
   type WaitlistFilter,
 } from "@/server/console/waitlist";
 
 export const metadata: Metadata = { title: "Waitlist" };
 
-type Search = Promise<{ filter?: string | string[]; page?: string | string[] }>;
+type Search = Promise<{ filter?: string | string[]; invitation?: string | string[]; page?: string | string[] }>;
 
 const control =
   "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
@@ -28,15 +30,22 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
   const filter = (waitlistFilters as readonly string[]).includes(String(query.filter))
     ? (query.filter as WaitlistFilter)
     : "all";
+  const invitation = (invitationFilters as readonly string[]).includes(String(query.invitation))
+    ? (query.invitation as InvitationFilter)
+    : "any";
   const page = query.page === undefined ? 1 : Number(query.page);
   const search = (await cookies()).get(cookieOf("search").name)?.value ?? "";
   const owner = operator.role === "owner";
-  const found = await waitlistPage(store, { search, filter, page }).catch((error: unknown) => {
+  const found = await waitlistPage(store, { search, filter, invitation, page }).catch((error: unknown) => {
     if (error instanceof SearchError) return error.message;
     throw error;
   });
   const href = (to: number) =>
-    `/console/waitlist?${new URLSearchParams({ ...(filter !== "all" ? { filter } : {}), page: String(to) })}`;
+    `/console/waitlist?${new URLSearchParams({
+      ...(filter !== "all" ? { filter } : {}),
+      ...(invitation !== "any" ? { invitation } : {}),
+      page: String(to),
+    })}`;
 
   return (
     <ConsoleFrame operator={operator} current="/console/waitlist" title="Waitlist">
@@ -49,6 +58,16 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
           <span className="font-semibold">Consent</span>
           <select name="filter" defaultValue={filter} className={control}>
             {waitlistFilters.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col">
+          <span className="font-semibold">Invitation</span>
+          <select name="invitation" defaultValue={invitation} className={control}>
+            {invitationFilters.map((value) => (
               <option key={value} value={value}>
                 {value}
               </option>
