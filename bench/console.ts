@@ -6,8 +6,10 @@
  *
  * On SQLite and on Postgres (a throwaway server), each filled with SIGNUPS
  * (100,000) web sign-ups (a lead with its name and a consent record each; 1
- * in 20 revoked): the overview, the waitlist's first and last page, a search
- * by a whole number and by a name, each run 30 times after 3 warm-ups, with
+ * in 20 revoked; a first wave of invitations to a tenth, 9 in 10 texted):
+ * the overview, the waitlist's first and last page, a search by a whole
+ * number and by a name, the waitlist filtered by invitation, a chef's page,
+ * each run 30 times after 3 warm-ups, with
  * p50 and p95 against the 150 ms budget; then the query plans of the
  * statements they run, as each engine explains them. With --json, the same
  * as one line of JSON, which `npm run bench` reads (bench/lib/console.mjs).
@@ -19,6 +21,8 @@ import { sql } from "kysely";
 import { closeDatabases, connect, inTransaction, type Store } from "@/server/db/connect";
 import { overview } from "@/server/console/overview";
 import { waitlistPage, PAGE_SIZE } from "@/server/console/waitlist";
+import { chefOf } from "@/server/console/chef";
+import { queueWave } from "@/server/invitations/waves";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { rebuildStandings, recordConsent, refreshStandings } from "@/server/consent/consent-store";
 import { startPostgresServer } from "../tests/support/postgres-server";
@@ -104,6 +108,20 @@ async function fill(store: Store) {
   // Written around recordConsent, for speed: the standings worked out once, as the migration fills them;
   // then Postgres's statistics taken, as its autovacuum takes them after that many rows.
   await rebuildStandings(store);
+  // The launch's first wave, through the owner function an operator's send runs: the oldest tenth of the list
+  // in force, then answered as a wave is: 9 in 10 texted, the rest refused by the carrier.
+  await queueWave(store, {
+    name: "bench-1",
+    selection: { next: Math.floor(signups / 10) },
+    text: "Sous is open.",
+    now,
+  });
+  await store.db.updateTable("invitations").set({ state: "texted", answered_at: now }).execute();
+  await store.db
+    .updateTable("invitations")
+    .set({ state: "refused", carrier_code: "21610" })
+    .where("position", "in", sql<number>`(select position from invitations where position % 10 = 3)`)
+    .execute();
   if (store.engine === "postgres") await sql`analyze`.execute(store.db);
   return (performance.now() - began) / 1000;
 }
@@ -141,6 +159,7 @@ async function plans(store: Store) {
     "a lead's numbers (phonesOfLeads)": sql`select distinct phone from consents where lead_id in ('msg_bench-1')`,
     "a chef's records (by number)": sql`select * from consents where phone = '+12000000007'`,
     "a chef by key (phoneOfConsent)": sql`select phone from consents where id = 'con_bench-1'`,
+    "the numbers invited in a state (invitedPhones)": sql`select phone from consent_standings where phone in (select phone from invitations where state in ('refused')) order by first_at desc, phone limit 50`,
     "the leads waiting (openLeadCounts)": sql`select form, state, count(*) from leads where state in ('pending', 'held', 'dead', 'awaiting_start') group by form, state`,
   };
   const lines: { statement: string; plan: string }[] = [];
@@ -167,6 +186,12 @@ async function measure(engine: string, store: Store) {
     await time(`waitlist, page ${pages}`, () => waitlistPage(store, { page: pages })),
     await time("search by a whole number", () => waitlistPage(store, { search: "(200) 000-0007" })),
     await time("search by a name", () => waitlistPage(store, { search: "Chef 99999" })),
+    await time("waitlist, invited and refused", () => waitlistPage(store, { invitation: "refused" })),
+    await time("waitlist, not invited, in force", () =>
+      waitlistPage(store, { invitation: "not invited", filter: "in force" }),
+    ),
+    // A chef's page: their records, their sign-ups with each delivery attempt, their invitation.
+    await time("a chef's page", () => chefOf(store, "con_bench-4243")),
     // What every consent record, revocation and renewal now also writes, in its own transaction here.
     await time("a number's standing rewritten", () => refreshStandings(store, [phoneOf(4_242)])),
   ];
