@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
-import { insertSession, listPasskeys } from "@/server/operators/operator-store";
+import { insertSession, listPasskeys, sessionOperator } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
 import { cookieOf } from "./cookie";
@@ -19,15 +19,36 @@ vi.mock("next/headers", () => ({
   }),
   headers: async () => new Headers({ "x-forwarded-for": forwardedFor }),
 }));
+// redirect() as Next throws it, out of the action.
+class Redirected extends Error {}
+vi.mock("next/navigation", () => ({
+  redirect: (to: string) => {
+    throw new Redirected(to);
+  },
+}));
 
-const { finishAddPasskey, startAddPasskey, startSignIn } = await import("./ceremony-actions");
+const {
+  finishAddPasskey,
+  finishEnrolment,
+  finishSetup,
+  finishSignIn,
+  signOut,
+  startAddPasskey,
+  startEnrolment,
+  startSetup,
+  startSignIn,
+} = await import("./ceremony-actions");
 
 // The unit tests' site: http://localhost:3000 (site-settings), a passkey's origin.
 const origin = "http://localhost:3000";
 let counter = 0;
 
+/** An address of this test alone: the limits count per address. */
+const newAddress = () => `10.${[...randomBytes(3)].join(".")}`;
+
 beforeEach(() => {
   jar.clear();
+  forwardedFor = newAddress();
   for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
 });
 
@@ -97,8 +118,6 @@ describe("adding a passkey from the console", () => {
 
 describe("signing in from one address", () => {
   it("refuses the 21st start in 10 minutes in words, logged without the address; another address goes on", async () => {
-    // An address of this run alone: the limit's counts outlive a run of the suite.
-    forwardedFor = `10.${[...randomBytes(3)].join(".")}`;
     const answers = [];
     for (let attempt = 0; attempt < 21; attempt += 1) answers.push(await startSignIn());
     expect(answers.slice(0, 20).every((answer) => answer.ok)).toBe(true);
@@ -106,8 +125,198 @@ describe("signing in from one address", () => {
     const logged = vi.mocked(console.warn).mock.calls.map((call) => String(call[0]));
     expect(logged.map((line) => JSON.parse(line).event)).toStrictEqual(["console_rate_limited"]);
     expect(logged.join("")).not.toContain(forwardedFor);
-    forwardedFor = `10.${[...randomBytes(3)].join(".")}`;
+    forwardedFor = newAddress();
     expect(await startSignIn()).toMatchObject({ ok: true });
+  });
+});
+
+/** The token an enrolment link carries, its last path segment. */
+const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
+const sessionCookie = () => jar.get(cookieOf().name);
+/** Where an action's redirect leads. */
+const redirectOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "no redirect",
+    (error: Error) => (error instanceof Redirected ? error.message : `not a redirect: ${error.stack}`),
+  );
+
+/** An operator enrolled from their link through the actions, as the enrolment page runs them. */
+async function enrolledThroughActions(role: "owner" | "viewer" = "viewer") {
+  const store = await database(readEnv());
+  counter += 1;
+  const email = `enrols-${counter}-${Date.now()}@sous.example`;
+  const { operator, link } = await addOperator(store, { email, role, by: commandActor });
+  const authenticator = new SoftAuthenticator();
+  const started = await startEnrolment(tokenOf(link.url));
+  if (!started.ok) throw new Error(started.message);
+  expect(started.value.user.name).toBe(email);
+  expect(jar.has(cookieOf("ceremony").name)).toBe(true);
+  expect(await finishEnrolment(authenticator.register(started.value, origin))).toStrictEqual({
+    ok: true,
+    value: "/console",
+  });
+  return { store, operator, authenticator, link };
+}
+
+/** Signs in with a passkey through the actions, as the sign-in page runs them. */
+async function signInThroughActions(authenticator: SoftAuthenticator, next: unknown) {
+  const started = await startSignIn();
+  if (!started.ok) throw new Error(started.message);
+  return finishSignIn(authenticator.signIn(started.value, origin), next);
+}
+
+describe("enrolling, signing in and out through the console's actions", () => {
+  it("enrols from the link with a session at once, signs in again with a new session to the page asked for, and signs out", async () => {
+    const { store, operator, authenticator, link } = await enrolledThroughActions();
+    const enrolled = sessionCookie();
+    expect((await sessionOperator(store, enrolled!))?.email).toBe(operator.email);
+    expect(jar.has(cookieOf("ceremony").name)).toBe(false);
+    // The link was used: a second start on it is refused in words.
+    expect(await startEnrolment(tokenOf(link.url))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining("This enrolment link is not valid"),
+    });
+
+    jar.clear();
+    expect(await signInThroughActions(authenticator, "/console/waitlist?filter=revoked")).toStrictEqual({
+      ok: true,
+      value: "/console/waitlist?filter=revoked",
+    });
+    const signedInAgain = sessionCookie();
+    expect(signedInAgain).toBeDefined();
+    expect(signedInAgain).not.toBe(enrolled);
+    expect((await sessionOperator(store, signedInAgain!))?.id).toBe(operator.id);
+    // A `next` that leaves the console, or is no path at all, leads to the console's start.
+    for (const next of ["https://elsewhere.example/console", "//elsewhere.example", 42, undefined])
+      expect(await signInThroughActions(authenticator, next)).toStrictEqual({ ok: true, value: "/console" });
+
+    const before = sessionCookie()!;
+    expect(await redirectOf(signOut())).toBe("/console/sign-in?signed-out=1");
+    expect(sessionCookie()).toBeUndefined();
+    expect(await sessionOperator(store, before)).toBeUndefined();
+    // The session of the enrolment, in another browser, stays.
+    expect((await sessionOperator(store, enrolled!))?.id).toBe(operator.id);
+    const actions = (await activityPage(store, { limit: 20 }))
+      .filter((line) => line.actor === operator.email)
+      .map((line) => line.action);
+    expect(actions).toContain("enrolled");
+    expect(actions).toContain("sign-in");
+    // Signing out with no session does nothing but lead to the sign-in page.
+    expect(await redirectOf(signOut())).toBe("/console/sign-in?signed-out=1");
+  });
+
+  it("refuses a sign-in with no ceremony started, an answer it cannot read, and a passkey no operator has, each in words and with no session", async () => {
+    const { authenticator } = await enrolledThroughActions();
+    jar.clear();
+    expect(
+      await finishSignIn(authenticator.signIn({ challenge: "AAAA", rpId: "localhost" }, origin), "/console"),
+    ).toStrictEqual({
+      ok: false,
+      message: "This sign-in or enrolment took too long or was already answered. Start again.",
+    });
+    const started = await startSignIn();
+    if (!started.ok) throw new Error(started.message);
+    expect(await finishSignIn({ id: "x".repeat(2_000), rawId: "x", type: "public-key" }, "/console")).toStrictEqual({
+      ok: false,
+      message: "The passkey's answer could not be read. Start again.",
+    });
+    // The ceremony was read once: answering it again is refused as gone.
+    expect(await finishSignIn(authenticator.signIn(started.value, origin), "/console")).toMatchObject({ ok: false });
+    expect(await signInThroughActions(new SoftAuthenticator(), "/console")).toStrictEqual({
+      ok: false,
+      message: "That passkey did not sign you in. Use a passkey registered for this console.",
+    });
+    // An answer far past any authenticator's size is refused unread.
+    const again = await startSignIn();
+    if (!again.ok) throw new Error(again.message);
+    const huge = { ...authenticator.signIn(again.value, origin), padding: "x".repeat(70_000) };
+    expect(await finishSignIn(huge, "/console")).toStrictEqual({
+      ok: false,
+      message: "The passkey's answer could not be read. Start again.",
+    });
+    expect(sessionCookie()).toBeUndefined();
+  });
+
+  it("counts attempts per operator: after the enrolment, the 10th sign-in in 10 minutes is refused in words, from any address", async () => {
+    const { authenticator } = await enrolledThroughActions();
+    const answers = [];
+    // The enrolment's start was the operator's first attempt of the ten.
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      forwardedFor = newAddress();
+      answers.push(await signInThroughActions(authenticator, "/console"));
+    }
+    expect(answers.slice(0, 9).every((answer) => answer.ok)).toBe(true);
+    expect(answers[9]).toStrictEqual({ ok: false, message: "Too many attempts. Try again in 10 minutes." });
+  });
+
+  it("counts enrolment starts per operator: the 11th on one link is refused in words, from any address", async () => {
+    const store = await database(readEnv());
+    const { link } = await addOperator(store, {
+      email: `starts-${Date.now()}@sous.example`,
+      role: "viewer",
+      by: commandActor,
+    });
+    const answers = [];
+    for (let attempt = 0; attempt < 11; attempt += 1) {
+      forwardedFor = newAddress();
+      answers.push(await startEnrolment(tokenOf(link.url)));
+    }
+    expect(answers.slice(0, 10).every((answer) => answer.ok)).toBe(true);
+    expect(answers[10]).toStrictEqual({ ok: false, message: "Too many attempts. Try again in 10 minutes." });
+  });
+
+  it("answers a database it cannot reach in general words, and logs the ceremony without the operator's details", async () => {
+    vi.stubEnv("DATABASE_URL", "postgres://sous:sous@127.0.0.1:9/sous");
+    expect(await startSignIn()).toStrictEqual({
+      ok: false,
+      message: "The console could not answer just now. Try again in a minute.",
+    });
+    const logged = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(logged).toMatchObject([{ event: "console_ceremony_failed", ceremony: "sign-in" }]);
+    expect(JSON.stringify(logged)).not.toContain(forwardedFor);
+  });
+});
+
+describe("setting up the first owner on the setup token", () => {
+  const token = "t".repeat(40);
+
+  it("refuses a wrong token, then enrols the first owner, signed in, and is closed to a second setup", async () => {
+    vi.stubEnv("CONSOLE_SETUP_TOKEN", token);
+    const email = "first-owner@sous.example";
+    expect(await startSetup("t".repeat(39), email)).toStrictEqual({
+      ok: false,
+      message: "That is not the setup token.",
+    });
+
+    const authenticator = new SoftAuthenticator();
+    const started = await startSetup(token, email);
+    if (!started.ok) throw new Error(started.message);
+    expect(started.value.user.name).toBe(email);
+    // The token is checked again with the answer.
+    const answer = authenticator.register(started.value, origin);
+    expect(await finishSetup(answer, "wrong", email)).toStrictEqual({
+      ok: false,
+      message: "That is not the setup token.",
+    });
+    const again = await startSetup(token, email);
+    if (!again.ok) throw new Error(again.message);
+    expect(await finishSetup(authenticator.register(again.value, origin), token, email)).toStrictEqual({
+      ok: true,
+      value: "/console",
+    });
+    const store = await database(readEnv());
+    const owner = await sessionOperator(store, sessionCookie()!);
+    expect(owner).toMatchObject({ email, role: "owner" });
+
+    expect(await startSetup(token, "second@sous.example")).toStrictEqual({
+      ok: false,
+      message: "Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.",
+    });
+    expect(
+      await finishSetup(new SoftAuthenticator().register(fakeOptions(), origin), token, "x@sous.example"),
+    ).toMatchObject({
+      ok: false,
+    });
   });
 });
 
