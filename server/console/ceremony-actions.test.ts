@@ -6,28 +6,10 @@ import { activityPage } from "@/server/operators/activity-store";
 import { insertSession, listPasskeys, sessionOperator } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
+import { whereLeads } from "@/tests/support/navigation";
+import { cookieJar as jar, pinRequestHeaders } from "@/tests/support/request-headers";
 import { cookieOf } from "./cookie";
-
-// The browser's cookies and headers as Next's request scope gives them to a server action.
-const jar = new Map<string, string>();
-let forwardedFor = "203.0.113.9";
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) => (jar.has(name) ? { name, value: jar.get(name)! } : undefined),
-    set: (name: string, value: string, { maxAge }: { maxAge?: number } = {}) =>
-      maxAge === 0 ? jar.delete(name) : jar.set(name, value),
-  }),
-  headers: async () => new Headers({ "x-forwarded-for": forwardedFor }),
-}));
-// redirect() as Next throws it, out of the action.
-class Redirected extends Error {}
-vi.mock("next/navigation", () => ({
-  redirect: (to: string) => {
-    throw new Redirected(to);
-  },
-}));
-
-const {
+import {
   finishAddPasskey,
   finishEnrolment,
   finishSetup,
@@ -37,18 +19,21 @@ const {
   startEnrolment,
   startSetup,
   startSignIn,
-} = await import("./ceremony-actions");
+} from "./ceremony-actions";
 
 // The unit tests' site: http://localhost:3000 (site-settings), a passkey's origin.
 const origin = "http://localhost:3000";
 let counter = 0;
 
-/** An address of this test alone: the limits count per address. */
-const newAddress = () => `10.${[...randomBytes(3)].join(".")}`;
+/** The address this test's requests come from, one of its own: the limits count per address. */
+let forwardedFor = "";
+function moveToNewAddress() {
+  forwardedFor = `10.${[...randomBytes(3)].join(".")}`;
+  pinRequestHeaders({ "x-forwarded-for": forwardedFor });
+}
 
 beforeEach(() => {
-  jar.clear();
-  forwardedFor = newAddress();
+  moveToNewAddress();
   for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
 });
 
@@ -125,7 +110,7 @@ describe("signing in from one address", () => {
     const logged = vi.mocked(console.warn).mock.calls.map((call) => String(call[0]));
     expect(logged.map((line) => JSON.parse(line).event)).toStrictEqual(["console_rate_limited"]);
     expect(logged.join("")).not.toContain(forwardedFor);
-    forwardedFor = newAddress();
+    moveToNewAddress();
     expect(await startSignIn()).toMatchObject({ ok: true });
   });
 });
@@ -133,12 +118,6 @@ describe("signing in from one address", () => {
 /** The token an enrolment link carries, its last path segment. */
 const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
 const sessionCookie = () => jar.get(cookieOf().name);
-/** Where an action's redirect leads. */
-const redirectOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "no redirect",
-    (error: Error) => (error instanceof Redirected ? error.message : `not a redirect: ${error.stack}`),
-  );
 
 /** An operator enrolled from their link through the actions, as the enrolment page runs them. */
 async function enrolledThroughActions(role: "owner" | "viewer" = "viewer") {
@@ -191,7 +170,7 @@ describe("enrolling, signing in and out through the console's actions", () => {
       expect(await signInThroughActions(authenticator, next)).toStrictEqual({ ok: true, value: "/console" });
 
     const before = sessionCookie()!;
-    expect(await redirectOf(signOut())).toBe("/console/sign-in?signed-out=1");
+    expect(await whereLeads(signOut())).toBe("/console/sign-in?signed-out=1");
     expect(sessionCookie()).toBeUndefined();
     expect(await sessionOperator(store, before)).toBeUndefined();
     // The session of the enrolment, in another browser, stays.
@@ -202,7 +181,7 @@ describe("enrolling, signing in and out through the console's actions", () => {
     expect(actions).toContain("enrolled");
     expect(actions).toContain("sign-in");
     // Signing out with no session does nothing but lead to the sign-in page.
-    expect(await redirectOf(signOut())).toBe("/console/sign-in?signed-out=1");
+    expect(await whereLeads(signOut())).toBe("/console/sign-in?signed-out=1");
   });
 
   it("refuses a sign-in with no ceremony started, an answer it cannot read, and a passkey no operator has, each in words and with no session", async () => {
@@ -242,7 +221,7 @@ describe("enrolling, signing in and out through the console's actions", () => {
     const answers = [];
     // The enrolment's start was the operator's first attempt of the ten.
     for (let attempt = 0; attempt < 10; attempt += 1) {
-      forwardedFor = newAddress();
+      moveToNewAddress();
       answers.push(await signInThroughActions(authenticator, "/console"));
     }
     expect(answers.slice(0, 9).every((answer) => answer.ok)).toBe(true);
@@ -258,7 +237,7 @@ describe("enrolling, signing in and out through the console's actions", () => {
     });
     const answers = [];
     for (let attempt = 0; attempt < 11; attempt += 1) {
-      forwardedFor = newAddress();
+      moveToNewAddress();
       answers.push(await startEnrolment(tokenOf(link.url)));
     }
     expect(answers.slice(0, 10).every((answer) => answer.ok)).toBe(true);

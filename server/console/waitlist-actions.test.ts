@@ -1,33 +1,14 @@
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
+import { whereLeads } from "@/tests/support/navigation";
+import { cookieJar as jar } from "@/tests/support/request-headers";
 import { cookieOf } from "./cookie";
-
-// The browser's cookies as Next's request scope gives them to a server action, and redirect() as Next throws it.
-const jar = new Map<string, string>();
-vi.mock("next/headers", () => ({
-  cookies: async () => ({
-    get: (name: string) => (jar.has(name) ? { name, value: jar.get(name)! } : undefined),
-    set: (name: string, value: string, { maxAge }: { maxAge?: number } = {}) =>
-      maxAge === 0 ? jar.delete(name) : jar.set(name, value),
-  }),
-}));
-class Redirected extends Error {}
-vi.mock("next/navigation", () => ({
-  redirect: (to: string) => {
-    throw new Redirected(to);
-  },
-  notFound: () => {
-    throw new Redirected("404");
-  },
-}));
-
-const { searchWaitlist } = await import("./waitlist-actions");
+import { searchWaitlist } from "./waitlist-actions";
 
 beforeEach(async () => {
-  jar.clear();
   const store = await database(readEnv());
   const email = `searches-${Date.now()}-${Math.random()}@sous.example`;
   const { operator } = await addOperator(store, { email, role: "viewer", by: commandActor });
@@ -38,10 +19,7 @@ beforeEach(async () => {
 async function searched(fields: Record<string, string>) {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
-  return searchWaitlist(form).then(
-    () => "no redirect",
-    (error: Error) => (error instanceof Redirected ? error.message : `not a redirect: ${error.stack}`),
-  );
+  return whereLeads(searchWaitlist(form));
 }
 
 describe("the waitlist's search, posted", () => {

@@ -118,6 +118,54 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     expect(await chefOf(store, `con_${"x".repeat(200)}`)).toBeUndefined();
   });
 
+  it("a chef's page: each lead with the name its payload still holds, and the STOP and START with their message ids", async () => {
+    const store = await open(engine);
+    const emptied = await signUp(store, "+14155550142", 1_000);
+    const numbered = await signUp(store, "+14155550142", 2_000);
+    const unreadable = await signUp(store, "+14155550142", 3_000);
+    await revokeConsent(store, {
+      phone: "+14155550142",
+      channel: "sms",
+      source: "workflow",
+      at: 4_000,
+      messageId: "SM-stop",
+    });
+    await renewConsent(store, { phone: "+14155550142", at: 5_000, messageId: "SM-start" });
+    // The STOP emptied the three; as a kept one the first is empty, the others hold no name as text.
+    const setPayload = (id: string, payload: string | null) =>
+      store.db.updateTable("leads").set({ payload }).where("id", "=", id).execute();
+    await setPayload(emptied.id, null);
+    await setPayload(numbered.id, JSON.stringify({ phone: "+14155550142", name: 42 }));
+    await setPayload(unreadable.id, "{not json");
+    // One lead's delivery log: its two attempts, in order.
+    const attempt = { lead_id: numbered.id, status: 502, failure: "status", duration_ms: 40, sender: "visitor" };
+    await store.db
+      .insertInto("lead_attempts")
+      .values([
+        { ...attempt, number: 2, at: 2_500, status: 200, failure: null, sender: "pass" },
+        { ...attempt, number: 1, at: 2_000 },
+      ])
+      .execute();
+    // Signed up again after the START: a name kept as typed.
+    const kept = await signUp(store, "+14155550142", 6_000, "Ada 👩‍🍳 Lovelace");
+
+    const chef = await chefOf(store, (await waitlistPage(store, {})).rows[0]!.key);
+    expect(chef).toMatchObject({ phone: "+14155550142", state: "in force" });
+    const log = (attempts: { number: number; status: number | null; sender: string }[]) =>
+      attempts.map(({ number, status, sender }) => `${number} ${status} ${sender}`);
+    expect(chef!.leads.map(({ lead, name, attempts }) => [lead.id, name, log(attempts)])).toStrictEqual([
+      [emptied.id, undefined, []],
+      [numbered.id, undefined, ["1 502 visitor", "2 200 pass"]],
+      [unreadable.id, undefined, []],
+      [kept.id, "Ada 👩‍🍳 Lovelace", []],
+    ]);
+    expect(chef!.revocations.map((record) => [record.revoked_at, record.message_id])).toStrictEqual([
+      [4_000, "SM-stop"],
+    ]);
+    expect(chef!.renewals.map((record) => [record.renewed_at, record.message_id])).toStrictEqual([[5_000, "SM-start"]]);
+    expect(chef!.invitations).toStrictEqual([]);
+  });
+
   it("finds a number in any spelling, a part of one, or a name in any case; the rest of the list is left out", async () => {
     const store = await open(engine);
     await signUp(store, "+14155550142", 1_000, "Ada Lovelace");

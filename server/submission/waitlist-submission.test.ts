@@ -3,6 +3,7 @@ import { idleState } from "@/lib/forms/form-state";
 import { emptyWaitlistValues, waitlistMessages } from "@/lib/forms/waitlist";
 import { forgetSignups, stubActionEnv, withoutDelivery, heldLeads } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
+import { whereLeads } from "@/tests/support/navigation";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/submission/send-form";
 import { consentStates } from "@/server/consent/consent-store";
@@ -322,18 +323,9 @@ describe("a number on the list already", () => {
 });
 
 describe("a post the browser made without JavaScript", () => {
-  const redirectOf = async (post: Promise<unknown>) => {
-    const error = await post.then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    // next/navigation's redirect: "NEXT_REDIRECT;<type>;<url>;<status>;".
-    return (error as { digest?: string } | undefined)?.digest?.split(";")[2];
-  };
-
   it("ends in a redirect to the form's result page once it went through, so a reload posts nothing", async () => {
     const fields = signup();
-    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
+    expect(await whereLeads(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
       "/sent/waitlist",
     );
     expect(receiver.withName(fields.name)).toHaveLength(1);
@@ -345,13 +337,13 @@ describe("a post the browser made without JavaScript", () => {
   it("a revoked number's sign-up lands on the one result page every kept sign-up lands on", async () => {
     const fields = signup({ phone: "(555) 123-4569" });
     // Its twin first: a new number.
-    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
+    expect(await whereLeads(joinWaitlist(idleState(emptyWaitlistValues), formData(fields, { script: false })))).toBe(
       "/sent/waitlist",
     );
     const store = await database(readEnv());
     await revokeConsent(store, { phone: "+15551234569", channel: "sms", source: "operator" });
     const again = signup({ phone: "(555) 123-4569" });
-    expect(await redirectOf(joinWaitlist(idleState(emptyWaitlistValues), formData(again, { script: false })))).toBe(
+    expect(await whereLeads(joinWaitlist(idleState(emptyWaitlistValues), formData(again, { script: false })))).toBe(
       "/sent/waitlist",
     );
   });

@@ -4,11 +4,11 @@ import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
 import { closeDatabases } from "@/server/db/connect";
 import type * as NextServer from "next/server";
-import { pinRequestHeaders } from "./request-headers";
+import { cookieAttributes, cookieJar, pinRequestHeaders } from "./request-headers";
 
 // "server-only" throws outside React's server bundle; the unit tests are server code.
 vi.mock("server-only", () => ({}));
-// Server actions read the request's headers; outside Next there is no request.
+// Server actions read the request's headers and cookies; outside Next there is no request.
 vi.mock("next/headers", () => import("./request-headers"));
 // after() keeps work running once a request is answered; a test has no request to answer, so it runs the work at once.
 vi.mock("next/server", async (original) => ({
@@ -18,6 +18,8 @@ vi.mock("next/server", async (original) => ({
 
 afterEach(() => {
   pinRequestHeaders(undefined);
+  cookieJar.clear();
+  cookieAttributes.clear();
   // A test that set the clock (vi.setSystemTime) or faked timers leaves the next one the real ones.
   vi.useRealTimers();
 });

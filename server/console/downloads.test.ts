@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { database, inTransaction, type Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { recordConsent } from "@/server/consent/consent-store";
+import { newClaim } from "@/server/delivery/claims";
+import { toCsv } from "@/server/exports/csv";
+import { consentExport, invitationExport, leadExport } from "@/server/exports/exports";
+import { queueWave } from "@/server/invitations/waves";
+import { insertClaimed } from "@/server/leads/lead-store";
+import { activityPage } from "@/server/operators/activity-store";
+import { revokeConsent } from "@/server/signups/consent-changes";
+import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
+import { leadStates } from "@/server/db/schema";
+import { download, downloads, isDownload } from "./downloads";
+
+/** A web sign-up as a visitor's is kept: the lead and its consent record. */
+async function signUp(store: Store, phone: string, at: number) {
+  const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name: `Chef ${at}` }) };
+  await inTransaction(store, async (tx) => {
+    await insertClaimed(tx, lead, newClaim(0, 0));
+    await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
+  });
+}
+
+/** This file's database: three numbers, one signed up twice, one revoked, two invited. */
+async function filled() {
+  const store = await database(readEnv());
+  if ((await store.db.selectFrom("leads").select("id").execute()).length === 0) {
+    await signUp(store, "+14155550101", 1_000);
+    await signUp(store, "+14155550102", 2_000);
+    await signUp(store, "+14155550101", 3_000);
+    await signUp(store, "+14155550103", 4_000);
+    await revokeConsent(store, { phone: "+14155550103", channel: "sms", source: "workflow", at: 5_000 });
+    await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 6_000 });
+  }
+  return store;
+}
+
+const owner = { actor: "owner@sous.example", via: "console" as const };
+const lines = (csv: string) => csv.split("\r\n").filter(Boolean);
+
+describe("a console download", () => {
+  it("is a CSV attachment named for what it holds and the day, kept by no cache", async () => {
+    const store = await filled();
+    const answer = await download(store, { name: "waitlist", by: owner, now: new Date("2026-12-03T23:59:00Z") });
+    expect(answer.status).toBe(200);
+    expect(Object.fromEntries(answer.headers)).toStrictEqual({
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": 'attachment; filename="sous-waitlist-2026-12-03.csv"',
+      "cache-control": "no-store",
+    });
+    const named = await download(store, { name: "invitations", by: owner, now: new Date("2027-01-02T00:00:00Z") });
+    expect(named.headers.get("content-disposition")).toBe('attachment; filename="sous-invitations-2027-01-02.csv"');
+  });
+
+  it("holds what the matching command exports, and writes who, what and how many rows to the activity", async () => {
+    const store = await filled();
+    const commands = {
+      waitlist: () => leadExport(store, { form: "waitlist", states: [...leadStates] }),
+      consents: () => consentExport(store),
+      invitations: () => invitationExport(store),
+    };
+    // Each number once on the waitlist, the revoked one's values gone with its STOP (2); every consent record
+    // and the revocation (4 + 1); each invitation (2).
+    const counts = { waitlist: 2, consents: 5, invitations: 2 };
+    for (const name of ["waitlist", "consents", "invitations"] as const) {
+      const exported = await commands[name]();
+      expect(exported.rows, name).toHaveLength(counts[name]);
+      const csv = await (await download(store, { name, by: owner })).text();
+      expect(csv, name).toBe(toCsv(exported.columns, exported.rows));
+      expect(lines(csv), name).toHaveLength(counts[name] + 1);
+      const [line] = await activityPage(store, { limit: 1 });
+      expect(line, name).toMatchObject({
+        actor: "owner@sous.example",
+        via: "console",
+        action: "export",
+        subject: downloads[name].kind,
+        rows: counts[name],
+      });
+    }
+    expect(Object.values(downloads).map(({ kind }) => kind)).toStrictEqual([
+      "waitlist leads",
+      "consent records",
+      "invitations",
+    ]);
+  });
+
+  it("names the three downloads and nothing an object holds of its own", () => {
+    expect(Object.keys(downloads).filter(isDownload)).toStrictEqual(["waitlist", "consents", "invitations"]);
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) expect(isDownload(name)).toBe(false);
+    for (const { label } of Object.values(downloads)) expect(label).toMatch(/^The [a-z].+[a-z]$/);
+  });
+});

@@ -1,0 +1,139 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { insertSession, newToken, SESSION_ABSOLUTE_MS, sessionOperator } from "@/server/operators/operator-store";
+import { addOperator, commandActor, removeOperator } from "@/server/operators/operators";
+import { whereLeads } from "@/tests/support/navigation";
+import { cookieAttributes, cookieJar } from "@/tests/support/request-headers";
+import { cookieOf } from "./cookie";
+import { endSession, requireOperator, requirePageOperator, setSessionCookie, signedIn, signedInWith } from "./session";
+
+beforeEach(() => {
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+let counter = 0;
+/** A new operator of the role and a session of theirs, not yet in the browser. */
+async function operatorWithSession(role: "owner" | "viewer") {
+  const store = await database(readEnv());
+  counter += 1;
+  const email = `session-${role}-${counter}-${Date.now()}@sous.example`;
+  const { operator } = await addOperator(store, { email, role, by: commandActor });
+  return { store, email, operator, token: await insertSession(store, { operatorId: operator.id }) };
+}
+
+/** The same, signed in in this browser: the session's cookie set. */
+async function signedInAs(role: "owner" | "viewer") {
+  const found = await operatorWithSession(role);
+  cookieJar.set(cookieOf().name, found.token);
+  return found;
+}
+
+describe("who a session token signs in", () => {
+  it("the operator with the role the database holds now", async () => {
+    const { email, token } = await operatorWithSession("viewer");
+    const found = await signedInWith(token);
+    expect(found?.operator).toMatchObject({ email, role: "viewer" });
+    // The store it answers with is the one to read with.
+    expect(await sessionOperator(found!.store, token)).toMatchObject({ email });
+  });
+
+  it("no one for no token, one not made as tokens are, one no session has, or a removed operator's", async () => {
+    const { store, email, token } = await operatorWithSession("owner");
+    for (const other of [undefined, "", "not-a-token", `${token}x`, token.slice(1), `${token.slice(0, 42)}!`])
+      expect(await signedInWith(other), String(other)).toBeUndefined();
+    expect(await signedInWith(newToken())).toBeUndefined();
+    // The right one, beside them: it does sign in, until its operator is removed.
+    expect(await signedInWith(token)).toBeDefined();
+    await removeOperator(store, { email, by: commandActor });
+    expect(await signedInWith(token)).toBeUndefined();
+  });
+
+  it("reads the browser's session cookie, and no other cookie", async () => {
+    const { email, token } = await operatorWithSession("owner");
+    cookieJar.set(cookieOf("search").name, token);
+    expect(await signedIn()).toBeUndefined();
+    cookieJar.set(cookieOf().name, token);
+    expect((await signedIn())?.operator.email).toBe(email);
+  });
+});
+
+describe("a console page's check", () => {
+  it("leads a browser with no session to sign-in, and back to the page after it", async () => {
+    expect(await whereLeads(requirePageOperator("/console/waitlist?filter=revoked"))).toBe(
+      "/console/sign-in?next=%2Fconsole%2Fwaitlist%3Ffilter%3Drevoked",
+    );
+    // A path that is not the console's comes back to the overview.
+    expect(await whereLeads(requirePageOperator("https://evil.example/console"))).toBe(
+      "/console/sign-in?next=%2Fconsole",
+    );
+    cookieJar.set(cookieOf().name, newToken());
+    expect(await whereLeads(requirePageOperator("/console/activity"))).toBe(
+      "/console/sign-in?next=%2Fconsole%2Factivity",
+    );
+  });
+
+  it("lets a viewer see a viewer's page and tells an owner's page it is not theirs; an owner sees both", async () => {
+    const viewer = await signedInAs("viewer");
+    expect(await requirePageOperator("/console/waitlist")).toMatchObject({
+      operator: { email: viewer.email, role: "viewer" },
+      allowed: true,
+    });
+    expect((await requirePageOperator("/console/waitlist", "viewer")).allowed).toBe(true);
+    expect((await requirePageOperator("/console/operators", "owner")).allowed).toBe(false);
+
+    const owner = await signedInAs("owner");
+    expect(await requirePageOperator("/console/operators", "owner")).toMatchObject({
+      operator: { email: owner.email, role: "owner" },
+      allowed: true,
+    });
+    expect((await requirePageOperator("/console/waitlist")).allowed).toBe(true);
+  });
+});
+
+describe("an action's or a download's check", () => {
+  it("answers as an unknown address (404) without a session, and says whether the role allows it", async () => {
+    expect(await whereLeads(requireOperator())).toBe("404");
+    expect(await whereLeads(requireOperator("owner"))).toBe("404");
+
+    const viewer = await signedInAs("viewer");
+    expect(await requireOperator()).toMatchObject({ operator: { email: viewer.email }, allowed: true });
+    expect((await requireOperator("owner")).allowed).toBe(false);
+    await signedInAs("owner");
+    expect((await requireOperator("owner")).allowed).toBe(true);
+    expect((await requireOperator("viewer")).allowed).toBe(true);
+  });
+});
+
+describe("a session's cookie", () => {
+  it("is set for the session's 7 days, HttpOnly, SameSite=Strict, for the whole site", async () => {
+    const { token } = await operatorWithSession("viewer");
+    await setSessionCookie(token);
+    expect(cookieJar.get(cookieOf().name)).toBe(token);
+    expect(cookieAttributes.get(cookieOf().name)).toStrictEqual({
+      httpOnly: true,
+      secure: false,
+      sameSite: "strict",
+      path: "/",
+      maxAge: 7 * 24 * 60 * 60,
+    });
+    expect(SESSION_ABSOLUTE_MS).toBe(7 * 24 * 60 * 60_000);
+  });
+
+  it("ends with its row deleted and its cookie cleared; another browser's session stays", async () => {
+    const { store, operator, token } = await signedInAs("viewer");
+    const other = await insertSession(store, { operatorId: operator.id });
+    await endSession();
+    expect(cookieJar.has(cookieOf().name)).toBe(false);
+    expect(cookieAttributes.get(cookieOf().name)).toMatchObject({ maxAge: 0, httpOnly: true, path: "/" });
+    expect(await sessionOperator(store, token)).toBeUndefined();
+    expect(await sessionOperator(store, other)).toBeDefined();
+
+    // With no session, or a cookie that is not one, it clears the cookie and touches no row.
+    cookieJar.set(cookieOf().name, "not-a-token");
+    await endSession();
+    expect(cookieJar.has(cookieOf().name)).toBe(false);
+    await endSession();
+    expect(await sessionOperator(store, other)).toBeDefined();
+  });
+});
