@@ -754,19 +754,33 @@ async function waitingSince(since: number) {
     .execute();
   return rows.map((lead) => ({
     form: lead.form,
+    nextAttemptAt: Number(lead.next_attempt_at),
     minutesAway: Math.round((lead.next_attempt_at - Date.now()) / 60_000),
   }));
 }
 
+/** The senders of the attempts that delivered the leads made since `since` (visitor, pass, probe or operator), sorted. */
+async function deliveredBySince(since: number) {
+  const rows = await siteDatabase()
+    .selectFrom("lead_attempts")
+    .innerJoin("leads", "leads.id", "lead_attempts.lead_id")
+    .select("lead_attempts.sender")
+    .where("leads.created_at", ">=", since)
+    .where("lead_attempts.failure", "is", null)
+    .execute();
+  return rows.map((row) => row.sender).sort();
+}
+
 function outageSpecs() {
   test.describe("after an outage of n8n", () => {
-    test("3 sign-ups and a quote request that failed twice (REDELIVERY_SCHEDULE_SECONDS=1,1,600) while n8n was stopped are delivered within 90 s of its webhooks answering, not at the ten-minute step, once each, and health is 200 by then", async ({
+    test("3 sign-ups and a quote request that failed twice (REDELIVERY_SCHEDULE_SECONDS=1,1,600) while n8n was stopped are delivered by the probe once its webhooks answer, before the ten-minute step, once each, and health is 200 by then", async ({
       browser,
     }) => {
       test.setTimeout(8 * 60_000);
       const people = [chef(), chef(), chef()];
       const request = quoteRequest();
       const since = Date.now();
+      let step = 0;
       // The probe every 10 s, not the 60 s default: what is tested is that the probe, not the ten-minute step, finds
       // the workflow back (43 to 47 s after the webhooks answered in CI with the default).
       await restartSite({ ...siteAlerting(), REDELIVERY_SCHEDULE_SECONDS: "1,1,600", REDELIVERY_PROBE_SECONDS: "10" });
@@ -783,14 +797,33 @@ function outageSpecs() {
               timeout: 30_000,
             })
             .toBe(4);
+          step = Math.min(...(await waitingSince(since)).map((lead) => lead.nextAttemptAt));
           expect((await health()).status).toBe(503);
         });
         const answering = Date.now();
         const delivered = () =>
           people.every((person) => textsTo(person.e164).length > 0) && postsWith(request.email).length > 0;
-        await expect.poll(delivered, { timeout: 90_000, intervals: [500] }).toBe(true);
+        // Not a time limit but an order: the probe's, before the first lead's ten-minute step (its deadline, 30 s
+        // before it, or 4 minutes). Typically 10 to 30 s here; once over 90 s on n8n 1.x in a loaded CI, where the
+        // first executions after a start are slow. A failure prints what the probes did.
+        try {
+          await expect
+            .poll(delivered, { timeout: Math.min(4 * 60_000, step - 30_000 - Date.now()), intervals: [500] })
+            .toBe(true);
+        } catch (error) {
+          const probes = site
+            .output()
+            .split("\n")
+            .filter((line) => /"event":"(receiver_probed|lead_redelivered|lead_pending|webhook_[a-z_]+)"/.test(line));
+          console.log(`${n8n.line.label}: not all delivered; the site's probe lines:\n${probes.join("\n")}`);
+          throw error;
+        }
         const took = Date.now() - answering;
-        await expect.poll(async () => (await health()).status, { timeout: Math.max(1_000, 90_000 - took) }).toBe(200);
+        expect(Date.now()).toBeLessThan(step);
+        // The waitlist's probe sent one sign-up and made the two others due, which that pass sent; the contact
+        // form's probe sent the quote request: no scheduled round delivered any of them.
+        expect(await deliveredBySince(since)).toStrictEqual(["pass", "pass", "probe", "probe"]);
+        await expect.poll(async () => (await health()).status, { timeout: 30_000 }).toBe(200);
         console.log(
           `${n8n.line.label}: after the outage, all four delivered ${(took / 1000).toFixed(1)} s after the webhooks answered; health 200 ${((Date.now() - answering) / 1000).toFixed(1)} s after`,
         );
