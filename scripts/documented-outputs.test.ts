@@ -53,9 +53,12 @@ async function documentedCommands() {
 }
 
 function npmRun(script: string, args: string[]) {
-  // The test's database, whatever .env.local says; the project's tsconfig for tsx.
+  // The test's database, whatever .env.local says; the project's tsconfig for tsx. npm's own settings from the npm
+  // that ran the tests (`npm run test:unit --silent` passes npm_config_loglevel on) are not an operator's shell's.
   const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_ENV")),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name !== "NODE_ENV" && !/^npm_config_loglevel$/i.test(name)),
+    ),
     DATA_DIR: folder,
     DATABASE_URL: "",
     TSX_TSCONFIG_PATH: path.join(root, "tsconfig.json"),

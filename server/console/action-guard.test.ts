@@ -9,6 +9,8 @@ describe("whether a post came from the console's own pages", () => {
     expect(fromOurPages(headers({ origin: "https://sous.example" }), hosts)).toBe(true);
     expect(fromOurPages(headers({ origin: "https://www.sous.example:8443" }), hosts)).toBe(true);
     expect(fromOurPages(headers({ "sec-fetch-site": "same-origin" }), hosts)).toBe(true);
+    // An opaque Origin says nothing of where the post came from: the browser's Sec-Fetch-Site does.
+    expect(fromOurPages(headers({ origin: "null", "sec-fetch-site": "same-origin" }), hosts)).toBe(true);
   });
 
   it("no: another site, a look-alike host, an opaque or malformed Origin, a cross-site fetch, or nothing said at all", () => {

@@ -3,7 +3,8 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor, removeOperator } from "@/server/operators/operators";
-import { gate, sessionTokenOf } from "./action-guard";
+import { CONSOLE_ACTION_BYTES } from "@/server/http/request-bodies.mjs";
+import { formFields, gate, sessionTokenOf } from "./action-guard";
 
 // The app's own address in the unit tests' env: http://localhost:3000 (site-settings), the cookie's plain name.
 const site = "http://localhost:3000";
@@ -72,6 +73,26 @@ describe("the console's gate, in the handler itself", () => {
       role: "owner",
     });
     expect(answer.ok ? "" : await answer.answer.text()).toBe("Only an owner can do this. Nothing was changed.");
+    // Each refusal in words, as plain text.
+    const answers = [
+      post({ origin: "https://evil.example", cookie: `${cookie}=${owner.token}` }),
+      post({ origin: site }),
+      post({ origin: site, cookie: `${cookie}=${viewer.token}` }),
+    ];
+    const refused = [];
+    for (const request of answers) {
+      const checked = await gate(request, { action: "drop", role: "owner" });
+      if (checked.ok) throw new Error("let through");
+      refused.push([checked.answer.headers.get("content-type"), await checked.answer.text()]);
+    }
+    expect(refused).toStrictEqual([
+      [
+        "text/plain; charset=utf-8",
+        "Refused: this request did not come from the console's own pages. Nothing was changed.",
+      ],
+      ["text/plain; charset=utf-8", "Not found."],
+      ["text/plain; charset=utf-8", "Only an owner can do this. Nothing was changed."],
+    ]);
   });
 
   it("ends with the operator: a removed operator's session is no session", async () => {
@@ -90,6 +111,18 @@ describe("the session cookie in a Cookie header", () => {
     expect(of(`${cookie}x=abc; x${cookie}=def`)).toBeUndefined();
     expect(of("")).toBeUndefined();
     expect(of(cookie)).toBeUndefined();
+    expect(of(`${cookie}x`)).toBeUndefined();
     expect(sessionTokenOf(new Headers())).toBeUndefined();
+  });
+});
+
+describe("a console form's fields", () => {
+  const form = (body: string) => new Request(`${site}/console/deliveries/drop`, { method: "POST", body });
+  it("are what a plain form posts, and none for a post over the console's limit", async () => {
+    expect([...(await formFields(form("id=msg_1&confirm=yes")))]).toStrictEqual([
+      ["id", "msg_1"],
+      ["confirm", "yes"],
+    ]);
+    expect([...(await formFields(form(`id=${"x".repeat(CONSOLE_ACTION_BYTES)}`)))]).toStrictEqual([]);
   });
 });

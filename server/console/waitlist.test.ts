@@ -149,7 +149,12 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // Signed up again after the START: a name kept as typed.
     const kept = await signUp(store, "+14155550142", 6_000, "Ada 👩‍🍳 Lovelace");
 
-    const chef = await chefOf(store, (await waitlistPage(store, {})).rows[0]!.key);
+    // Another chef, and a wave that invites both: the page holds this chef's invitation alone.
+    await signUp(store, "+14155550199", 7_000);
+    await queueWave(store, { name: "chef-page", selection: { next: 2 }, text: "Hi", now: 8_000 });
+
+    const { rows } = await waitlistPage(store, {});
+    const chef = await chefOf(store, rows.find((row) => row.phone === "+14155550142")!.key);
     expect(chef).toMatchObject({ phone: "+14155550142", state: "in force" });
     const log = (attempts: { number: number; status: number | null; sender: string }[]) =>
       attempts.map(({ number, status, sender }) => `${number} ${status} ${sender}`);
@@ -163,7 +168,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       [4_000, "SM-stop"],
     ]);
     expect(chef!.renewals.map((record) => [record.renewed_at, record.message_id])).toStrictEqual([[5_000, "SM-start"]]);
-    expect(chef!.invitations).toStrictEqual([]);
+    expect(chef!.invitations.map(({ phone, wave }) => [phone, wave])).toStrictEqual([["+14155550142", "chef-page"]]);
   });
 
   it("finds a number in any spelling, a part of one, or a name in any case; the rest of the list is left out", async () => {

@@ -15,8 +15,10 @@ import {
   completeSignIn,
   enrolmentOptions,
   removePasskey,
+  relyingParty,
   setupOpen,
   setupOptions,
+  setupTokenMatches,
   signInOptions,
   signOutSession,
 } from "./passkeys";
@@ -417,5 +419,74 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
         })
       ).operator.email,
     ).toBe("first@sous.example");
+  });
+});
+
+describe("what the ceremonies ask of an authenticator", () => {
+  it("a discoverable passkey that verifies its user, no attestation, for the site's host under the name Sous", async () => {
+    const store = await open("sqlite");
+    expect(relyingParty(env)).toStrictEqual({ id: "sous.example", origin: site, name: "Sous" });
+    const { link } = await addOperator(store, { email: "asks@sous.example", role: "viewer", by: commandActor });
+    const enrolment = (await enrolmentOptions(store, { token: tokenOf(link.url), env })).options;
+    const setup = (await setupOptions(store, { token: setupToken, email: "first@sous.example", env: setupEnv }))
+      .options;
+    for (const options of [enrolment, setup])
+      expect(options).toMatchObject({
+        rp: { id: "sous.example", name: "Sous" },
+        attestation: "none",
+        authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
+      });
+    expect((await signInOptions(store, env)).options).toMatchObject({
+      rpId: "sous.example",
+      userVerification: "required",
+    });
+  });
+
+  it("refuses a sign-in whose authenticator did not verify its user, and signs in the same one that did", async () => {
+    const store = await open("sqlite");
+    const { link } = await addOperator(store, { email: "verified@sous.example", role: "viewer", by: commandActor });
+    const authenticator = new SoftAuthenticator();
+    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    await completeEnrolment(store, { ceremony, response: authenticator.register(options, site), env });
+    const unverified = await signInOptions(store, env);
+    expect(
+      await refusal(
+        completeSignIn(store, {
+          ceremony: unverified.ceremony,
+          response: authenticator.signIn(unverified.options, site, { flags: 0x01 }),
+          env,
+        }),
+      ),
+    ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
+    const verified = await signInOptions(store, env);
+    const done = await completeSignIn(store, {
+      ceremony: verified.ceremony,
+      response: authenticator.signIn(verified.options, site),
+      env,
+    });
+    expect(done.operator.email).toBe("verified@sous.example");
+    // Each line the console's ceremonies write says they came through the console.
+    await signOutSession(store, done.session);
+    expect(
+      (await activityPage(store, { limit: 3 })).map(({ actor, via, action, subject }) => [actor, via, action, subject]),
+    ).toStrictEqual([
+      ["verified@sous.example", "console", "sign-out", null],
+      ["verified@sous.example", "console", "sign-in", null],
+      ["verified@sous.example", "console", "enrolled", null],
+    ]);
+  });
+
+  it("records the first owner's enrolment as setup's, and knows no setup token when none is set", async () => {
+    const store = await open("sqlite");
+    const authenticator = new SoftAuthenticator();
+    const email = "first@sous.example";
+    const { options, ceremony } = await setupOptions(store, { token: setupToken, email, env: setupEnv });
+    const response = authenticator.register(options, site);
+    await completeSetup(store, { ceremony, response, token: setupToken, email, env: setupEnv });
+    const [line] = await activityPage(store, { limit: 1 });
+    expect(line).toMatchObject({ actor: email, via: "console", action: "enrolled", subject: "setup", rows: 1 });
+    expect(setupTokenMatches(setupToken, setupEnv)).toBe(true);
+    expect(setupTokenMatches(setupToken, { CONSOLE_SETUP_TOKEN: undefined })).toBe(false);
+    expect(setupTokenMatches("", { CONSOLE_SETUP_TOKEN: undefined })).toBe(false);
   });
 });

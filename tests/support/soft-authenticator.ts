@@ -96,9 +96,14 @@ export class SoftAuthenticator {
   }
 
   /** What navigator.credentials.get() answers `options` with, on a page at `origin`: the counter moves on. */
-  signIn(options: RequestOptions, origin: string, { rpId = options.rpId!, counter = this.counter + 1 } = {}) {
+  signIn(
+    options: RequestOptions,
+    origin: string,
+    // Flags 0x05: the user present and verified (a PIN, a fingerprint).
+    { rpId = options.rpId!, counter = this.counter + 1, flags = 0x05 } = {},
+  ) {
     this.counter = counter;
-    const authenticatorData = this.authData(rpId, 0x05);
+    const authenticatorData = this.authData(rpId, flags);
     const clientData = Buffer.from(
       JSON.stringify({ type: "webauthn.get", challenge: options.challenge, origin, crossOrigin: false }),
     );
