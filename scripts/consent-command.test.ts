@@ -133,7 +133,9 @@ describe("npm run consent", () => {
       subject: "email",
       rows: 1,
     });
-    expect(JSON.stringify(line)).not.toMatch(/555|4000001/);
+    // The entry's id and time are random digits and can hold "555" (CI once drew act_…_51c3e555-…): the number's own digits, then.
+    expect(JSON.stringify({ ...line, id: undefined, at: undefined })).not.toMatch(/555|4000001/);
+    expect(JSON.stringify(line)).not.toMatch(/5554000001|400-0001/);
     expect(await leadById(await database(readEnv()), leadId)).toMatchObject({ state: "revoked" });
 
     const shown = (await consent("show", phone)).stdout;
