@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { startNextServer } from "../support/next-server";
 import type { Started } from "../support/processes";
@@ -136,31 +135,60 @@ const residentMiB = () => {
  * Streams up to `totalBytes` of chunked body to a path (the revoke route unless
  * named), 1 KiB per millisecond at most, until the answer comes: how much was
  * written by then, and the status.
+ *
+ * On a raw connection, not node:http's client: once the server has answered and closed, a chunk still on its way is
+ * answered with a reset, and node:http reported that EPIPE before the answer it had already received (CI saw it
+ * once, on a loaded machine). Here each chunk is written after the loop has read what arrived (setImmediate runs
+ * after the poll phase), so an answer in the socket's buffer is read before the next write can fail.
  */
 function streamToRevoke(totalBytes: number, pathname = "/api/consent/revoke") {
+  const { port } = new URL(server.url);
   return new Promise<{ status: number; written: number; connection?: string }>((resolve, reject) => {
     let written = 0;
+    let text = "";
     let answered = false;
-    const request = httpRequest(`${server.url}${pathname}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+    const chunk = `400\r\n${"a".repeat(1_024)}\r\n`;
+    const socket = connect(Number(port), "127.0.0.1", () => {
+      socket.write(
+        [
+          `POST ${pathname} HTTP/1.1`,
+          host(),
+          "Content-Type: application/json",
+          "Transfer-Encoding: chunked",
+          "",
+          "",
+        ].join("\r\n"),
+      );
+      pump();
     });
-    request.on("response", (response) => {
+    const pump = () =>
+      setImmediate(() => {
+        if (answered || !socket.writable) return;
+        if (written >= totalBytes) return void socket.write("0\r\n\r\n");
+        written += 1_024;
+        socket.write(chunk);
+        setTimeout(pump, 1);
+      });
+    socket.on("data", (data) => {
+      text += data.toString("latin1");
+      const end = text.indexOf("\r\n\r\n");
+      if (answered || end < 0) return;
       answered = true;
-      response.resume();
-      resolve({ status: response.statusCode ?? 0, written, connection: response.headers.connection });
-      request.destroy();
+      const [statusLine = "", ...headerLines] = text.slice(0, end).split("\r\n");
+      const connection = headerLines
+        .find((line) => /^connection:/i.test(line))
+        ?.slice("connection:".length)
+        .trim()
+        .toLowerCase();
+      resolve({ status: Number(statusLine.split(" ")[1]), written, connection });
+      socket.destroy();
     });
-    request.on("error", (error) => (answered ? undefined : reject(error)));
-    const chunk = Buffer.alloc(1_024, "a");
-    const pump = () => {
-      if (answered) return;
-      if (written >= totalBytes) return void request.end();
-      written += chunk.length;
-      request.write(chunk);
-      setTimeout(pump, 1);
-    };
-    pump();
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      if (!answered) reject(new Error(`${pathname}: ${error.code} after ${written} bytes, before an answer`));
+    });
+    socket.on("close", () => {
+      if (!answered) reject(new Error(`${pathname}: closed after ${written} bytes, before an answer: ${text}`));
+    });
   });
 }
 
