@@ -3,6 +3,7 @@ import type { Store } from "@/server/db/connect";
 import { consentRecords, consentStandings, leadIdsOfNumber, phoneOfConsent } from "@/server/consent/consent-store";
 import { listInvitations } from "@/server/invitations/invitation-store";
 import { attemptsOf, leadById } from "@/server/leads/lead-store";
+import { maskedPhone } from "./waitlist";
 
 /** The name a lead's kept payload holds, if it still holds one (retention empties it after delivery). */
 function nameOf(payload: string | null) {
@@ -37,4 +38,34 @@ export async function chefOf(store: Store, key: string) {
     if (lead) leads.push({ lead, name: nameOf(lead.payload), attempts: await attemptsOf(store, id) });
   }
   return { phone, state: standings.get(phone)?.state ?? "none", ...records, leads, invitations };
+}
+
+export type Chef = NonNullable<Awaited<ReturnType<typeof chefOf>>>;
+
+/**
+ * What a viewer sees of a chef: where things stand, not the evidence. The
+ * number masked; consent's state, how many records back it and when each
+ * change came, without the address, browser, page, disclosure or message id;
+ * each lead's state and attempts without the name it carries; each
+ * invitation's wave and state without its text or the answer.
+ */
+export function viewersShare(chef: Chef) {
+  return {
+    phone: maskedPhone(chef.phone),
+    state: chef.state,
+    consents: chef.consents.map(({ id, consented_at }) => ({ id, consented_at })),
+    revocations: chef.revocations.map(({ id, revoked_at, channel, source }) => ({ id, revoked_at, channel, source })),
+    renewals: chef.renewals.map(({ id, renewed_at, channel, source }) => ({ id, renewed_at, channel, source })),
+    leads: chef.leads.map(({ lead: { id, form, state, created_at, delivered_at }, attempts }) => ({
+      lead: { id, form, state, created_at, delivered_at },
+      attempts,
+    })),
+    invitations: chef.invitations.map(({ id, wave, state, queued_at, answered_at }) => ({
+      id,
+      wave,
+      state,
+      queued_at,
+      answered_at,
+    })),
+  };
 }

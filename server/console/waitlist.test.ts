@@ -7,7 +7,7 @@ import { insertClaimed } from "@/server/leads/lead-store";
 import { revokeConsent, renewConsent } from "@/server/signups/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
-import { chefOf } from "./chef";
+import { chefOf, viewersShare } from "./chef";
 import { queueWave } from "@/server/invitations/waves";
 import { consentWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
 
@@ -169,6 +169,65 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     ]);
     expect(chef!.renewals.map((record) => [record.renewed_at, record.message_id])).toStrictEqual([[5_000, "SM-start"]]);
     expect(chef!.invitations.map(({ phone, wave }) => [phone, wave])).toStrictEqual([["+14155550142", "chef-page"]]);
+  });
+
+  it("a chef as a viewer sees them: every state and time, the number masked, and none of the evidence", async () => {
+    // A number of its own: the test before invited +14155550142 already, and a number is invited once.
+    const store = await open(engine);
+    const first = await signUp(store, "+14155550143", 1_000);
+    await revokeConsent(store, {
+      phone: "+14155550143",
+      channel: "sms",
+      source: "workflow",
+      at: 4_000,
+      messageId: "SM-stop",
+    });
+    await renewConsent(store, { phone: "+14155550143", at: 5_000, messageId: "SM-start" });
+    // Signed up again after the START: this lead still holds its name.
+    const lead = await signUp(store, "+14155550143", 6_000, "Ada Lovelace");
+    await store.db
+      .insertInto("lead_attempts")
+      .values({
+        lead_id: lead.id,
+        number: 1,
+        at: 6_500,
+        status: 200,
+        failure: null,
+        duration_ms: 40,
+        sender: "visitor",
+      })
+      .execute();
+    await queueWave(store, { name: "viewers", selection: { next: 1 }, text: "Hi Ada, Sous is open", now: 8_000 });
+    const [row] = (await waitlistPage(store, {})).rows;
+    const chef = (await chefOf(store, row!.key))!;
+    // The owner's record holds the evidence the viewer's must not.
+    const evidence = ["+14155550143", "Ada Lovelace", "SM-stop", "SM-start", "Hi Ada, Sous is open"];
+    const owners = JSON.stringify(chef);
+    for (const text of evidence) expect(owners).toContain(text);
+    const [consent] = chef.consents;
+
+    const share = viewersShare(chef);
+    const shared = JSON.stringify(share);
+    for (const text of [...evidence, consent!.disclosure_text, consent!.user_agent!, consent!.ip!, consent!.page_url!])
+      expect(shared, text).not.toContain(text);
+    expect(share).toStrictEqual({
+      phone: "+1 ••• ••• 0143",
+      state: "in force",
+      consents: chef.consents.map((record) => ({ id: record.id, consented_at: record.consented_at })),
+      revocations: [{ id: chef.revocations[0]!.id, revoked_at: 4_000, channel: "sms", source: "workflow" }],
+      renewals: [{ id: chef.renewals[0]!.id, renewed_at: 5_000, channel: "sms", source: "workflow" }],
+      leads: [first, lead].map(({ id }) => ({
+        lead: { id, form: "waitlist", state: expect.any(String), created_at: expect.any(Number), delivered_at: null },
+        attempts: id === lead.id ? [expect.objectContaining({ number: 1, status: 200, sender: "visitor" })] : [],
+      })),
+      invitations: [
+        { id: chef.invitations[0]!.id, wave: "viewers", state: "queued", queued_at: 8_000, answered_at: null },
+      ],
+    });
+    expect(share.consents.map((record) => record.consented_at)).toStrictEqual([1_000, 6_000]);
+    expect(share.leads.map(({ lead: { state } }) => state)).toStrictEqual(
+      chef.leads.map(({ lead: { state } }) => state),
+    );
   });
 
   it("finds a number in any spelling, a part of one, or a name in any case; the rest of the list is left out", async () => {

@@ -100,13 +100,9 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
               {found.rows.map((row) => (
                 <tr key={row.key} className="border-b border-stone-200">
                   <td className="py-2 pr-6 tabular-nums">
-                    {owner ? (
-                      <Link href={`/console/chefs/${row.key}`} className="underline underline-offset-4">
-                        {row.phone}
-                      </Link>
-                    ) : (
-                      maskedPhone(row.phone)
-                    )}
+                    <Link href={`/console/chefs/${row.key}`} className="underline underline-offset-4">
+                      {owner ? row.phone : maskedPhone(row.phone)}
+                    </Link>
                   </td>
                   <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
                   <td className="py-2">{consentWords(row.state)}</td>

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { ConsoleFrame } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
-import { chefOf } from "@/server/console/chef";
+import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
+import type { Operator } from "@/server/operators/operator-store";
 import { consentWords } from "@/server/console/waitlist";
 
 export const metadata: Metadata = { title: "A chef's records" };
@@ -20,18 +21,44 @@ function Section({ id, title, children }: { id: string; title: string; children:
   );
 }
 
-/** One number's whole record: the "did you text me?" answer in one place. An owner's page: it shows evidence. */
+type Change = { id: string; channel: string; source: string; message_id?: string | null };
+
+/** A chef's revocations and renewals in the order they came. */
+function changesOf<R extends Change, N extends Change>(chef: {
+  revocations: readonly (R & { revoked_at: number })[];
+  renewals: readonly (N & { renewed_at: number })[];
+}) {
+  return [
+    ...chef.revocations.map((row) => ({ ...row, at: row.revoked_at, what: "revoked" })),
+    ...chef.renewals.map((row) => ({ ...row, at: row.renewed_at, what: "renewed" })),
+  ].sort((a, b) => a.at - b.at);
+}
+
+/**
+ * One number's whole record: the "did you text me?" answer in one place. An owner sees the evidence; a viewer, where
+ * things stand (viewersShare: the number masked, no disclosure, address, name, message id or text).
+ */
 export default async function ChefPage({ params }: { params: Promise<{ key: string }> }) {
   const { key } = await params;
-  const { operator, store, allowed } = await requirePageOperator(`/console/chefs/${key}`, "owner");
-  if (!allowed)
+  const { operator, store } = await requirePageOperator(`/console/chefs/${key}`);
+  const chef = await chefOf(store, key);
+  // Said in the console's own page rather than with notFound(): Next renders a dynamic page's 404 in the browser only
+  // (an empty <html id="__next_error__"> without JavaScript, vercel/next.js#57583 and #62228).
+  if (!chef)
     return (
-      <ConsoleFrame operator={operator} current="/console/waitlist" title="Owners only">
-        <p className="mt-4">A chef&apos;s records hold consent evidence: only an owner sees them.</p>
+      <ConsoleFrame operator={operator} current="/console/waitlist" title="No such chef">
+        <p className="mt-4">
+          No sign-up has this address. Its link may be cut short, or its records were removed after the retention
+          period.
+        </p>
+        <p className="mt-4">
+          <Link href="/console/waitlist" className="underline underline-offset-4">
+            Search the waitlist
+          </Link>
+        </p>
       </ConsoleFrame>
     );
-  const chef = await chefOf(store, key);
-  if (!chef) notFound();
+  if (operator.role !== "owner") return <ViewersPage operator={operator} chef={viewersShare(chef)} />;
   return (
     <ConsoleFrame operator={operator} current="/console/waitlist" title={chef.phone}>
       <p className="mt-2">Consent: {consentWords(chef.state)}</p>
@@ -59,14 +86,10 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
       <Section id="changes" title="Revocations and renewals">
         {chef.revocations.length + chef.renewals.length === 0 ? <p className="mt-2">None.</p> : null}
         <ul className="mt-2 list-disc pl-6">
-          {chef.revocations.map((row) => (
+          {changesOf(chef).map((row) => (
             <li key={row.id}>
-              {utc(row.revoked_at)} UTC: revoked ({row.channel}, by {row.source})
-            </li>
-          ))}
-          {chef.renewals.map((row) => (
-            <li key={row.id}>
-              {utc(row.renewed_at)} UTC: renewed ({row.channel}, by {row.source})
+              {utc(row.at)} UTC: {row.what} ({row.channel}, by {row.source}
+              {row.message_id ? `, message ${row.message_id}` : ""})
             </li>
           ))}
         </ul>
@@ -100,6 +123,60 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
               ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
               ["Answer", invitation.answer ?? invitation.carrier_code ?? ""],
               ["Text", invitation.text],
+            ]}
+          />
+        ))}
+      </Section>
+    </ConsoleFrame>
+  );
+}
+
+/** A viewer's page of the same chef: the states, no evidence. */
+function ViewersPage({ operator, chef }: { operator: Operator; chef: ReturnType<typeof viewersShare> }) {
+  const changes = changesOf(chef);
+  return (
+    <ConsoleFrame operator={operator} current="/console/waitlist" title={chef.phone}>
+      <p className="mt-2">Consent: {consentWords(chef.state)}</p>
+      <p className="mt-2">
+        The consent evidence ({chef.consents.length} {chef.consents.length === 1 ? "record" : "records"}: the words
+        agreed to, the address, browser and page, each message id) is shown to owners only.
+      </p>
+      <Section id="changes" title="Revocations and renewals">
+        {changes.length === 0 ? <p className="mt-2">None.</p> : null}
+        <ul className="mt-2 list-disc pl-6">
+          {changes.map((row) => (
+            <li key={row.id}>
+              {utc(row.at)} UTC: {row.what} ({row.channel}, by {row.source})
+            </li>
+          ))}
+        </ul>
+      </Section>
+      <Section id="leads" title="Sign-ups and their deliveries">
+        {chef.leads.map(({ lead, attempts }) => (
+          <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
+            <h3 className="font-semibold">
+              {lead.form}, {utc(lead.created_at)} UTC: {lead.state}
+            </h3>
+            <Facts
+              rows={[
+                ["Webhook id", lead.id],
+                ["Delivered", lead.delivered_at ? `${utc(lead.delivered_at)} UTC` : "not yet"],
+              ]}
+            />
+            <AttemptsTable attempts={attempts} />
+          </article>
+        ))}
+      </Section>
+      <Section id="invitation" title="Launch invitation">
+        {chef.invitations.length === 0 ? <p className="mt-2">Not invited.</p> : null}
+        {chef.invitations.map((invitation) => (
+          <Facts
+            key={invitation.id}
+            rows={[
+              ["Wave", invitation.wave],
+              ["State", invitation.state],
+              ["Queued", `${utc(invitation.queued_at)} UTC`],
+              ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
             ]}
           />
         ))}
