@@ -87,3 +87,16 @@ export function NeedsJavaScript() {
     </noscript>
   );
 }
+
+/** What an action did, said once on the page it led back to: a status, or an alert for a refusal. */
+export function Outcome({ alert = false, children }: { alert?: boolean; children: ReactNode }) {
+  return alert ? (
+    <p role="alert" className="mt-4 rounded-lg border border-red-800 bg-white p-3 font-semibold text-red-800">
+      {children}
+    </p>
+  ) : (
+    <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+      {children}
+    </p>
+  );
+}

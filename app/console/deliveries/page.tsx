@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ConsoleFrame } from "@/components/console/console-frame";
+import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
 import { deliveries } from "@/server/console/deliveries";
 import { requirePageOperator } from "@/server/console/session";
@@ -26,11 +26,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
   const id = typeof query.id === "string" && /^msg_[\w-]{1,80}$/.test(query.id) ? query.id : "";
   return (
     <ConsoleFrame operator={operator} current="/console/deliveries" title="Deliveries">
-      {outcome ? (
-        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
-          {outcome(id)}
-        </p>
-      ) : null}
+      {outcome ? <Outcome>{outcome(id)}</Outcome> : null}
       <section aria-labelledby="waiting" className="mt-8">
         <h2 id="waiting" className="text-xl font-bold">
           Leads waiting

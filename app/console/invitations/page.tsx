@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ConsoleFrame } from "@/components/console/console-frame";
+import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { Facts, HeaderRow, utc } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
 import { selectionOf, waveErrors, wavesWithStatus } from "@/server/console/invitations";
@@ -34,22 +34,18 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
 
   return (
     <ConsoleFrame operator={operator} current="/console/invitations" title="Invitations">
-      {error ? (
-        <p role="alert" className="mt-4 rounded-lg border border-red-800 bg-white p-3 font-semibold text-red-800">
-          {error}
-        </p>
-      ) : null}
+      {error ? <Outcome alert>{error}</Outcome> : null}
       {sent ? (
-        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+        <Outcome>
           Wave {sent} queued: {one(query.queued)} invitations. The server sends them at its pace, within each
           number&apos;s sending hours, checking each number&apos;s consent again as it goes.
-        </p>
+        </Outcome>
       ) : null}
       {cancelled ? (
-        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
+        <Outcome>
           Cancelled {one(query.count)} invitations of wave {cancelled} not sent yet; {one(query.back)} went back to the
           waitlist for a later wave; {one(query.going)} already on their way still go.
-        </p>
+        </Outcome>
       ) : null}
 
       <section aria-labelledby="plan" className="mt-8">

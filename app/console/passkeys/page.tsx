@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ConsoleFrame, NeedsJavaScript } from "@/components/console/console-frame";
+import { ConsoleFrame, NeedsJavaScript, Outcome } from "@/components/console/console-frame";
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { PasskeyCeremony } from "@/components/console/passkey-ceremony";
 import { requirePageOperator } from "@/server/console/session";
@@ -68,11 +68,7 @@ export default async function PasskeysPage({ searchParams }: { searchParams: Pro
   const passkeys = await listPasskeys(store, owner ? {} : { operatorId: operator.id });
   return (
     <ConsoleFrame operator={operator} current="/console/passkeys" title="Passkeys">
-      {outcome ? (
-        <p role="status" className="mt-4 rounded-lg border border-stone-400 bg-white p-3">
-          {outcome}
-        </p>
-      ) : null}
+      {outcome ? <Outcome>{outcome}</Outcome> : null}
       <section aria-labelledby="yours" className="mt-8">
         <h2 id="yours" className="text-xl font-bold">
           Yours
