@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { Page } from "@playwright/test";
+import type { BrowserContext, Page } from "@playwright/test";
 import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
@@ -37,6 +37,8 @@ let site: string;
 let env: Record<string, string>;
 let twilio: FakeTwilio;
 let n8n: N8nServer;
+/** The owner's browser state after the first test's sign-in: their session, for the test without JavaScript. */
+let ownerState: Awaited<ReturnType<BrowserContext["storageState"]>>;
 // Numbers whose sending hours stay open for the next 20 minutes, whatever the hour of the run.
 const zone = openPrefix(20);
 // 700 to 720: within every candidate's range (a London, Berlin or Athens number takes 3 digits more, up to 999).
@@ -118,6 +120,21 @@ async function wave(page: Page, name: string) {
   return page.locator("article").filter({ has: page.getByRole("heading", { name: new RegExp(`^${name}:`) }) });
 }
 
+/** The wave's part of the page, once its status, read again each second, says `count` texted (within `timeout` ms). */
+async function textedReaches(page: Page, name: string, count: number, timeout: number) {
+  const launch = await wave(page, name);
+  await expect(async () => {
+    await page.reload();
+    await expect(
+      launch
+        .locator("tr", { hasText: /^texted/ })
+        .locator("td")
+        .last(),
+    ).toHaveText(String(count), { timeout: 1_000 });
+  }).toPass({ timeout });
+  return launch;
+}
+
 test("an owner plans the next 21, sends them by typing the wave's name and count, a chef's STOP texted while it is queued is skipped, and its status reaches texted 20; a viewer cannot send", async ({
   browser,
 }) => {
@@ -187,16 +204,7 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   expect(cancelled.status()).toBe(403);
   await viewerContext.close();
 
-  const launch = await wave(page, "launch-1");
-  await expect(async () => {
-    await page.reload();
-    await expect(
-      launch
-        .locator("tr", { hasText: /^texted/ })
-        .locator("td")
-        .last(),
-    ).toHaveText("20", { timeout: 1_000 });
-  }).toPass({ timeout: 120_000 });
+  const launch = await textedReaches(page, "launch-1", 20, 120_000);
   await expect(launch.locator("tr", { hasText: "skipped: consent revoked" }).locator("td").last()).toHaveText("1");
   // Each of the twenty texted once by Twilio; the chef who texted STOP, never.
   expect(invited().sort()).toStrictEqual(phones.slice(0, 20).sort());
@@ -210,6 +218,96 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   await expect(sent.locator("td").last()).toHaveText("21");
   expect(await page.locator("main").textContent()).not.toMatch(
     new RegExp(phones.map((phone) => phone.slice(2)).join("|")),
+  );
+  ownerState = await context.storageState();
+  await context.close();
+});
+
+test("with JavaScript off, an owner sends a wave of 3 that reaches texted 3; a name used already, a count that no longer matches and a cancelled wave sent again are each refused in words and queue nothing", async ({
+  browser,
+}) => {
+  // Three more chefs after the first wave; a fourth comes while the owner reads a plan.
+  const later = Array.from({ length: 4 }, (_, index) => numberUnder(zone.prefix, 721 + index));
+  const signUp = async (index: number) => {
+    const posted = await postSignupWithoutScript(
+      `http://127.0.0.1:${new URL(site).port}`,
+      { phone: later[index]!, name: "Chef", consent: "on" },
+      { "x-forwarded-for": `10.77.1.${index + 1}` },
+    );
+    expect(posted.url).toBe("/sent/waitlist");
+  };
+  for (const index of [0, 1, 2]) await signUp(index);
+  const context = await browser.newContext({ javaScriptEnabled: false, storageState: ownerState });
+  const page = await context.newPage();
+  const waves = page.locator("section", { has: page.getByRole("heading", { name: "Waves" }) }).locator("article");
+  const plan = async (who: "next" | "all", next = "") => {
+    await page.getByLabel("Who", { exact: true }).selectOption(who);
+    if (next) await page.getByLabel("How many (the next N)").fill(next);
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+  };
+  const send = async (name: string, count: string) => {
+    await page.getByLabel("The wave's name").fill(name);
+    await page.getByLabel(/^Type how many it texts/).fill(count);
+    await page.getByRole("button", { name: "Send the wave" }).click();
+  };
+  const refusal = page.getByRole("main").getByRole("alert");
+  const texted = invited().length;
+
+  await page.goto(`${site}/console/invitations`);
+  await plan("next", "3");
+  await expect(page.getByRole("status")).toHaveText("3 numbers would be texted, in sign-up order.");
+  // A name used already.
+  await send("launch-1", "3");
+  await expect(refusal).toHaveText("A wave of that name exists already: a name is used once. Nothing was queued.");
+  await expect(waves).toHaveCount(1);
+
+  // A count that no longer matches: everyone was three when planned, four by the time the owner sends.
+  await plan("all");
+  await expect(page.getByRole("status")).toHaveText("3 numbers would be texted, in sign-up order.");
+  await signUp(3);
+  await send("launch-2", "3");
+  await expect(refusal).toContainText("The count you typed is not how many this plan texts now");
+  await expect(page.getByRole("status")).toHaveText("4 numbers would be texted, in sign-up order.");
+  await expect(waves).toHaveCount(1);
+  expect(invited()).toHaveLength(texted);
+
+  // The wave of 3, to its end.
+  await plan("next", "3");
+  await send("launch-2", "3");
+  await expect(page.getByRole("status").first()).toContainText("Wave launch-2 queued: 3 invitations.");
+  await textedReaches(page, "launch-2", 3, 60_000);
+  expect(invited().slice(texted).sort()).toStrictEqual(later.slice(0, 3).sort());
+
+  // Cancelled once it has all gone, it says it stopped none; sent again under its name, it is refused.
+  // Posted as the cancel button would (it is shown only while a wave has something left to send).
+  const cancelled = await context.request.post(`${site}/console/invitations/cancel`, {
+    form: { name: "launch-2" },
+    headers: { Origin: site },
+  });
+  expect(cancelled.status()).toBe(200);
+  await page.goto(cancelled.url());
+  await expect(page.getByRole("status")).toHaveText(
+    "Cancelled 0 invitations of wave launch-2 not sent yet; 0 went back to the waitlist for a later wave; 0 already on their way still go.",
+  );
+  await page.goto(`${site}/console/invitations`);
+  await plan("next", "1");
+  await expect(page.getByRole("status")).toHaveText("1 number would be texted, in sign-up order.");
+  await send("launch-2", "1");
+  await expect(refusal).toHaveText("A wave of that name exists already: a name is used once. Nothing was queued.");
+  await expect(waves).toHaveCount(2);
+  expect(invited()).toHaveLength(texted + 3);
+  expect(invited()).not.toContain(later[3]);
+
+  // The activity: the wave sent with its count, its cancel with none; no number.
+  await page.goto(`${site}/console/activity`);
+  await expect(page.locator("tbody tr").filter({ hasText: "wave sent" }).filter({ hasText: "launch-2" })).toHaveCount(
+    1,
+  );
+  await expect(
+    page.locator("tbody tr").filter({ hasText: "wave cancelled" }).filter({ hasText: "launch-2" }).locator("td").last(),
+  ).toHaveText("0");
+  expect(await page.locator("main").textContent()).not.toMatch(
+    new RegExp(later.map((phone) => phone.slice(2)).join("|")),
   );
   await context.close();
 });
