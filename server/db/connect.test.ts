@@ -182,11 +182,11 @@ describe("the SQLite database", () => {
 
   it("waits, when asked, for the checkpointer of a closed database to end, and then for nothing", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
-    // Each checkpointer's end held until released: the real one then runs.
-    const terminate = Worker.prototype.terminate;
+    // Each checkpointer's stop held until released: the real message is then sent.
+    const postMessage = Worker.prototype.postMessage;
     const held: Array<() => void> = [];
-    const spy = vi.spyOn(Worker.prototype, "terminate").mockImplementation(function (this: Worker) {
-      return new Promise<number>((resolve) => held.push(() => void terminate.call(this).then(resolve)));
+    const spy = vi.spyOn(Worker.prototype, "postMessage").mockImplementation(function (this: Worker, message) {
+      held.push(() => postMessage.call(this, message));
     });
     try {
       const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
@@ -210,6 +210,27 @@ describe("the SQLite database", () => {
     void checkpointersStopped().then(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(settled).toBe(true);
+  });
+
+  it("stops a checkpointer by asking it, never by ending its thread, even one closed while it still loads the driver", async () => {
+    // Ending a thread while it loads better-sqlite3's native module aborted the whole process on Node 26 (FATAL ERROR
+    // napi_get_last_error_info): one unit run in 25 of server/upgrade and server/db there.
+    const terminate = vi.spyOn(Worker.prototype, "terminate");
+    const asked = vi.spyOn(Worker.prototype, "postMessage");
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    try {
+      // Opened and closed at once, ten times: each worker is still starting when its database closes.
+      for (let round = 0; round < 10; round += 1) {
+        const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
+        await store.db.destroy();
+      }
+      await checkpointersStopped();
+      expect(asked).toHaveBeenCalledTimes(10);
+      expect(terminate).not.toHaveBeenCalled();
+      expect(await descriptorsOn(path.join(dir, "sous.db"))).toStrictEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("after a commit made durable, closes with its WAL's sync handle: once closed, no descriptor of this process is on its files", async () => {

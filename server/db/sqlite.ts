@@ -87,13 +87,29 @@ function startCheckpointer(file: string, database: SQLiteDatabase) {
   };
   const worker = new Worker(new URL("./checkpoint-worker.mjs", import.meta.url), { workerData });
   worker.unref();
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   database.pragma("wal_autocheckpoint = 0");
   worker.on("error", (error) => {
     logEvent("warn", { event: "checkpointer_failed", message: error.message });
     if (database.open) database.pragma("wal_autocheckpoint = 1000");
   });
-  return worker;
+  return {
+    /**
+     * Asks the worker to close its connection and end, and resolves once it has (at once if it ended already,
+     * failing). Never worker.terminate() first: ending the thread while it loads the native driver aborts the
+     * process on Node 26 (checkpoint-worker.mjs). One that has not ended after STOP_WAIT_MS is terminated.
+     */
+    stop() {
+      worker.postMessage("stop");
+      const stuck = setTimeout(() => void worker.terminate(), STOP_WAIT_MS);
+      stuck.unref();
+      return exited.finally(() => clearTimeout(stuck));
+    },
+  };
 }
+
+/** How long a checkpointer asked to stop may take to end (it ends in milliseconds) before it is terminated. */
+const STOP_WAIT_MS = 10_000;
 
 /** What closed databases left to end: checkpointers whose threads still hold a connection, WAL handles being closed. */
 const stopping = new Set<Promise<unknown>>();
@@ -112,11 +128,11 @@ export async function checkpointersStopped() {
  * better-sqlite3 as Kysely's SQLite dialect sees it: each statement prepared
  * once; on close, the checkpointer stopped and the WAL's sync handle closed.
  */
-function dialectDatabase(database: SQLiteDatabase, checkpointer: Worker, wal: WalSync) {
+function dialectDatabase(database: SQLiteDatabase, checkpointer: { stop(): Promise<void> }, wal: WalSync) {
   const statements = new Map<string, SQLiteStatement>();
   return {
     close() {
-      const stopped = Promise.all([checkpointer.terminate(), wal.close()]).finally(() => stopping.delete(stopped));
+      const stopped = Promise.all([checkpointer.stop(), wal.close()]).finally(() => stopping.delete(stopped));
       stopping.add(stopped);
       database.close();
     },
