@@ -416,7 +416,7 @@ test("with JavaScript off, an owner finds a number in three spellings and sees t
   expect(logged).toContain('"event":"consent_revoked"');
 });
 
-test("deliveries, with JavaScript off: an owner browses, redelivers a failed sign-up (it arrives once) and drops another after confirming; a viewer's, a stranger's and another site's posts change nothing", async ({
+test("deliveries, with JavaScript off: an owner browses, redelivers a failed sign-up (it arrives once) and drops another after confirming; a viewer's posts, downloads, sends and cancels, a stranger's and another site's posts each refused, the database unchanged", async ({
   browser,
 }) => {
   const token = uniqueToken("console");
@@ -473,11 +473,34 @@ test("deliveries, with JavaScript off: an owner browses, redelivers a failed sig
       maxRedirects: 0,
     });
   const stranger = await browser.newContext();
+  // The database compared whole, but for when a session was last seen (a viewer's request counts as seen).
+  const tables = () => {
+    const all = consoleTables();
+    all.operator_sessions = (all.operator_sessions as Array<{ seen_at?: number }>).map((row) => ({
+      ...row,
+      seen_at: 0,
+    }));
+    return all;
+  };
+  const tablesBefore = tables();
   for (const action of ["redeliver", "drop"]) {
     expect((await postAs(signedIn.viewer!.context, action)).status(), `viewer ${action}`).toBe(403);
     expect((await postAs(context, action, "https://evil.example")).status(), `another site ${action}`).toBe(403);
     expect((await postAs(stranger, action)).status(), `no session ${action}`).toBe(404);
   }
+  // The viewer's send, cancel and exports too: 403 each.
+  const viewer = signedIn.viewer!.context.request;
+  for (const [path, form] of [
+    ["/console/invitations/send", { plan: "next", next: "1", name: "viewers-wave", count: "1" }],
+    ["/console/invitations/cancel", { name: "viewers-wave" }],
+  ] as const)
+    expect(
+      (await viewer.post(`${site}${path}`, { form, headers: { Origin: site }, maxRedirects: 0 })).status(),
+      path,
+    ).toBe(403);
+  for (const kind of ["waitlist", "consents", "invitations"])
+    expect((await viewer.get(`${site}/console/exports/${kind}`)).status(), kind).toBe(403);
+  expect(tables()).toStrictEqual(tablesBefore);
   await stranger.close();
   await page.reload();
   expect(await attempts(dora)).toBe(before);
