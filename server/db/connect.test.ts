@@ -180,7 +180,7 @@ describe("the SQLite database", () => {
     }
   });
 
-  it("waits, when asked, for the checkpointer of a closed database to end, and then for nothing", async () => {
+  it("waits, when asked and in destroy(), for the checkpointer of a closed database to end, and then for nothing", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     // Each checkpointer's stop held until released: the real message is then sent.
     const postMessage = Worker.prototype.postMessage;
@@ -190,15 +190,17 @@ describe("the SQLite database", () => {
     });
     try {
       const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
-      await store.db.destroy();
-      expect(held).toHaveLength(1);
+      let destroyed = false;
+      const destroying = store.db.destroy().then(() => (destroyed = true));
+      await vi.waitFor(() => expect(held).toHaveLength(1));
       let stopped = false;
       const waiting = checkpointersStopped().then(() => (stopped = true));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(stopped).toBe(false);
+      expect([stopped, destroyed]).toStrictEqual([false, false]);
       held[0]!();
       await waiting;
-      expect(stopped).toBe(true);
+      await destroying;
+      expect([stopped, destroyed]).toStrictEqual([true, true]);
       // Nothing of this process holds the file any more: no descriptor open on it, its WAL or its index.
       expect(await descriptorsOn(path.join(dir, "sous.db"))).toStrictEqual([]);
     } finally {

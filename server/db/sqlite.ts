@@ -51,6 +51,13 @@ class SqliteWriterDialect extends SqliteDialect {
       override async beginTransaction(connection: DatabaseConnection) {
         await connection.executeQuery(CompiledQuery.raw("begin immediate"));
       }
+      // Kysely's destroy closes the connection and returns; the checkpointer's thread ends after it, and its own close
+      // (the last one) copies the WAL in and removes it. Waited for, so that once destroy() resolves nothing of this
+      // process touches the database's files: a test removing the folder right after found it not empty.
+      override async destroy() {
+        await super.destroy();
+        await checkpointersStopped();
+      }
     })(this.settings);
   }
   override createAdapter() {
