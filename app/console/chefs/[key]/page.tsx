@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 import { ConsoleFrame } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
 import { chefOf, viewersShare } from "@/server/console/chef";
@@ -18,6 +18,74 @@ function Section({ id, title, children }: { id: string; title: string; children:
       </h2>
       {children}
     </section>
+  );
+}
+
+type LeadView = {
+  lead: { id: string; form: string; state: string; created_at: number; delivered_at: number | null };
+  /** The owner's only: the name the lead's kept payload holds. */
+  name?: string;
+  attempts: ComponentProps<typeof AttemptsTable>["attempts"];
+};
+
+/** A chef's sign-ups, each with its delivery log; the name only where the record carries it (an owner's). */
+function Deliveries({ leads }: { leads: readonly LeadView[] }) {
+  return (
+    <Section id="leads" title="Sign-ups and their deliveries">
+      {leads.map((view) => (
+        <article key={view.lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
+          <h3 className="font-semibold">
+            {view.lead.form}, {utc(view.lead.created_at)} UTC: {view.lead.state}
+          </h3>
+          <Facts
+            rows={[
+              ...("name" in view ? [["Name", view.name ?? "not kept (delivered, past retention)"] as const] : []),
+              ["Webhook id", view.lead.id],
+              ["Delivered", view.lead.delivered_at ? `${utc(view.lead.delivered_at)} UTC` : "not yet"],
+            ]}
+          />
+          <AttemptsTable attempts={view.attempts} />
+        </article>
+      ))}
+    </Section>
+  );
+}
+
+type InvitationView = {
+  id: string;
+  wave: string;
+  state: string;
+  queued_at: number;
+  answered_at: number | null;
+  /** The owner's only: the answer and the text sent. */
+  answer?: string | null;
+  carrier_code?: string | null;
+  text?: string;
+};
+
+/** A chef's invitation; its answer and text only where the record carries them (an owner's). */
+function Invitations({ invitations }: { invitations: readonly InvitationView[] }) {
+  return (
+    <Section id="invitation" title="Launch invitation">
+      {invitations.length === 0 ? <p className="mt-2">Not invited.</p> : null}
+      {invitations.map((invitation) => (
+        <Facts
+          key={invitation.id}
+          rows={[
+            ["Wave", invitation.wave],
+            ["State", invitation.state],
+            ["Queued", `${utc(invitation.queued_at)} UTC`],
+            ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
+            ...(invitation.text === undefined
+              ? []
+              : ([
+                  ["Answer", invitation.answer ?? invitation.carrier_code ?? ""],
+                  ["Text", invitation.text],
+                ] as const)),
+          ]}
+        />
+      ))}
+    </Section>
   );
 }
 
@@ -94,39 +162,8 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
           ))}
         </ul>
       </Section>
-      <Section id="leads" title="Sign-ups and their deliveries">
-        {chef.leads.map(({ lead, name, attempts }) => (
-          <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
-            <h3 className="font-semibold">
-              {lead.form}, {utc(lead.created_at)} UTC: {lead.state}
-            </h3>
-            <Facts
-              rows={[
-                ["Name", name ?? "not kept (delivered, past retention)"],
-                ["Webhook id", lead.id],
-                ["Delivered", lead.delivered_at ? `${utc(lead.delivered_at)} UTC` : "not yet"],
-              ]}
-            />
-            <AttemptsTable attempts={attempts} />
-          </article>
-        ))}
-      </Section>
-      <Section id="invitation" title="Launch invitation">
-        {chef.invitations.length === 0 ? <p className="mt-2">Not invited.</p> : null}
-        {chef.invitations.map((invitation) => (
-          <Facts
-            key={invitation.id}
-            rows={[
-              ["Wave", invitation.wave],
-              ["State", invitation.state],
-              ["Queued", `${utc(invitation.queued_at)} UTC`],
-              ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
-              ["Answer", invitation.answer ?? invitation.carrier_code ?? ""],
-              ["Text", invitation.text],
-            ]}
-          />
-        ))}
-      </Section>
+      <Deliveries leads={chef.leads} />
+      <Invitations invitations={chef.invitations} />
     </ConsoleFrame>
   );
 }
@@ -151,36 +188,8 @@ function ViewersPage({ operator, chef }: { operator: Operator; chef: ReturnType<
           ))}
         </ul>
       </Section>
-      <Section id="leads" title="Sign-ups and their deliveries">
-        {chef.leads.map(({ lead, attempts }) => (
-          <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
-            <h3 className="font-semibold">
-              {lead.form}, {utc(lead.created_at)} UTC: {lead.state}
-            </h3>
-            <Facts
-              rows={[
-                ["Webhook id", lead.id],
-                ["Delivered", lead.delivered_at ? `${utc(lead.delivered_at)} UTC` : "not yet"],
-              ]}
-            />
-            <AttemptsTable attempts={attempts} />
-          </article>
-        ))}
-      </Section>
-      <Section id="invitation" title="Launch invitation">
-        {chef.invitations.length === 0 ? <p className="mt-2">Not invited.</p> : null}
-        {chef.invitations.map((invitation) => (
-          <Facts
-            key={invitation.id}
-            rows={[
-              ["Wave", invitation.wave],
-              ["State", invitation.state],
-              ["Queued", `${utc(invitation.queued_at)} UTC`],
-              ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
-            ]}
-          />
-        ))}
-      </Section>
+      <Deliveries leads={chef.leads} />
+      <Invitations invitations={chef.invitations} />
     </ConsoleFrame>
   );
 }
