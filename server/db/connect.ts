@@ -7,7 +7,7 @@ import { parse as parseConnectionString } from "pg-connection-string";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
-import { migrations } from "./migrations";
+import { migrations, plans } from "./migrations";
 import type { Database } from "./schema";
 import { checkpointersStopped, openSqlite, sqliteFile } from "./sqlite";
 import type { Store } from "./store";
@@ -69,6 +69,34 @@ async function probeWrite({ db }: Store) {
   await db.transaction().execute((trx) => sql`update kysely_migration_lock set is_locked = is_locked`.execute(trx));
 }
 
+/**
+ * On Postgres, the trigram index of the search by a name (migration 0016),
+ * made at start when it is missing: the migration ran on a host without
+ * pg_trgm, which may have it now. Still missing, it is logged once per
+ * start: the search answers, by reading every lead (decision 0017).
+ */
+async function searchIndex(store: Store) {
+  if (store.engine !== "postgres") return;
+  const present = async () =>
+    (
+      await sql`select 1 from pg_indexes where schemaname = current_schema() and indexname = 'leads_kept_values'`.execute(
+        store.db,
+      )
+    ).rows.length > 0;
+  if (await present()) return;
+  for (const { sql: statement } of plans["0016-search-by-trigrams"]!.postgres!)
+    await sql.raw(statement).execute(store.db);
+  if (await present()) return;
+  const { rows } = await sql<{ installed: boolean }>`select exists (
+    select 1 from pg_available_extensions where name = 'pg_trgm'
+  ) as installed`.execute(store.db);
+  logEvent("warn", {
+    event: "search_index_missing",
+    index: "leads_kept_values",
+    reason: rows[0]?.installed ? "pg_trgm may not be created by this role" : "pg_trgm is not installed on this host",
+  });
+}
+
 /** Opens, migrates and checks a database of its own: `database()` keeps one per process. */
 export async function connect(env: Settings): Promise<Store> {
   const postgres = Boolean(env.DATABASE_URL);
@@ -77,6 +105,7 @@ export async function connect(env: Settings): Promise<Store> {
     store = env.DATABASE_URL ? openPostgres(env.DATABASE_URL) : openSqlite(env.DATA_DIR);
     await migrate(store);
     await probeWrite(store);
+    await searchIndex(store);
     return store;
   } catch (error) {
     await store?.db.destroy().catch(() => {});

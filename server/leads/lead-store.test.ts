@@ -58,6 +58,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0013-consent-messages",
       "0014-start-needs-a-record",
       "0015-session-passkeys",
+      "0016-search-by-trigrams",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -75,6 +76,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0013-consent-messages",
       "0014-start-needs-a-record",
       "0015-session-passkeys",
+      "0016-search-by-trigrams",
     ]);
   });
 

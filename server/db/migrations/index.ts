@@ -14,6 +14,7 @@ import limitKeys from "./0012-limit-keys.json";
 import consentMessages from "./0013-consent-messages.json";
 import startNeedsARecord from "./0014-start-needs-a-record.json";
 import sessionPasskeys from "./0015-session-passkeys.json";
+import searchByTrigrams from "./0016-search-by-trigrams.json";
 import { migrationOf, type MigrationPlan } from "./plan";
 
 /** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -33,6 +34,7 @@ export const plans: Record<string, MigrationPlan> = {
   "0013-consent-messages": consentMessages,
   "0014-start-needs-a-record": startNeedsARecord,
   "0015-session-passkeys": sessionPasskeys,
+  "0016-search-by-trigrams": searchByTrigrams,
 };
 
 /**

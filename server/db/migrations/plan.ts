@@ -1,4 +1,11 @@
-import { sql, type ColumnDataType, type ColumnDefinitionBuilder, type Kysely, type Migration } from "kysely";
+import {
+  PostgresAdapter,
+  sql,
+  type ColumnDataType,
+  type ColumnDefinitionBuilder,
+  type Kysely,
+  type Migration,
+} from "kysely";
 
 /**
  * A migration as data: the tables it creates, each with its columns written
@@ -6,8 +13,9 @@ import { sql, type ColumnDataType, type ColumnDefinitionBuilder, type Kysely, ty
  * spans columns, and its indexes; the columns it adds to tables an earlier
  * migration made (`alter`), with the value the rows already there take when it
  * is not the default; the indexes it adds to those tables; and the SQL that
- * fills a new table from rows already there. `why` says what a table, a
- * column, an index or a fill is for.
+ * fills a new table from rows already there; and what only Postgres has
+ * (an index of an extension's kind), each with the statement that undoes it.
+ * `why` says what a table, a column, an index, a fill or a step is for.
  */
 export type MigrationPlan = {
   tables?: Record<string, Table>;
@@ -15,6 +23,8 @@ export type MigrationPlan = {
   indexes?: Record<string, Index & { on: string }>;
   /** SQL both engines read alike, run once the tables, columns and indexes exist: a new table filled from the rows already there. */
   fill?: { why: string; sql: string }[];
+  /** Postgres only, run last: what SQLite has no counterpart for, and the statement that undoes it (run first on the way down). */
+  postgres?: { why: string; sql: string; undo: string }[];
 };
 /** `existingRowsFrom`: the column whose value the rows already there take (new rows take the default). */
 type Column = { why?: string; spec: string; existingRowsFrom?: string };
@@ -64,6 +74,8 @@ export function migrationOf(plan: MigrationPlan): Migration {
     Object.entries(columns).map(([column, { spec, existingRowsFrom }]) => ({ table, column, spec, existingRowsFrom })),
   );
   const indexes = Object.entries(plan.indexes ?? {});
+  const postgres = (db: Kysely<unknown>) =>
+    db.getExecutor().adapter instanceof PostgresAdapter ? (plan.postgres ?? []) : [];
   return {
     async up(db) {
       for (const [name, table] of tables) {
@@ -88,8 +100,10 @@ export function migrationOf(plan: MigrationPlan): Migration {
       }
       for (const [name, { on, ...index }] of indexes) await createIndexes(db, on, { [name]: index });
       for (const { sql: statement } of plan.fill ?? []) await sql.raw(statement).execute(db);
+      for (const { sql: statement } of postgres(db)) await sql.raw(statement).execute(db);
     },
     async down(db) {
+      for (const { undo } of postgres(db).toReversed()) await sql.raw(undo).execute(db);
       // A table's own indexes go with it.
       for (const [name] of indexes.toReversed()) await db.schema.dropIndex(name).execute();
       for (const { table, column } of added.toReversed())
