@@ -50,6 +50,8 @@ export default defineConfig({
           ]
         : []),
     ],
+    // One Postgres cluster for the run; each test file gets a database of its own on it.
+    globalSetup: ["./tests/support/postgres-global.ts"],
     setupFiles: ["./tests/support/vitest-setup.ts"],
     // A focused test left in would turn the rest of the suite off, on any machine.
     allowOnly: false,

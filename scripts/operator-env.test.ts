@@ -83,7 +83,7 @@ describe.each(["sqlite", "postgres"] as const)(
       const where =
         engine === "sqlite"
           ? `sqlite at ${path.join(dataDir, "sous.db")}`
-          : `postgres at ${new URL(postgres.url).host}/postgres`;
+          : `postgres at ${new URL(postgres.url).host}${new URL(postgres.url).pathname}`;
 
       const shown = await command("consent", ["show", "(503) 555-0142"]);
       expect(shown.stderr.split("\n")[0]).toBe(where);

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { leadIdsHolding } from "@/server/leads/lead-store";
-import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
+import { startPostgresCluster, type PostgresServer } from "@/tests/support/postgres-server";
 import { connect } from "./connect";
 import type { Database } from "./schema";
 import type { Store } from "./store";
@@ -15,7 +15,8 @@ import type { Store } from "./store";
  */
 let postgres: PostgresServer;
 beforeAll(async () => {
-  postgres = await startPostgresServer();
+  // A cluster of its own: it makes roles, which every database of a cluster shares.
+  postgres = await startPostgresCluster();
 }, 60_000);
 afterAll(() => postgres?.stop());
 
