@@ -1,11 +1,18 @@
 // Prints the mutation score of each folder of the last run (reports/mutation/mutation.json)
 // and fails when one is under FOLDER_BAR or the whole is under TOTAL_BAR (tests/MUTATION.md).
+// Given reports instead (`node tests/mutation/folders.mjs a.json b.json`), the score of them
+// together: the parts of a whole run made one folder at a time on one commit. A file in two
+// of them is counted from the last.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
 const FOLDER_BAR = 80;
 const TOTAL_BAR = 85;
-const report = JSON.parse(readFileSync("reports/mutation/mutation.json", "utf8"));
+const given = process.argv.slice(2);
+const reports = (given.length ? given : ["reports/mutation/mutation.json"]).map((file) =>
+  JSON.parse(readFileSync(file, "utf8")),
+);
+const report = { files: Object.assign({}, ...reports.map(({ files }) => files)) };
 
 // Stryker's own score: killed and timed-out mutants over every mutant that ran or had no test.
 const counted = { Killed: "detected", Timeout: "detected", Survived: "missed", NoCoverage: "missed" };
