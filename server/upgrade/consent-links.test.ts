@@ -16,10 +16,11 @@ describe.each(["sqlite", "postgres"] as const)("the upgrade's tie of old leads t
     // Kept by the stores before consent records: open, so still to be sent; and one delivered long ago.
     const [first, second] = [waitlistLead(number(1)), waitlistLead(number(2), { state: "dead" })];
     const delivered = waitlistLead(number(3), { state: "delivered", dedupe_key: null, delivered_at: 1_500 });
-    // And two that name no number to tie: values unreadable, and values without a phone.
+    // And three that name no number to tie: values unreadable, without a phone, with a phone that is not text.
     const unreadable = waitlistLead(number(4), { payload: "{" });
     const phoneless = waitlistLead(number(5), { payload: JSON.stringify({ name: "No number" }) });
-    for (const row of [first, second, delivered, unreadable, phoneless]) await importLead(store, row);
+    const numeric = waitlistLead(number(6), { payload: JSON.stringify({ phone: Number(number(6)), name: "A sum" }) });
+    for (const row of [first, second, delivered, unreadable, phoneless, numeric]) await importLead(store, row);
 
     // Before the tie, the key finds nothing: the STOP would not stop the lead.
     expect(await revokeConsent(store, { phone: number(1), channel: "sms", source: "workflow" })).toMatchObject({

@@ -45,6 +45,8 @@ describe("the upgrade import", () => {
     // A half-written temporary file and a lease are not leads.
     await writeFile(path.join(pending, `${"3".repeat(64)}.json.x.tmp`), JSON.stringify(legacy(3)));
     await writeFile(path.join(pending, `${"1".repeat(64)}.lease`), "0");
+    // Nor is a copy whose name only ends like one.
+    await writeFile(path.join(pending, `copy-of-${"6".repeat(64)}.json`), JSON.stringify(legacy(6)));
     const store = await database(readEnv());
 
     await writeFile(path.join(pending, `${"4".repeat(64)}.json`), "{truncated");
@@ -73,10 +75,11 @@ describe("the upgrade import", () => {
     });
     expect(await leadById(store, "msg_legacy-2")).toMatchObject({ state: "dead" });
     expect(await leadById(store, "msg_legacy-3")).toBeUndefined();
+    expect(await leadById(store, "msg_legacy-6")).toBeUndefined();
     const names = await readdir(dataDir);
     expect(names).not.toContain("pending");
     const renamed = names.find((name) => name.startsWith("pending.imported-"));
-    expect(await readdir(path.join(dataDir, renamed!))).toHaveLength(5);
+    expect(await readdir(path.join(dataDir, renamed!))).toHaveLength(6);
 
     // A second start finds nothing to import, and changes nothing.
     await importLegacyLeads(store, readEnv());
@@ -103,8 +106,74 @@ describe("the upgrade import", () => {
     expect(await redisServer.client.smembers("leads:imported:all")).toStrictEqual([lead.key]);
     const logged = vi.mocked(console.info).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(logged).toContainEqual(
-      expect.objectContaining({ event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }),
+      expect.objectContaining({ level: "info", event: "legacy_leads_imported", from: "redis", found: 1, imported: 1 }),
     );
+  });
+
+  it("lets its Redis connection go once the keys are renamed", async () => {
+    vi.stubEnv("REDIS_URL", redisServer.url);
+    // From nothing: renamenx keeps leads:all where an earlier test left leads:imported:all.
+    await redisServer.client.flushall();
+    const lead = legacy(7, { id: "msg_legacy-let-go" });
+    await redisServer.client.set(`leads:lead:${lead.key}`, JSON.stringify(lead));
+    await redisServer.client.sadd("leads:all", lead.key);
+    const clients = async () =>
+      String(await redisServer.client.client("LIST"))
+        .trim()
+        .split("\n").length;
+    const before = await clients();
+    const store = await database(readEnv());
+
+    await importLegacyLeads(store, readEnv());
+    expect(await leadById(store, "msg_legacy-let-go")).toMatchObject({ state: "pending" });
+    // The server drops the connection once it reads the close: polled, not slept.
+    await expect.poll(clients).toBe(before);
+  });
+
+  it("leaves the folder to a second instance that renamed it first, and says nothing failed", async () => {
+    const pending = path.join(dataDir, "pending");
+    await mkdir(pending);
+    await writeFile(path.join(pending, `${"8".repeat(64)}.json`), JSON.stringify(legacy(8)));
+    const store = await database(readEnv());
+
+    // Both read the folder before either renames it: one rename finds it gone.
+    await Promise.all([importLegacyLeads(store, readEnv()), importLegacyLeads(store, readEnv())]);
+    expect(await leadById(store, "msg_legacy-8")).toMatchObject({ state: "pending" });
+    expect(vi.mocked(console.error)).not.toHaveBeenCalled();
+    expect((await readdir(dataDir)).filter((name) => name.startsWith("pending"))).toHaveLength(1);
+  });
+
+  it("logs a rename that fails for another reason, and leaves the folder for the next start", async () => {
+    const pending = path.join(dataDir, "pending");
+    await mkdir(pending);
+    await writeFile(path.join(pending, `${"9".repeat(64)}.json`), JSON.stringify(legacy(9)));
+    const store = await database(readEnv());
+    // The name the rename would take is a folder with something in it already.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 0, 2, 3, 4, 5, 6) });
+    const taken = path.join(dataDir, "pending.imported-2026-01-02T03-04-05-006Z");
+    await mkdir(taken);
+    await writeFile(path.join(taken, "kept"), "");
+    try {
+      await importLegacyLeads(store, readEnv());
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await leadById(store, "msg_legacy-9")).toMatchObject({ state: "pending" });
+    const failures = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(failures).toStrictEqual([
+      expect.objectContaining({ event: "legacy_import_failed", message: expect.stringMatching(/ENOTEMPTY|EEXIST/) }),
+    ]);
+    expect(await readdir(pending)).toStrictEqual([`${"9".repeat(64)}.json`]);
+  });
+
+  it("logs a pending that is not a folder rather than skip it as absent", async () => {
+    await writeFile(path.join(dataDir, "pending"), "not a folder");
+    const store = await database(readEnv());
+    await importLegacyLeads(store, readEnv());
+    const failures = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(failures).toStrictEqual([
+      expect.objectContaining({ event: "legacy_import_failed", message: expect.stringContaining("ENOTDIR") }),
+    ]);
   });
 
   it("finds nothing to do on a site that never had the old stores, and logs nothing; the same start with an old folder imports it", async () => {
