@@ -12,15 +12,15 @@ import { browserLaunch, e2e } from "./tests/e2e/e2e-env";
 const chromium = { ...devices["Desktop Chrome"], launchOptions: browserLaunch };
 
 const serverSpecs = /\.server\.spec\.ts$/;
-// The specs of n8n 2.x alone (the SMS program on it, the editor's upgrade): n8n runs on its own Node 24 whatever Node
-// runs the tests, so the site's runtime changes nothing they check, and CI's first line runs them beside the page
-// specs, which leaves its second line (the runtime's specs) less to do (docs/testing.md, "CI's two Node lines").
-const currentN8nSpecs = /[/\\](n8n-editor-upgrade|sms-workflow-n8n2)\.server\.spec\.ts$/;
-// The other server specs that wait longest on real time (n8n 1.x, which runs on the tests' own Node up to 24, and the
-// launch at scale). Each long group is a project of its own, listed first, so they are handed out first (Playwright
-// hands out projects in the order listed here, a project's files in name order) instead of forming a tail after every
-// short spec.
-const longServerSpecs = /[/\\](invitations|sms-workflow-n8n1)\.server\.spec\.ts$/;
+// The SMS program on n8n 2.x: n8n runs on its own Node 24 whatever Node runs the tests, so the site's runtime changes
+// nothing it checks, and CI's first line runs it beside the page specs, which leaves its second line (the runtime's
+// specs) less to do (docs/testing.md, "CI's two Node lines").
+const currentN8nSpecs = /[/\\]sms-workflow-n8n2\.server\.spec\.ts$/;
+// The other server specs that wait longest on real time (n8n 1.x, which runs on the tests' own Node up to 24, the
+// launch at scale, and the editor's upgrade on 2.x, which runs on either line and balances them: docs/testing.md).
+// Each long group is a project of its own, listed first, so they are handed out first (Playwright hands out projects
+// in the order listed here, a project's files in name order) instead of forming a tail after every short spec.
+const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade|sms-workflow-n8n1)\.server\.spec\.ts$/;
 
 /** Whether the run serves a test build made before it, which must then be there. */
 function reusedBuild() {
