@@ -12,15 +12,18 @@ import { browserLaunch, e2e } from "./tests/e2e/e2e-env";
 const chromium = { ...devices["Desktop Chrome"], launchOptions: browserLaunch };
 
 const serverSpecs = /\.server\.spec\.ts$/;
-// The SMS program on n8n 2.x: n8n runs on its own Node 24 whatever Node runs the tests, so the site's runtime changes
-// nothing it checks, and CI's first line runs it beside the page specs, which leaves its second line (the runtime's
-// specs) less to do (docs/testing.md, "CI's two Node lines").
-const currentN8nSpecs = /[/\\]sms-workflow-n8n2\.server\.spec\.ts$/;
-// The other server specs that wait longest on real time (n8n 1.x, which runs on the tests' own Node up to 24, the
-// launch at scale, and the editor's upgrade on 2.x, which runs on either line and balances them: docs/testing.md).
-// Each long group is a project of its own, listed first, so they are handed out first (Playwright hands out projects
-// in the order listed here, a project's files in name order) instead of forming a tail after every short spec.
-const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade|sms-workflow-n8n1)\.server\.spec\.ts$/;
+// The SMS program on n8n 2.x, in its two parts (texts, launch), each file with an n8n of its own so the two run side
+// by side: n8n runs on its own Node 24 whatever Node runs the tests, so the site's runtime changes nothing they check,
+// and CI's first line runs them beside the page specs, which leaves its second line (the runtime's specs) less to do
+// (docs/testing.md, "CI's two Node lines").
+const currentN8nSpecs = /[/\\]sms-workflow-n8n2-(texts|launch)\.server\.spec\.ts$/;
+// The SMS program on n8n 1.x (which runs on the tests' own Node up to 24), in the same two parts, and the other server
+// specs that wait longest on real time: the launch at scale, and the editor's upgrade on 2.x, which runs on either
+// line and balances them (docs/testing.md). Each long group is a project of its own, listed first, the longest
+// first, so they are handed out first (Playwright hands out projects in the order listed here, a project's files in
+// name order) instead of forming a tail after every short spec.
+const olderN8nSpecs = /[/\\]sms-workflow-n8n1-(texts|launch)\.server\.spec\.ts$/;
+const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade)\.server\.spec\.ts$/;
 
 /** Whether the run serves a test build made before it, which must then be there. */
 function reusedBuild() {
@@ -52,6 +55,7 @@ export default defineConfig({
   projects: [
     // No browser (or one of their own): specs that start their own server instances on the same build.
     { name: "n8n-current", testMatch: currentN8nSpecs },
+    { name: "n8n-older", testMatch: olderN8nSpecs },
     { name: "server-long", testMatch: longServerSpecs },
     { name: "js-on", testIgnore: serverSpecs, use: { ...chromium, javaScriptEnabled: true } },
     // A test tagged as reading only what the server sent runs with JavaScript on alone (tests/e2e/fixtures.ts).
@@ -61,7 +65,7 @@ export default defineConfig({
       grepInvert: /@same-without-js/,
       use: { ...chromium, javaScriptEnabled: false },
     },
-    { name: "server", testMatch: serverSpecs, testIgnore: [currentN8nSpecs, longServerSpecs] },
+    { name: "server", testMatch: serverSpecs, testIgnore: [currentN8nSpecs, olderN8nSpecs, longServerSpecs] },
   ],
   webServer: {
     // Built with the webhook addresses set (e2e.serverEnv), to prove they still stay out of the bundles. E2E_REUSE_BUILD=1:

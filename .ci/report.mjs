@@ -43,12 +43,19 @@ const firstLine = (text = "") =>
       .find(Boolean) ?? "(no message)"
   ).slice(0, 300);
 
-/** Every test of a Playwright JSON report, with where it is and how it went. */
-function* browserTests(suite, root) {
+/**
+ * Every test of a Playwright JSON report, with where it is, the spec file that runs it (a test written in a helper
+ * that several spec files call, as tests/e2e/sms-program.ts, is named where it is written) and how it went.
+ */
+function* browserTests(suite, root, specFile = suite.file) {
   for (const spec of suite.specs ?? [])
     for (const test of spec.tests ?? [])
-      yield { where: `[${test.projectName}] ${path.join(root, spec.file)}:${spec.line} › ${spec.title}`, test };
-  for (const inner of suite.suites ?? []) yield* browserTests(inner, root);
+      yield {
+        where: `[${test.projectName}] ${path.join(root, spec.file)}:${spec.line} › ${spec.title}`,
+        file: `[${test.projectName}] ${path.join(root, specFile ?? spec.file)}`,
+        test,
+      };
+  for (const inner of suite.suites ?? []) yield* browserTests(inner, root, specFile);
 }
 
 const flaky = [];
@@ -62,9 +69,8 @@ for (const { json } of reports("e2e-")) {
   const { rootDir, configFile } = json.config ?? {};
   const root = rootDir ? path.relative(configFile ? path.dirname(configFile) : process.cwd(), rootDir) : "";
   for (const suite of json.suites ?? [])
-    for (const { where, test } of browserTests(suite, root)) {
+    for (const { where, file, test } of browserTests(suite, root)) {
       const firstError = test.results?.find((result) => result.error)?.error?.message;
-      const file = `[${test.projectName}] ${where.slice(where.indexOf("] ") + 2).split(":")[0]}`;
       const took = (test.results ?? []).reduce((sum, result) => sum + (result.duration ?? 0), 0);
       fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + took / 1000);
       if (test.status === "flaky") flaky.push(`${where}\n      first try: ${firstLine(firstError)}`);

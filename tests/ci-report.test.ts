@@ -66,6 +66,28 @@ describe(".ci/report.mjs", () => {
     expect(out).not.toContain("line-2");
   });
 
+  it("counts a test written in a helper under the spec file that ran it, and names it where it is written", () => {
+    const helperSuite = (file: string, seconds: number, status = "expected") => ({
+      file,
+      suites: [{ file, specs: [spec("program.ts", `in ${file}`, "n8n", status, [result(seconds * 1000)])] }],
+    });
+    const out = reportOf({
+      "e2e-pages.json": {
+        config: browserReport.config,
+        suites: [
+          helperSuite("program-texts.server.spec.ts", 200, "unexpected"),
+          helperSuite("program-launch.server.spec.ts", 150),
+        ],
+      },
+    });
+    const slowest = out.split("\n").filter((line) => / s {2}\[/.test(line));
+    expect(slowest).toStrictEqual([
+      "    200 s  [n8n] tests/e2e/program-texts.server.spec.ts",
+      "    150 s  [n8n] tests/e2e/program-launch.server.spec.ts",
+    ]);
+    expect(out).toContain("[n8n] tests/e2e/program.ts:3 › in program-texts.server.spec.ts\n");
+  });
+
   it("names the step each line stopped in, and not a step a line finished", () => {
     const out = reportOf({
       "steps.tsv": "server: unit tests\t150\tnpm run test:unit\n",

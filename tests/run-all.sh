@@ -70,7 +70,7 @@ case "$part" in
   # real time (a pace, a schedule, n8n's restarts), not on the processor
   # (docs/testing.md, "Real time").
   server)
-    e2e=(--project server-long --project server)
+    e2e=(--project n8n-older --project server-long --project server)
     if [[ -n ${CI:-} ]]; then e2e+=(--workers 3); fi
     ;;
 esac

@@ -1,8 +1,0 @@
-import { n8nLines } from "../support/n8n-server";
-import { test } from "./fixtures";
-import { serverSpecBrowser } from "./e2e-env";
-import { smsProgramSpecs } from "./sms-program";
-
-// The SMS program on the older line of n8n, which operators still run.
-test.use(serverSpecBrowser);
-test.describe(n8nLines.older.label, () => smsProgramSpecs(n8nLines.older));
