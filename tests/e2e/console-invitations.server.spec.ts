@@ -11,7 +11,7 @@ import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fa
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
-import { reservePort, type Started } from "../support/processes";
+import { stablePort, type Started } from "../support/processes";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { e2e, serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
@@ -49,7 +49,8 @@ test.beforeAll(async () => {
   test.setTimeout(25 * 60_000);
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-console-invitations-"));
   twilio = await startFakeTwilio();
-  const { port, release } = await reservePort();
+  // Known to n8n before the site starts on it, and the site's own after: a port no other test process is given.
+  const port = await stablePort();
   n8n = await startN8n(
     n8nLines.current,
     { files: [workflowFile], ids: Object.values(workflowIds) },
@@ -82,7 +83,6 @@ test.beforeAll(async () => {
     INVITE_PER_MINUTE: "60",
     REDELIVERY_POLL_MS: "200",
   };
-  await release();
   server = await startNextServer(env, port);
   // Each chef from an address of their own, as the proxy in front would say: the limits count per address.
   for (const [index, phone] of phones.entries()) {

@@ -12,7 +12,7 @@ import { postSignupWithoutScript, startNextServer } from "../support/next-server
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { uniqueToken } from "./receiver-client";
 import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
-import { freePort, type Started } from "../support/processes";
+import { stablePort, type Started } from "../support/processes";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { Webhook } from "standardwebhooks";
@@ -42,7 +42,8 @@ const signedIn: Partial<Record<"owner" | "viewer", { context: BrowserContext; pa
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-console-"));
-  const port = await freePort();
+  // Named in the site's settings before it starts: a port no other test process is given meanwhile.
+  const port = await stablePort();
   site = `http://localhost:${port}`;
   receiver = await startWebhookReceiver();
   env = {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { leadsTable } from "../support/lead-rows";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import { freePort, startProcess, type Started } from "../support/processes";
+import { freePort, stablePort, startProcess, type Started } from "../support/processes";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { expect, test } from "./fixtures";
 
@@ -49,7 +49,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     test.setTimeout(90_000);
     const receiver = await startWebhookReceiver();
     const dataDir = await mkdtemp(path.join(tmpdir(), "sous-stop-"));
-    const port = await freePort();
+    // Found free after the stop only if no other test process may be given it meanwhile.
+    const port = await stablePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: "production" as const,

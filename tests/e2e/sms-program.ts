@@ -18,7 +18,7 @@ import { startN8n, testOwner, type N8nLine, type N8nServer } from "../support/n8
 import { invitationCounts, testDatabase } from "../support/lead-rows";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { numberUnder, openPrefix, specCountries, specHours, splitHours } from "../support/open-zone";
-import { reservePort, type Started } from "../support/processes";
+import { stablePort, type Started } from "../support/processes";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { ContactFormPage } from "./pages/contact-form";
@@ -57,9 +57,8 @@ let alerts: WebhookReceiver;
 let chat: WebhookReceiver;
 let n8n: N8nServer;
 let site: Started;
+/** Known to n8n before the site first starts on it, and kept through the site's restarts: no other test process is given it. */
 let sitePort: number;
-/** Holds the site's port while n8n starts with its address; the first start lets it go. */
-let releaseSitePort: () => Promise<void> = async () => {};
 let dataDir: string;
 
 const siteSettings = () => ({
@@ -86,8 +85,6 @@ const siteSettings = () => ({
 });
 
 async function startSite(more: Record<string, string> = {}) {
-  await releaseSitePort();
-  releaseSitePort = async () => {};
   site = await startNextServer({ ...siteSettings(), ...more }, sitePort);
   await expect.poll(() => site.output(), { timeout: 30_000 }).toContain('"event":"database_ready"');
 }
@@ -144,7 +141,7 @@ export function smsProgramSpecs(line: N8nLine, part: SmsProgramPart) {
     // A worker may run both parts, one after the other: nothing of the first part's site is reused.
     siteDb = undefined;
     dataDir = await mkdtemp(path.join(tmpdir(), "sous-sms-"));
-    ({ port: sitePort, release: releaseSitePort } = await reservePort());
+    sitePort = await stablePort();
     const docFile = writeDocWorkflow(path.join(dataDir, "doc-verification.json"));
     n8n = await startN8n(
       line,

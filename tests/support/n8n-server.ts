@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { SQLite } from "@/server/db/sqlite-driver";
-import { freePort, reservePort, startProcess, type Started } from "./processes";
+import { freePort, reservePort, stablePort, startProcess, type Started } from "./processes";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 
 /**
@@ -286,9 +286,12 @@ export async function startN8n(
 ): Promise<N8nServer> {
   const installed = ensureN8n(line);
   const userFolder = mkdtempSync(path.join(tmpdir(), "sous-n8n-"));
-  // Held while the CLI imports the workflows (many seconds), let go just before n8n binds them.
-  const held = [await reservePort(), await reservePort()] as const;
-  const [{ port }, { port: brokerPort }] = held;
+  // n8n's own port is kept through its restarts, on which the site and the specs address it: a stable port, which no
+  // other test process is given while n8n is down. The broker's, new at each start, is held while the CLI imports the
+  // workflows (many seconds), let go just before n8n binds it.
+  const port = await stablePort();
+  const broker = await reservePort();
+  const brokerPort = broker.port;
   let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, brokerPort), ...settings };
   const cli = (args: string[]) =>
     void execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
@@ -307,7 +310,7 @@ export async function startN8n(
     await waitForWebhooks(url, workflows.probe ?? "sous-waitlist");
     return started;
   };
-  await Promise.all(held.map((reserved) => reserved.release()));
+  await broker.release();
   let current = await launch();
   const readExecutions = executionReader(installed, path.join(userFolder, ".n8n", "database.sqlite"));
   return {

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { once } from "node:events";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { onFreePort, startProcess } from "./processes";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { freePort, onFreePort, portClaims, stablePort, stablePortRange, startProcess } from "./processes";
 import { startRedisServer } from "./redis-server";
 
 /** Running, as opposed to gone or a zombie nobody has reaped yet. */
@@ -104,4 +105,73 @@ describe("onFreePort", () => {
     await expect(failing).rejects.toThrow(/exited with/);
     expect(tries).toBe(1);
   }, 30_000);
+});
+
+describe("stablePort", () => {
+  const folders: string[] = [];
+  afterEach(() => folders.splice(0).forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+  /** A claims folder of the test's own, as every test process of one run shares one. */
+  function ownClaims() {
+    const folder = mkdtempSync(path.join(tmpdir(), "sous-claims-"));
+    folders.push(folder);
+    vi.stubEnv("SOUS_PORT_CLAIMS", folder);
+    return folder;
+  }
+  const sleeper = () => {
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    cleanup.push(child.pid!);
+    return child;
+  };
+
+  it("gives a port below the kernel's ephemeral range, which a listen(0) is never given, claimed by this process", async () => {
+    const folder = ownClaims();
+    const { floor, ceiling } = stablePortRange();
+    const first = await stablePort();
+    const second = await stablePort();
+    for (const port of [first, second]) {
+      expect(port).toBeGreaterThanOrEqual(floor);
+      expect(port).toBeLessThan(ceiling);
+      expect(readFileSync(path.join(folder, String(port)), "utf8")).toBe(String(process.pid));
+    }
+    expect(second).not.toBe(first);
+    // Its twin: freePort's ports come from the ephemeral range.
+    for (let i = 0; i < 20; i += 1) expect(await freePort()).toBeGreaterThanOrEqual(ceiling);
+  });
+
+  it("never gives a port another live process holds a claim to, and takes one again once that process is gone", async () => {
+    const folder = ownClaims();
+    const { floor, ceiling } = stablePortRange();
+    const other = sleeper();
+    const left = floor + 7;
+    for (let port = floor; port < ceiling; port += 1)
+      if (port !== left) writeFileSync(path.join(folder, String(port)), String(other.pid));
+    expect(await stablePort()).toBe(left);
+
+    other.kill("SIGKILL");
+    await once(other, "exit");
+    const taken = new Set([await stablePort(), await stablePort()]);
+    expect(taken.size).toBe(2);
+    for (const port of taken) expect(readFileSync(path.join(folder, String(port)), "utf8")).toBe(String(process.pid));
+  });
+
+  it("lets its claims go when its process ends", async () => {
+    const folder = ownClaims();
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `const m = await import(${JSON.stringify(processes)}); const { stablePort } = m.stablePort ? m : m.default; console.log(await stablePort());`,
+      ],
+      { env: { ...process.env, SOUS_PORT_CLAIMS: folder }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let printed = "";
+    child.stdout!.on("data", (chunk: Buffer) => (printed += chunk));
+    await once(child, "exit");
+    const port = Number(printed.trim());
+    expect(port).toBeGreaterThan(0);
+    expect(portClaims()).toBe(folder);
+    expect(existsSync(path.join(folder, String(port)))).toBe(false);
+  });
 });

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
 /** A TCP port nothing listens on right now, on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -31,6 +33,102 @@ export function reservePort(): Promise<{ port: number; release(): Promise<void> 
       resolve({ port: address.port, release: () => new Promise((done) => server.close(() => done())) });
     });
   });
+}
+
+/** Where the test processes of this machine note the stable ports they hold (one file a port, holding its pid). */
+export const portClaims = () => process.env.SOUS_PORT_CLAIMS ?? path.join(tmpdir(), "sous-port-claims");
+
+/** The first port the kernel may give a `listen(0)` or an outgoing connection (Linux's ip_local_port_range). */
+function ephemeralFloor() {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** The ports `stablePort()` gives: the 12,000 below the kernel's ephemeral range (20768-32767 by Linux's default). */
+export function stablePortRange() {
+  const ceiling = ephemeralFloor();
+  return { floor: Math.max(1024, ceiling - 12_000), ceiling };
+}
+
+/** Whether a process of that pid is alive (a claim of a process gone is free to take). */
+function alive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether the port can be bound now (nothing outside the claims holds it). */
+function bindable(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** Claims a port's file for this process: false when a live process holds it (one gone lets it go). */
+function claim(file: string) {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      return true;
+    } catch {
+      let owner = Number.NaN;
+      try {
+        owner = Number(readFileSync(file, "utf8"));
+      } catch {}
+      if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) return false;
+      try {
+        unlinkSync(file);
+      } catch {}
+    }
+  }
+  return false;
+}
+
+const claimed = new Set<string>();
+process.once("exit", () => {
+  for (const file of claimed) {
+    try {
+      unlinkSync(file);
+    } catch {}
+  }
+});
+
+/**
+ * A port for a server that must come back on the same address: one restarted
+ * (n8n, the site, whose addresses the other knows) or one whose address is
+ * handed out before it starts. `freePort()`'s port sits free between a stop and
+ * the start again, and a parallel worker's `listen(0)` may be given it then.
+ * This one is taken below the kernel's ephemeral range, where no `listen(0)` or
+ * outgoing connection is ever given a port, and claimed for this process by a
+ * file in a folder every test process shares (`portClaims()`), so no other test
+ * process takes it while its server is down. The claim lasts as long as the
+ * process: a claim whose process is gone is taken again.
+ */
+export async function stablePort(): Promise<number> {
+  const { floor, ceiling } = stablePortRange();
+  const folder = portClaims();
+  mkdirSync(folder, { recursive: true });
+  const span = ceiling - floor;
+  const start = Math.floor(Math.random() * span);
+  for (let step = 0; step < span; step += 1) {
+    const port = floor + ((start + step) % span);
+    const file = path.join(folder, String(port));
+    if (!claim(file)) continue;
+    if (await bindable(port)) {
+      claimed.add(file);
+      return port;
+    }
+    unlinkSync(file);
+  }
+  throw new Error(`no stable port left between ${floor} and ${ceiling}`);
 }
 
 /**
