@@ -98,6 +98,29 @@ describe("npm run sms:test", () => {
     answer = { status: 200, body: '{"ok":true}' };
   });
 
+  it("--via posts to another address, still signed for the inbound URL, and says both", async () => {
+    answer = { status: 200, body: '{"ok":true}' };
+    const lines: string[] = [];
+    const inbound = "https://n8n.example/webhook/sous-sms-inbound";
+    await smsTestCommand(
+      ["STOP", "5035550142", "--via", url],
+      { TWILIO_INBOUND_URL: inbound, TWILIO_AUTH_TOKEN: token },
+      (line) => lines.push(line),
+    );
+    const sent = received.at(-1)!;
+    const form = Object.fromEntries(new URLSearchParams(sent.body));
+    expect(sent.headers["x-twilio-signature"]).toBe(twilioSignature(token, inbound, form));
+    expect(sent.headers["x-twilio-signature"]).not.toBe(twilioSignature(token, url, form));
+    expect(lines[0]).toBe(
+      `Posted a signed STOP from +15035550142 to ${url}, signed for ${inbound} (message ${form.MessageSid}).`,
+    );
+    const env = { TWILIO_INBOUND_URL: inbound, TWILIO_AUTH_TOKEN: token };
+    expect(() => testTextOf(["STOP", "5035550142", "--via", "nope"], env)).toThrow("not an address: nope");
+    expect(() => testTextOf(["STOP", "5035550142", "--via", "file:///etc/passwd"], env)).toThrow(
+      "--via must be an http or https address",
+    );
+  });
+
   it("names the address it could not reach", async () => {
     // A port nothing listens on: taken, then let go.
     const closed = createServer();

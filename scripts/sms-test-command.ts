@@ -9,7 +9,10 @@
  *
  * Reads TWILIO_INBOUND_URL (the URL the number's messaging webhook is set to,
  * as the workflow's own setting) or --url, and TWILIO_AUTH_TOKEN from the
- * environment only: the token never goes on a command line. TWILIO_FROM (the
+ * environment only: the token never goes on a command line. --via ADDRESS
+ * posts to another address than the one it signs for: n8n's own
+ * (http://127.0.0.1:5678/webhook/sous-sms-inbound) from n8n's host, before the
+ * public name resolves or around the proxy. TWILIO_FROM (the
  * sending number, posted as To) and TWILIO_ACCOUNT_SID are used when set.
  */
 import { parseArgs } from "node:util";
@@ -18,10 +21,12 @@ import { escapeControls } from "@/server/escape-controls.mjs";
 import { incomingSmsFields, postIncomingSms } from "./twilio-inbound";
 
 export const usage = `Usage:
-  npm run sms:test -- STOP|START|HELP PHONE [--url URL]
+  npm run sms:test -- STOP|START|HELP PHONE [--url URL] [--via ADDRESS]
       posts the workflow's inbound URL the text Twilio would post when PHONE replies that word, signed with
       TWILIO_AUTH_TOKEN (from the environment) for TWILIO_INBOUND_URL (or --url). Twilio itself is not involved:
-      its own block of the number is neither set nor lifted.`;
+      its own block of the number is neither set nor lifted.
+      --via ADDRESS: post to ADDRESS instead (n8n's own, such as http://127.0.0.1:5678/webhook/sous-sms-inbound
+      on n8n's host), still signed for the inbound URL.`;
 
 /** Twilio's OptOutType for each keyword (Advanced Opt-Out sends it with the text). */
 const keywords = { STOP: "STOP", START: "START", HELP: "HELP" } as const;
@@ -30,7 +35,11 @@ type Env = Record<string, string | undefined>;
 
 /** Where the text goes and how it is signed, or why it cannot be sent. */
 export function testTextOf(args: string[], env: Env) {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url: { type: "string" } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { url: { type: "string" }, via: { type: "string" } },
+  });
   const [word = "", phone = "", ...extra] = positionals;
   const keyword = word.toUpperCase();
   if (!Object.hasOwn(keywords, keyword) || !phone || extra.length) throw new Error(usage);
@@ -44,9 +53,16 @@ export function testTextOf(args: string[], env: Env) {
   } catch {
     throw new Error(`not a URL: ${url}`);
   }
-  const local = ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname);
-  if (parsed.protocol !== "https:" && !(local && parsed.protocol === "http:"))
+  if (parsed.protocol !== "https:" && !(local(parsed) && parsed.protocol === "http:"))
     throw new Error(`the inbound URL must be https (Twilio posts only there), not ${url}`);
+  const postTo = values.via ?? url;
+  let via: URL;
+  try {
+    via = new URL(postTo);
+  } catch {
+    throw new Error(`not an address: ${postTo}`);
+  }
+  if (!["http:", "https:"].includes(via.protocol)) throw new Error(`--via must be an http or https address: ${postTo}`);
   const authToken = env.TWILIO_AUTH_TOKEN;
   if (!authToken)
     throw new Error("set TWILIO_AUTH_TOKEN in the environment: the account's auth token, as the workflow has it");
@@ -54,8 +70,11 @@ export function testTextOf(args: string[], env: Env) {
     { From: from, Body: keyword, OptOutType: keywords[keyword as keyof typeof keywords] },
     { accountSid: env.TWILIO_ACCOUNT_SID || undefined, to: env.TWILIO_FROM || undefined },
   );
-  return { url, authToken, form, keyword, from };
+  return { url, postTo, authToken, form, keyword, from };
 }
+
+/** An address on this host, where plain http is no eavesdropper's. */
+const local = (address: URL) => ["localhost", "127.0.0.1", "[::1]"].includes(address.hostname);
 
 /** What to look at once the workflow answered. */
 function nextStep(keyword: string, from: string, messageSid: string) {
@@ -64,13 +83,14 @@ function nextStep(keyword: string, from: string, messageSid: string) {
 }
 
 export async function smsTestCommand(args: string[], env: Env, print: (line: string) => void) {
-  const { url, authToken, form, keyword, from } = testTextOf(args, env);
-  const answer = await postIncomingSms(url, url, form, { authToken }).catch((error: unknown) => {
+  const { url, postTo, authToken, form, keyword, from } = testTextOf(args, env);
+  const answer = await postIncomingSms(url, postTo, form, { authToken }).catch((error: unknown) => {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`could not reach ${url}: ${cause?.code ?? cause?.message ?? String(error)}`);
+    throw new Error(`could not reach ${postTo}: ${cause?.code ?? cause?.message ?? String(error)}`);
   });
   const body = escapeControls(answer.text.slice(0, 300));
-  print(`Posted a signed ${keyword} from ${from} to ${url} (message ${answer.messageSid}).`);
+  const where = postTo === url ? url : `${postTo}, signed for ${url}`;
+  print(`Posted a signed ${keyword} from ${from} to ${where} (message ${answer.messageSid}).`);
   print(`The workflow answered ${answer.status}${body ? `: ${body}` : ""}`);
   if (answer.status === 403)
     throw new Error(

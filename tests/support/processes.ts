@@ -143,7 +143,7 @@ export async function onFreePort(launch: (port: number) => Promise<Started>, tri
       return await launch(await freePort());
     } catch (error) {
       const output = (error as { output?: string }).output ?? "";
-      if (attempt >= tries || !/EADDRINUSE|Address already in use/.test(output)) throw error;
+      if (attempt >= tries || !/EADDRINUSE|Address already in use/i.test(output)) throw error;
     }
   }
 }
