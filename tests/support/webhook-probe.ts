@@ -1,7 +1,3 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { workflowFile } from "../../workflows/n8n/build";
-
 /** What a probe's unsigned call was answered (0: no answer), and when. */
 export type Probed = { at: number; status: number };
 
@@ -35,22 +31,4 @@ export function probeWebhook(url: string) {
       await stop();
     },
   };
-}
-
-type ShippedWorkflow = { nodes: Array<{ parameters: { jsCode?: string } }> };
-
-/**
- * The version an operator runs before an upgrade of the workflows: the shipped one with a difference a probe sees,
- * an unsigned call answered 418 (419 for Twilio's line) instead of 401 (403). Written into the folder; its file.
- */
-export function olderVersion(folder: string) {
-  const older = JSON.parse(readFileSync(workflowFile, "utf8")) as ShippedWorkflow[];
-  for (const node of older.flatMap((workflow) => workflow.nodes))
-    if (node.parameters.jsCode)
-      node.parameters.jsCode = node.parameters.jsCode
-        .replaceAll("answer(401,", "answer(418,")
-        .replaceAll("answer(403,", "answer(419,");
-  const file = path.join(folder, "older.json");
-  writeFileSync(file, JSON.stringify(older));
-  return file;
 }
