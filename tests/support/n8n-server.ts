@@ -1,13 +1,16 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -22,7 +25,7 @@ import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
  * supports (docs/sms-workflow.md): installed from npm into a cache folder the
  * first time (about 5 minutes each), then started on a free port of 127.0.0.1
  * with its own user folder, the workflows imported and published as an
- * operator does it.
+ * operator does it (once per set of workflows, then copied: preparedFolder).
  */
 
 export type N8nLine = {
@@ -273,6 +276,62 @@ function n8nEnv(line: N8nLine, installed: Installed, userFolder: string, port: n
   } satisfies NodeJS.ProcessEnv;
 }
 
+/** A prepared folder unused this long is removed when another is prepared: one is kept per version of the workflows. */
+const PREPARED_KEPT_MS = 14 * 24 * 3_600_000;
+
+/**
+ * An n8n user folder with `files` imported and `ids` published, as
+ * `import:workflow` and the line's publish command leave it, made once per
+ * line, Node ABI, workflow files (their bytes), ids and n8n settings, and
+ * kept in the cache: each start copies it into its own folder. Each command is
+ * a whole boot of n8n, 10 to 15 s of a core here (measured on 2.41.1): the
+ * SMS program's two files and five workflows took seven, about 80 s of a core
+ * at each of the suite's starts of it. The settings that are n8n's own
+ * (`N8N_…`, the editor's owner among them) are the commands', and part of the
+ * key; the workflows' own (secrets, addresses) are read when they run, and
+ * are not, nor are its addresses. The commands run on the instance's other settings (its port, its
+ * task broker's), which they do not keep. The specs that test these commands
+ * themselves run them on their instance (`cli`).
+ */
+function preparedFolder(
+  line: N8nLine,
+  installed: Installed,
+  files: readonly string[],
+  ids: readonly string[],
+  env: NodeJS.ProcessEnv,
+) {
+  const n8nSettings = Object.entries(env)
+    .filter(
+      ([name]) => name.startsWith("N8N_") && !/^N8N_(USER_FOLDER|PORT|RUNNERS_BROKER_PORT|WEBHOOK_URL)$/.test(name),
+    )
+    .sort(([a], [b]) => a.localeCompare(b));
+  const key = createHash("sha256")
+    .update(JSON.stringify([line.version, files.map((file) => readFileSync(file, "utf8")), ids, n8nSettings]))
+    .digest("hex")
+    .slice(0, 16);
+  const folders = path.join(cacheRoot, "n8n-folders");
+  const target = path.join(folders, `${path.basename(installed.dir)}-${key}`);
+  mkdirSync(folders, { recursive: true });
+  installOnce(target, (staging) => {
+    const cli = (args: string[]) =>
+      void execFileSync(installed.node, [installed.bin, ...args], {
+        env: { ...env, N8N_USER_FOLDER: staging },
+        stdio: "pipe",
+        timeout: 180_000,
+      });
+    for (const file of files) cli(["import:workflow", `--input=${file}`]);
+    // Edits the database only: n8n registers the webhooks when it starts.
+    for (const id of ids) cli(line.publish(id));
+    for (const other of readdirSync(folders)) {
+      const folder = path.join(folders, other);
+      if (Date.now() - statSync(folder).mtimeMs > PREPARED_KEPT_MS) rmSync(folder, { recursive: true, force: true });
+    }
+  });
+  const now = new Date();
+  utimesSync(target, now, now);
+  return target;
+}
+
 /** Starts n8n with the workflows of `workflowFiles` imported and published, and `settings` in its environment. */
 export async function startN8n(
   line: N8nLine,
@@ -295,9 +354,13 @@ export async function startN8n(
   let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, brokerPort), ...settings };
   const cli = (args: string[]) =>
     void execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
-  for (const file of workflows.files) cli(["import:workflow", `--input=${file}`]);
-  // Edits the database only: n8n registers the webhooks when it starts.
-  for (const id of workflows.ids) cli(line.publish(id));
+  cpSync(
+    path.join(preparedFolder(line, installed, workflows.files, workflows.ids, env), ".n8n"),
+    path.join(userFolder, ".n8n"),
+    {
+      recursive: true,
+    },
+  );
 
   const url = `http://127.0.0.1:${port}`;
   const launch = async () => {
