@@ -289,8 +289,8 @@ const PREPARED_KEPT_MS = 14 * 24 * 3_600_000;
  * at each of the suite's starts of it. The settings that are n8n's own
  * (`N8N_…`, the editor's owner among them) are the commands', and part of the
  * key; the workflows' own (secrets, addresses) are read when they run, and
- * are not, nor are its addresses. The commands run on the instance's other settings (its port, its
- * task broker's), which they do not keep. The specs that test these commands
+ * are not, nor are the instance's port, public address and task broker's
+ * port, which the commands do not keep. The specs that test these commands
  * themselves run them on their instance (`cli`).
  */
 function preparedFolder(
@@ -354,13 +354,8 @@ export async function startN8n(
   let env: NodeJS.ProcessEnv = { ...n8nEnv(line, installed, userFolder, port, brokerPort), ...settings };
   const cli = (args: string[]) =>
     void execFileSync(installed.node, [installed.bin, ...args], { env, stdio: "pipe", timeout: 180_000 });
-  cpSync(
-    path.join(preparedFolder(line, installed, workflows.files, workflows.ids, env), ".n8n"),
-    path.join(userFolder, ".n8n"),
-    {
-      recursive: true,
-    },
-  );
+  const prepared = preparedFolder(line, installed, workflows.files, workflows.ids, env);
+  cpSync(path.join(prepared, ".n8n"), path.join(userFolder, ".n8n"), { recursive: true });
 
   const url = `http://127.0.0.1:${port}`;
   const launch = async () => {
