@@ -368,15 +368,37 @@ test("a refused body's 405 names the methods its path takes", async () => {
   }
 });
 
-/** The server's sockets on its port that are not listening and not in TIME_WAIT (held by no process), from /proc/net/tcp. */
+// The states of /proc/net/tcp (include/net/tcp_states.h) a socket of the server's can be in, by their codes.
+const tcpStates: Record<string, string> = {
+  "01": "ESTABLISHED",
+  "02": "SYN_SENT",
+  "03": "SYN_RECV",
+  "04": "FIN_WAIT1",
+  "05": "FIN_WAIT2",
+  "07": "CLOSE",
+  "08": "CLOSE_WAIT",
+  "09": "LAST_ACK",
+  "0B": "CLOSING",
+};
+
+/**
+ * The server's sockets on its port that are not listening and not in TIME_WAIT (held by no process), from
+ * /proc/net/tcp, counted by state: a count that does not fall says in which state they stay.
+ */
 function serverSockets() {
   const port = Number(new URL(server.url).port).toString(16).toUpperCase().padStart(4, "0");
-  return readFileSync("/proc/net/tcp", "utf8")
+  const states: Record<string, number> = {};
+  for (const [, local, , state] of readFileSync("/proc/net/tcp", "utf8")
     .split("\n")
     .slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, local, , state]) => local?.endsWith(`:${port}`) && state !== "0A" && state !== "06").length;
+    .map((line) => line.trim().split(/\s+/)))
+    if (local?.endsWith(`:${port}`) && state !== "0A" && state !== "06") {
+      const name = tcpStates[state!] ?? state!;
+      states[name] = (states[name] ?? 0) + 1;
+    }
+  return states;
 }
+const socketCount = () => Object.values(serverSockets()).reduce((sum, count) => sum + count, 0);
 
 /** Opens a connection, writes `head`, and closes its own side after the answer or `closeAfterMs`: what it read. */
 function openAndClose(head: string, closeAfterMs: number) {
@@ -402,7 +424,7 @@ function openAndClose(head: string, closeAfterMs: number) {
   });
 }
 
-test("an Upgrade is answered as a plain request and closed: 1,000 to unknown paths leave no socket open after 2 s", async () => {
+test("an Upgrade is answered as a plain request and closed: 1,000 to unknown paths leave no socket open after 6 s", async () => {
   test.setTimeout(120_000);
   // The count sees what it counts: 20 connections held open by their client are 20 sockets on the server's side.
   const { port } = new URL(server.url);
@@ -415,10 +437,10 @@ test("an Upgrade is answered as a plain request and closed: 1,000 to unknown pat
         }),
     ),
   );
-  await expect.poll(serverSockets).toBeGreaterThanOrEqual(20);
+  await expect.poll(socketCount).toBeGreaterThanOrEqual(20);
   for (const socket of held) socket.destroy();
   // The earlier tests' keep-alive connections (fetch keeps them) end too, within the 5 s keep-alive timeout.
-  await expect.poll(serverSockets, { timeout: 15_000 }).toBe(0);
+  await expect.poll(serverSockets, { timeout: 15_000 }).toStrictEqual({});
 
   const upgrade = (path: string) =>
     `GET ${path} HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
@@ -432,8 +454,11 @@ test("an Upgrade is answered as a plain request and closed: 1,000 to unknown pat
         openAndClose(upgrade(i % 2 ? `/nope-${batch}-${i}` : "/_next/static/x.js"), 500),
       ),
     );
-  // No connection is opened from here on, so the count only falls: zero within 2 s is zero at 2 s, seen sooner.
-  await expect.poll(serverSockets, { timeout: 2_000, intervals: [100] }).toBe(0);
+  // No connection is opened from here on, so the count only falls. A server that leaves them open holds them until
+  // its 10 s guard on a request's headers closes them (start.mjs): without neverUpgrades, 200 were in CLOSE_WAIT 6 s
+  // after this point, and the last closed at 8.5 s. 6 s lets a loaded machine close them (2 s did not, once, in CI)
+  // and still tells that server apart.
+  await expect.poll(serverSockets, { timeout: 6_000, intervals: [100] }).toStrictEqual({});
   const answer = await openAndClose(upgrade("/nope"), 5_000);
   expect(answer).toMatch(/^HTTP\/1\.1 404 /);
   expect(answer).toMatch(/\r\nconnection: close\r\n/i);
