@@ -419,12 +419,15 @@ function welcomeSpecs() {
       expect(textsTo(person.e164)).toEqual([{ to: person.e164, from: twilioFrom, body: smsTexts.welcome }]);
     });
 
-    test("when Twilio hangs, the workflow answers 503 before the site's attempt timeout (4 s)", async () => {
+    test("when Twilio hangs, the workflow gives up on it and answers 503", async () => {
       const person = chef();
       const body = JSON.stringify({ phone: person.e164, name: person.name });
       twilio.mode({ kind: "hang" });
-      // Aborted as the site aborts an attempt: an answer after it would never be heard.
-      const answered = await deliver(body, signedDelivery(body, `msg_hang_${counter}`), AbortSignal.timeout(4_000));
+      // The workflow's own 2.5 s for Twilio is under the site's 4 s attempt timeout; the unit tests hold that bound
+      // (sms-program.test.ts). Here, that the call to a hung Twilio really ends: a workflow with no timeout on it
+      // hangs until n8n 2.x's task limit (20 s) and on 1.x for good, and 15 s tells it apart. A 4 s abort here timed
+      // out once under a loaded CI run's n8n, whose answer came after its own 2.5 s and the load's delay.
+      const answered = await deliver(body, signedDelivery(body, `msg_hang_${counter}`), AbortSignal.timeout(15_000));
       expect(answered.status).toBe(503);
       expect(await answered.json()).toMatchObject({ texted: false, error: "twilio_unreachable" });
       expect(callsFor(person.e164)).toHaveLength(1);
@@ -734,7 +737,9 @@ async function askForQuote(
   await untilHydrated(form.section.locator("form"));
   await form.fill(request);
   await form.submit.click();
-  await expect(page.getByText(options.answer)).toBeVisible();
+  // The site answers once n8n has posted to the chat, or once its attempts gave up: within WEBHOOK_DEADLINE_MS (9 s).
+  // With JavaScript on, the default 5 s ran out under a loaded CI run's n8n, on both tries.
+  await expect(page.getByText(options.answer)).toBeVisible({ timeout: 30_000 });
   await context.close();
 }
 
