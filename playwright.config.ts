@@ -18,12 +18,12 @@ const serverSpecs = /\.server\.spec\.ts$/;
 // (docs/testing.md, "CI's two Node lines").
 const currentN8nSpecs = /[/\\]sms-workflow-n8n2-(texts|launch)\.server\.spec\.ts$/;
 // The SMS program on n8n 1.x (which runs on the tests' own Node up to 24), in the same two parts, and the other server
-// specs that wait longest on real time: the launch at scale, and the editor's upgrade on 2.x, which runs on either
-// line and balances them (docs/testing.md). Each long group is a project of its own, listed first, the longest
+// specs that wait longest on real time: the launch at scale, the command-line upgrade on 1.x, and the editor's upgrade
+// on 2.x, which runs on either line and balances them (docs/testing.md). Each long group is a project of its own, listed first, the longest
 // first, so they are handed out first (Playwright hands out projects in the order listed here, a project's files in
 // name order) instead of forming a tail after every short spec.
 const olderN8nSpecs = /[/\\]sms-workflow-n8n1-(texts|launch)\.server\.spec\.ts$/;
-const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade)\.server\.spec\.ts$/;
+const longServerSpecs = /[/\\](invitations|n8n-editor-upgrade|n8n1-cli-upgrade)\.server\.spec\.ts$/;
 
 /** Whether the run serves a test build made before it, which must then be there. */
 function reusedBuild() {

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { editorFiles, webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, testOwner, type N8nServer } from "../support/n8n-server";
-import { probeWebhook } from "../support/webhook-probe";
+import { olderVersion, probeWebhook } from "../support/webhook-probe";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -34,19 +34,6 @@ type Key = keyof typeof workflowIds;
 const keys = Object.keys(workflowIds) as Key[];
 const shipped = JSON.parse(readFileSync(workflowFile, "utf8")) as Workflow[];
 const shippedOf = (key: Key) => shipped.find((workflow) => workflow.id === workflowIds[key])!;
-
-/** The version an operator runs before the upgrade: the shipped one, each refusal's status marked. */
-function olderVersion(folder: string) {
-  const older = structuredClone(shipped);
-  for (const node of older.flatMap((workflow) => workflow.nodes))
-    if (node.parameters.jsCode)
-      node.parameters.jsCode = node.parameters.jsCode
-        .replaceAll("answer(401,", "answer(418,")
-        .replaceAll("answer(403,", "answer(419,");
-  const file = path.join(folder, "older.json");
-  writeFileSync(file, JSON.stringify(older));
-  return file;
-}
 
 let n8n: N8nServer;
 let folder: string;

@@ -1,5 +1,9 @@
-/** What a probe's unsigned call was answered (0: no answer), and when. */
-export type Probed = { at: number; status: number };
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { workflowFile } from "../../workflows/n8n/build";
+
+/** What a probe's unsigned call was answered (0: no answer), and when; a 2xx answer's body, which none should have. */
+export type Probed = { at: number; status: number; body?: string };
 
 /**
  * Posts an unsigned call to a webhook 100 ms after the last one's answer,
@@ -11,10 +15,13 @@ export function probeWebhook(url: string) {
   let running = true;
   const loop = (async () => {
     while (running) {
-      const status = await fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
-        .then((response) => response.status)
-        .catch(() => 0);
-      seen.push({ at: Date.now(), status });
+      const answer = await fetch(url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } })
+        .then(async (response) => ({
+          status: response.status,
+          body: response.ok ? (await response.text()).slice(0, 200) : (await response.body?.cancel(), undefined),
+        }))
+        .catch(() => ({ status: 0, body: undefined }));
+      seen.push({ at: Date.now(), ...answer });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -31,4 +38,22 @@ export function probeWebhook(url: string) {
       await stop();
     },
   };
+}
+
+type ShippedWorkflow = { nodes: Array<{ parameters: { jsCode?: string } }> };
+
+/**
+ * The version an operator runs before an upgrade of the workflows: the shipped one with a difference a probe sees,
+ * an unsigned call answered 418 (419 for Twilio's line) instead of 401 (403). Written into the folder; its file.
+ */
+export function olderVersion(folder: string) {
+  const older = JSON.parse(readFileSync(workflowFile, "utf8")) as ShippedWorkflow[];
+  for (const node of older.flatMap((workflow) => workflow.nodes))
+    if (node.parameters.jsCode)
+      node.parameters.jsCode = node.parameters.jsCode
+        .replaceAll("answer(401,", "answer(418,")
+        .replaceAll("answer(403,", "answer(419,");
+  const file = path.join(folder, "older.json");
+  writeFileSync(file, JSON.stringify(older));
+  return file;
 }
