@@ -497,6 +497,7 @@ describe("adviceFor: what the operator can do about a receiver's last answer", (
       ["waitlist", "status 401", "check WAITLIST_WEBHOOK_AUTH_HEADER and WAITLIST_WEBHOOK_SECRET"],
       ["waitlist", "timeout", "did not answer (timeout): check that n8n runs and that WAITLIST_WEBHOOK_URL reaches it"],
       ["invitations", "network", "did not answer (network)"],
+      ["contact", "unready 200", "n8n was starting up and ran no workflow"],
       ["waitlist", "status 500", "Check the workflow."],
       ["waitlist", "status 503 twilio_lookup_failed", "Check the workflow."],
       ["waitlist", null, "Check the workflow."],
@@ -504,7 +505,7 @@ describe("adviceFor: what the operator can do about a receiver's last answer", (
     for (const [receiver, failure, words] of cases)
       expect(adviceFor(receiver, failure), String(failure)).toContain(words);
     // None of the specific ones falls through to the generic line.
-    expect(cases.slice(0, 14).map(([receiver, failure]) => adviceFor(receiver, failure))).not.toContain(
+    expect(cases.slice(0, 15).map(([receiver, failure]) => adviceFor(receiver, failure))).not.toContain(
       "Check the workflow.",
     );
   });

@@ -98,6 +98,7 @@ export function adviceFor(receiver: string, failure: string | null) {
     return `The webhook answers 404: the workflow is not published, or ${variables.url} is not its production URL.`;
   if (status === "401" || status === "403")
     return `The webhook refused the site's credentials: check ${variables.auth} and ${variables.secrets}.`;
+  if (kind === "unready") return "n8n was starting up and ran no workflow: the site sends again.";
   if (kind === "timeout" || kind === "network")
     return `The workflow did not answer (${kind}): check that n8n runs and that ${variables.url} reaches it.`;
   return "Check the workflow.";

@@ -59,11 +59,20 @@ describe("postJson", () => {
 });
 
 describe("postJson, reading the answer", () => {
-  // Answers what the path says: /big a 10,000-byte body, /refused 503 with JSON, /empty 200 with none.
+  // Answers what the path says: /big a 10,000-byte body, /refused 503 with JSON, /empty 200 with none; /starting
+  // what n8n answers any request while it starts (Express's res.send of a string: 200, text/html), /page a page
+  // with the same words in it, /words the same words as plain text, /bare with no content type.
+  const starting = "n8n is starting up. Please wait";
   const server = createServer((request, response) => {
     request.resume();
+    const html = { "content-type": "text/html; charset=utf-8" };
     if (request.url === "/big") return response.writeHead(200).end("a".repeat(10_000));
     if (request.url === "/refused") return response.writeHead(503).end('{"texted":false}');
+    if (request.url === "/starting")
+      return response.writeHead(200, { ...html, "content-length": Buffer.byteLength(starting) }).end(starting);
+    if (request.url === "/page") return response.writeHead(200, html).end(`<p>${starting}</p>`);
+    if (request.url === "/words") return response.writeHead(200, { "content-type": "text/plain" }).end(starting);
+    if (request.url === "/bare") return response.writeHead(200).end(starting);
     response.writeHead(200).end();
   });
   let base = "";
@@ -95,5 +104,18 @@ describe("postJson, reading the answer", () => {
       status: 200,
       body: "",
     });
+  });
+
+  it("takes n8n's answer while it starts for no delivery but one to try again, read or not; any other 2xx is one", async () => {
+    const at = (path: string, readAnswer = false) =>
+      postJson({ url: `${base}${path}`, body: "{}", headers: {}, timeoutMs: 2_000, readAnswer });
+    const unready = { ok: false, reason: "unready", status: 200, body: "n8n is starting up. Please wait" };
+    expect(await at("/starting")).toStrictEqual(unready);
+    expect(await at("/starting", true)).toStrictEqual(unready);
+    // A page that says so is the receiver's own answer, and so are the same words as plain text.
+    expect(await at("/page")).toStrictEqual({ ok: true, status: 200 });
+    expect(await at("/words")).toStrictEqual({ ok: true, status: 200 });
+    expect(await at("/bare")).toStrictEqual({ ok: true, status: 200 });
+    expect(await at("/page", true)).toStrictEqual({ ok: true, status: 200, body: `<p>${starting}</p>` });
   });
 });

@@ -2,8 +2,14 @@ import "server-only";
 
 export type AttemptResult =
   | { ok: true; status: number; body?: string }
-  | { ok: false; reason: "status" | "redirect"; status: number; body?: string }
+  | { ok: false; reason: "status" | "redirect" | "unready"; status: number; body?: string }
   | { ok: false; reason: "timeout" | "network" };
+
+// n8n (1.x and 2.x alike) answers every request, its webhooks' included, 200 with this text while it starts: from
+// connecting its database until its migrations are done (abstract-server.js, setupHealthCheck). No workflow ran. A
+// restart shows it for a tenth of a second (tests/e2e/n8n1-cli-upgrade.server.spec.ts), an upgrade of n8n whose
+// migrations take minutes for that long.
+const N8N_STARTING = "n8n is starting up. Please wait";
 
 // A receiver's answer is read up to this many bytes, when asked: enough for a small JSON answer.
 const ANSWER_BYTES = 4_096;
@@ -30,6 +36,8 @@ async function firstBytesOf(response: Response) {
  * and replaying a lead elsewhere is not ours to decide). The answer's body
  * (its first 4 KB, within the same timeout) is read when `readAnswer` asks,
  * and for every failure: a workflow says there why it refused (failureOf).
+ * One 2xx is no success: n8n's own while it starts (an HTML answer, read to
+ * tell), "unready", tried again like a 503.
  */
 export async function postJson({
   url,
@@ -54,9 +62,12 @@ export async function postJson({
     });
     const { status } = response;
     const ok = status >= 200 && status < 300;
+    const html = response.headers.get("content-type")?.startsWith("text/html") ?? false;
     // Free the connection without reading a body nobody needs.
-    const answer = readAnswer || !ok ? { body: await firstBytesOf(response) } : (await response.body?.cancel(), {});
-    if (ok) return { ok: true, status, ...answer };
+    const answer =
+      readAnswer || !ok || html ? { body: await firstBytesOf(response) } : (await response.body?.cancel(), {});
+    if (ok && answer.body === N8N_STARTING) return { ok: false, reason: "unready", status, body: answer.body };
+    if (ok) return { ok: true, status, ...(readAnswer ? answer : {}) };
     return { ok: false, reason: status >= 300 && status < 400 ? "redirect" : "status", status, ...answer };
   } catch (error) {
     const timedOut = error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError");

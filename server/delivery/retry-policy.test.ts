@@ -8,6 +8,7 @@ describe("isTransient", () => {
     }
     expect(isTransient({ ok: false, reason: "timeout" })).toBe(true);
     expect(isTransient({ ok: false, reason: "network" })).toBe(true);
+    expect(isTransient({ ok: false, reason: "unready", status: 200 })).toBe(true);
   });
 
   it("does not retry a success, a refusal that will not change, or a redirect", () => {

@@ -1,12 +1,13 @@
 import type { AttemptResult } from "./post-json";
 
 /**
- * Worth another try: the receiver may answer next time. A 4xx other than 408
- * and 429 will not change by itself, nor will a redirect.
+ * Worth another try: the receiver may answer next time (n8n that was
+ * starting up, too). A 4xx other than 408 and 429 will not change by itself,
+ * nor will a redirect.
  */
 export function isTransient(result: AttemptResult) {
   if (result.ok) return false;
-  if (result.reason === "network" || result.reason === "timeout") return true;
+  if (result.reason === "network" || result.reason === "timeout" || result.reason === "unready") return true;
   return result.reason === "status" && (result.status === 408 || result.status === 429 || result.status >= 500);
 }
 

@@ -125,6 +125,18 @@ describe("a visitor's submission", () => {
     expect(kept!.next_attempt_at).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
+  it("does not take n8n's 200 while it starts for a delivery: sent again, delivered by the next attempt, or kept", async () => {
+    const soon = await send(payload("[starting=1]"));
+    expect(soon).toMatchObject({ ok: true, status: 200, attempts: 2 });
+    expect((await attemptsOf(await store(), soon.webhookId)).map((attempt) => attempt.failure)).toStrictEqual([
+      "unready",
+      null,
+    ]);
+    const late = await send(payload("[starting=9]"));
+    expect(late).toMatchObject({ ok: false, status: 200, attempts: 3 });
+    expect(await row(late.webhookId)).toMatchObject({ state: "pending", attempts: 3, last_failure: "unready 200" });
+  });
+
   it("keeps a pending lead's place and rounds when its visitor tries again and fails again", async () => {
     const body = payload("[status=503]");
     const first = await send(body);

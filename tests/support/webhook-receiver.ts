@@ -10,6 +10,8 @@ import type { AddressInfo, Socket } from "node:net";
  *   [reset]       drop the connection       [hang]      never answer
  *   [delay=800]   wait, then answer 200     [fail=2]    503 for the first two
  *                                                       attempts of a webhook-id
+ *   [starting=2]  n8n's own 200 while it starts (text/html), for the first
+ *                 two attempts of a webhook-id
  * GET /__received returns the recorded requests as JSON (for other processes).
  * `outage(503)` makes it answer every request with that status, as a workflow
  * that is down does, until `outage(undefined)`; `outage("hang")` answers none.
@@ -108,6 +110,10 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         answer(Number(directive(json, "status")));
       } else if (Number(directive(json, "fail") ?? 0) >= attempt) {
         answer(503);
+      } else if (Number(directive(json, "starting") ?? 0) >= attempt) {
+        // What n8n answers any request between connecting its database and finishing its migrations.
+        record.answered = 200;
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("n8n is starting up. Please wait");
       } else if (directive(json, "delay") !== undefined) {
         setTimeout(() => answer(200), Number(directive(json, "delay")));
       } else {
