@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { editorFiles, webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, testOwner, type N8nServer } from "../support/n8n-server";
-import { olderVersion, probeWebhook } from "../support/webhook-probe";
+import { oldSeen, olderVersion, probeWebhook } from "../support/webhook-probe";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -131,16 +131,19 @@ test("n8n 2.41.1's editor: delete all, import the workflow's file, publish: each
   // The editor's first load, before the probes start, with the time that takes: the upgrade then begins on it.
   await openWorkflow(page, "welcome");
 
+  const versions = (key: Key): [older: number, newer: number] => (key === "incoming" ? [419, 403] : [418, 401]);
   const probes = Object.fromEntries(
     keys.map((key) => [key, probeWebhook(n8n.webhookUrl(webhookPaths[key]))]),
   ) as Record<Key, ReturnType<typeof probeWebhook>>;
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // The upgrade begins once every probe has had the old version's answer (a fixed second: too short under load once).
+  await expect
+    .poll(() => keys.filter((key) => !oldSeen(probes[key], versions(key)[0])), { timeout: 30_000 })
+    .toStrictEqual([]);
   const began = Date.now();
   const publishedAt: Partial<Record<Key, number>> = {};
   for (const key of keys) publishedAt[key] = await upgradeInTheEditor(page, key);
   const after = (key: Key) => probes[key].seen.filter((entry) => entry.at >= began);
   // Each workflow's status codes: the older version's, then the new one's.
-  const versions = (key: Key) => (key === "incoming" ? [419, 403] : [418, 401]);
   // Probed until every new version answers: on a loaded CI machine the last swap ended 10 s after its Publish,
   // past the 3 s this waited before. Then 3 s more of the new versions.
   await expect

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
-import { olderVersion, probeWebhook } from "../support/webhook-probe";
+import { oldSeen, olderVersion, probeWebhook } from "../support/webhook-probe";
 import { expect, test } from "./fixtures";
 
 // The upgrade of the workflows on n8n 1.x, by the command line as
@@ -51,7 +51,7 @@ function exported() {
 }
 
 test(`${line.label} from the command line (stop, import, update:workflow --active=true, start): each published workflow replaced by the file's, one webhook each, and never the old version once the new one answered`, async () => {
-  const versions = (key: Key) => (key === "incoming" ? [419, 403] : [418, 401]);
+  const versions = (key: Key): [older: number, newer: number] => (key === "incoming" ? [419, 403] : [418, 401]);
   // The working twin: the old version is what answers before the upgrade.
   for (const key of keys)
     expect(
@@ -68,7 +68,11 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
   const probes = Object.fromEntries(
     keys.map((key) => [key, probeWebhook(n8n.webhookUrl(webhookPaths[key]))]),
   ) as Record<Key, ReturnType<typeof probeWebhook>>;
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // The stop begins once every probe has had the old version's answer: a fixed second was too short for one of them
+  // under a loaded CI run (its first call answered only as n8n stopped).
+  await expect
+    .poll(() => keys.filter((key) => !oldSeen(probes[key], versions(key)[0])), { timeout: 30_000 })
+    .toStrictEqual([]);
   const stoppedAt = Date.now();
   let startedAt = 0;
   await n8n.restart({}, async () => {

@@ -40,6 +40,10 @@ export function probeWebhook(url: string) {
   };
 }
 
+/** Whether a probe has had an answer of this status (the version running before an upgrade), at any time. */
+export const oldSeen = (probe: { seen: Probed[] }, status: number) =>
+  probe.seen.some((entry) => entry.status === status);
+
 type ShippedWorkflow = { nodes: Array<{ parameters: { jsCode?: string } }> };
 
 /**
