@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { editorFiles, webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, testOwner, type N8nServer } from "../support/n8n-server";
-import { oldSeen, olderVersion, probeWebhook } from "../support/webhook-probe";
+import { olderVersion, probesOnOlderVersion } from "../support/webhook-probe";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -132,13 +132,10 @@ test("n8n 2.41.1's editor: delete all, import the workflow's file, publish: each
   await openWorkflow(page, "welcome");
 
   const versions = (key: Key): [older: number, newer: number] => (key === "incoming" ? [419, 403] : [418, 401]);
-  const probes = Object.fromEntries(
-    keys.map((key) => [key, probeWebhook(n8n.webhookUrl(webhookPaths[key]))]),
-  ) as Record<Key, ReturnType<typeof probeWebhook>>;
-  // The upgrade begins once every probe has had the old version's answer (a fixed second: too short under load once).
-  await expect
-    .poll(() => keys.filter((key) => !oldSeen(probes[key], versions(key)[0])), { timeout: 30_000 })
-    .toStrictEqual([]);
+  const probes = await probesOnOlderVersion(
+    Object.fromEntries(keys.map((key) => [key, n8n.webhookUrl(webhookPaths[key])])) as Record<Key, string>,
+    (key) => versions(key)[0],
+  );
   const began = Date.now();
   const publishedAt: Partial<Record<Key, number>> = {};
   for (const key of keys) publishedAt[key] = await upgradeInTheEditor(page, key);

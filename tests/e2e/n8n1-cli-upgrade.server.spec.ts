@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
-import { oldSeen, olderVersion, probeWebhook } from "../support/webhook-probe";
+import { olderVersion, probesOnOlderVersion } from "../support/webhook-probe";
 import { expect, test } from "./fixtures";
 
 // The upgrade of the workflows on n8n 1.x, by the command line as
@@ -65,14 +65,10 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
       key,
     ).toBe(versions(key)[0]);
 
-  const probes = Object.fromEntries(
-    keys.map((key) => [key, probeWebhook(n8n.webhookUrl(webhookPaths[key]))]),
-  ) as Record<Key, ReturnType<typeof probeWebhook>>;
-  // The stop begins once every probe has had the old version's answer: a fixed second was too short for one of them
-  // under a loaded CI run (its first call answered only as n8n stopped).
-  await expect
-    .poll(() => keys.filter((key) => !oldSeen(probes[key], versions(key)[0])), { timeout: 30_000 })
-    .toStrictEqual([]);
+  const probes = await probesOnOlderVersion(
+    Object.fromEntries(keys.map((key) => [key, n8n.webhookUrl(webhookPaths[key])])) as Record<Key, string>,
+    (key) => versions(key)[0],
+  );
   const stoppedAt = Date.now();
   let startedAt = 0;
   await n8n.restart({}, async () => {

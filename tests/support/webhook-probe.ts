@@ -40,9 +40,36 @@ export function probeWebhook(url: string) {
   };
 }
 
-/** Whether a probe has had an answer of this status (the version running before an upgrade), at any time. */
-export const oldSeen = (probe: { seen: Probed[] }, status: number) =>
-  probe.seen.some((entry) => entry.status === status);
+/**
+ * A probe on each webhook (probeWebhook), returned once each has had the
+ * answer of the version running before an upgrade, `olderStatus(key)`, so that
+ * the upgrade begins on a probe that saw it: a fixed second was too short for
+ * one of them under a loaded CI run (its first call answered only as n8n
+ * stopped). Within 30 s, or every probe stopped and an error naming the key.
+ */
+export async function probesOnOlderVersion<Key extends string>(
+  urls: Record<Key, string>,
+  olderStatus: (key: Key) => number,
+) {
+  const keys = Object.keys(urls) as Key[];
+  const probes = Object.fromEntries(keys.map((key) => [key, probeWebhook(urls[key])])) as Record<
+    Key,
+    ReturnType<typeof probeWebhook>
+  >;
+  const deadline = Date.now() + 30_000;
+  for (const key of keys)
+    while (!probes[key].seen.some((entry) => entry.status === olderStatus(key))) {
+      if (Date.now() > deadline) {
+        await Promise.all(keys.map((each) => probes[each].stop()));
+        const last = probes[key].seen.slice(-3).map((entry) => entry.status);
+        throw new Error(
+          `${key}: no ${olderStatus(key)} from the running version within 30 s (last: ${last.join(", ")})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  return probes;
+}
 
 type ShippedWorkflow = { nodes: Array<{ parameters: { jsCode?: string } }> };
 
