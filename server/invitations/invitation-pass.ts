@@ -9,6 +9,7 @@ import { INVITATIONS, type Listener } from "@/server/delivery/outcomes";
 import { nextAttemptAfter } from "@/server/delivery/retry-policy";
 import { failureOf } from "@/server/delivery/failures";
 import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/delivery/pass";
+import type { ProbeKind } from "@/server/delivery/probe";
 import { postSigned } from "@/server/delivery/signed-post";
 import { logEvent } from "@/server/log";
 import {
@@ -220,7 +221,7 @@ export async function invitationPass(
 }
 
 /**
- * While the invitations' workflow fails, the probe (server/schedule/probe.ts)
+ * While the invitations' workflow fails, the probe (server/delivery/probe.ts)
  * sends the first invitation queued after a failure ahead of its schedule,
  * with every check a pass makes (consent, country, hours, the pace): failed,
  * it keeps its place and its rounds; answered, every queued invitation is due
@@ -237,3 +238,12 @@ export async function probeInvitations(store: Store, env: ServerEnv, listener: L
   if (state === "texted" || state === "refused") await releaseQueued(store, Date.now());
   return state;
 }
+
+/** The invitations' part in the probe of a failing receiver: their workflow, probed by probeInvitations. */
+export const invitationProbe = (store: Store, env: ServerEnv, listener: Listener): ProbeKind => ({
+  owns: (receiver) => receiver === INVITATIONS,
+  async probe() {
+    const state = await probeInvitations(store, env, listener);
+    return { state, answered: state === "texted" || state === "refused" };
+  },
+});

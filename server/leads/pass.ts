@@ -2,12 +2,14 @@ import "server-only";
 import { database } from "@/server/db/connect";
 import { type ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/delivery/receiver-settings";
-import { formNames } from "@/lib/forms";
+import { formNames, isFormName } from "@/lib/forms";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/delivery/claims";
 import type { Listener } from "@/server/delivery/outcomes";
 import { runPass, type DeliveryKind, type PassSummary } from "@/server/delivery/pass";
+import type { ProbeKind } from "@/server/delivery/probe";
+import type { Store } from "@/server/db/connect";
 import type { LeadRow } from "./lead";
-import { claimById, claimNextLead, type LeadSelection } from "./lead-store";
+import { claimById, claimNextLead, releaseWaiting, type LeadSelection } from "./lead-store";
 import { sendClaimed, type Sender, type Sent } from "./send";
 
 export type LeadPassSummary = PassSummary<Sent["state"]>;
@@ -66,3 +68,21 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
   };
   return runPass(leads, { concurrency: env.REDELIVERY_CONCURRENCY, budgetMs, stopping: options.stopping });
 }
+
+/**
+ * The leads' part in the probe of a failing receiver (a form's): the lead of
+ * that form due first is sent ahead of its schedule (sender "probe"); failed,
+ * it keeps its place and spends no round; delivered, every waiting lead of
+ * the form is due now, and the lead pass that follows sends them.
+ */
+export const leadProbe = (store: Store, env: ServerEnv, listener: Listener): ProbeKind => ({
+  owns: (receiver) => isFormName(receiver) && Boolean(readWebhook(receiver).url),
+  async probe(form) {
+    const claim = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
+    const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form }, Date.now());
+    if (!row) return undefined;
+    const { state } = await sendClaimed({ store, row, claim, env, sender: "probe", listener });
+    if (state === "delivered") await releaseWaiting(store, form, Date.now());
+    return { state, answered: state === "delivered" };
+  },
+});

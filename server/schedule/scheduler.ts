@@ -1,14 +1,14 @@
 import "server-only";
 import { operatorAlerts, reviewReceivers } from "@/server/alerts/alerts";
 import { database, type Store } from "@/server/db/connect";
-import { INVITATIONS } from "@/server/delivery/outcomes";
+import { claimProbe, failingReceivers } from "@/server/alerts/alert-store";
+import { probeFailingReceivers, type FailingReceivers, type Probed } from "@/server/delivery/probe";
 import { storeAnswered, storeFailed } from "@/server/delivery/store-outage";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { invitationPass, type InvitationSummary } from "@/server/invitations/invitation-pass";
-import { redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/leads/pass";
+import { invitationPass, invitationProbe, type InvitationSummary } from "@/server/invitations/invitation-pass";
+import { leadProbe, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/leads/pass";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
-import { probeFailingReceivers, type Probed } from "./probe";
 import { applyRetention, type RetentionSummary } from "./retention";
 
 /** The schedule's tasks, in the order a tick starts them. */
@@ -37,6 +37,12 @@ export type TickOptions = {
   leads?: Omit<PassOptions, "listener" | "budgetMs" | "stopping">;
 };
 
+/** The receivers failing now, and the claim of a probe every REDELIVERY_PROBE_SECONDS, as the alerts' store keeps them. */
+const failing = (store: Store, env: ServerEnv): FailingReceivers => ({
+  failing: () => failingReceivers(store),
+  claim: (form, now) => claimProbe(store, form, now, env.REDELIVERY_PROBE_SECONDS * 1000),
+});
+
 type Task = (run: { store: Store; env: ServerEnv; options: TickOptions; budgetMs: number }) => Promise<object>;
 
 /**
@@ -48,7 +54,7 @@ const tasks: Record<TaskName, Task> = {
   // At most every ten minutes: what is past its retention goes (retention.ts).
   retention: ({ store, env }) => applyRetention(store, env),
   leads: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(store, env, operatorAlerts, (receiver) => receiver !== INVITATIONS);
+    const probed = await probeFailingReceivers(failing(store, env), leadProbe(store, env, operatorAlerts));
     const pass = await redeliveryPass(env, {
       ...options.leads,
       budgetMs,
@@ -58,7 +64,7 @@ const tasks: Record<TaskName, Task> = {
     return { ...pass, probed };
   },
   invitations: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(store, env, operatorAlerts, (receiver) => receiver === INVITATIONS);
+    const probed = await probeFailingReceivers(failing(store, env), invitationProbe(store, env, operatorAlerts));
     const pass = await invitationPass(store, env, { budgetMs, stopping: options.stopping, listener: operatorAlerts });
     return { ...pass, probed };
   },
