@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -128,6 +128,20 @@ export async function startPostgresCluster({ maxConnections = 100 } = {}): Promi
       if (attempt >= 5 || !readFileSync(log, "utf8").includes("Address already in use")) throw error;
     }
   }
+  // pg_ctl's server is no child of this process: a runner killed outright (a mutant hanging past
+  // Stryker's timeout, a Ctrl-C'd worker) runs no afterAll, and its cluster would outlive it. A
+  // watcher of its own session stops the cluster and removes its folder once this process is gone.
+  const pgCtl = [...(root ? ["runuser", "-u", "postgres", "--"] : []), path.join(bin, "pg_ctl")].join(" ");
+  const watcher = spawn(
+    "sh",
+    [
+      "-c",
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ` +
+        `${pgCtl} -D '${data}' -m immediate -w stop >/dev/null 2>&1; rm -rf '${dir}'`,
+    ],
+    { detached: true, stdio: "ignore" },
+  );
+  watcher.unref();
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -135,6 +149,7 @@ export async function startPostgresCluster({ maxConnections = 100 } = {}): Promi
     async stop() {
       if (stopped) return;
       stopped = true;
+      watcher.kill();
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
       } finally {

@@ -4,18 +4,8 @@ import { tmpdir } from "node:os";
 import { once } from "node:events";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { freePort, onFreePort, portClaims, stablePort, stablePortRange, startProcess } from "./processes";
+import { freePort, onFreePort, portClaims, running, stablePort, stablePortRange, startProcess } from "./processes";
 import { startRedisServer } from "./redis-server";
-
-/** Running, as opposed to gone or a zombie nobody has reaped yet. */
-function running(pid: number) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 const processes = path.join(import.meta.dirname, "processes.ts");
 // A test runner in miniature: it starts a server with startProcess and prints the server's pid.

@@ -53,6 +53,16 @@ export function stablePortRange() {
   return { floor: Math.max(1024, ceiling - 12_000), ceiling };
 }
 
+/** Running, as opposed to gone or a zombie nobody has reaped yet. */
+export function running(pid: number) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a process of that pid is alive (a claim of a process gone is free to take). */
 function alive(pid: number) {
   try {
