@@ -7,8 +7,8 @@ export type AttemptResult =
 
 // n8n (1.x and 2.x alike) answers every request, its webhooks' included, 200 with this text while it starts: from
 // connecting its database until its migrations are done (abstract-server.js, setupHealthCheck). No workflow ran. A
-// restart shows it for a tenth of a second (tests/e2e/n8n1-cli-upgrade.server.spec.ts), an upgrade of n8n whose
-// migrations take minutes for that long.
+// restart shows it for up to half a second (0.2 to 0.5 s in tests/e2e/n8n1-cli-upgrade.server.spec.ts's runs), an
+// upgrade of n8n whose migrations take minutes for that long.
 const N8N_STARTING = "n8n is starting up. Please wait";
 
 // A receiver's answer is read up to this many bytes, when asked: enough for a small JSON answer.
