@@ -6,7 +6,8 @@ import { sourceFilesUnder } from "@/tests/support/source-files";
 /**
  * The layering docs/architecture.md promises for server/: each row of its
  * "server/, by job" table (a folder, or files at server/'s top) imports only
- * from the rows below it, and no file's imports run in a circle.
+ * from the rows below it, no file's imports run in a circle, and leads/ and
+ * invitations/ never import each other.
  */
 const doc = readFileSync("docs/architecture.md", "utf8");
 const table = doc.slice(doc.indexOf("## `server/`, by job"), doc.indexOf("### A sign-up's path"));
@@ -58,6 +59,21 @@ describe("server/'s import graph", () => {
         .map((target) => `${file} -> ${target}`),
     );
     expect(upward).toStrictEqual([]);
+  });
+
+  it("keeps leads/ and invitations/ siblings over delivery/: neither imports the other", () => {
+    const sides = ["leads", "invitations"];
+    const across = files
+      .filter((file) => sides.includes(unitOf(file)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => sides.includes(unitOf(target)) && unitOf(target) !== unitOf(file))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(across).toStrictEqual([]);
+    // Its working twin: each side's pass is found taking the one loop from delivery/.
+    expect(importsOf("server/leads/pass.ts")).toContain("server/delivery/pass.ts");
+    expect(importsOf("server/invitations/invitation-pass.ts")).toContain("server/delivery/pass.ts");
   });
 
   it("has no circle", () => {
