@@ -40,6 +40,9 @@ describe("where sign-in returns to", () => {
       null,
       "",
       "https://evil.example/console",
+      // No `//`, yet a host to a browser on another scheme: "https:/console" is https://console/ from an http page.
+      "https:/console",
+      "javascript:/console",
       "//evil.example/console",
       "/console//evil.example",
       "/consoles",

@@ -256,7 +256,9 @@ describe("the SQLite database", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
     const store = await connect({ DATA_DIR: path.join(dir, "new", "data"), DATABASE_URL: undefined });
     try {
-      expect((await stat(path.join(dir, "new", "data"))).mode & 0o777).toBe(0o700);
+      // The folder whose parent was there (the usual DATA_DIR) and the one made for it, both.
+      for (const made of [path.join(dir, "new"), path.join(dir, "new", "data")])
+        expect((await stat(made)).mode & 0o777, made).toBe(0o700);
     } finally {
       await store.db.destroy();
       await rm(dir, { recursive: true, force: true });

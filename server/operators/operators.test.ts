@@ -189,6 +189,21 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect(seen).toStrictEqual(subjects.toReversed());
   });
 
+  it("count only owners for the last owner: a viewer goes while one owner is left, and one owner beside a viewer stays", async () => {
+    const store = await open(engine);
+    await addOperator(store, { email: "owner@sous.example", role: "owner", by: commandActor });
+    await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
+    await addOperator(store, { email: "other@sous.example", role: "viewer", by: commandActor });
+    await expect(removeOperator(store, { email: "owner@sous.example", by: console_ })).rejects.toThrow(
+      "owner@sous.example is the last owner: add another owner first",
+    );
+    await removeOperator(store, { email: "viewer@sous.example", by: console_ });
+    expect((await listOperators(store)).map(({ email }) => email).sort()).toStrictEqual([
+      "other@sous.example",
+      "owner@sous.example",
+    ]);
+  });
+
   it("log each action once, with its actor and no one's number, and keep the last owner from the console", async () => {
     const store = await open(engine);
     await addOperator(store, { email: "first@sous.example", role: "owner", by: commandActor });
