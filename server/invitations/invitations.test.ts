@@ -299,12 +299,24 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // The passes' own budget (20 s) bounds it, not the default 5 s: 12 slots of 100 ms took 4.7 s on a loaded machine.
   }, 30_000);
 
-  it("take an empty 2xx for no answer (n8n's, when an execution dies): sent again under its webhook-id, then recorded texted", async () => {
+  it.each([
+    ["an empty 2xx (n8n's, when an execution dies)", "6", ""],
+    [
+      "a 2xx whose JSON says nothing of `texted` (n8n's answer from a workflow that answers at once)",
+      "17",
+      JSON.stringify({ message: "Workflow was started" }),
+    ],
+  ])("take %s for no answer: sent again under its webhook-id, then recorded texted", async (_, prefix, body) => {
     const store = await open(engine);
-    const [phone] = numbers("6", 1);
+    const [phone] = numbers(prefix, 1);
     await signUp(store, phone!, afternoon - 1_000);
-    receiver.silenceOnce(phone!);
-    await queueWave(store, { name: `${engine}-silent`, selection: { phones: [phone!] }, text, now: afternoon });
+    receiver.silenceOnce(phone!, body);
+    await queueWave(store, {
+      name: `${engine}-silent-${prefix}`,
+      selection: { phones: [phone!] },
+      text,
+      now: afternoon,
+    });
     expect(await pass(store)).toMatchObject({ retrying: 1, texted: 0 });
     expect((await listInvitations(store, { phone }))[0]).toMatchObject({
       state: "queued",
@@ -478,13 +490,13 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     ).toStrictEqual([refusedThenSpent, refusedThenCancelled].sort());
   });
 
-  it("end an invitation that was on its way when its wave was cancelled as its answer says: texted if texted, cancelled if it failed", async () => {
+  it("end an invitation that was on its way when its wave was cancelled as its answer says: texted if texted, refused if the carrier refused, cancelled if it failed", async () => {
     const store = await open(engine);
-    const [sent, failing] = numbers("8", 2);
-    for (const phone of [sent, failing]) await signUp(store, phone!, afternoon - 1_000);
+    const [sent, failing, refused] = numbers("8", 3);
+    for (const phone of [sent, failing, refused]) await signUp(store, phone!, afternoon - 1_000);
     await queueWave(store, {
       name: `${engine}-flight`,
-      selection: { phones: [sent!, failing!] },
+      selection: { phones: [sent!, failing!, refused!] },
       text,
       now: afternoon,
     });
@@ -500,7 +512,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     expect(await cancelInvitations(store, `${engine}-flight`, afternoon + 1)).toStrictEqual({
       cancelled: 0,
       givenBack: 0,
-      onTheirWay: 2,
+      onTheirWay: 3,
     });
     await settleInvitation(store, {
       row: rows[0]!,
@@ -519,11 +531,18 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       },
       reached: true,
     });
+    await settleInvitation(store, {
+      row: rows[2]!,
+      token: `t-${rows[2]!.id}`,
+      change: { state: "refused", answer: "texted:false", carrier_code: "21610", answered_at: afternoon + 3 },
+      reached: true,
+    });
     expect(
       (await listInvitations(store, { wave: `${engine}-flight` })).map((row) => [row.phone, row.state, row.claimed_by]),
     ).toStrictEqual([
       [sent, "texted", null],
       [failing, "cancelled", null],
+      [refused, "refused", null],
     ]);
   });
 

@@ -17,7 +17,7 @@ export type ReceivedInvitation = {
  * A stand-in for the invitations workflow, on 127.0.0.1, with its answer
  * contract: 200 {texted: true}; 200 {texted: false, code} for a number the
  * carrier refuses (`refuse(phone, code)`); 503 while `outage(true)`; an empty
- * 200 once for a number (`silenceOnce(phone)`); with `checkSignature(secret)`,
+ * 200, or one whose JSON holds no `texted`, once for a number (`silenceOnce(phone, body)`); with `checkSignature(secret)`,
  * 401 {error: "signature"} for a request that secret did not sign, as the
  * workflow's Code node answers. It
  * records every request (the real workflow and Twilio run in the browser
@@ -26,7 +26,8 @@ export type ReceivedInvitation = {
 export async function startInviteReceiver() {
   const received: ReceivedInvitation[] = [];
   const refused = new Map<string, number | null>();
-  const silent = new Set<string>();
+  /** Numbers whose next request gets 200 with this body and no answer in it. */
+  const silent = new Map<string, string>();
   let down = false;
   let verifier: Webhook | undefined;
   const signedWell = (headers: Record<string, string | string[] | undefined>, body: string) => {
@@ -58,7 +59,11 @@ export async function startInviteReceiver() {
         return response.end(JSON.stringify({ error: "signature" }));
       }
       // What n8n answers when an execution dies before its Respond node: 200, empty.
-      if (!down && silent.delete(phone)) return response.writeHead(200).end();
+      const unanswered = silent.get(phone);
+      if (!down && unanswered !== undefined) {
+        silent.delete(phone);
+        return response.writeHead(200, unanswered ? { "content-type": "application/json" } : {}).end(unanswered);
+      }
       response.writeHead(status, { "content-type": "application/json" });
       response.end(
         JSON.stringify(
@@ -80,8 +85,11 @@ export async function startInviteReceiver() {
       received.filter((request) => request.answered === 200 && (!phones || phones.includes(request.phone))),
     /** The carrier refuses this number: 200 {texted: false, code}, or without a code when it is null. */
     refuse: (phone: string, code: number | null) => void refused.set(phone, code),
-    /** The next request for this number gets 200 with an empty body, as from an n8n execution that died. */
-    silenceOnce: (phone: string) => void silent.add(phone),
+    /**
+     * The next request for this number gets 200 with no answer: an empty body, as from an n8n execution that
+     * died, or the body given (n8n's own `{"message":"Workflow was started"}` where a workflow answers at once).
+     */
+    silenceOnce: (phone: string, body = "") => void silent.set(phone, body),
     outage: (on: boolean) => void (down = on),
     /** Requests this secret (whsec_…) did not sign are answered 401 {error: "signature"}; undefined checks nothing. */
     checkSignature: (secret: string | undefined) =>
