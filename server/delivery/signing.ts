@@ -29,8 +29,10 @@ export function signedByOneOf(secrets: readonly string[], body: string, headers:
     try {
       new Webhook(secret).verify(body, signed);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // verify() parses the body once its signature holds: a body that is not JSON was signed all the same, and
+      // its caller answers it as a bad body (400), not as a bad signature.
+      return error instanceof SyntaxError;
     }
   });
 }

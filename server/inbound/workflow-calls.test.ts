@@ -117,6 +117,12 @@ describe("POST /api/consent/revoke", () => {
 
   it.each([
     ["signed with another secret", () => ({ key: newWebhookSecret() }), "signature"],
+    // A body that is not JSON is refused as a bad body only once its signature holds.
+    [
+      "signed with another secret, over a body that is not JSON",
+      () => ({ key: newWebhookSecret(), text: "STOP" }),
+      "signature",
+    ],
     ["with a timestamp ten minutes old", () => ({ at: new Date(Date.now() - 10 * 60_000) }), "stale"],
     ["with a timestamp ten minutes ahead", () => ({ at: new Date(Date.now() + 10 * 60_000) }), "stale"],
   ])("answers 401 to a call %s and records nothing, logged as %s", async (_label, options, reason) => {
@@ -178,7 +184,9 @@ describe("POST /api/consent/revoke", () => {
   });
 
   it.each([
-    ["a body that is not JSON", "STOP", "body", "The body must be JSON"],
+    // Signed as it came: `STOP`, not the JSON string "STOP".
+    ["a body that is not JSON", { text: "STOP" }, "body", "The body must be JSON"],
+    ["a body that is JSON but no object", "STOP", "body", "The body must be JSON"],
     ["a channel it does not know", { channel: "fax" }, "body", "The body must be JSON"],
     ["a phone that is no number", { phone: "12" }, "phone", "The phone is not a possible number"],
     ["a phone over 64 characters", { phone: `+1 555 123 4567${" ".repeat(50)}` }, "body", "The body must be JSON"],
@@ -187,9 +195,10 @@ describe("POST /api/consent/revoke", () => {
     ["another call's type", { type: "consent.renew" }, "body", '{"type": "consent.revoke"'],
   ])("answers 400 to %s", async (_label, body, reason, text) => {
     const phone = number();
-    const response = await call(
-      typeof body === "string" ? body : { type: "consent.revoke", phone, channel: "sms", ...body },
-    );
+    const response =
+      typeof body === "object" && "text" in body
+        ? await call(undefined, { text: body.text })
+        : await call(typeof body === "string" ? body : { type: "consent.revoke", phone, channel: "sms", ...body });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain(text);
     expect(logged("consent_revoke_refused")).toStrictEqual([expect.objectContaining({ reason })]);
@@ -383,6 +392,12 @@ describe("POST /api/consent/renew", () => {
   it.each([
     ["unsigned", () => ({ unsigned: true }), "signature"],
     ["signed with another secret", () => ({ key: newWebhookSecret() }), "signature"],
+    // A body that is not JSON is refused as a bad body only once its signature holds.
+    [
+      "signed with another secret, over a body that is not JSON",
+      () => ({ key: newWebhookSecret(), text: "STOP" }),
+      "signature",
+    ],
     ["with a timestamp ten minutes old", () => ({ at: new Date(Date.now() - 10 * 60_000) }), "stale"],
   ])("answers 401 to a START %s, and puts nothing back in force", async (_label, options, reason) => {
     const phone = number();
