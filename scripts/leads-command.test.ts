@@ -146,6 +146,22 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
     expect((await sendForm("contact", idleState(emptyContactValues), formData(request))).status).toBe("success");
 
     const { parse } = await import("csv-parse/sync");
+    // Each form's export holds that form's leads only, under its own header: a sign-up's number with its consent,
+    // a quote request's six fields.
+    const headerOf = async (form: string) =>
+      (parse(await leads("export", "--form", form, "--format", "csv"), { to_line: 1 }) as string[][])[0];
+    expect(await headerOf("waitlist")).toStrictEqual(["id", "state", "createdAt", "consent", "phone", "name"]);
+    expect(await headerOf("contact")).toStrictEqual([
+      "id",
+      "state",
+      "createdAt",
+      "name",
+      "email",
+      "phone",
+      "clientCount",
+      "currentTools",
+      "message",
+    ]);
     const waitlist = (
       parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
         string,
