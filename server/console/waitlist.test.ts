@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { inTransaction, type Store } from "@/server/db/connect";
 import { forgetOldConsents, recordConsent } from "@/server/consent/consent-store";
 import { newClaim } from "@/server/delivery/claims";
-import { insertClaimed } from "@/server/leads/lead-store";
+import { dropLead, insertClaimed } from "@/server/leads/lead-store";
 import { revokeConsent, renewConsent } from "@/server/signups/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
@@ -146,8 +146,11 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         { ...attempt, number: 1, at: 2_000 },
       ])
       .execute();
-    // Signed up again after the START: a name kept as typed.
+    // Signed up again after the START: a name kept as typed; and once more, a lead the operator dropped since
+    // (its consent record stays, naming a lead that is gone).
     const kept = await signUp(store, "+14155550142", 6_000, "Ada 👩‍🍳 Lovelace");
+    const dropped = await signUp(store, "+14155550142", 6_500);
+    expect(await dropLead(store, dropped.id)).toBe(true);
 
     // Another chef, and a wave that invites both: the page holds this chef's invitation alone.
     await signUp(store, "+14155550199", 7_000);
