@@ -10,6 +10,7 @@ import { inTransaction, database } from "@/server/db/connect";
 import { insertClaimed, leadById } from "@/server/leads/lead-store";
 import { newClaim } from "@/server/delivery/claims";
 import { activityPage } from "@/server/operators/activity-store";
+import { renewConsent } from "@/server/signups/consent-changes";
 import { leadKey } from "@/server/leads/lead";
 import { newWebhookId } from "@/server/delivery/claims";
 import { readEnv } from "@/server/env";
@@ -143,6 +144,30 @@ describe("npm run consent", () => {
     expect(shown).toContain("Consent in force: no");
     const rows = parse((await consent("export")).stdout, { columns: true }) as Record<string, string>[];
     expect(rows.at(-1)).toMatchObject({ record: "revocation", phone, channel: "email", source: "operator" });
+
+    // A web sign-up after the STOP is kept as evidence and puts nothing in force; the phone's START does.
+    const store = await database(readEnv());
+    const later = Date.now() + 1_000;
+    await recordConsent(store, {
+      evidence: {
+        phone,
+        ip: null,
+        userAgent: null,
+        pageUrl: null,
+        javascript: false,
+        disclosure: text,
+        shownVersion: null,
+      },
+      leadId: newWebhookId(),
+      at: later,
+      putsInForce: false,
+    });
+    await renewConsent(store, { phone, at: later + 1_000, messageId: "SM-start-export" });
+    const after = parse((await consent("export")).stdout, { columns: true }) as Record<string, string>[];
+    expect(after.slice(-2)).toMatchObject([
+      { record: "consent", phone, puts_in_force: "no", javascript: "off" },
+      { record: "renewal", phone, channel: "sms", message_id: "SM-start-export" },
+    ]);
   });
 
   it("refuses what it cannot read, and says how to call it", async () => {
