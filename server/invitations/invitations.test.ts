@@ -10,7 +10,7 @@ import { revokeConsent } from "@/server/signups/consent-changes";
 import { newWebhookId } from "@/server/delivery/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
-import { claim, forgetOldInvitations, listInvitations, settleInvitation } from "./invitation-store";
+import { claim, forgetOldInvitations, listInvitations, settleInvitation, waveNamed } from "./invitation-store";
 import { invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
@@ -136,6 +136,8 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
         now: afternoon,
       }),
     ).toMatchObject({ queued: 0 });
+    // A wave with nobody to text is none: its name stays free (nothing was recorded under it).
+    expect(await waveNamed(store, `${engine}-w2`)).toBeUndefined();
     expect(
       await queueWave(store, { name: `${engine}-w1`, selection: { phones: [unknown] }, text, now: afternoon }),
     ).toBeUndefined();
