@@ -34,10 +34,16 @@ describe("the invitations' settings", () => {
       perMinute: 6000,
       hours: { from: 8, to: 21 },
     });
+    // Two digits for each hour, and spaces around the dash.
+    for (const [written, hours] of [
+      ["10-20", { from: 10, to: 20 }],
+      ["9 - 20", { from: 9, to: 20 }],
+    ] as const)
+      expect(readInviteSettings(envOf({ INVITE_HOURS: written })).hours, written).toStrictEqual(hours);
   });
 
   it("refuse hours outside 8-21 or backwards, a pace of 0, and a link that is not https or would not fit one segment", () => {
-    for (const hours of ["7-20", "9-22", "20-9", "9-9", "nine to five", "9"])
+    for (const hours of ["7-20", "9-22", "20-9", "9-9", "nine to five", "9", "9-20 pm", "from 9-20", "9x-20"])
       expect(problemsOf({ INVITE_HOURS: hours })).toStrictEqual([
         expect.stringMatching(/^INVITE_HOURS must be two local hours FROM-TO within 8-21/),
       ]);
