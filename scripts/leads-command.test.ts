@@ -236,6 +236,10 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     await insertClaimed(store, older, newClaim(0, 0));
     // A second, older lead of a number on the list: the export shows the number once, with its latest lead.
     await insertClaimed(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0, 0));
+    // Leads whose values are gone: one revoked before it was sent, one delivered and past retention.
+    const emptiedRevoked = waitlistLead("+15553009914", { state: "revoked", payload: null });
+    const pastRetention = waitlistLead("+15553009915", { state: "delivered", payload: null });
+    for (const lead of [emptiedRevoked, pastRetention]) await insertClaimed(store, lead, newClaim(0, 0));
 
     const { parse } = await import("csv-parse/sync");
     const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
@@ -267,10 +271,13 @@ describe("npm run leads -- export and list, after a number revoked its consent",
       consent?: string | null;
     }>;
     expect(listed.find((row) => row.id === older.id)).toMatchObject({ consent: "none" });
+    // Without its values a lead still says what it knows: revoked by its state, else nothing (null).
+    expect(listed.find((row) => row.id === emptiedRevoked.id)).toMatchObject({ consent: "revoked" });
+    expect(listed.find((row) => row.id === pastRetention.id)).toMatchObject({ consent: null });
     expect(listed.filter((row) => row.form === "waitlist").every((row) => "consent" in row)).toBe(true);
     expect(listed.filter((row) => row.form === "contact").some((row) => "consent" in row)).toBe(false);
     expect(new Set(listed.filter((row) => row.form === "waitlist").map((row) => row.consent))).toEqual(
-      new Set(["in force", "revoked", "none"]),
+      new Set(["in force", "revoked", "none", null]),
     );
 
     await expect(leads("export", "--form", "contact", "--consented")).rejects.toThrow(
