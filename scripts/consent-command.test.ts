@@ -11,6 +11,7 @@ import { insertClaimed, leadById } from "@/server/leads/lead-store";
 import { newClaim } from "@/server/delivery/claims";
 import { activityPage } from "@/server/operators/activity-store";
 import { renewConsent } from "@/server/signups/consent-changes";
+import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { leadKey } from "@/server/leads/lead";
 import { newWebhookId } from "@/server/delivery/claims";
 import { readEnv } from "@/server/env";
@@ -149,15 +150,7 @@ describe("npm run consent", () => {
     const store = await database(readEnv());
     const later = Date.now() + 1_000;
     await recordConsent(store, {
-      evidence: {
-        phone,
-        ip: null,
-        userAgent: null,
-        pageUrl: null,
-        javascript: false,
-        disclosure: text,
-        shownVersion: null,
-      },
+      evidence: plainEvidence(phone, text),
       leadId: newWebhookId(),
       at: later,
       putsInForce: false,
