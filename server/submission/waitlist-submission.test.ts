@@ -252,6 +252,43 @@ describe("a number on the list already", () => {
     expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
+  it("a repeat while its lead is dead (its schedule spent) sends that lead again, under its one webhook-id", async () => {
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const first = signup({ phone }, "[fail=3]");
+    expect((await submit(first)).status).toBe("failed");
+    // As the passes leave it once its redelivery schedule ran out.
+    const { db } = await database(readEnv());
+    await db.updateTable("leads").set({ state: "dead" }).execute();
+    const again = signup({ phone });
+    expect((await submit(again)).status).toBe("success");
+    expect(new Set(receiver.withName(first.name).map((request) => request.headers["webhook-id"])).size).toBe(1);
+    expect(receiver.withName(first.name).at(-1)?.answered).toBe(200);
+    expect(receiver.withName(again.name)).toEqual([]);
+    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+  });
+
+  it("a STOP while a web sign-up awaits a START revokes that sign-up too: its values go, and the START sends nothing", async () => {
+    const first = signup({ phone });
+    expect((await submit(first)).status).toBe("success");
+    const store = await database(readEnv());
+    await revokeConsent(store, { phone: "+15551234567", channel: "email", source: "operator" });
+    const stranger = signup({ phone });
+    expect((await submit(stranger)).status).toBe("success");
+    const [waiting] = await store.db.selectFrom("leads").select("id").where("state", "=", "awaiting_start").execute();
+    expect(waiting).toBeDefined();
+
+    await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "workflow", messageId: "SM-stop-2" });
+    expect(
+      await store.db.selectFrom("leads").select(["state", "payload"]).where("id", "=", waiting!.id).execute(),
+    ).toStrictEqual([{ state: "revoked", payload: null }]);
+    expect(await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-2" })).toMatchObject({
+      recorded: true,
+      leadsReleased: 0,
+    });
+    await runTasks(taskNames, { via: "timer" });
+    expect(receiver.withName(stranger.name)).toEqual([]);
+  });
+
   it("a revoked number's web sign-up is evidence only: nothing sent, consent still revoked, until the phone texts START; then it is sent once", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
     const first = signup({ phone });
