@@ -117,6 +117,18 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect((await claimNextLead(store, claim(), { pendingDueBy: 10_000 }, 6_000))?.id).toBe(notDue.id);
   });
 
+  it("claims one form's lead when the selection names the form (a probe of that form's receiver), however due another's is", async () => {
+    await store.db.deleteFrom("leads").execute();
+    const waitlist = await kept(store, { next_attempt_at: 1_000 });
+    const contact = await kept(store, { next_attempt_at: 8_000, form: "contact" });
+    const claim = () => newClaim(60_000, 6_000);
+    const probe = { pendingDueBy: Number.MAX_SAFE_INTEGER, form: "contact" };
+    expect((await claimNextLead(store, claim(), probe, 6_000))?.id).toBe(contact.id);
+    expect(await claimNextLead(store, claim(), probe, 6_000)).toBeUndefined();
+    // The working twin: the waitlist's lead was there to take, and due first.
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(waitlist.id);
+  });
+
   it("two servers claiming at once never take the same lead", async () => {
     await store.db.deleteFrom("leads").execute();
     const other = await open(engine);
