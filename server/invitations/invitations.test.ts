@@ -4,13 +4,21 @@ import { smsTexts } from "@/lib/sms/program";
 import { recordConsent, recordRenewal } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import type { Store } from "@/server/db/connect";
+import type { InvitationState } from "@/server/db/schema";
 import { inTransaction } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { revokeConsent } from "@/server/signups/consent-changes";
 import { newWebhookId } from "@/server/delivery/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
-import { claim, forgetOldInvitations, listInvitations, settleInvitation, waveNamed } from "./invitation-store";
+import {
+  claim,
+  forgetOldInvitations,
+  listInvitations,
+  openInvitationCounts,
+  settleInvitation,
+  waveNamed,
+} from "./invitation-store";
 import { invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
@@ -546,6 +554,43 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       [failing, "cancelled", null],
       [refused, "refused", null],
     ]);
+  });
+
+  it("count what waits on the workflow as the alerts do: queued or waiting for hours (pending), failed after an attempt (dead), each with its oldest", async () => {
+    const store = await open(engine);
+    await store.db.deleteFrom("invitations").execute();
+    const phones = numbers("18", 6);
+    for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
+    // Two waves queued a minute apart: the first three, then the other three.
+    await queueWave(store, {
+      name: `${engine}-open-1`,
+      selection: { phones: phones.slice(0, 3) },
+      text,
+      now: afternoon,
+    });
+    await queueWave(store, {
+      name: `${engine}-open-2`,
+      selection: { phones: phones.slice(3) },
+      text,
+      now: afternoon + 60_000,
+    });
+    const set = (phone: string, change: { state: InvitationState; attempts?: number }) =>
+      store.db.updateTable("invitations").set(change).where("phone", "=", phone).execute();
+    await set(phones[0]!, { state: "failed", attempts: 3 });
+    await set(phones[1]!, { state: "failed", attempts: 0 });
+    await set(phones[3]!, { state: "waiting" });
+    // Queued: phones[2] (the first wave's) and phones[4], phones[5] (the second's); waiting: phones[3].
+    expect(await openInvitationCounts(store)).toStrictEqual({
+      pending: { count: 4, oldest: afternoon },
+      dead: { count: 1, oldest: afternoon },
+    });
+    await set(phones[2]!, { state: "texted", attempts: 1 });
+    expect((await openInvitationCounts(store)).pending).toStrictEqual({ count: 3, oldest: afternoon + 60_000 });
+    // Nothing of these left for the passes of the tests after.
+    await store.db
+      .deleteFrom("invitations")
+      .where("wave", "in", [`${engine}-open-1`, `${engine}-open-2`])
+      .execute();
   });
 
   it("mark failed, and log it without the number, an invitation whose redelivery schedule is spent", async () => {
