@@ -47,6 +47,8 @@ describe("consentEvidence", () => {
       "http://127.0.0.1:3000/signup",
     );
     expect(page({ referer: "not a url" })).toBeNull();
+    // The site's host under another scheme is no web page of it.
+    expect(page({ referer: "ftp://sous.example/signup" })).toBeNull();
     expect(page({ origin: "null" })).toBeNull();
     expect(page({})).toBeNull();
     expect(page({ referer: `https://sous.example/signup?q=${"x".repeat(3_000)}` })).toHaveLength(2_048);
