@@ -11,6 +11,7 @@ import { finishSchedule, runTasks, scheduleTick, startSchedule, stopSchedule, ta
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/alerts/alert-store";
 import { alertsSettled } from "@/server/alerts/alerts";
+import { activityPage, insertActivity, type Activity } from "@/server/operators/activity-store";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
@@ -190,6 +191,29 @@ describe("consent retention, with a pass", () => {
     retentionDue();
     await everyTask();
     expect(logged("consents_forgotten").at(-1)).toMatchObject({ consents: 1, revocations: 0 });
+  });
+});
+
+describe("activity retention, with a pass", () => {
+  it("forgets the console's activity lines older than AUDIT_RETENTION_DAYS, keeps the newer, and says how many", async () => {
+    const now = retentionDue();
+    const db = await store();
+    const day = 86_400_000;
+    const line: Activity = {
+      actor: "owner@sous.example",
+      via: "console",
+      action: "export",
+      subject: "waitlist",
+      rows: 1,
+    };
+    await insertActivity(db, { ...line, at: now - 401 * day });
+    await insertActivity(db, { ...line, at: now - 399 * day });
+    await everyTask();
+    expect((await activityPage(db, { limit: 10 })).map((row) => row.at)).toContain(now - 399 * day);
+    expect((await activityPage(db, { limit: 10 })).map((row) => row.at)).not.toContain(now - 401 * day);
+    expect(logged("activity_forgotten")).toStrictEqual([
+      expect.objectContaining({ level: "info", lines: 1, retentionDays: 400 }),
+    ]);
   });
 });
 
