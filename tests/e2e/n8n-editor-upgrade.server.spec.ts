@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { editorFiles, webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, testOwner, type N8nServer } from "../support/n8n-server";
-import { olderVersion, probesOnOlderVersion } from "../support/webhook-probe";
+import { olderVersion, probesOnOlderVersion, unsignedAnswers } from "../support/webhook-probe";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -131,10 +131,9 @@ test("n8n 2.41.1's editor: delete all, import the workflow's file, publish: each
   // The editor's first load, before the probes start, with the time that takes: the upgrade then begins on it.
   await openWorkflow(page, "welcome");
 
-  const versions = (key: Key): [older: number, newer: number] => (key === "incoming" ? [419, 403] : [418, 401]);
   const probes = await probesOnOlderVersion(
     Object.fromEntries(keys.map((key) => [key, n8n.webhookUrl(webhookPaths[key])])) as Record<Key, string>,
-    (key) => versions(key)[0],
+    (key) => unsignedAnswers(key)[0],
   );
   const began = Date.now();
   const publishedAt: Partial<Record<Key, number>> = {};
@@ -144,7 +143,7 @@ test("n8n 2.41.1's editor: delete all, import the workflow's file, publish: each
   // Probed until every new version answers: on a loaded CI machine the last swap ended 10 s after its Publish,
   // past the 3 s this waited before. Then 3 s more of the new versions.
   await expect
-    .poll(() => keys.filter((key) => !after(key).some((entry) => entry.status === versions(key)[1])), {
+    .poll(() => keys.filter((key) => !after(key).some((entry) => entry.status === unsignedAnswers(key)[1])), {
       timeout: 60_000,
     })
     .toStrictEqual([]);
@@ -168,7 +167,7 @@ test("n8n 2.41.1's editor: delete all, import the workflow's file, publish: each
   const lines: string[] = [];
   for (const key of keys) {
     const seen = after(key);
-    const [older, newer] = versions(key);
+    const [older, newer] = unsignedAnswers(key);
     // The older version answered until its Publish, the new one since; between the two, the swap's own 404
     // (0 to 3 probes on 0 to 2 of the four workflows, in four runs), and never no answer.
     const lastOld = seen.findLast((entry) => entry.status === older)!.at;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
-import { olderVersion, probesOnOlderVersion } from "../support/webhook-probe";
+import { olderVersion, probesOnOlderVersion, unsignedAnswers } from "../support/webhook-probe";
 import { expect, test } from "./fixtures";
 
 // The upgrade of the workflows on n8n 1.x, by the command line as
@@ -51,7 +51,6 @@ function exported() {
 }
 
 test(`${line.label} from the command line (stop, import, update:workflow --active=true, start): each published workflow replaced by the file's, one webhook each, and never the old version once the new one answered`, async () => {
-  const versions = (key: Key): [older: number, newer: number] => (key === "incoming" ? [419, 403] : [418, 401]);
   // The working twin: the old version is what answers before the upgrade.
   for (const key of keys)
     expect(
@@ -63,11 +62,11 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
         })
       ).status,
       key,
-    ).toBe(versions(key)[0]);
+    ).toBe(unsignedAnswers(key)[0]);
 
   const probes = await probesOnOlderVersion(
     Object.fromEntries(keys.map((key) => [key, n8n.webhookUrl(webhookPaths[key])])) as Record<Key, string>,
-    (key) => versions(key)[0],
+    (key) => unsignedAnswers(key)[0],
   );
   const stoppedAt = Date.now();
   let startedAt = 0;
@@ -80,7 +79,7 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
     .poll(
       () =>
         keys.filter(
-          (key) => !probes[key].seen.some((entry) => entry.at > startedAt && entry.status === versions(key)[1]),
+          (key) => !probes[key].seen.some((entry) => entry.at > startedAt && entry.status === unsignedAnswers(key)[1]),
         ),
       { timeout: 60_000 },
     )
@@ -93,7 +92,7 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
   const lines: string[] = [];
   for (const key of keys) {
     const seen = probes[key].seen;
-    const [older, newer] = versions(key);
+    const [older, newer] = unsignedAnswers(key);
     const firstNew = seen.find((entry) => entry.status === newer)!.at;
     const runs: string[] = [];
     for (const entry of seen) {

@@ -88,3 +88,10 @@ export function olderVersion(folder: string) {
   writeFileSync(file, JSON.stringify(older));
   return file;
 }
+
+/**
+ * What an unsigned call gets from each workflow, before the upgrade (olderVersion's) and after (the shipped one):
+ * 419 then 403 for Twilio's line ("incoming"), 418 then 401 for the others.
+ */
+export const unsignedAnswers = (key: string): [older: number, newer: number] =>
+  key === "incoming" ? [419, 403] : [418, 401];
