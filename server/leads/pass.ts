@@ -30,6 +30,9 @@ export type PassOptions = {
 const formsWithUrl = () => formNames.filter((form) => readWebhook(form).url);
 export const dueNow = (now: number): LeadSelection => ({ pendingDueBy: now, heldForms: formsWithUrl() });
 
+/** A lead's claim: its attempt's whole timeout and a margin, so no other pass takes it while the attempt may still answer. */
+const attemptClaim = (env: ServerEnv) => newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
+
 const leadStates = ["delivered", "pending", "dead", "held", "unreadable"] as const satisfies readonly Sent["state"][];
 
 /**
@@ -42,7 +45,6 @@ const leadStates = ["delivered", "pending", "dead", "held", "unreadable"] as con
 export async function redeliveryPass(env: ServerEnv, options: PassOptions): Promise<LeadPassSummary> {
   const { listener, sender = "pass", selection = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
   const store = await database(env);
-  const claimMs = env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS;
   let byIdLeft = options.id !== undefined;
 
   const claimed = async ({ sent, paused }: { sent: readonly string[]; paused: readonly string[] }, claim: Claim) => {
@@ -56,7 +58,7 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
   const leads: DeliveryKind<{ row: LeadRow; claim: Claim }, Sent["state"]> = {
     states: leadStates,
     async next(skip) {
-      const claim = newClaim(claimMs);
+      const claim = attemptClaim(env);
       const row = await claimed(skip, claim);
       return row && { claimed: { row, claim }, id: row.id, receiver: row.form };
     },
@@ -78,7 +80,7 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
 export const leadProbe = (store: Store, env: ServerEnv, listener: Listener): ProbeKind => ({
   owns: (receiver) => isFormName(receiver) && Boolean(readWebhook(receiver).url),
   async probe(form) {
-    const claim = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
+    const claim = attemptClaim(env);
     const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form }, Date.now());
     if (!row) return undefined;
     const { state } = await sendClaimed({ store, row, claim, env, sender: "probe", listener });

@@ -9,6 +9,7 @@ import { listInvitations } from "@/server/invitations/invitation-store";
 import { cancelInvitations, queueWave } from "@/server/invitations/waves";
 import { newWebhookId } from "@/server/delivery/claims";
 import { listLeads } from "@/server/leads/lead-store";
+import { leadProbe } from "@/server/leads/pass";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { setupLeadSending, submitted } from "@/tests/support/lead-sending";
 import { webConsent } from "@/tests/support/waitlist-lead";
@@ -168,6 +169,59 @@ describe("a failing receiver's probe", () => {
     expect(logged("receiver_probed")).toStrictEqual([]);
     // Still failing (its dead lead waits for `retry --dead`): the next minute looks again, and finds nothing again.
     expect((await checkHealth(readEnv())).problems).toContain("receiver_failing");
+  });
+});
+
+describe("a form's probe, by itself", () => {
+  const deaf = { settled: () => {}, storeChanged: () => {} };
+
+  it("delivered makes every waiting lead of its form due, whatever the listener does, and no other form's", async () => {
+    await failedTwice("deaf");
+    receiver.outage(undefined);
+    vi.setSystemTime(seconds(61));
+    expect(await leadProbe(await store(), readEnv(), deaf).probe("waitlist")).toStrictEqual({
+      state: "delivered",
+      answered: true,
+    });
+    const waiting = await listLeads(await store(), { states: ["pending"] });
+    expect(waiting.map((row) => [row.form, row.next_attempt_at <= Date.now()]).sort()).toStrictEqual([
+      ["contact", false],
+      ["waitlist", true],
+      ["waitlist", true],
+    ]);
+  });
+
+  it("claims its lead for the attempt's whole timeout and a margin, as a pass does, so no pass takes it while it may still answer", async () => {
+    await failedTwice("[delay=400]");
+    receiver.outage(undefined);
+    vi.setSystemTime(seconds(61));
+    const probing = leadProbe(await store(), readEnv(), deaf).probe("waitlist");
+    const claimedUntil = await vi.waitFor(async () => {
+      const row = await (
+        await store()
+      ).db
+        .selectFrom("leads")
+        .select("claimed_until")
+        .where("claimed_by", "is not", null)
+        .executeTakeFirst();
+      expect(row?.claimed_until).toBeTypeOf("number");
+      return row!.claimed_until!;
+    });
+    const claimMs = readEnv().WEBHOOK_ATTEMPT_TIMEOUT_MS + 5_000;
+    expect(claimedUntil - seconds(61)).toBeGreaterThanOrEqual(claimMs);
+    expect(claimedUntil - seconds(61)).toBeLessThan(claimMs + 1_000);
+    await expect(probing).resolves.toMatchObject({ state: "delivered" });
+  });
+
+  it("is the lead task's alone: the invitations task, run first, leaves it each failing form's probe", async () => {
+    const { names } = await failedTwice("order");
+    receiver.outage(undefined);
+    vi.setSystemTime(seconds(61));
+    await runTasks(["invitations"], { via: "timer" });
+    expect(logged("receiver_probed")).toStrictEqual([]);
+    await expect(passAt(seconds(61))).resolves.toMatchObject({ delivered: 2 });
+    for (const name of names)
+      expect(receiver.withName(name).filter((request) => request.answered === 200)).toHaveLength(1);
   });
 });
 
