@@ -61,7 +61,8 @@ describe("postJson", () => {
 describe("postJson, reading the answer", () => {
   // Answers what the path says: /big a 10,000-byte body, /refused 503 with JSON, /empty 200 with none; /starting
   // what n8n answers any request while it starts (Express's res.send of a string: 200, text/html), /page a page
-  // with the same words in it, /words the same words as plain text, /bare with no content type.
+  // with the same words in it, /words the same words as plain text, /bare with no content type; /stream 200 and a
+  // kilobyte every 20 ms, never ending (the test's sockets close with the server).
   const starting = "n8n is starting up. Please wait";
   const server = createServer((request, response) => {
     request.resume();
@@ -73,6 +74,11 @@ describe("postJson, reading the answer", () => {
     if (request.url === "/page") return response.writeHead(200, html).end(`<p>${starting}</p>`);
     if (request.url === "/words") return response.writeHead(200, { "content-type": "text/plain" }).end(starting);
     if (request.url === "/bare") return response.writeHead(200).end(starting);
+    if (request.url === "/stream") {
+      response.writeHead(200);
+      const timer = setInterval(() => response.write("s".repeat(1_024)), 20);
+      return response.on("close", () => clearInterval(timer));
+    }
     response.writeHead(200).end();
   });
   let base = "";
@@ -80,7 +86,13 @@ describe("postJson, reading the answer", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
 
   it("gives the first 4 KB of the body when asked, and none when not", async () => {
     const big = await postJson({ url: `${base}/big`, body: "{}", headers: {}, timeoutMs: 2_000, readAnswer: true });
@@ -104,6 +116,13 @@ describe("postJson, reading the answer", () => {
       status: 200,
       body: "",
     });
+  });
+
+  it("reads a receiver that streams on and on up to 4 KB, and stops there: delivered, not timed out", async () => {
+    // The timeout is long enough for 4 KB at a kilobyte each 20 ms and short of what the test may take.
+    expect(
+      await postJson({ url: `${base}/stream`, body: "{}", headers: {}, timeoutMs: 3_000, readAnswer: true }),
+    ).toStrictEqual({ ok: true, status: 200, body: "s".repeat(4_096) });
   });
 
   it("takes n8n's answer while it starts for no delivery but one to try again, read or not; any other 2xx is one", async () => {
