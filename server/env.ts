@@ -10,7 +10,9 @@ import { z } from "zod";
  * rebuild; nothing here is inlined into a bundle. See .env.example.
  */
 
-const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+/** Blank is unset: an empty value, or spaces only (a value pasted between quotes). */
+export const blankToUndefined = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema);

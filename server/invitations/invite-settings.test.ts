@@ -18,11 +18,12 @@ const problemsOf = (values: Record<string, string>) => {
 describe("the invitations' settings", () => {
   it("default to 60 a minute between 9:00 and 20:00, with no webhook and no link", () => {
     const settings = readInviteSettings(envOf({}));
-    // Blank is unset, as in the other settings.
-    expect(readInviteSettings(envOf({ INVITE_HOURS: " ", INVITE_URL: "" }))).toMatchObject({
-      link: undefined,
-      hours: { from: 9, to: 20 },
-    });
+    // Blank is unset, as in the other settings: empty, or spaces only (a value pasted between quotes).
+    for (const blank of ["", "   "])
+      expect(readInviteSettings(envOf({ INVITE_HOURS: " ", INVITE_URL: blank }))).toMatchObject({
+        link: undefined,
+        hours: { from: 9, to: 20 },
+      });
     expect(settings).toMatchObject({ link: undefined, perMinute: 60, hours: { from: 9, to: 20 } });
     expect(settings.webhook).toMatchObject({ url: undefined, urlVariable: "INVITE_WEBHOOK_URL" });
     expect(

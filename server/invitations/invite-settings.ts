@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { invitationLinkMax, isOneSegment, smsTexts } from "@/lib/sms/program";
-import { count, parseOrThrow } from "@/server/env";
+import { blankToUndefined, count, parseOrThrow } from "@/server/env";
 import { readWebhook, type WebhookSettings } from "@/server/delivery/receiver-settings";
 import type { SendingHours } from "./quiet-hours";
 
@@ -24,7 +24,7 @@ export const defaultHours: SendingHours = { from: 9, to: 20 };
 const bounds = { from: 8, to: 21 };
 
 const hours = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+  blankToUndefined,
   z
     .string()
     .default(`${defaultHours.from}-${defaultHours.to}`)
@@ -43,7 +43,7 @@ const hours = z.preprocess(
 );
 
 const link = z.preprocess(
-  (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+  blankToUndefined,
   z
     .url({ protocol: /^https$/, error: "must be an https:// URL" })
     .refine((url) => url.length <= invitationLinkMax, {
