@@ -554,6 +554,19 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       [failing, "cancelled", null],
       [refused, "refused", null],
     ]);
+    // A refused invitation stays refused whatever a later sender says, as a texted one stays texted: the first
+    // answer stands.
+    await settleInvitation(store, {
+      row: rows[2]!,
+      token: "another-holder",
+      change: { state: "texted", answer: "texted", answered_at: afternoon + 4 },
+      reached: true,
+    });
+    expect((await listInvitations(store, { phone: refused }))[0]).toMatchObject({
+      state: "refused",
+      carrier_code: "21610",
+      answered_at: afternoon + 3,
+    });
   });
 
   it("count what waits on the workflow as the alerts do: queued or waiting for hours (pending), failed after an attempt (dead), each with its oldest", async () => {
