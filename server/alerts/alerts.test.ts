@@ -460,6 +460,56 @@ describe("what each alert says", () => {
       expect.objectContaining({ event: "alert_failed", kind: "held", form: "waitlist", message: "disk I/O error" }),
     ]);
   });
+
+  it("a review that cannot read a form's leads is logged for that form, and the next form is still reviewed", async () => {
+    const store = await database(readEnv());
+    await store.db
+      .insertInto("receivers")
+      .values(["contact", "waitlist"].map((form) => ({ form, failing_since: at, last_failure: null, probed_at: null })))
+      .execute();
+    await store.db
+      .insertInto("leads")
+      .values(
+        ["contact", "waitlist"].map((form) => ({
+          id: `msg_${crypto.randomUUID()}`,
+          form,
+          dedupe_key: null,
+          payload: "{}",
+          state: "pending" as const,
+          created_at: at,
+          next_attempt_at: at + 10 * minute,
+        })),
+      )
+      .execute();
+    // The same database, but its leads cannot be read (a disk error on that table).
+    const leadsUnreadable = {
+      ...store,
+      db: new Proxy(store.db, {
+        get(db, key) {
+          if (key === "selectFrom")
+            return (table: "receivers") => {
+              if (String(table).startsWith("leads")) throw new Error("disk I/O error");
+              return db.selectFrom(table);
+            };
+          const value: unknown = Reflect.get(db, key);
+          return typeof value === "function" ? value.bind(db) : value;
+        },
+      }),
+    } as typeof store;
+    vi.setSystemTime(at + 20 * minute);
+    await reviewReceivers(leadsUnreadable, readEnv());
+    const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])) as { form: string });
+    expect(errors.sort((a, b) => a.form.localeCompare(b.form))).toStrictEqual(
+      ["contact", "waitlist"].map((form) =>
+        expect.objectContaining({ event: "alert_failed", kind: "review", form, message: "disk I/O error" }),
+      ),
+    );
+    // Its twin on the readable database: the same review tells of both receivers, failing for 20 minutes.
+    expect((await tick(at + 20 * minute)).map((alert) => [alert.kind, alert.form]).sort()).toStrictEqual([
+      ["failing", "contact"],
+      ["failing", "waitlist"],
+    ]);
+  });
 });
 
 describe("docs/operating.md's alert table", () => {
