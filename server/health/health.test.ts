@@ -200,6 +200,23 @@ describe("GET /api/health", () => {
     expect(alerts()[1]!.text).toMatch(/^Sous: the database answers again, after 1 min since /);
   });
 
+  it("tells the database's outage to no one without ALERT_WEBHOOK_URL: no alert tried, so none logged as failed", async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", "");
+    await closeDatabases();
+    const working = process.env.DATA_DIR!;
+    vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    expect((await health()).status).toBe(503);
+    vi.stubEnv("DATA_DIR", working);
+    expect((await health()).status).toBe(200);
+    await alertsSettled();
+    expect(alerts()).toStrictEqual([]);
+    const lines = (["info", "warn", "error"] as const).flatMap((method) =>
+      vi.mocked(console[method]).mock.calls.map((call) => JSON.parse(String(call[0])) as { event?: string }),
+    );
+    expect(lines.filter((line) => line.event?.startsWith("alert_"))).toStrictEqual([]);
+    // The same outage with it set is told, down and up: the test above.
+  });
+
   it("turns 503 with redis_unreachable when the configured Redis stops, and 200 while it answers", async () => {
     const redis = await startRedisServer();
     vi.stubEnv("REDIS_URL", redis.url);
