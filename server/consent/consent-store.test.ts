@@ -6,9 +6,16 @@ import { claimNextLead, insertClaimed, leadById, settle } from "@/server/leads/l
 import { newClaim } from "@/server/delivery/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { consentRecords, consentStates, forgetOldConsents, recordConsent, type ConsentEvidence } from "./consent-store";
+import {
+  consentRecords,
+  consentStandings,
+  consentStates,
+  forgetOldConsents,
+  recordConsent,
+  type ConsentEvidence,
+} from "./consent-store";
 import { disclosureOf } from "./disclosure";
-import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
+import { leadsOfNumber, renewConsent, revokeConsent } from "@/server/signups/consent-changes";
 
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 
@@ -38,6 +45,21 @@ async function signUp(store: Store, phone: string, at = Date.now(), overrides: P
 }
 
 describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine) => {
+  it("date a number's standing from its first record, whatever came after, and its revocation from the last", async () => {
+    const store = await open(engine);
+    const phone = `+1555${engine === "sqlite" ? 1 : 2}000041`;
+    // Delivered leads: nothing here is for the other tests' claims to take.
+    const delivered = { state: "delivered" } as const;
+    await signUp(store, phone, 5_000, delivered);
+    expect((await leadsOfNumber(store, phone)).revokedAt).toBe(-1);
+    await signUp(store, phone, 6_000, delivered);
+    await revokeConsent(store, { phone, channel: "email", source: "operator", at: 7_000 });
+    await revokeConsent(store, { phone, channel: "sms", source: "workflow", at: 9_000 });
+    await signUp(store, phone, 10_000, delivered);
+    expect((await leadsOfNumber(store, phone)).revokedAt).toBe(9_000);
+    expect((await consentStandings(store, [phone])).get(phone)).toMatchObject({ state: "in force", firstAt: 5_000 });
+  });
+
   it("store each text once, and show a number's records and revocations oldest first with the text shown", async () => {
     const store = await open(engine);
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000001`;
