@@ -13,11 +13,20 @@ describe.each(["sqlite", "postgres"] as const)("a per-number limit in the databa
     const [a, b] = [await open(engine), await open(engine)];
     const phone = `+1555030${engine === "sqlite" ? "1001" : "2001"}`;
     const at = 1_000_000;
-    const counted = [];
-    for (const store of [a, b, a]) counted.push((await consumeInDatabase(store, window, phone, at)).consumedPoints);
-    expect(counted).toStrictEqual([1, 2, 3]);
+    const counted: number[][] = [];
+    for (const store of [a, b, a]) {
+      const { consumedPoints, remainingPoints } = await consumeInDatabase(store, window, phone, at);
+      counted.push([consumedPoints, remainingPoints]);
+    }
+    // What is left is told as Redis' limiter tells it (rate-limiter-flexible's RateLimiterRes), none below 0.
+    expect(counted).toStrictEqual([
+      [1, 2],
+      [2, 1],
+      [3, 0],
+    ]);
     const refusal = await consumeInDatabase(b, window, phone, at + 1_000).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(RateLimiterRes);
+    expect(refusal).toMatchObject({ consumedPoints: 4, remainingPoints: 0 });
     expect((refusal as RateLimiterRes).msBeforeNext).toBe(day - 1_000);
     // Another number has its own count.
     expect((await consumeInDatabase(a, window, `${phone.slice(0, -1)}9`, at)).consumedPoints).toBe(1);
