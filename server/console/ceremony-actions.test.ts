@@ -216,6 +216,31 @@ describe("enrolling, signing in and out through the console's actions", () => {
     expect(sessionCookie()).toBeUndefined();
   });
 
+  it("reads an answer of 64 KiB as its JSON counts it, and refuses it unread one character past", async () => {
+    const { authenticator } = await enrolledThroughActions();
+    jar.clear();
+    /** The passkey's answer, padded to `size` characters of JSON. */
+    const answerOf = (options: Parameters<SoftAuthenticator["signIn"]>[0], size: number) => {
+      const answer = { ...authenticator.signIn(options, origin), padding: "" };
+      return { ...answer, padding: "x".repeat(size - JSON.stringify(answer).length) };
+    };
+    const first = await startSignIn();
+    if (!first.ok) throw new Error(first.message);
+    const past = answerOf(first.value, 64 * 1024 + 1);
+    expect(JSON.stringify(past)).toHaveLength(65_537);
+    expect(await finishSignIn(past, "/console")).toStrictEqual({
+      ok: false,
+      message: "The passkey's answer could not be read. Start again.",
+    });
+    const second = await startSignIn();
+    if (!second.ok) throw new Error(second.message);
+    expect(await finishSignIn(answerOf(second.value, 64 * 1024), "/console")).toStrictEqual({
+      ok: true,
+      value: "/console",
+    });
+    expect(sessionCookie()).toBeDefined();
+  });
+
   it("counts attempts per operator: after the enrolment, the 10th sign-in in 10 minutes is refused in words, from any address", async () => {
     const { authenticator } = await enrolledThroughActions();
     const answers = [];
