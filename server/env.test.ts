@@ -340,6 +340,8 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     ["BUSINESS_SUPPORT_EMAIL", "support at sous", "must be an email address"],
     ["LEGAL_EFFECTIVE_DATE", "x2026-11-24", "must be a date, YYYY-MM-DD"],
     ["LEGAL_EFFECTIVE_DATE", "2026-11-24x", "must be a date, YYYY-MM-DD"],
+    // No scheme at all (the address pasted without it): told as such, not thrown as a bare "Invalid URL".
+    ["ALERT_WEBHOOK_URL", "hooks.example/x", "must be an http(s) URL"],
     [
       "ALERT_WEBHOOK_URL",
       "https://user:pass@hooks.example/x",
