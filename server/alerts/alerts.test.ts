@@ -461,6 +461,20 @@ describe("what each alert says", () => {
     ]);
   });
 
+  it("a database alert whose settings no longer read is logged as failed, with why, not thrown", async () => {
+    vi.stubEnv("ALERT_WEBHOOK_URL", "chat.example/hooks");
+    operatorAlerts.storeChanged({ state: "down", since: at });
+    operatorAlerts.storeChanged({ state: "up", since: at, now: at + minute });
+    await alertsSettled();
+    const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
+    expect(errors).toStrictEqual(
+      ["database_down", "database_up"].map((kind) =>
+        expect.objectContaining({ event: "alert_failed", kind, message: expect.stringContaining("ALERT_WEBHOOK_URL") }),
+      ),
+    );
+    expect(chat.received.slice(seen)).toStrictEqual([]);
+  });
+
   it("a review that cannot read a form's leads is logged for that form, and the next form is still reviewed", async () => {
     const store = await database(readEnv());
     await store.db
