@@ -379,19 +379,23 @@ describe("checkEnvironmentAtStart", () => {
     expect(JSON.stringify([...warn.mock.calls, ...info.mock.calls])).not.toContain("redis-s3cret");
   }, 15_000);
 
-  it("stops the server when a variable is malformed", async () => {
-    vi.stubEnv("WAITLIST_WEBHOOK_URL", "ftp://files.example.com/drop");
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
-    const exit = vi.spyOn(process, "exit").mockImplementation(() => {
-      throw new Error("process.exit");
-    });
-    await expect(checkEnvironmentAtStart()).rejects.toThrow("process.exit");
-    expect(exit).toHaveBeenCalledWith(1);
-    expect(loggedLines(error)[0]).toMatchObject({
-      event: "startup_failed",
-      message: expect.stringContaining("WAITLIST_WEBHOOK_URL must be an http(s) URL"),
-    });
-  });
+  // The second: an address pasted without its scheme, which is no URL at all.
+  it.each(["ftp://files.example.com/drop", "files.example.com/drop"])(
+    "stops the server when a variable is malformed (%s), naming it",
+    async (value) => {
+      vi.stubEnv("WAITLIST_WEBHOOK_URL", value);
+      const error = vi.spyOn(console, "error").mockImplementation(() => {});
+      const exit = vi.spyOn(process, "exit").mockImplementation(() => {
+        throw new Error("process.exit");
+      });
+      await expect(checkEnvironmentAtStart()).rejects.toThrow("process.exit");
+      expect(exit).toHaveBeenCalledWith(1);
+      expect(loggedLines(error)[0]).toMatchObject({
+        event: "startup_failed",
+        message: expect.stringContaining("WAITLIST_WEBHOOK_URL must be an http(s) URL"),
+      });
+    },
+  );
 });
 
 describe("checkEnvironmentAtStart refusing settings that can never deliver", () => {
