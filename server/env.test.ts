@@ -352,6 +352,12 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     expect(problemsOf(() => readEnv(envOf({ [variable]: value })))).toContainEqual(`${variable} ${message}`);
   });
 
+  it("tells a webhook URL with no scheme only that it must be an http(s) URL, not that it holds a user name", () => {
+    expect(problemsOf(() => readEnv(envOf({ ALERT_WEBHOOK_URL: "hooks.example/x" })))).toStrictEqual([
+      "ALERT_WEBHOOK_URL must be an http(s) URL",
+    ]);
+  });
+
   it("takes the URL schemes it names, and the business's name and address up to their lengths", () => {
     const read = (variables: Record<string, string>) => readEnv(envOf(variables));
     expect(read({ SITE_URL: "http://sous.example" }).SITE_URL).toBe("http://sous.example");

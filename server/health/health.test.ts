@@ -188,7 +188,10 @@ describe("GET /api/health", () => {
       expect.objectContaining({
         kind: "database_down",
         form: "all",
-        text: expect.stringMatching(/^Sous: the database does not answer since .* sign-ups are refused/),
+        command: "npm run db:migrate",
+        text: expect.stringMatching(
+          /^Sous: the database does not answer since .* sign-ups are refused.* Check the SQLite file in DATA_DIR;/,
+        ),
       }),
     ]);
 
@@ -196,7 +199,10 @@ describe("GET /api/health", () => {
     expect((await health()).status).toBe(200);
     expect((await health()).status).toBe(200);
     await alertsSettled();
-    expect(alerts().map((alert) => alert.kind)).toStrictEqual(["database_down", "database_up"]);
+    expect(alerts().map((alert) => [alert.kind, alert.command])).toStrictEqual([
+      ["database_down", "npm run db:migrate"],
+      ["database_up", "npm run leads"],
+    ]);
     expect(alerts()[1]!.text).toMatch(/^Sous: the database answers again, after 1 min since /);
   });
 

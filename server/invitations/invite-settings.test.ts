@@ -55,6 +55,12 @@ describe("the invitations' settings", () => {
     expect(problemsOf({ INVITE_URL: `https://sous.example/${"s".repeat(40)}` })).toStrictEqual([
       "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
     ]);
+    // At the bound: 57 characters are taken, 58 are not.
+    const atBound = `https://sous.example/${"s".repeat(57 - "https://sous.example/".length)}`;
+    expect(readInviteSettings(envOf({ INVITE_URL: atBound })).link).toHaveLength(57);
+    expect(problemsOf({ INVITE_URL: `${atBound}s` })).toStrictEqual([
+      "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
+    ]);
     expect(problemsOf({ INVITE_URL: "https://sous.example/~start" })).toStrictEqual([
       expect.stringMatching(/^INVITE_URL must hold only GSM-7 characters/),
     ]);
