@@ -77,7 +77,7 @@ export function insertWave(
       .executeTakeFirst();
     if (!made) return undefined;
     // A number a cancel gave back leaves its old wave for this one. Most waves follow no cancel: one look spares
-    // them a statement per batch: about a third of a Postgres queue of 1,000 (85 to 56 ms, bench/invitations.ts).
+    // them a statement per batch, about a third of a Postgres queue of 1,000 (85 to 56 ms, bench/invitations.ts).
     const anyGivenBack = await trx.selectFrom("invitations").select("id").where(givenBack).limit(1).executeTakeFirst();
     let queued = 0;
     // 18 columns a row: 40 rows a statement stays under SQLite's 999 bound parameters.
