@@ -473,6 +473,17 @@ describe("what each alert says", () => {
       ),
     );
     expect(chat.received.slice(seen)).toStrictEqual([]);
+    // Its twin, the setting corrected: the same two changes are told.
+    vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
+    operatorAlerts.storeChanged({ state: "down", since: at });
+    operatorAlerts.storeChanged({ state: "up", since: at, now: at + minute });
+    await alertsSettled();
+    expect(
+      chat.received
+        .slice(seen)
+        .map((request) => (request.json as { kind: string }).kind)
+        .sort(),
+    ).toStrictEqual(["database_down", "database_up"]);
   });
 
   it("a review that cannot read a form's leads is logged for that form, and the next form is still reviewed", async () => {
