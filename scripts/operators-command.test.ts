@@ -34,14 +34,21 @@ describe("npm run operators", () => {
     expect(again.stdout).toContain("A new enrolment link for owner@sous.example, good once, for 15 minutes:");
     expect(linkIn(again.stdout)).not.toBe(token);
 
+    // The last owner stays, from the shell too; beside a second owner, they go.
+    expect(await operators("remove", "owner@sous.example")).toMatchObject({
+      code: 1,
+      stderr: "owner@sous.example is the last owner: add another owner first",
+    });
+    expect((await operators("add", "second@sous.example", "--role", "owner")).code).toBe(0);
     expect((await operators("remove", "owner@sous.example")).stdout).toBe(
       "Removed owner@sous.example (owner): their passkeys and sessions are gone.\n",
     );
-    expect((await operators("list")).stdout).toBe("No operators yet: npm run operators -- add EMAIL --role owner\n");
-    const log = await activityPage(await store(), { limit: 3 });
+    expect((await operators("list")).stdout).toMatch(/^second@sous\.example {2}owner /);
+    const log = await activityPage(await store(), { limit: 4 });
     // Each by the machine's user who ran it, or by the operator --as names.
     expect(log.map(({ actor, action }) => `${actor} ${action}`)).toStrictEqual([
       `${userInfo().username} operator removed`,
+      `${userInfo().username} operator added`,
       "partner@sous.example link issued",
       `${userInfo().username} operator added`,
     ]);

@@ -312,15 +312,36 @@ describe("setting up the first owner on the setup token", () => {
     const owner = await sessionOperator(store, sessionCookie()!);
     expect(owner).toMatchObject({ email, role: "owner" });
 
-    expect(await startSetup(token, "second@sous.example")).toStrictEqual({
+    // Closed for good: every step answers as an unknown page, the right token and a wrong one alike, and counts nothing.
+    const closed = { ok: false, message: "Page not found." };
+    for (let attempt = 0; attempt < 25; attempt += 1)
+      for (const typed of [token, "t".repeat(39)]) {
+        expect(await startSetup(typed, "second@sous.example")).toStrictEqual(closed);
+        expect(await finishSetup(authenticator.register(again.value, origin), typed, email)).toStrictEqual(closed);
+      }
+    expect(jar.has(cookieOf("ceremony").name)).toBe(false);
+    expect(await startSignIn()).toMatchObject({ ok: true });
+  });
+
+  it("counts every try of the token, at either step, against the address: the 21st in 10 minutes is refused in words", async () => {
+    vi.stubEnv("CONSOLE_SETUP_TOKEN", token);
+    const store = await database(readEnv());
+    await store.db.deleteFrom("operators").where("role", "=", "owner").execute();
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      expect(await startSetup("t".repeat(39), "first@sous.example")).toStrictEqual({
+        ok: false,
+        message: "That is not the setup token.",
+      });
+      expect(
+        await finishSetup(new SoftAuthenticator().register(fakeOptions(), origin), "t".repeat(39), "x@sous.example"),
+      ).toMatchObject({ ok: false });
+    }
+    expect(await startSetup(token, "first@sous.example")).toStrictEqual({
       ok: false,
-      message: "Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.",
+      message: "Too many attempts. Try again in 10 minutes.",
     });
-    expect(
-      await finishSetup(new SoftAuthenticator().register(fakeOptions(), origin), token, "x@sous.example"),
-    ).toMatchObject({
-      ok: false,
-    });
+    moveToNewAddress();
+    expect(await startSetup(token, "first@sous.example")).toMatchObject({ ok: true });
   });
 });
 

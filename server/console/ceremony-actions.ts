@@ -14,6 +14,7 @@ import {
   completeSetup,
   completeSignIn,
   enrolmentOptions,
+  setupOpen,
   setupOptions,
   signInOptions,
 } from "@/server/operators/passkeys";
@@ -159,10 +160,28 @@ const setupFields = (token: unknown, email: unknown) => ({
 
 const setupEnv = () => ({ ...process.env, CONSOLE_SETUP_TOKEN: readEnv().CONSOLE_SETUP_TOKEN });
 
-export async function startSetup(token: string, email: string) {
+/** What a setup step answers once an owner exists, whatever it carries: the page is unknown by then. */
+const setupGone = "Page not found.";
+
+/**
+ * One step of setup: nothing is read once setup is closed, so a token can
+ * be told right from wrong only while it is open; each try counts against
+ * the address's limit.
+ */
+async function setupStep<T>(work: (env: ReturnType<typeof setupEnv>) => Promise<T>) {
+  const env = setupEnv();
+  if (!(await setupOpen(await store(), env))) {
+    logEvent("warn", { event: "console_ceremony_refused", ceremony: "setup" });
+    return { ok: false as const, message: setupGone };
+  }
   return step("setup", async () => {
     await limited("address", await requestAddress());
-    const env = setupEnv();
+    return work(env);
+  });
+}
+
+export async function startSetup(token: string, email: string) {
+  return setupStep(async (env) => {
     const { options, ceremony } = await setupOptions(await store(), { ...setupFields(token, email), env });
     await keepCeremony(ceremony);
     return options;
@@ -170,10 +189,9 @@ export async function startSetup(token: string, email: string) {
 }
 
 export async function finishSetup(answer: unknown, token: string, email: string) {
-  return step("setup", async () => {
+  return setupStep(async (env) => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    const env = setupEnv();
     const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email), env });
     await setSessionCookie(session);
     return "/console";

@@ -96,7 +96,7 @@ describe("the console's gate, in the handler itself", () => {
   });
 
   it("ends with the operator: a removed operator's session is no session", async () => {
-    const { email, token } = await signedIn("owner");
+    const { email, token } = await signedIn("viewer");
     await removeOperator(await database(readEnv()), { email, by: commandActor });
     const checked = await gate(post({ origin: site, cookie: `${cookie}=${token}` }), { action: "drop", role: "owner" });
     expect(checked.ok ? 200 : checked.answer.status).toBe(404);

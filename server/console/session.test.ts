@@ -39,7 +39,7 @@ describe("who a session token signs in", () => {
   });
 
   it("no one for no token, one not made as tokens are, one no session has, or a removed operator's", async () => {
-    const { store, email, token } = await operatorWithSession("owner");
+    const { store, email, token } = await operatorWithSession("viewer");
     for (const other of [undefined, "", "not-a-token", `${token}x`, token.slice(1), `${token.slice(0, 42)}!`])
       expect(await signedInWith(other), String(other)).toBeUndefined();
     expect(await signedInWith(newToken())).toBeUndefined();

@@ -57,17 +57,19 @@ export async function requireOperator(role: OperatorRole = "viewer") {
   return { ...found, allowed: allows(found.operator.role, role) };
 }
 
-/** Opens a session in the browser: a new cookie on every sign-in. */
+/** Opens a session in the browser: a new cookie on every sign-in, and no search of an operator signed in before. */
 export async function setSessionCookie(token: string) {
+  const jar = await cookies();
   const { name, attributes } = cookieOf();
-  (await cookies()).set(name, token, { ...attributes, maxAge: SESSION_ABSOLUTE_MS / 1000 });
+  jar.set(name, token, { ...attributes, maxAge: SESSION_ABSOLUTE_MS / 1000 });
+  jar.set(cookieOf("search").name, "", { ...attributes, maxAge: 0 });
 }
 
-/** Ends this browser's session: its row deleted, its cookie cleared. */
+/** Ends this browser's session: its row deleted, its cookie and its search cleared. */
 export async function endSession() {
   const jar = await cookies();
   const { name, attributes } = cookieOf();
   const token = jar.get(name)?.value;
   if (isSessionToken(token)) await signOutSession(await consoleStore(), token);
-  jar.set(name, "", { ...attributes, maxAge: 0 });
+  for (const cleared of [name, cookieOf("search").name]) jar.set(cleared, "", { ...attributes, maxAge: 0 });
 }

@@ -31,6 +31,11 @@ async function signUp(store: Store, phone: string, at: number, name = `Chef ${at
   return lead;
 }
 
+let operators = 0;
+/** An operator of their own per read: the console counts each operator's searches. */
+const operator = (role: "owner" | "viewer") => ({ id: `op_search_${Date.now()}_${(operators += 1)}`, role });
+const owner = () => operator("owner");
+
 const phones = (page: Awaited<ReturnType<typeof waitlistPage>>) => page.rows.map((row) => row.phone);
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -49,19 +54,19 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // The wave takes the oldest two; the first is texted, the second still queued.
     await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 4_000 });
     await store.db.updateTable("invitations").set({ state: "texted" }).where("phone", "=", "+14155550101").execute();
-    const invited = async (invitation: Parameters<typeof waitlistPage>[1]["invitation"]) =>
-      phones(await waitlistPage(store, { invitation }));
+    const invited = async (invitation: Parameters<typeof waitlistPage>[2]["invitation"]) =>
+      phones(await waitlistPage(store, owner(), { invitation }));
     expect(await invited("texted")).toStrictEqual(["+14155550101"]);
     expect(await invited("queued")).toStrictEqual(["+14155550102"]);
     expect(await invited("not invited")).toStrictEqual(["+14155550103"]);
     expect(await invited("cancelled")).toStrictEqual([]);
     expect(await invited("any")).toStrictEqual(["+14155550103", "+14155550102", "+14155550101"]);
     await revokeConsent(store, { phone: "+14155550102", channel: "sms", source: "workflow", at: 5_000 });
-    expect(phones(await waitlistPage(store, { filter: "revoked", invitation: "queued" }))).toStrictEqual([
+    expect(phones(await waitlistPage(store, owner(), { filter: "revoked", invitation: "queued" }))).toStrictEqual([
       "+14155550102",
     ]);
-    expect(phones(await waitlistPage(store, { filter: "in force", invitation: "queued" }))).toStrictEqual([]);
-    expect((await waitlistPage(store, { invitation: "not invited", search: "4155550103" })).total).toBe(1);
+    expect(phones(await waitlistPage(store, owner(), { filter: "in force", invitation: "queued" }))).toStrictEqual([]);
+    expect((await waitlistPage(store, owner(), { invitation: "not invited", search: "4155550103" })).total).toBe(1);
   });
 
   it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {
@@ -74,13 +79,13 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       at: 2_000,
       putsInForce: false,
     });
-    const never = await waitlistPage(store, { filter: "never confirmed" });
+    const never = await waitlistPage(store, owner(), { filter: "never confirmed" });
     expect(never.rows.map(({ phone, state }) => `${phone} ${consentWords(state)}`)).toStrictEqual([
       "+14155550166 never confirmed",
     ]);
-    expect(phones(await waitlistPage(store, { filter: "in force" }))).toStrictEqual(["+14155550142"]);
-    expect(phones(await waitlistPage(store, { filter: "revoked" }))).toStrictEqual([]);
-    expect(phones(await waitlistPage(store, {}))).toStrictEqual(["+14155550166", "+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { filter: "in force" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { filter: "revoked" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, owner(), {}))).toStrictEqual(["+14155550166", "+14155550142"]);
     expect(["in force", "revoked"].map((state) => consentWords(state as "in force" | "revoked"))).toStrictEqual([
       "in force",
       "revoked",
@@ -98,15 +103,15 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await revokeConsent(store, { phone: "+14155550777", channel: "sms", source: "workflow", at: 5_000 });
     await renewConsent(store, { phone: "+14155550777", at: 6_000, messageId: "SM1" });
 
-    const all = await waitlistPage(store, {});
+    const all = await waitlistPage(store, owner(), {});
     expect(all).toMatchObject({ total: 2, page: 1, pages: 1 });
     expect(all.rows).toStrictEqual([
       { key: expect.stringMatching(/^con_/), phone: "+14155550199", signedUpAt: 2_000, state: "revoked" },
       { key: expect.stringMatching(/^con_/), phone: "+14155550142", signedUpAt: 1_000, state: "in force" },
     ]);
-    expect(phones(await waitlistPage(store, { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
-    expect(phones(await waitlistPage(store, { filter: "in force" }))).toStrictEqual(["+14155550142"]);
-    expect(phones(await waitlistPage(store, { filter: "never confirmed" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, owner(), { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, owner(), { filter: "in force" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { filter: "never confirmed" }))).toStrictEqual([]);
 
     // The key is the number's first sign-up, and it opens the chef's records.
     const chef = await chefOf(store, all.rows[1]!.key);
@@ -156,7 +161,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await signUp(store, "+14155550199", 7_000);
     await queueWave(store, { name: "chef-page", selection: { next: 2 }, text: "Hi", now: 8_000 });
 
-    const { rows } = await waitlistPage(store, {});
+    const { rows } = await waitlistPage(store, owner(), {});
     const chef = await chefOf(store, rows.find((row) => row.phone === "+14155550142")!.key);
     expect(chef).toMatchObject({ phone: "+14155550142", state: "in force" });
     const log = (attempts: { number: number; status: number | null; sender: string }[]) =>
@@ -201,7 +206,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       })
       .execute();
     await queueWave(store, { name: "viewers", selection: { next: 1 }, text: "Hi Ada, Sous is open", now: 8_000 });
-    const [row] = (await waitlistPage(store, {})).rows;
+    const [row] = (await waitlistPage(store, owner(), {})).rows;
     const chef = (await chefOf(store, row!.key))!;
     // The owner's record holds the evidence the viewer's must not.
     const evidence = ["+14155550143", "Ada Lovelace", "SM-stop", "SM-start", "Hi Ada, Sous is open"];
@@ -233,59 +238,108 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     );
   });
 
-  it("finds a number in any spelling, a part of one, or a name in any case; the rest of the list is left out", async () => {
+  it("finds, for an owner, a number in any spelling, a part of one, or a name in any case, by the name alone; the rest of the list is left out", async () => {
     const store = await open(engine);
     await signUp(store, "+14155550142", 1_000, "Ada Lovelace");
     await signUp(store, "+12125550100", 2_000, "Julia Child");
     await signUp(store, "+14155550199", 3_000, "100% Grace_Hopper");
     await signUp(store, "+13125550177", 4_000, "Table for 2");
+    await signUp(store, "+13125550188", 5_000, 'Chef "Q\\" Quote');
 
     for (const spelling of ["(415) 555-0142", "+1 415.555.0142", "4155550142", " +14155550142 "])
-      expect(phones(await waitlistPage(store, { search: spelling })), spelling).toStrictEqual(["+14155550142"]);
-    expect(phones(await waitlistPage(store, { search: "0100" }))).toStrictEqual(["+12125550100"]);
+      expect(phones(await waitlistPage(store, owner(), { search: spelling })), spelling).toStrictEqual([
+        "+14155550142",
+      ]);
+    expect(phones(await waitlistPage(store, owner(), { search: "0100" }))).toStrictEqual(["+12125550100"]);
     // A part typed as people write numbers; and a name that ends in digits, searched as a name (letters anywhere).
-    expect(phones(await waitlistPage(store, { search: "(212) 555" }))).toStrictEqual(["+12125550100"]);
-    expect(phones(await waitlistPage(store, { search: "for 2" }))).toStrictEqual(["+13125550177"]);
-    expect(phones(await waitlistPage(store, { search: "415" }))).toStrictEqual(["+14155550199", "+14155550142"]);
-    expect(phones(await waitlistPage(store, { search: "jUlIa" }))).toStrictEqual(["+12125550100"]);
-    expect(phones(await waitlistPage(store, { search: "lovelace" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "(212) 555" }))).toStrictEqual(["+12125550100"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "for 2" }))).toStrictEqual(["+13125550177"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "415" }))).toStrictEqual([
+      "+14155550199",
+      "+14155550142",
+    ]);
+    expect(phones(await waitlistPage(store, owner(), { search: "jUlIa" }))).toStrictEqual(["+12125550100"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "lovelace" }))).toStrictEqual(["+14155550142"]);
     // A wildcard typed is a character: "%" and "_" find only the name that holds them.
-    expect(phones(await waitlistPage(store, { search: "100%" }))).toStrictEqual(["+14155550199"]);
-    expect(phones(await waitlistPage(store, { search: "e_H" }))).toStrictEqual(["+14155550199"]);
-    expect(phones(await waitlistPage(store, { search: "a_a" }))).toStrictEqual([]);
-    expect(phones(await waitlistPage(store, { search: "Nobody" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, owner(), { search: "100%" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "e_H" }))).toStrictEqual(["+14155550199"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "a_a" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, owner(), { search: "Nobody" }))).toStrictEqual([]);
+    // Quotes and backslashes of a name are its own characters, as typed.
+    expect(phones(await waitlistPage(store, owner(), { search: '"q\\"' }))).toStrictEqual(["+13125550188"]);
+    // The JSON around the name is never searched: its keys, its quotes, another field.
+    for (const probe of ['"name":"J', '"name"', "phone", '":"'])
+      expect(phones(await waitlistPage(store, owner(), { search: probe })), probe).toStrictEqual([]);
     // Searched and filtered at once.
-    expect(phones(await waitlistPage(store, { search: "415", filter: "revoked" }))).toStrictEqual([]);
-    expect(phones(await waitlistPage(store, { search: "   " }))).toHaveLength(4);
+    expect(phones(await waitlistPage(store, owner(), { search: "415", filter: "revoked" }))).toStrictEqual([]);
+    expect(phones(await waitlistPage(store, owner(), { search: "   " }))).toHaveLength(5);
+  });
+
+  it("finds, for a viewer, a chef by the whole number only: a part of one or a name finds nothing and says how to search", async () => {
+    const store = await open(engine);
+    await signUp(store, "+14155550142", 1_000, "Julia Child");
+    await signUp(store, "+12125550100", 2_000, "Ada Lovelace");
+    const viewer = () => operator("viewer");
+
+    for (const spelling of ["+14155550142", "(415) 555-0142", "415 555 0142"])
+      expect(phones(await waitlistPage(store, viewer(), { search: spelling })), spelling).toStrictEqual([
+        "+14155550142",
+      ]);
+    for (const probe of ["0142", "5550142", "00142", "415555014", "Julia", '"name":"J'])
+      expect(await refusal(waitlistPage(store, viewer(), { search: probe })), probe).toBe(
+        "Viewers search by a whole number, in any spelling.",
+      );
+    // The same reads as an owner's find them: the viewer's refusal is the role, not the search.
+    expect(phones(await waitlistPage(store, owner(), { search: "0142" }))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "Julia" }))).toStrictEqual(["+14155550142"]);
+  });
+
+  it("counts each operator's searches: the 61st in 10 minutes is refused in words, another operator's goes on; reads with no search count nothing", async () => {
+    const store = await open(engine);
+    await signUp(store, "+14155550142", 1_000, "Julia Child");
+    const busy = owner();
+    for (let read = 0; read < 5; read += 1) await waitlistPage(store, busy, {});
+    for (let search = 0; search < 60; search += 1) await waitlistPage(store, busy, { search: "Julia" });
+    expect(await refusal(waitlistPage(store, busy, { search: "Julia" }))).toMatch(
+      /^Too many searches\. Try again in (9|10) minutes\.$/,
+    );
+    expect(phones(await waitlistPage(store, busy, {}))).toStrictEqual(["+14155550142"]);
+    expect(phones(await waitlistPage(store, owner(), { search: "Julia" }))).toStrictEqual(["+14155550142"]);
   });
 
   it("pages by 50, and says what is wrong with a search or a page it cannot answer", async () => {
     const store = await open(engine);
     for (let index = 0; index < PAGE_SIZE + 1; index += 1)
       await signUp(store, `+1415555${String(1000 + index)}`, 10_000 + index);
-    const first = await waitlistPage(store, {});
+    const first = await waitlistPage(store, owner(), {});
     expect(first).toMatchObject({ total: PAGE_SIZE + 1, page: 1, pages: 2 });
     expect(first.rows).toHaveLength(PAGE_SIZE);
     expect(first.rows[0]!.phone).toBe(`+1415555${1000 + PAGE_SIZE}`);
-    const second = await waitlistPage(store, { page: 2 });
+    const second = await waitlistPage(store, owner(), { page: 2 });
     expect(phones(second)).toStrictEqual(["+14155551000"]);
 
-    expect(await refusal(waitlistPage(store, { page: 3 }))).toBe("There is no page 3: pages 1 to 2.");
-    expect(await refusal(waitlistPage(store, { page: 0 }))).toBe("There is no page 0: pages 1 to 2.");
-    expect(await refusal(waitlistPage(store, { page: 1.5 }))).toBe("There is no page 1.5: pages 1 to 2.");
-    expect(await refusal(waitlistPage(store, { page: Number.NaN }))).toBe("There is no page NaN: pages 1 to 2.");
-    expect(await refusal(waitlistPage(store, { page: 1e20 }))).toBe(
+    expect(await refusal(waitlistPage(store, owner(), { page: 3 }))).toBe("There is no page 3: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, owner(), { page: 0 }))).toBe("There is no page 0: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, owner(), { page: 1.5 }))).toBe("There is no page 1.5: pages 1 to 2.");
+    expect(await refusal(waitlistPage(store, owner(), { page: Number.NaN }))).toBe(
+      "There is no page NaN: pages 1 to 2.",
+    );
+    expect(await refusal(waitlistPage(store, owner(), { page: 1e20 }))).toBe(
       "There is no page 100000000000000000000: pages 1 to 2.",
     );
-    expect(await refusal(waitlistPage(store, { page: 2 ** 50 }))).toBe(`There is no page ${2 ** 50}: pages 1 to 2.`);
-    expect(await refusal(waitlistPage(store, { search: "x".repeat(10_000) }))).toBe(
+    expect(await refusal(waitlistPage(store, owner(), { page: 2 ** 50 }))).toBe(
+      `There is no page ${2 ** 50}: pages 1 to 2.`,
+    );
+    expect(await refusal(waitlistPage(store, owner(), { search: "x".repeat(10_000) }))).toBe(
       "Search for at most 100 characters.",
     );
-    expect(await refusal(waitlistPage(store, { search: "x".repeat(100) }))).toBe("accepted");
-    expect(await refusal(waitlistPage(store, { search: "41" }))).toBe("Type at least 3 digits of a number, or a name.");
+    expect(await refusal(waitlistPage(store, owner(), { search: "x".repeat(100) }))).toBe("accepted");
+    expect(await refusal(waitlistPage(store, owner(), { search: "41" }))).toBe(
+      "Type at least 3 digits of a number, or a name.",
+    );
     // An empty list is one page: retention took every record, and every number with them.
     await forgetOldConsents(store, Number.MAX_SAFE_INTEGER);
-    expect(await waitlistPage(store, {})).toMatchObject({ total: 0, page: 1, pages: 1, rows: [] });
+    expect(await waitlistPage(store, owner(), {})).toMatchObject({ total: 0, page: 1, pages: 1, rows: [] });
   });
 });
 

@@ -5,13 +5,17 @@ import type { Store } from "@/server/db/connect";
 import { phonesOfLeads, signedUpPage, type ConsentState, type SignedUpFilter } from "@/server/consent/consent-store";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
 import { invitedPhones } from "@/server/invitations/invitation-store";
-import { leadIdsHolding } from "@/server/leads/lead-store";
+import { leadIdsNamed } from "@/server/leads/lead-store";
+import type { Operator } from "@/server/operators/operator-store";
+import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
+import { readEnv } from "@/server/env";
 import { waitlistPhonePolicy } from "@/server/site-settings";
 
 /**
  * The console's waitlist: every number that signed up on the web, once,
- * newest first, a page at a time; searched by a number in any spelling, a
- * part of one, or a name; filtered by where its consent stands. A row's key
+ * newest first, a page at a time; filtered by where its consent stands, and
+ * searched: by a viewer with a whole number only (a part of one or a name
+ * would unmask what the page masks), by an owner also with a part or a name. A row's key
  * is its first sign-up's record id (`con_…`), never the number: that is what
  * a chef's page is addressed by, so no number goes into a URL.
  */
@@ -46,13 +50,19 @@ export type WaitlistRow = { key: string; phone: string; signedUpAt: number; stat
 
 export class SearchError extends Error {}
 
-/** Which numbers a search names: none when there is no search, else the whole number, a part of one, or the numbers whose sign-up holds a name. */
-async function searched(store: Store, text: string): Promise<SignedUpFilter> {
+export const viewerSearchHint = "Viewers search by a whole number, in any spelling.";
+
+/** Which numbers an operator's search names: none when there is no search. Each search counts against the operator. */
+async function searched(store: Store, text: string, operator: Pick<Operator, "id" | "role">): Promise<SignedUpFilter> {
   const typed = text.trim();
   if (!typed) return {};
   if (typed.length > SEARCH_MAX) throw new SearchError(`Search for at most ${SEARCH_MAX} characters.`);
+  const counted = await consumeConsoleAttempt("search", operator.id, readEnv());
+  if (!counted.ok)
+    throw new SearchError(`Too many searches. Try again in ${Math.ceil(counted.retryAfterSeconds / 60)} minutes.`);
   const whole = phoneOfAnySpelling(typed, waitlistPhonePolicy().defaultCountry);
   if (whole) return { phone: whole };
+  if (operator.role !== "owner") throw new SearchError(viewerSearchHint);
   const digits = typed.replace(/\D/g, "");
   // Digits and what people type between them: a part of a number.
   if (/^[\d\s()+.\-/]+$/.test(typed)) {
@@ -60,13 +70,14 @@ async function searched(store: Store, text: string): Promise<SignedUpFilter> {
     return { digits };
   }
   return {
-    phones: await phonesOfLeads(store, await leadIdsHolding(store, { form: "waitlist", text: typed, limit: 450 })),
+    phones: await phonesOfLeads(store, await leadIdsNamed(store, { form: "waitlist", text: typed, limit: 450 })),
   };
 }
 
 /** One page of the waitlist, and how many numbers the search and filter leave. */
 export async function waitlistPage(
   store: Store,
+  operator: Pick<Operator, "id" | "role">,
   {
     search = "",
     filter = "all",
@@ -75,7 +86,7 @@ export async function waitlistPage(
   }: { search?: string; filter?: WaitlistFilter; invitation?: InvitationFilter; page?: number },
 ) {
   const wanted = {
-    ...(await searched(store, search)),
+    ...(await searched(store, search, operator)),
     ...(filter === "all" ? {} : { state: stateOf(filter) }),
     ...invitedAs(store, invitation),
   };

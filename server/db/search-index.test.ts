@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { leadIdsHolding } from "@/server/leads/lead-store";
+import { leadIdsNamed } from "@/server/leads/lead-store";
 import { startPostgresCluster, type PostgresServer } from "@/tests/support/postgres-server";
 import { connect } from "./connect";
 import type { Database } from "./schema";
@@ -79,7 +79,7 @@ async function planOf(pool: pg.Pool, query: CompiledQuery) {
 }
 
 describe("the search by a name on Postgres", () => {
-  it("is planned on the trigram index the migration makes, with the statement leadIdsHolding sends", async () => {
+  it("is planned on the trigram index the migration makes, with the statement leadIdsNamed sends", async () => {
     const url = await databaseFor("owner_role", { createOnDatabase: true });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const store = await connect({ DATA_DIR: "unused", DATABASE_URL: url });
@@ -93,13 +93,13 @@ describe("the search by a name on Postgres", () => {
       ]);
       await fillLeads(store, 5_000);
 
-      expect(await leadIdsHolding(watched, { form: "waitlist", text: "CHEF 4321", limit: 450 })).toStrictEqual([
+      expect(await leadIdsNamed(watched, { form: "waitlist", text: "CHEF 4321", limit: 450 })).toStrictEqual([
         "msg_4321",
       ]);
       const search = sent.find(({ sql: text }) => /lower\("payload"\) like/.test(text))!;
       expect(await planOf(pool, search)).toMatch(/Bitmap Index Scan on leads_kept_values/);
       // The escaped characters of a search keep the index: `like_escape` of constants is folded before planning.
-      expect(await leadIdsHolding(watched, { form: "waitlist", text: "f 4_2%", limit: 450 })).toStrictEqual([]);
+      expect(await leadIdsNamed(watched, { form: "waitlist", text: "f 4_2%", limit: 450 })).toStrictEqual([]);
       expect(await planOf(pool, sent.at(-1)!)).toMatch(/Bitmap Index Scan on leads_kept_values/);
     } finally {
       warn.mockRestore();
@@ -133,7 +133,7 @@ describe("the search by a name on Postgres", () => {
       await fillLeads(store, 5_000);
       const { store: watched, sent, pool } = recorded(url);
       opened.push(watched);
-      expect(await leadIdsHolding(watched, { form: "waitlist", text: "chef 4321", limit: 450 })).toStrictEqual([
+      expect(await leadIdsNamed(watched, { form: "waitlist", text: "chef 4321", limit: 450 })).toStrictEqual([
         "msg_4321",
       ]);
       expect(await planOf(pool, sent.at(-1)!)).toMatch(/Seq Scan on leads/);

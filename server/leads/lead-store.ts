@@ -323,21 +323,29 @@ export function attemptsOf({ db }: Store, id: string) {
 }
 
 /**
- * The leads of a form whose kept payload holds this text, ignoring case
- * (a name typed in the console's search): at most `limit`, newest first. A
- * delivered lead past retention has no payload, so it is found by its number
- * only. `%`, `_` and `\\` in the text are matched as themselves.
+ * The leads of a form whose kept name holds this text, ignoring case: at most
+ * `limit`, newest first. The payload's JSON is first matched as text, which
+ * pg_trgm's index serves (decision 0017); then the name alone, so no other
+ * field, key or quote of the JSON can be probed. `%`, `_` and `\\` match themselves.
  */
-export async function leadIdsHolding(
-  { db }: Store,
+export async function leadIdsNamed(
+  { db, engine }: Store,
   { form, text, limit }: { form: string; text: string; limit: number },
 ) {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const like = (value: string) => `%${value.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+  const lowered = text.toLowerCase();
+  const name =
+    engine === "postgres"
+      ? sql<string>`lower(payload::json ->> 'name')`
+      : sql<string>`lower(json_extract(payload, '$.name'))`;
   const rows = await db
     .selectFrom("leads")
     .select("id")
     .where("form", "=", form)
-    .where((eb) => eb(eb.fn("lower", ["payload"]), "like", sql<string>`${pattern} escape '\\'`))
+    .where((eb) =>
+      eb(eb.fn("lower", ["payload"]), "like", sql<string>`${like(JSON.stringify(lowered).slice(1, -1))} escape '\\'`),
+    )
+    .where(sql<boolean>`${name} like ${like(lowered)} escape '\\'`)
     .orderBy("created_at", "desc")
     .limit(limit)
     .execute();

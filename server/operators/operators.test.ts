@@ -189,14 +189,15 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect(seen).toStrictEqual(subjects.toReversed());
   });
 
-  it("count only owners for the last owner: a viewer goes while one owner is left, and one owner beside a viewer stays", async () => {
+  it("count only owners for the last owner: a viewer goes while one owner is left, and one owner beside a viewer stays, from the console and the shell", async () => {
     const store = await open(engine);
     await addOperator(store, { email: "owner@sous.example", role: "owner", by: commandActor });
     await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
     await addOperator(store, { email: "other@sous.example", role: "viewer", by: commandActor });
-    await expect(removeOperator(store, { email: "owner@sous.example", by: console_ })).rejects.toThrow(
-      "owner@sous.example is the last owner: add another owner first",
-    );
+    for (const by of [console_, commandActor])
+      await expect(removeOperator(store, { email: "owner@sous.example", by })).rejects.toThrow(
+        "owner@sous.example is the last owner: add another owner first",
+      );
     await removeOperator(store, { email: "viewer@sous.example", by: console_ });
     expect((await listOperators(store)).map(({ email }) => email).sort()).toStrictEqual([
       "other@sous.example",

@@ -96,8 +96,8 @@ export async function issueLink(store: Store, { email, by }: { email: string; by
 
 /**
  * Removes an operator: their passkeys, links and sessions go with them, so a
- * console they have open stops at its next request. The last owner stays:
- * without one, nobody could add another but from the shell.
+ * console they have open stops at its next request. The last owner stays,
+ * from the shell too: with none, setup (CONSOLE_SETUP_TOKEN) would open again.
  */
 export async function removeOperator(store: Store, { email, by }: { email: string; by: Actor }) {
   const address = emailKey(parsed(operatorEmail, email));
@@ -106,8 +106,7 @@ export async function removeOperator(store: Store, { email, by }: { email: strin
     if (!operator) throw new OperatorError(`${address} is not an operator`);
     if (operator.role === "owner") {
       const owners = (await listOperators(tx)).filter((other) => other.role === "owner");
-      if (owners.length === 1 && by.via === "console")
-        throw new OperatorError(`${address} is the last owner: add another owner first`);
+      if (owners.length === 1) throw new OperatorError(`${address} is the last owner: add another owner first`);
     }
     await deleteOperator(tx, operator.id);
     await insertActivity(tx, { ...by, action: "operator removed", subject: operator.email, rows: 1 });

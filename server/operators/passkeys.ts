@@ -197,6 +197,7 @@ export async function completeSetup(
     env: SetupEnv;
   },
 ) {
+  if (!(await setupOpen(store, env))) refused(setupClosed);
   if (!setupTokenMatches(token, env)) refused("That is not the setup token.");
   const address = parsedEmail(email);
   const taken = (await takeChallenge(store, ceremony, "setup")) ?? refused(ceremonyGone);

@@ -12,7 +12,14 @@ import { database, sqliteFile, type Store } from "@/server/db/connect";
 import { consumeInDatabase, limitKey, rewardInDatabase } from "./limit-store";
 
 export type LimiterName =
-  "address" | "phone" | "email" | `${FormName}_global` | `${FormName}_daily` | "console_address" | "console_operator";
+  | "address"
+  | "phone"
+  | "email"
+  | `${FormName}_global`
+  | `${FormName}_daily`
+  | "console_address"
+  | "console_operator"
+  | "console_search";
 
 export type LimitCheck =
   | {
@@ -162,7 +169,7 @@ function databaseLimiter(spec: LimiterSpec, env: ServerEnv, memory: RateLimiterA
 }
 
 // The limits that count one person, whom a restart must not forget.
-const perPerson = new Set<LimiterName>(["phone", "email", "console_address", "console_operator"]);
+const perPerson = new Set<LimiterName>(["phone", "email", "console_address", "console_operator", "console_search"]);
 
 /**
  * One limiter per rule and setting, made on first use and kept. With REDIS_URL
@@ -328,6 +335,7 @@ export async function checkLimits(subject: Subject, env: ServerEnv): Promise<Lim
 export const consoleLimits = {
   address: { name: "console_address", points: 20, duration: 600 },
   operator: { name: "console_operator", points: 10, duration: 600 },
+  search: { name: "console_search", points: 60, duration: 600 },
 } as const satisfies Record<string, LimiterSpec>;
 
 /** Counts one console attempt; how long to wait when it is one too many. */

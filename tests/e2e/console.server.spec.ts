@@ -138,7 +138,15 @@ test("operators -- add prints a link that registers a passkey once; the operator
   await expect(page.getByText("helper@example.com (viewer)")).toBeVisible();
   expect(await credentials()).toHaveLength(1);
 
+  // A search is kept in a cookie while signed in, and in none after sign-out.
+  await page.goto(`${site}/console/waitlist`);
+  await page.getByLabel("Whole number").fill("(415) 555-0142");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page.getByLabel("Whole number")).toHaveValue("(415) 555-0142");
+  const searches = async () => (await context.cookies()).filter(({ name }) => name.includes("search"));
+  expect(await searches()).toHaveLength(1);
   await signOut(page);
+  expect(await searches()).toStrictEqual([]);
   await signIn(page, "helper@example.com", "viewer");
 
   // The link worked once.
@@ -284,6 +292,9 @@ test("the waitlist: an owner finds a chef by a number in any spelling or a name,
   await expect(numbers).toHaveCount(3);
   await search("x".repeat(101));
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Search for at most 100 characters.");
+  // A name is matched against the name alone, never the JSON a sign-up is kept in.
+  await search('"name":"J');
+  await expect(page.getByRole("status").filter({ hasText: "found" })).toHaveText("0 numbers found, page 1 of 1.");
   await search("Ada");
   await page.getByRole("link", { name: "+14155550142" }).click();
   await expect(page.getByRole("heading", { name: "+14155550142", level: 1 })).toBeVisible();
@@ -315,6 +326,25 @@ test("the waitlist: an owner finds a chef by a number in any spelling or a name,
     "+1 ••• ••• 0142",
   ]);
   expect(await viewer.content()).not.toContain("5550142");
+  // A viewer searches by the whole number only: a part of one, or a name, would unmask what the list masks.
+  const viewerSearch = async (text: string) => {
+    await viewer.getByLabel("Whole number").fill(text);
+    await viewer.getByRole("button", { name: "Search", exact: true }).click();
+  };
+  await expect(viewer.getByText("Viewers search by a whole number, in any spelling.")).toBeVisible();
+  for (const probe of ["0142", "5550142", "Julia"]) {
+    await viewerSearch(probe);
+    await expect(viewer.getByRole("main").getByRole("alert"), probe).toHaveText(
+      "Viewers search by a whole number, in any spelling.",
+    );
+    await expect(viewer.locator("tbody tr")).toHaveCount(0);
+  }
+  for (const spelling of ["+14155550142", "(415) 555-0142", "415 555 0142"]) {
+    await viewerSearch(spelling);
+    await expect(viewer.locator("tbody tr td:first-child"), spelling).toHaveText(["+1 ••• ••• 0142"]);
+  }
+  await viewer.getByRole("button", { name: "Clear the search" }).click();
+  await expect(viewer.locator("tbody tr")).toHaveCount(3);
   await viewer.getByRole("link", { name: "+1 ••• ••• 0142" }).click();
   await expect(viewer).toHaveURL(page.url());
   await expect(viewer.getByRole("heading", { name: "+1 ••• ••• 0142", level: 1 })).toBeVisible();
@@ -402,7 +432,7 @@ test("with JavaScript on and off, an owner finds a number in three spellings and
     });
     const viewer = await viewerContext.newPage();
     await viewer.goto(`${site}/console/waitlist`);
-    await viewer.getByLabel("Number or name").fill("415.555.0142");
+    await viewer.getByLabel("Whole number").fill("415.555.0142");
     await viewer.getByRole("button", { name: "Search", exact: true }).click();
     await expect(viewer.locator("tbody tr td:first-child")).toHaveText(["+1 ••• ••• 0142"]);
     await viewer.getByRole("link", { name: "+1 ••• ••• 0142" }).click();

@@ -12,6 +12,7 @@ import {
   maskedPhone,
   SearchError,
   waitlistFilters,
+  viewerSearchHint,
   waitlistPage,
   type InvitationFilter,
   type WaitlistFilter,
@@ -36,7 +37,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
   const page = query.page === undefined ? 1 : Number(query.page);
   const search = (await cookies()).get(cookieOf("search").name)?.value ?? "";
   const owner = operator.role === "owner";
-  const found = await waitlistPage(store, { search, filter, invitation, page }).catch((error: unknown) => {
+  const found = await waitlistPage(store, operator, { search, filter, invitation, page }).catch((error: unknown) => {
     if (error instanceof SearchError) return error.message;
     throw error;
   });
@@ -51,8 +52,15 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
     <ConsoleFrame operator={operator} current="/console/waitlist" title="Waitlist">
       <form action={searchWaitlist} className="mt-6 flex flex-wrap items-end gap-3" role="search">
         <label className="flex flex-col">
-          <span className="font-semibold">Number or name</span>
-          <input name="search" type="search" defaultValue={search} maxLength={10_000} className={control} />
+          <span className="font-semibold">{owner ? "Number or name" : "Whole number"}</span>
+          <input
+            name="search"
+            type="search"
+            defaultValue={search}
+            maxLength={10_000}
+            aria-describedby={owner ? undefined : "search-hint"}
+            className={control}
+          />
         </label>
         <label className="flex flex-col">
           <span className="font-semibold">Consent</span>
@@ -82,6 +90,11 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
             Clear the search
           </button>
         ) : null}
+        {owner ? null : (
+          <p id="search-hint" className="basis-full text-stone-700">
+            {viewerSearchHint}
+          </p>
+        )}
       </form>
       {typeof found === "string" ? (
         <p role="alert" className="mt-6 font-semibold text-red-800">
