@@ -4,7 +4,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
 import { insertSession, listPasskeys, sessionOperator } from "@/server/operators/operator-store";
-import { addOperator, commandActor } from "@/server/operators/operators";
+import { addOperator, commandActor, issueLink } from "@/server/operators/operators";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
 import { whereLeads } from "@/tests/support/navigation";
 import { cookieJar as jar, pinRequestHeaders } from "@/tests/support/request-headers";
@@ -251,6 +251,32 @@ describe("enrolling, signing in and out through the console's actions", () => {
     }
     expect(answers.slice(0, 9).every((answer) => answer.ok)).toBe(true);
     expect(answers[9]).toStrictEqual({ ok: false, message: "Too many attempts. Try again in 10 minutes." });
+  });
+
+  it("counts nothing against an operator for answers their passkey did not sign: after 20 forged finishes naming it, they still sign in", async () => {
+    const { authenticator } = await enrolledThroughActions();
+    const forger = new SoftAuthenticator();
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      moveToNewAddress();
+      const started = await startSignIn();
+      if (!started.ok) throw new Error(started.message);
+      // The challenge is real, the credential id the operator's: only the signature is another key's.
+      const forged = { ...forger.signIn(started.value, origin), id: authenticator.id, rawId: authenticator.id };
+      expect(await finishSignIn(forged, "/console")).toStrictEqual({
+        ok: false,
+        message: "That passkey did not sign you in. Use a passkey registered for this console.",
+      });
+    }
+    moveToNewAddress();
+    expect(await signInThroughActions(authenticator, "/console")).toStrictEqual({ ok: true, value: "/console" });
+  });
+
+  it("lists none of an operator's passkeys to whoever holds an enrolment link", async () => {
+    const { store, operator } = await enrolledThroughActions();
+    const { link } = await issueLink(store, { email: operator.email, by: commandActor });
+    const started = await startEnrolment(tokenOf(link.url));
+    if (!started.ok) throw new Error(started.message);
+    expect(started.value.excludeCredentials).toStrictEqual([]);
   });
 
   it("counts enrolment starts per operator: the 11th on one link is refused in words, from any address", async () => {

@@ -19,7 +19,7 @@ import {
   signInOptions,
 } from "@/server/operators/passkeys";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import { CHALLENGE_TTL_MS, passkeyById } from "@/server/operators/operator-store";
+import { CHALLENGE_TTL_MS } from "@/server/operators/operator-store";
 import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
 import type { consoleLimits } from "@/server/rate-limit/limits";
 import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
@@ -121,9 +121,12 @@ export async function finishSignIn(answer: unknown, next: unknown) {
   return step("sign-in", async () => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<AuthenticationResponseJSON>(answer) ?? malformed();
-    const passkey = await passkeyById(await store(), response.id);
-    if (passkey) await limited("operator", passkey.operatorId);
-    const { session } = await completeSignIn(await store(), { ceremony, response });
+    // Counted against the operator only once the passkey signed the challenge: a credential id alone locks no one out.
+    const { session } = await completeSignIn(await store(), {
+      ceremony,
+      response,
+      admit: (operatorId) => limited("operator", operatorId),
+    });
     await setSessionCookie(session);
     // What the browser sent back as `next` is read as a path of the console, or not at all.
     return consolePath(typeof next === "string" ? next : undefined);

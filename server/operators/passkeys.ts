@@ -64,27 +64,31 @@ const linkGone =
 
 /**
  * An operator's registration options: a discoverable passkey (sign-in names
- * no one first), the user verified, no attestation, and the passkeys they
- * have excluded, so an authenticator holding one says so.
+ * no one first), the user verified, no attestation. `exclude` lists passkeys
+ * the authenticator should say it holds already.
  */
-async function registrationFor(store: Store, operator: Operator, env?: NodeJS.ProcessEnv) {
+function registrationFor(operator: Operator, exclude: readonly KnownPasskey[], env?: NodeJS.ProcessEnv) {
   const rp = relyingParty(env);
-  const existing = await passkeysOf(store, operator.id);
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: operator.email,
     userID: new TextEncoder().encode(operator.id),
     attestationType: "none",
-    excludeCredentials: existing.map(({ id, transports }) => ({ id, transports })),
+    excludeCredentials: exclude.map(({ id, transports }) => ({ id, transports })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
 }
 
-/** The registration options for the operator an enrolment link names. */
+type KnownPasskey = Awaited<ReturnType<typeof passkeysOf>>[number];
+
+/**
+ * The registration options for the operator an enrolment link names. They
+ * list none of the operator's passkeys: a link's holder learns no credential id.
+ */
 export async function enrolmentOptions(store: Store, { token, env }: { token: string; env?: NodeJS.ProcessEnv }) {
   const found = (await linkOperator(store, token)) ?? refused(linkGone);
-  const options = await registrationFor(store, found.operator, env);
+  const options = await registrationFor(found.operator, [], env);
   const ceremony = await insertChallenge(store, {
     challenge: options.challenge,
     purpose: "enrol",
@@ -229,10 +233,23 @@ export async function signInOptions(store: Store, env?: NodeJS.ProcessEnv) {
 
 const notSignedIn = "That passkey did not sign you in. Use a passkey registered for this console.";
 
-/** Signs an operator in with a passkey: its signature and counter checked, a new session opened. */
+/**
+ * Signs an operator in with a passkey: its signature and counter checked,
+ * then `admit` (the per-operator limit) asked, then a new session opened.
+ */
 export async function completeSignIn(
   store: Store,
-  { ceremony, response, env }: { ceremony: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
+  {
+    ceremony,
+    response,
+    admit,
+    env,
+  }: {
+    ceremony: string;
+    response: AuthenticationResponseJSON;
+    admit?: (operatorId: string) => Promise<void>;
+    env?: NodeJS.ProcessEnv;
+  },
 ) {
   const taken = (await takeChallenge(store, ceremony, "sign-in")) ?? refused(ceremonyGone);
   const passkey = (await passkeyById(store, String(response.id))) ?? refused(notSignedIn);
@@ -251,6 +268,7 @@ export async function completeSignIn(
     },
   }).catch(() => ({ verified: false as const }));
   if (!verification.verified) return refused(notSignedIn);
+  await admit?.(passkey.operatorId);
   return inTransaction(store, async (tx) => {
     const operator = (await operatorById(tx, passkey.operatorId)) ?? refused(notSignedIn);
     await passkeyUsed(tx, { id: passkey.id, counter: verification.authenticationInfo.newCounter });
@@ -278,7 +296,7 @@ export async function addPasskeyOptions(
   store: Store,
   { operator, env }: { operator: Operator; env?: NodeJS.ProcessEnv },
 ) {
-  const options = await registrationFor(store, operator, env);
+  const options = await registrationFor(operator, await passkeysOf(store, operator.id), env);
   const ceremony = await insertChallenge(store, {
     challenge: options.challenge,
     purpose: "add",
