@@ -1,20 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { fromOurPages, seeOther } from "./action-guard";
 
-const hosts = ["sous.example", "www.sous.example:8443"];
+const site = new URL("https://sous.example");
 const headers = (values: Record<string, string>) => new Headers(values);
 
 describe("whether a post came from the console's own pages", () => {
-  it("yes: an Origin on one of the site's hosts, or no Origin and the browser's same-origin", () => {
-    expect(fromOurPages(headers({ origin: "https://sous.example" }), hosts)).toBe(true);
-    expect(fromOurPages(headers({ origin: "https://www.sous.example:8443" }), hosts)).toBe(true);
-    expect(fromOurPages(headers({ "sec-fetch-site": "same-origin" }), hosts)).toBe(true);
+  it("yes: SITE_URL's own origin, or no Origin and the browser's same-origin", () => {
+    expect(fromOurPages(headers({ origin: "https://sous.example" }), site)).toBe(true);
+    expect(fromOurPages(headers({ origin: "http://localhost:3001" }), new URL("http://localhost:3001/"))).toBe(true);
+    expect(fromOurPages(headers({ "sec-fetch-site": "same-origin" }), site)).toBe(true);
     // An opaque Origin says nothing of where the post came from: the browser's Sec-Fetch-Site does.
-    expect(fromOurPages(headers({ origin: "null", "sec-fetch-site": "same-origin" }), hosts)).toBe(true);
+    expect(fromOurPages(headers({ origin: "null", "sec-fetch-site": "same-origin" }), site)).toBe(true);
   });
 
-  it("no: another site, a look-alike host, an opaque or malformed Origin, a cross-site fetch, or nothing said at all", () => {
+  it("no: another scheme, port or alias of the site, another site, a look-alike host, an opaque or malformed Origin, a cross-site fetch, or nothing said at all", () => {
     for (const values of <Record<string, string>[]>[
+      { origin: "http://sous.example" },
+      { origin: "https://sous.example:8443" },
+      { origin: "https://SOUS.example." },
       { origin: "https://evil.example" },
       { origin: "https://sous.example.evil.example" },
       { origin: "https://www.sous.example" },
@@ -26,7 +29,7 @@ describe("whether a post came from the console's own pages", () => {
       { "sec-fetch-site": "cross-site" },
       {},
     ])
-      expect(fromOurPages(headers(values), hosts), JSON.stringify(values)).toBe(false);
+      expect(fromOurPages(headers(values), site), JSON.stringify(values)).toBe(false);
   });
 });
 

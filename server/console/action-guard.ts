@@ -3,7 +3,7 @@ import type { OperatorRole } from "@/server/db/schema";
 import { BodyTooLarge, boundedText } from "@/server/http/bounded-body";
 import { CONSOLE_ACTION_BYTES } from "@/server/http/request-bodies.mjs";
 import { logEvent } from "@/server/log";
-import { siteHosts } from "@/server/site-settings";
+import { siteUrl } from "@/server/site-settings";
 import { cookieOf } from "./cookie";
 import { signedInWith, type SignedIn } from "./session";
 
@@ -24,16 +24,13 @@ import { signedInWith, type SignedIn } from "./session";
  */
 export type Gate = { ok: true; signed: SignedIn } | { ok: false; answer: Response };
 
-/** Whether a post came from one of the site's own pages: its Origin, else the browser's Sec-Fetch-Site. */
-export function fromOurPages(headers: Pick<Headers, "get">, hosts: readonly string[] = siteHosts()) {
+/**
+ * Whether a post came from the console's own pages: its Origin is SITE_URL's
+ * (scheme, host and port; the console has no alias), else the browser's Sec-Fetch-Site.
+ */
+export function fromOurPages(headers: Pick<Headers, "get">, site: URL = siteUrl()) {
   const origin = headers.get("origin");
-  if (origin && origin !== "null") {
-    try {
-      return hosts.includes(new URL(origin).host);
-    } catch {
-      return false;
-    }
-  }
+  if (origin && origin !== "null") return origin === site.origin;
   return headers.get("sec-fetch-site") === "same-origin";
 }
 

@@ -888,13 +888,17 @@ test("every console URL without a session, with an idle or a worn-out session, w
   // The viewer removed by the test before: their browser still holds the cookie.
   await refusedEverywhere(signedIn.viewer!.context, "removed operator");
   // The owner's live session, posting from another site (and as a browser says a cross-site request, without Origin).
+  // Only SITE_URL's own origin: not another site, another scheme, nor the site's alias (SITE_ALIASES).
+  const foreignOrigins = [
+    "https://evil.example",
+    site.replace("http:", "https:"),
+    `http://127.0.0.1:${new URL(site).port}`,
+  ];
   for (const [path, form] of actions) {
-    const forged = await owner.request.post(`${site}${path}`, {
-      form,
-      headers: { Origin: "https://evil.example" },
-      maxRedirects: 0,
-    });
-    expect(forged.status(), `another site ${path}`).toBe(403);
+    for (const origin of foreignOrigins) {
+      const forged = await owner.request.post(`${site}${path}`, { form, headers: { Origin: origin }, maxRedirects: 0 });
+      expect(forged.status(), `${origin} ${path}`).toBe(403);
+    }
     const crossSite = await owner.request.post(`${site}${path}`, {
       form,
       headers: { "Sec-Fetch-Site": "cross-site" },
