@@ -98,7 +98,7 @@ describe("npm run leads -- drop", () => {
     const [lead, kept] = [await heldSignup(), await heldSignup()];
     expect(await leads("drop", lead.id)).toBe(`dropped ${lead.id}\n`);
     expect(await stateOf(lead.id)).toBeUndefined();
-    await expect(leads("drop", lead.id)).rejects.toThrow(`no lead with webhook-id ${lead.id}`);
+    await expect(leads("drop", lead.id)).rejects.toThrow(`no open lead with webhook-id ${lead.id}`);
     // Recorded once: the refused second drop is not an action.
     const dropped = (await activityPage(await database(readEnv()), { limit: 50 })).filter(
       (line) => line.action === "drop",

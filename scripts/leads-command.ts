@@ -30,7 +30,7 @@ const usage = `Usage:
   npm run leads -- retry                         send every pending and held lead now
   npm run leads -- retry ID                      send one lead now
   npm run leads -- retry --dead                  send every dead lead now
-  npm run leads -- drop ID                       delete one lead and its delivery log
+  npm run leads -- drop ID                       delete one open lead and its delivery log
 
 Every command takes --output FILE: its output goes to FILE (mode 600), written whole once it succeeded.
 Every command that changes or exports something takes --as EMAIL: the activity log names that operator
@@ -158,11 +158,11 @@ async function retryCommand({ values, id, env, line }: Run) {
   return;
 }
 
-/** `drop ID`: deletes one lead and its delivery log. */
+/** `drop ID`: deletes one open lead (pending, held, dead) and its delivery log. */
 async function dropCommand({ values, id, env, line }: Run) {
   if (!id) throw new Error(`unknown command\n${usage}`);
   if (!(await dropLeadById(env, { id, by: commandActorAs(values.as) })))
-    throw new Error(`no lead with webhook-id ${id}`);
+    throw new Error(`no open lead with webhook-id ${id}`);
   return line(`dropped ${id}`);
 }
 

@@ -244,21 +244,34 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     expect(await forgetDeliveredPayloads(store, 5_000)).toBe(0);
   });
 
-  it("lists by state and form, and drops a lead with its delivery log", async () => {
+  it("lists by state and form, and drops an open lead with its delivery log, never a delivered one", async () => {
     await store.db.deleteFrom("leads").execute();
     const a = await kept(store);
     const b = await kept(store, { state: "dead", form: "contact" });
+    const attempt = { at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" as const };
     await settle(store, {
       lead: a,
       claim: newClaim(1),
       change: { state: "delivered", delivered_at: 1, dedupe_key: null },
-      attempts: [{ at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" }],
+      attempts: [attempt],
+    });
+    await settle(store, {
+      lead: b,
+      claim: newClaim(1),
+      change: { state: "dead" },
+      attempts: [{ ...attempt, status: 500 }],
     });
     expect((await listLeads(store, { states: ["dead"] })).map((row) => row.id)).toStrictEqual([b.id]);
     expect((await listLeads(store, { form: "waitlist" })).map((row) => row.id)).toStrictEqual([a.id]);
-    expect(await dropLead(store, a.id)).toBe(true);
     expect(await dropLead(store, a.id)).toBe(false);
-    expect(await attemptsOf(store, a.id)).toStrictEqual([]);
+    expect(await attemptsOf(store, a.id)).toHaveLength(1);
+    expect(await dropLead(store, b.id)).toBe(true);
+    expect(await dropLead(store, b.id)).toBe(false);
+    expect(await attemptsOf(store, b.id)).toStrictEqual([]);
+    for (const state of ["pending", "held", "revoked", "awaiting_start"] as const) {
+      const lead = await kept(store, { state });
+      expect(await dropLead(store, lead.id), state).toBe(state === "pending" || state === "held");
+    }
   });
 
   it("knows six states, and counts as open only pending, held and dead", async () => {

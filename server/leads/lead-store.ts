@@ -352,9 +352,13 @@ export async function leadIdsNamed(
   return rows.map((row) => row.id);
 }
 
-/** Deletes one lead and its delivery log; false when there is none. */
+/** Deletes one open lead and its delivery log; false when there is none. A delivered lead is the record of what was sent. */
 export async function dropLead({ db }: Store, id: string) {
-  const { numDeletedRows } = await db.deleteFrom("leads").where("id", "=", id).executeTakeFirst();
+  const { numDeletedRows } = await db
+    .deleteFrom("leads")
+    .where("id", "=", id)
+    .where("state", "in", openStates)
+    .executeTakeFirst();
   return numDeletedRows > 0n;
 }
 

@@ -44,7 +44,7 @@ export async function redeliverLeads(
   return summary;
 }
 
-/** Deletes one lead and its delivery log; false when there is none. The alerts' review follows at once. */
+/** Deletes one open lead and its delivery log; false when there is none. The alerts' review follows at once. */
 export async function dropLeadById(env: ServerEnv, { id, by }: { id: string; by: Actor }) {
   const store = await database(env);
   if (!(await dropLead(store, id))) return false;
