@@ -142,7 +142,7 @@ test("operators -- add prints a link that registers a passkey once; the operator
   await page.goto(`${site}/console/waitlist`);
   await page.getByLabel("Whole number").fill("(415) 555-0142");
   await page.getByRole("button", { name: "Search", exact: true }).click();
-  await expect(page.getByLabel("Whole number")).toHaveValue("(415) 555-0142");
+  await expect(page.getByRole("status").filter({ hasText: "found" })).toContainText("0 numbers found");
   const searches = async () => (await context.cookies()).filter(({ name }) => name.includes("search"));
   expect(await searches()).toHaveLength(1);
   await signOut(page);
@@ -353,6 +353,28 @@ test("the waitlist: an owner finds a chef by a number in any spelling or a name,
   await expect(viewer.locator("blockquote")).toHaveCount(0);
   for (const text of ["5550142", "Ada Lovelace", "recurring automated", "203.0.113"])
     expect(await viewer.content(), text).not.toContain(text);
+});
+
+test("nothing in a URL prepares or reports an action: the wave form starts empty, and a banner says only what the database holds", async () => {
+  const { page } = signedIn.owner!;
+  const forged = new URLSearchParams({
+    plan: "next",
+    next: "1",
+    name: "one-click-wave",
+    count: "1",
+    sent: "ghost-wave",
+    queued: "500",
+    cancelled: "ghost-wave",
+    back: "3",
+    going: "2",
+  });
+  await page.goto(`${site}/console/invitations?${forged}`);
+  // The plan the address asks for is shown (a read, no action), with the send form under it: empty.
+  await expect(page.getByRole("status")).toHaveText("1 number would be texted, in sign-up order.");
+  await expect(page.getByLabel("The wave's name")).toHaveValue("");
+  await expect(page.getByLabel(/^Type how many it texts/)).toHaveValue("");
+  await expect(page.getByRole("main")).not.toContainText("ghost-wave");
+  await expect(page.getByRole("main")).not.toContainText("500");
 });
 
 /** A STOP texted from a number, as n8n's workflow tells the site: signed, its webhook-id the message's own id. */

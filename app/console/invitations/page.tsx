@@ -29,22 +29,24 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   const plan = chosen.valid ? await planWave(store, chosen.selection) : undefined;
   const waves = await wavesWithStatus(store);
   const error = waveErrors[one(query.error) ?? ""];
-  const sent = one(query.sent);
-  const cancelled = one(query.cancelled);
+  // A banner names a wave; what it says of it is read from the database, so a link can report nothing untrue.
+  const sent = waves.find((wave) => wave.name === one(query.sent));
+  const cancelled = waves.find((wave) => wave.name === one(query.cancelled) && wave.cancelledAt !== null);
 
   return (
     <ConsoleFrame operator={operator} current="/console/invitations" title="Invitations">
       {error ? <Outcome alert>{error}</Outcome> : null}
       {sent ? (
         <Outcome>
-          Wave {sent} queued: {one(query.queued)} invitations. The server sends them at its pace, within each
-          number&apos;s sending hours, checking each number&apos;s consent again as it goes.
+          Wave {sent.name} queued: {sent.size} invitations. The server sends them at its pace, within each number&apos;s
+          sending hours, checking each number&apos;s consent again as it goes.
         </Outcome>
       ) : null}
       {cancelled ? (
         <Outcome>
-          Cancelled {one(query.count)} invitations of wave {cancelled} not sent yet; {one(query.back)} went back to the
-          waitlist for a later wave; {one(query.going)} already on their way still go.
+          Wave {cancelled.name} cancelled {utc(cancelled.cancelledAt!)} UTC: {cancelled.status.counts.cancelled}{" "}
+          invitations not sent; {cancelled.status.counts.queued + cancelled.status.counts.waiting} already on their way
+          still go.
         </Outcome>
       ) : null}
 
@@ -108,24 +110,11 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 {chosen.query.next ? <input type="hidden" name="next" value={chosen.query.next} /> : null}
                 <label className="flex flex-col">
                   <span className="font-semibold">The wave&apos;s name</span>
-                  <input
-                    name="name"
-                    required
-                    maxLength={64}
-                    pattern="[A-Za-z0-9][\w.\-]{0,63}"
-                    defaultValue={one(query.name) ?? ""}
-                    className={field}
-                  />
+                  <input name="name" required maxLength={64} pattern="[A-Za-z0-9][\w.\-]{0,63}" className={field} />
                 </label>
                 <label className="flex flex-col">
                   <span className="font-semibold">Type how many it texts ({plan.chosen.length})</span>
-                  <input
-                    name="count"
-                    required
-                    inputMode="numeric"
-                    defaultValue={one(query.count) ?? ""}
-                    className={field}
-                  />
+                  <input name="count" required inputMode="numeric" className={field} />
                 </label>
                 <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
                   Send the wave

@@ -9,10 +9,8 @@ export async function POST(request: Request) {
   if (!isWaveName(name)) return seeOther("/console/invitations?error=unknown");
   const { store, operator } = checked.signed;
   try {
-    const result = await cancelWaveNamed(store, { name, by: { actor: operator.email, via: "console" } });
-    return seeOther(
-      `/console/invitations?${new URLSearchParams({ cancelled: name, count: String(result.cancelled), back: String(result.givenBack), going: String(result.onTheirWay) })}`,
-    );
+    await cancelWaveNamed(store, { name, by: { actor: operator.email, via: "console" } });
+    return seeOther(`/console/invitations?${new URLSearchParams({ cancelled: name })}`);
   } catch (error) {
     if (error instanceof WaveError) return seeOther(`/console/invitations?error=${error.code}`);
     throw error;

@@ -7,7 +7,7 @@ import { selectionOf } from "@/server/console/invitations";
  * Send a wave (an owner's action): the owner typed the wave's name and how
  * many it texts, which must be the count the plan gives now; then the wave is
  * queued as `npm run invite -- send` queues it. Anything wrong sends them back
- * to the plan with what they typed and why, and queues nothing.
+ * to the plan with why, and queues nothing; nothing typed goes into the URL.
  */
 export async function POST(request: Request) {
   const checked = await gate(request, { action: "wave sent", role: "owner" });
@@ -17,21 +17,15 @@ export async function POST(request: Request) {
   const name = (fields.get("name") ?? "").trim().slice(0, 100);
   const typed = (fields.get("count") ?? "").trim().slice(0, 20);
   const back = (error: string) =>
-    seeOther(
-      `/console/invitations?${new URLSearchParams({ ...selection.query, error, name: isWaveName(name) ? name : "", count: /^\d+$/.test(typed) ? typed : "" })}`,
-    );
+    seeOther(`/console/invitations?${new URLSearchParams({ ...selection.query, error })}`);
   if (!selection.valid) return back("plan");
   if (!isWaveName(name)) return back("name");
   const { store, operator } = checked.signed;
   const planned = await planWave(store, selection.selection);
   if (typed !== String(planned.chosen.length)) return back("count");
   try {
-    const { queued } = await sendWave(store, {
-      name,
-      selection: selection.selection,
-      by: { actor: operator.email, via: "console" },
-    });
-    return seeOther(`/console/invitations?${new URLSearchParams({ sent: name, queued: String(queued.queued) })}`);
+    await sendWave(store, { name, selection: selection.selection, by: { actor: operator.email, via: "console" } });
+    return seeOther(`/console/invitations?${new URLSearchParams({ sent: name })}`);
   } catch (error) {
     if (error instanceof WaveError) return back(error.code);
     throw error;
