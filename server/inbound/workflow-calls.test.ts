@@ -370,6 +370,61 @@ describe("POST /api/consent/renew", () => {
     ]);
   });
 
+  it("orders a number's changes by when the workflow received each text: a START retried past a later STOP changes nothing; one texted after it puts consent back", async () => {
+    const phone = number();
+    const store = await database(readEnv());
+    expect(
+      await submitted("waitlist", { phone, name: `Chef ${Date.now()}` }, { consent: evidence(phone) }),
+    ).toMatchObject({ ok: true });
+    // Each text's time, in order after the sign-up; all in the past by the time the calls arrive.
+    const t0 = Date.now();
+    const at = (step: number) => new Date(t0 + step * 10).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Two STOPs (steps 1 and 3); then a web sign-up waits for a START.
+    for (const step of [1, 3])
+      expect((await call({ type: "consent.revoke", phone, channel: "sms", receivedAt: at(step) })).status).toBe(200);
+    const waiting = await submitted("waitlist", { phone, name: `Again ${Date.now()}` }, { consent: evidence(phone) });
+    expect(waiting).toMatchObject({ ok: true, via: "awaiting_start" });
+    // A START texted between them (step 2), retried through an outage, arrives last.
+    const late = await renew({ type: "consent.renew", phone, receivedAt: at(2) });
+    expect(await late.json()).toStrictEqual({ recorded: true, leadsReleased: 0 });
+    expect(released).toBe(0);
+    expect((await consentStates(store, [phone])).get(phone)).toBe("revoked");
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "awaiting_start" });
+    expect((await consentRecords(store, { phone })).renewals).toStrictEqual([
+      expect.objectContaining({ renewed_at: Date.parse(at(2)) }),
+    ]);
+
+    // Its twin: a START texted after the last STOP puts consent back in force and lets the sign-up go.
+    const after = await renew({ type: "consent.renew", phone, receivedAt: at(5) });
+    expect(await after.json()).toStrictEqual({ recorded: true, leadsReleased: 1 });
+    expect((await consentStates(store, [phone])).get(phone)).toBe("in force");
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "pending" });
+
+    // A STOP texted before that START, arriving late, is history too: consent stays in force, the lead is not stopped.
+    const stale = await call({ type: "consent.revoke", phone, channel: "sms", receivedAt: at(4) });
+    expect(await stale.json()).toStrictEqual({ recorded: true, leadsStopped: 0 });
+    expect((await consentStates(store, [phone])).get(phone)).toBe("in force");
+    expect(await leadById(store, waiting.webhookId)).toMatchObject({ state: "pending" });
+  });
+
+  it("takes a call without receivedAt (an older workflow) as received now, and a receivedAt in the future as now; refuses one that is no time", async () => {
+    const phone = number();
+    const store = await database(readEnv());
+    const before = Date.now();
+    expect((await call({ type: "consent.revoke", phone, channel: "sms" })).status).toBe(200);
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await renew({ type: "consent.renew", phone, receivedAt: future })).status).toBe(200);
+    const { revocations, renewals } = await consentRecords(store, { phone });
+    for (const time of [Number(revocations[0]!.revoked_at), Number(renewals[0]!.renewed_at)]) {
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(Date.now());
+    }
+    for (const receivedAt of ["yesterday", "2026-13-01T00:00:00Z", 1_700_000_000])
+      expect((await renew({ type: "consent.renew", phone, receivedAt })).status, String(receivedAt)).toBe(400);
+    expect((await consentRecords(store, { phone })).renewals).toHaveLength(1);
+  });
+
   it("answers 503 when the database does not answer, so the workflow retries, and 413 past 4 KiB; records the START once it is back", async () => {
     const phone = number();
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);

@@ -16,12 +16,20 @@ const STALE_AFTER_SECONDS = 300;
 
 // What each call means is inside the bytes it signs ("type"), and nothing else is taken: a STOP's body replayed to the
 // renew route, or the reverse, is refused for its type, and an unknown key for being unknown.
+// receivedAt: when the workflow received the text, so a call retried through an outage is ordered by when it was
+// texted, not when it arrived. Older workflows sign none: their calls count as now.
+const receivedAt = z.iso.datetime({ offset: true }).optional();
 const revocationSchema = z.strictObject({
   type: z.literal("consent.revoke"),
   phone: z.string().max(64),
   channel: z.enum(revocationChannels).default("sms"),
+  receivedAt,
 });
-const renewalSchema = z.strictObject({ type: z.literal("consent.renew"), phone: z.string().max(64) });
+const renewalSchema = z.strictObject({ type: z.literal("consent.renew"), phone: z.string().max(64), receivedAt });
+
+/** When the text was received: the workflow's receivedAt, never later than now. */
+const receivedTime = (call: { receivedAt?: string }) =>
+  Math.min(call.receivedAt ? Date.parse(call.receivedAt) : Infinity, Date.now());
 
 /** "stale" when the call's timestamp is more than Standard Webhooks' five minutes off this server's clock. */
 function staleness(headers: Headers) {
@@ -127,7 +135,7 @@ async function recorded<T>(
 
 /**
  * POST /api/consent/revoke: the workflow tells the site a number replied STOP
- * (or asked otherwise). The body is {"type": "consent.revoke", phone, channel},
+ * (or asked otherwise). The body is {"type": "consent.revoke", phone, channel, receivedAt},
  * signed with Standard Webhooks under CONSENT_WEBHOOK_SECRET; a wrong or stale
  * signature records nothing, and a replayed webhook-id (on either route)
  * records nothing twice. Without the
@@ -151,6 +159,7 @@ export async function revokeRequest(request: Request): Promise<Response> {
       channel: read.parsed.channel,
       source: "workflow",
       messageId: read.messageId,
+      at: receivedTime(read.parsed),
     }),
   );
   if (result instanceof Response) return result;
@@ -185,7 +194,7 @@ export async function renewRequest(request: Request, onReleased: () => void = ()
 
   // The workflow retries a 5xx: the START is recorded once the database answers.
   const result = await recorded(env, { event: "consent_renew_failed" }, (store) =>
-    renewConsent(store, { phone: read.phone, messageId: read.messageId }),
+    renewConsent(store, { phone: read.phone, messageId: read.messageId, at: receivedTime(read.parsed) }),
   );
   if (result instanceof Response) return result;
   logEvent("info", {

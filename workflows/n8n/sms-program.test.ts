@@ -550,6 +550,7 @@ describe("incoming messages", () => {
       "cancel",
       "¡Stop!",
     ];
+    const before = Date.now();
     for (const text of [...stops, ...optOutWords])
       expect(await reply(text)).toMatchObject({
         intent: "stop",
@@ -557,6 +558,11 @@ describe("incoming messages", () => {
         messageSid: "SM1",
         responseBody: expect.stringContaining("<Response></Response>"),
       });
+    // When the text came, for the site to order a number's STOPs and STARTs by it.
+    const { receivedAt } = (await reply("STOP")) as { receivedAt: string };
+    expect(new Date(receivedAt).toISOString()).toBe(receivedAt);
+    expect(Date.parse(receivedAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(receivedAt)).toBeLessThanOrEqual(Date.now());
     expect(await reply("Arrêtez", { OptOutType: "STOP" })).toMatchObject({ intent: "stop" });
     for (const text of ["Can you stop by at 5?", "stopping by later", "Ending soon?", "hello", ""])
       expect(await reply(text)).toMatchObject({ intent: "other" });
@@ -684,7 +690,7 @@ describe("recording a STOP or a START at the site", () => {
     SOUS_REVOKE_RETRY_SECONDS: "5 10 20",
     SOUS_ALERT_WEBHOOK_URL: "http://alerts.test/hook",
   };
-  const stop = { intent: "stop", phone: "+16175550142", messageSid: "SM42" };
+  const stop = { intent: "stop", phone: "+16175550142", messageSid: "SM42", receivedAt: "2026-12-06T10:00:00.000Z" };
   const record = (answers: HttpAnswer[], json: object = stop, more: Record<string, string> = {}) =>
     run("Record STOP or START", { env: { ...env, ...more }, json, answers });
 
@@ -706,7 +712,7 @@ describe("recording a STOP or a START at the site", () => {
     }
   }
 
-  it("posts {phone, channel} to /api/consent/revoke, signed with every secret, under the message's SID", async () => {
+  it("posts {phone, channel, receivedAt} to /api/consent/revoke, signed with every secret, under the message's SID", async () => {
     const { result, requests } = await record([{ statusCode: 200, body: '{"recorded":true,"leadsStopped":1}' }]);
     expect(result).toEqual([
       { json: { ...stop, attempts: 1, retry: false, recorded: true, site: { recorded: true, leadsStopped: 1 } } },
@@ -714,13 +720,23 @@ describe("recording a STOP or a START at the site", () => {
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe("http://site.test/api/consent/revoke");
-    expect(JSON.parse(request!.body)).toEqual({ type: "consent.revoke", phone: "+16175550142", channel: "sms" });
+    expect(JSON.parse(request!.body)).toStrictEqual({
+      type: "consent.revoke",
+      phone: "+16175550142",
+      channel: "sms",
+      receivedAt: "2026-12-06T10:00:00.000Z",
+    });
     expect(request!.headers["webhook-id"]).toBe("SM42");
     for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
   });
 
-  it("posts a START's {type, phone} to /api/consent/renew, signed with every secret, under the message's SID", async () => {
-    const start = { intent: "start", phone: "+16175550142", messageSid: "SM43" };
+  it("posts a START's {type, phone, receivedAt} to /api/consent/renew, signed with every secret, under the message's SID", async () => {
+    const start = {
+      intent: "start",
+      phone: "+16175550142",
+      messageSid: "SM43",
+      receivedAt: "2026-12-06T10:00:00.000Z",
+    };
     const { result, requests } = await record(
       [{ statusCode: 200, body: '{"recorded":true,"leadsReleased":1}' }],
       start,
@@ -731,7 +747,11 @@ describe("recording a STOP or a START at the site", () => {
     expect(requests).toHaveLength(1);
     const [request] = requests;
     expect(request!.url).toBe("http://site.test/api/consent/renew");
-    expect(JSON.parse(request!.body)).toEqual({ type: "consent.renew", phone: "+16175550142" });
+    expect(JSON.parse(request!.body)).toStrictEqual({
+      type: "consent.renew",
+      phone: "+16175550142",
+      receivedAt: "2026-12-06T10:00:00.000Z",
+    });
     expect(request!.headers["webhook-id"]).toBe("SM43");
     for (const each of consent) expect(() => new Webhook(each).verify(request!.body, request!.headers)).not.toThrow();
   });

@@ -102,8 +102,9 @@ async function main(helpers) {
     const text = PROGRAM.help.replace(PROGRAM.supportEmailSlot, supportEmail);
     return { ...answer(200, twimlMessage(text), "text/xml"), intent };
   }
-  // Only a STOP or a START carries the number on to the next node, which records it at the site.
+  // Only a STOP or a START carries the number on to the next node, which records it at the site, with when it came:
+  // the site orders a number's changes by it, however long the call is retried.
   return intent === "stop" || intent === "start"
-    ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid }
+    ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid, receivedAt: new Date().toISOString() }
     : { ...twiml, intent };
 }

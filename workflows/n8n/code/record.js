@@ -21,7 +21,7 @@ const CALLS = {
   stop: {
     word: "STOP",
     path: "/api/consent/revoke",
-    body: (phone) => ({ type: "consent.revoke", phone, channel: "sms" }),
+    body: (phone, receivedAt) => ({ type: "consent.revoke", phone, channel: "sms", receivedAt }),
     lost:
       "Twilio stops texting the number on its own, but the site still counts the consent in force. " +
       "Open n8n execution {execution} (Twilio message {sid}) for the number and record it with npm run consent -- revoke.",
@@ -29,7 +29,7 @@ const CALLS = {
   start: {
     word: "START",
     path: "/api/consent/renew",
-    body: (phone) => ({ type: "consent.renew", phone }),
+    body: (phone, receivedAt) => ({ type: "consent.renew", phone, receivedAt }),
     lost:
       "The site still counts the number's consent revoked, and a sign-up waiting for this START stays unsent. " +
       "Retry n8n execution {execution} (Twilio message {sid}) once the site answers.",
@@ -73,8 +73,14 @@ async function main(helpers) {
   const id = job.messageSid || `${job.intent}_${$execution.id}`;
   const attempts = (job.attempts ?? 0) + 1;
   // What goes round the loop: the reply and how many attempts it has had.
-  const reply = { intent: job.intent, phone: job.phone, messageSid: job.messageSid, attempts };
-  const payload = JSON.stringify(call.body(job.phone));
+  const reply = {
+    intent: job.intent,
+    phone: job.phone,
+    messageSid: job.messageSid,
+    receivedAt: job.receivedAt,
+    attempts,
+  };
+  const payload = JSON.stringify(call.body(job.phone, job.receivedAt));
 
   const last =
     site && secrets.length > 0
