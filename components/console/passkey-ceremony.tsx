@@ -4,6 +4,7 @@ import { browserSupportsWebAuthn, startAuthentication, startRegistration } from 
 import { useState, type FormEvent, type ReactNode } from "react";
 import type { CeremonyAnswer } from "@/server/console/ceremony-actions";
 import {
+  confirmAddPasskey,
   finishAddPasskey,
   finishEnrolment,
   finishSetup,
@@ -78,7 +79,9 @@ export function PasskeyCeremony(props: Props) {
         const answer = await startRegistration({ optionsJSON }).catch(browserFailed);
         next = await run(finishEnrolment(answer));
       } else if (props.ceremony === "add") {
-        const optionsJSON = await run(startAddPasskey());
+        const confirmation = await run(startAddPasskey());
+        const confirmed = await startAuthentication({ optionsJSON: confirmation }).catch(browserFailed);
+        const optionsJSON = await run(confirmAddPasskey(confirmed));
         const answer = await startRegistration({ optionsJSON }).catch(browserFailed);
         next = await run(finishAddPasskey(answer));
       } else {

@@ -10,6 +10,7 @@ import { whereLeads } from "@/tests/support/navigation";
 import { cookieJar as jar, pinRequestHeaders } from "@/tests/support/request-headers";
 import { cookieOf } from "./cookie";
 import {
+  confirmAddPasskey,
   finishAddPasskey,
   finishEnrolment,
   finishSetup,
@@ -37,21 +38,30 @@ beforeEach(() => {
   for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
 });
 
-/** An operator signed in in this browser: their session's cookie set. */
+/** An operator signed in in this browser with the passkey `own` holds: their session's cookie set. */
 async function signedIn() {
-  const store = await database(readEnv());
-  counter += 1;
-  const email = `adds-${counter}-${Date.now()}@sous.example`;
-  const { operator } = await addOperator(store, { email, role: "viewer", by: commandActor });
+  const { store, operator, authenticator: own } = await enrolledThroughActions();
   jar.set(cookieOf().name, await insertSession(store, { operatorId: operator.id }));
-  return { store, operator };
+  return { store, operator, own };
+}
+
+/** The add ceremony's start and the own passkey's confirmation, as the passkeys page runs them: the new passkey's options. */
+async function confirmedAdd(own: SoftAuthenticator) {
+  const asked = await startAddPasskey();
+  if (!asked.ok) throw new Error(asked.message);
+  const confirmed = await confirmAddPasskey(own.signIn(asked.value, origin));
+  if (!confirmed.ok) throw new Error(confirmed.message);
+  return confirmed.value;
 }
 
 describe("adding a passkey from the console", () => {
-  it("registers the new device's passkey for the operator signed in, and says where to go next", async () => {
-    const { store, operator } = await signedIn();
+  it("asks the operator's own passkey first, then registers the new device's, and says where to go next", async () => {
+    const { store, operator, own } = await signedIn();
     const authenticator = new SoftAuthenticator();
-    const started = await startAddPasskey();
+    const asked = await startAddPasskey();
+    if (!asked.ok) throw new Error(asked.message);
+    expect(asked.value).toMatchObject({ userVerification: "required", allowCredentials: [{ id: own.id }] });
+    const started = await confirmAddPasskey(own.signIn(asked.value, origin));
     if (!started.ok) throw new Error(started.message);
     expect(started.value.user.name).toBe(operator.email);
     expect(jar.has(cookieOf("ceremony").name)).toBe(true);
@@ -59,9 +69,38 @@ describe("adding a passkey from the console", () => {
     const finished = await finishAddPasskey(authenticator.register(started.value, origin));
     expect(finished).toStrictEqual({ ok: true, value: "/console/passkeys?done=added" });
     expect(jar.has(cookieOf("ceremony").name)).toBe(false);
-    expect(await listPasskeys(store, { operatorId: operator.id })).toMatchObject([{ id: authenticator.id }]);
+    expect((await listPasskeys(store, { operatorId: operator.id })).map(({ id }) => id)).toStrictEqual([
+      own.id,
+      authenticator.id,
+    ]);
     const [line] = await activityPage(store, { limit: 1 });
     expect(line).toMatchObject({ actor: operator.email, via: "console", action: "passkey added" });
+  });
+
+  it("adds nothing on a session alone: the registration step without the confirmation, or after a forged one, is refused", async () => {
+    const { store, operator, own } = await signedIn();
+    const stranger = new SoftAuthenticator();
+    // The confirmation's ceremony answered as if it were the registration's.
+    const asked = await startAddPasskey();
+    if (!asked.ok) throw new Error(asked.message);
+    expect(
+      await finishAddPasskey(stranger.register({ ...fakeOptions(), challenge: asked.value.challenge }, origin)),
+    ).toStrictEqual({
+      ok: false,
+      message: "This sign-in or enrolment took too long or was already answered. Start again.",
+    });
+    // Confirmed by a key that is not the operator's, under their credential id.
+    const again = await startAddPasskey();
+    if (!again.ok) throw new Error(again.message);
+    const forged = { ...stranger.signIn(again.value, origin), id: own.id, rawId: own.id };
+    expect(await confirmAddPasskey(forged)).toStrictEqual({
+      ok: false,
+      message: "That passkey did not sign you in. Use a passkey registered for this console.",
+    });
+    expect((await listPasskeys(store, { operatorId: operator.id })).map(({ id }) => id)).toStrictEqual([own.id]);
+    // Its twin: confirmed by the own passkey, the same stranger's authenticator is registered.
+    expect(await finishAddPasskey(stranger.register(await confirmedAdd(own), origin))).toMatchObject({ ok: true });
+    expect(await listPasskeys(store, { operatorId: operator.id })).toHaveLength(2);
   });
 
   it("refuses, in words, a browser signed in as no one, a ceremony it did not start, and an answer it cannot read", async () => {
@@ -71,27 +110,25 @@ describe("adding a passkey from the console", () => {
     });
     expect(jar.has(cookieOf("ceremony").name)).toBe(false);
 
-    const { store, operator } = await signedIn();
+    const { store, operator, own } = await signedIn();
     // No ceremony started in this browser.
     expect(await finishAddPasskey(new SoftAuthenticator().register(fakeOptions(), origin))).toStrictEqual({
       ok: false,
       message: "This sign-in or enrolment took too long or was already answered. Start again.",
     });
-    const started = await startAddPasskey();
-    if (!started.ok) throw new Error(started.message);
+    await confirmedAdd(own);
     expect(await finishAddPasskey({ id: "x", type: "not-a-credential" })).toStrictEqual({
       ok: false,
       message: "The passkey's answer could not be read. Start again.",
     });
     // The session ends between the start and the answer: refused, though the ceremony was this browser's.
-    const again = await startAddPasskey();
-    if (!again.ok) throw new Error(again.message);
+    const again = await confirmedAdd(own);
     jar.delete(cookieOf().name);
-    expect(await finishAddPasskey(new SoftAuthenticator().register(again.value, origin))).toMatchObject({
+    expect(await finishAddPasskey(new SoftAuthenticator().register(again, origin))).toMatchObject({
       ok: false,
       message: "Your session has ended. Sign in again, then add the passkey.",
     });
-    expect(await listPasskeys(store, { operatorId: operator.id })).toStrictEqual([]);
+    expect((await listPasskeys(store, { operatorId: operator.id })).map(({ id }) => id)).toStrictEqual([own.id]);
     // Each refusal logged under its ceremony, with nothing of the operator's or the browser's.
     const logged = vi.mocked(console.warn).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(logged.map(({ event, ceremony }) => `${event} ${ceremony}`)).toStrictEqual(

@@ -10,6 +10,7 @@ import {
   addPasskeyOptions,
   CeremonyError,
   completeAddPasskey,
+  confirmationOptions,
   completeEnrolment,
   completeSetup,
   completeSignIn,
@@ -208,13 +209,25 @@ async function signedInOperator() {
   return found.operator;
 }
 
-/** Another passkey for the operator signed in here (a new device): its options. */
+/** Another passkey for the operator signed in here (a new device): first their own passkey, asked again. */
 export async function startAddPasskey() {
   return step("add", async () => {
     const operator = await signedInOperator();
     await limited("operator", operator.id);
-    const { options, ceremony } = await addPasskeyOptions(await store(), { operator });
+    const { options, ceremony } = await confirmationOptions(await store(), { operator });
     await keepCeremony(ceremony);
+    return options;
+  });
+}
+
+/** The own passkey's answer: once verified, the new passkey's options. */
+export async function confirmAddPasskey(answer: unknown) {
+  return step("add", async () => {
+    const operator = await signedInOperator();
+    const ceremony = (await takeCeremonyId()) ?? gone();
+    const response = parsedAnswer<AuthenticationResponseJSON>(answer) ?? malformed();
+    const { options, ceremony: next } = await addPasskeyOptions(await store(), { operator, ceremony, response });
+    await keepCeremony(next);
     return options;
   });
 }

@@ -1,12 +1,26 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { insertSession, newToken, SESSION_ABSOLUTE_MS, sessionOperator } from "@/server/operators/operator-store";
+import {
+  insertSession,
+  newToken,
+  SESSION_ABSOLUTE_MS,
+  sessionOperator,
+  sessionsOf,
+} from "@/server/operators/operator-store";
 import { addOperator, commandActor, removeOperator } from "@/server/operators/operators";
 import { whereLeads } from "@/tests/support/navigation";
-import { cookieAttributes, cookieJar } from "@/tests/support/request-headers";
+import { cookieAttributes, cookieJar, pinRequestHeaders } from "@/tests/support/request-headers";
 import { cookieOf } from "./cookie";
-import { endSession, requireOperator, requirePageOperator, setSessionCookie, signedIn, signedInWith } from "./session";
+import {
+  browserOf,
+  endSession,
+  requireOperator,
+  requirePageOperator,
+  setSessionCookie,
+  signedIn,
+  signedInWith,
+} from "./session";
 
 beforeEach(() => {
   for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
@@ -105,6 +119,37 @@ describe("an action's or a download's check", () => {
   });
 });
 
+describe("a browser in two words", () => {
+  it("names the browser and the system a user agent says, and no more", () => {
+    const agents: Array<[string | null, string]> = [
+      [
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+        "Chrome on macOS",
+      ],
+      ["Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0", "Firefox on Windows"],
+      [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 Edg/156.0.0.0",
+        "Edge on Windows",
+      ],
+      [
+        "Mozilla/5.0 (Linux; Android 15) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36",
+        "Chrome on Android",
+      ],
+      [
+        "Mozilla/5.0 (iPad; CPU OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/604.1",
+        "Safari on iPad",
+      ],
+      [
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chromium/156.0 Safari/537.36",
+        "Chrome on Linux",
+      ],
+      ["curl/8.0", "A browser on an unknown system"],
+      [null, "A browser on an unknown system"],
+    ];
+    for (const [agent, words] of agents) expect(browserOf(agent), String(agent)).toBe(words);
+  });
+});
+
 describe("a session's cookie", () => {
   it("is set for the session's 7 days, HttpOnly, SameSite=Strict, for the whole site", async () => {
     const { token } = await operatorWithSession("viewer");
@@ -118,6 +163,26 @@ describe("a session's cookie", () => {
       maxAge: 7 * 24 * 60 * 60,
     });
     expect(SESSION_ABSOLUTE_MS).toBe(7 * 24 * 60 * 60_000);
+  });
+
+  it("ends the browser's session before it at every sign-in, another browser's staying, and names its browser", async () => {
+    const { store, operator, token: before } = await signedInAs("viewer");
+    const elsewhere = await insertSession(store, { operatorId: operator.id });
+    const next = await insertSession(store, { operatorId: operator.id });
+    pinRequestHeaders({
+      "user-agent":
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
+    });
+    await setSessionCookie(next);
+    pinRequestHeaders(undefined);
+    expect(cookieJar.get(cookieOf().name)).toBe(next);
+    expect(await sessionOperator(store, before)).toBeUndefined();
+    expect(await sessionOperator(store, elsewhere)).toBeDefined();
+    const listed = await sessionsOf(store, operator.id, next);
+    expect(listed.find(({ current }) => current)?.browser).toBe("Safari on iPhone");
+    // The same token set again (a retried answer) ends nothing.
+    await setSessionCookie(next);
+    expect(await sessionOperator(store, next)).toBeDefined();
   });
 
   it("ends with its row deleted and its cookie cleared; another browser's session stays", async () => {

@@ -1,9 +1,15 @@
 import "server-only";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { sessionOperator, SESSION_ABSOLUTE_MS, type Operator } from "@/server/operators/operator-store";
+import {
+  deleteSession,
+  labelSession,
+  sessionOperator,
+  SESSION_ABSOLUTE_MS,
+  type Operator,
+} from "@/server/operators/operator-store";
 import { signOutSession } from "@/server/operators/passkeys";
 import type { OperatorRole } from "@/server/db/schema";
 import { cookieOf, consolePath, isSessionToken } from "./cookie";
@@ -57,10 +63,41 @@ export async function requireOperator(role: OperatorRole = "viewer") {
   return { ...found, allowed: allows(found.operator.role, role) };
 }
 
-/** Opens a session in the browser: a new cookie on every sign-in, and no search of an operator signed in before. */
+const browsers: Array<[string, RegExp]> = [
+  ["Edge", /Edg\//],
+  ["Firefox", /Firefox\//],
+  ["Chrome", /Chrom(e|ium)\//],
+  ["Safari", /Safari\//],
+];
+// iPhone and iPad agents also say "Mac OS X", Android's "Linux": the first that matches names it.
+const systems: Array<[string, RegExp]> = [
+  ["iPhone", /iPhone/],
+  ["iPad", /iPad/],
+  ["Android", /Android/],
+  ["Windows", /Windows/],
+  ["macOS", /Macintosh|Mac OS X/],
+  ["Linux", /Linux/],
+];
+const firstOf = (names: Array<[string, RegExp]>, agent: string) =>
+  names.find(([, pattern]) => pattern.test(agent))?.[0];
+
+/** A browser in two words, from its user agent ("Chrome on macOS"): enough to tell sessions apart, and no more. */
+export function browserOf(userAgent: string | null) {
+  const agent = userAgent ?? "";
+  return `${firstOf(browsers, agent) ?? "A browser"} on ${firstOf(systems, agent) ?? "an unknown system"}`;
+}
+
+/**
+ * Opens a session in the browser: a new cookie on every sign-in, which ends
+ * the browser's session before it and the search it kept.
+ */
 export async function setSessionCookie(token: string) {
   const jar = await cookies();
   const { name, attributes } = cookieOf();
+  const store = await consoleStore();
+  const previous = jar.get(name)?.value;
+  if (isSessionToken(previous) && previous !== token) await deleteSession(store, previous);
+  await labelSession(store, token, browserOf((await headers()).get("user-agent")));
   jar.set(name, token, { ...attributes, maxAge: SESSION_ABSOLUTE_MS / 1000 });
   jar.set(cookieOf("search").name, "", { ...attributes, maxAge: 0 });
 }

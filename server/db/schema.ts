@@ -234,6 +234,8 @@ export type OperatorSessionsTable = {
   expires_at: number;
   /** The passkey it was opened with: revoking it ends the session (null for sessions older than migration 0015). */
   passkey_id: string | null;
+  /** Its browser in two words ("Chrome on macOS"), for the operator to tell sessions apart. */
+  browser: string | null;
 };
 
 /** A one-time enrolment link: the SHA-256 of its token. */
@@ -246,7 +248,7 @@ export type OperatorLinksTable = {
 };
 
 /** What a passkey ceremony is for. */
-export const challengePurposes = ["enrol", "setup", "sign-in", "add"] as const;
+export const challengePurposes = ["enrol", "setup", "sign-in", "confirm", "add"] as const;
 export type ChallengePurpose = (typeof challengePurposes)[number];
 
 /** A passkey ceremony under way. */

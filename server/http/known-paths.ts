@@ -34,6 +34,7 @@ const consolePaths = new Set([
   "/console/invitations/cancel",
   "/console/passkeys",
   "/console/passkeys/remove",
+  "/console/sessions/end",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
 

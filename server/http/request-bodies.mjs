@@ -31,6 +31,7 @@ export const routeBodies = new Map([
   ["/console/invitations/send", CONSOLE_ACTION_BYTES],
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],
+  ["/console/sessions/end", CONSOLE_ACTION_BYTES],
 ]);
 
 /**

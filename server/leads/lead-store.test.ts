@@ -59,6 +59,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0014-start-needs-a-record",
       "0015-session-passkeys",
       "0016-search-by-trigrams",
+      "0017-session-browser",
     ]);
     expect(Object.keys(migrations)).toStrictEqual([
       "0001-leads",
@@ -77,6 +78,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0014-start-needs-a-record",
       "0015-session-passkeys",
       "0016-search-by-trigrams",
+      "0017-session-browser",
     ]);
   });
 

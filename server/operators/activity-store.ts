@@ -14,6 +14,7 @@ export const activityActions = [
   "enrolled",
   "passkey added",
   "passkey removed",
+  "sessions ended",
   "export",
   "redeliver",
   "drop",
@@ -86,6 +87,28 @@ export async function activityPage({ db }: Store, { after, limit }: { after?: Ac
     subject: row.subject,
     rows: row.rows === null ? null : Number(row.rows),
   }));
+}
+
+/**
+ * What this operator last did in the console, if it was `action` (on
+ * `subject`) in the last five minutes: a page's banner reports it from here,
+ * never from its URL, so a link can announce nothing that did not happen.
+ */
+export async function justDid(
+  { db }: Store,
+  { actor, action, subject }: { actor: string; action: ActivityAction; subject?: string },
+) {
+  const last = await db
+    .selectFrom("operator_activity")
+    .select(["action", "subject", "rows"])
+    .where("actor", "=", actor)
+    .where("via", "=", "console")
+    .where("at", ">", Date.now() - 5 * 60_000)
+    .orderBy("at", "desc")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+  if (last?.action !== action || (subject !== undefined && last.subject !== subject)) return undefined;
+  return { rows: Number(last.rows ?? 0) };
 }
 
 /** A cursor as the page's "Older" link carries it (`AT~ID`), read back; undefined for anything else. */

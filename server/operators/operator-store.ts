@@ -315,6 +315,46 @@ export async function deleteSession({ db }: Store, token: string) {
   await db.deleteFrom("operator_sessions").where("id", "=", hashOf(token)).execute();
 }
 
+/** Names a session's browser, as the operator will see it among their sessions. */
+export async function labelSession({ db }: Store, token: string, browser: string) {
+  await db.updateTable("operator_sessions").set({ browser }).where("id", "=", hashOf(token)).execute();
+}
+
+/** An operator's live sessions, the last used first; `current` marks the one this token opened. */
+export async function sessionsOf({ db }: Store, operatorId: string, token: string, now = Date.now()) {
+  const rows = await db
+    .selectFrom("operator_sessions")
+    .select(["id", "browser", "created_at", "seen_at"])
+    .where("operator_id", "=", operatorId)
+    .where("expires_at", ">", now)
+    .where("seen_at", ">", now - SESSION_IDLE_MS)
+    .orderBy("seen_at", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    browser: row.browser,
+    createdAt: Number(row.created_at),
+    seenAt: Number(row.seen_at),
+    current: row.id === hashOf(token),
+  }));
+}
+
+/** Ends an operator's sessions: the ones named, or every one but this token's; how many ended. */
+export async function deleteSessions(
+  { db }: Store,
+  { operatorId, ids, except }: { operatorId: string; ids?: readonly string[]; except?: string },
+) {
+  if (ids?.length === 0) return 0;
+  const { numDeletedRows } = await db
+    .deleteFrom("operator_sessions")
+    .where("operator_id", "=", operatorId)
+    .$if(ids !== undefined, (query) => query.where("id", "in", ids!))
+    .$if(except !== undefined, (query) => query.where("id", "<>", hashOf(except!)))
+    .executeTakeFirst();
+  return Number(numDeletedRows);
+}
+
 /** Retention: the sessions, links and ceremonies that ran out. */
 export async function forgetExpiredAccess({ db }: Store, now = Date.now()) {
   const sessions = await db

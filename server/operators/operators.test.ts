@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { describe, expect, it } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
-import { activityPage, cursorOf, forgetActivity, insertActivity, type ActivityCursor } from "./activity-store";
+import { activityPage, cursorOf, forgetActivity, insertActivity, justDid, type ActivityCursor } from "./activity-store";
 import {
   CHALLENGE_TTL_MS,
   LINK_TTL_MS,
@@ -187,6 +187,35 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
       after = lines.at(-1);
     }
     expect(seen).toStrictEqual(subjects.toReversed());
+  });
+
+  it("tell what an operator just did in the console: their last line, if of that action (and subject), in the last five minutes", async () => {
+    const store = await open(engine);
+    const at = Date.now();
+    await insertActivity(store, { ...console_, action: "drop", subject: "msg_a", rows: 1, at: at - 1_000 });
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toStrictEqual({
+      rows: 1,
+    });
+    expect(await justDid(store, { actor: console_.actor, action: "drop" })).toStrictEqual({ rows: 1 });
+    // Another lead, another action, another operator: nothing to tell.
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_b" })).toBeUndefined();
+    expect(await justDid(store, { actor: console_.actor, action: "redeliver", subject: "msg_a" })).toBeUndefined();
+    expect(await justDid(store, { actor: "other@sous.example", action: "drop", subject: "msg_a" })).toBeUndefined();
+    // Only the last line counts: a later action of theirs, in the console, hides it; a command's does not.
+    await insertActivity(store, { ...commandActor, action: "export", subject: "waitlist", rows: 3, at: at - 500 });
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeDefined();
+    await insertActivity(store, { ...console_, action: "export", subject: "waitlist", rows: 3, at: at - 100 });
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeUndefined();
+    // Older than five minutes: nothing either.
+    await insertActivity(store, { ...console_, action: "sessions ended", rows: 2, at: at - 5 * 60_000 - 1_000 });
+    await store.db.deleteFrom("operator_activity").where("action", "=", "export").execute();
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeDefined();
+    await store.db
+      .updateTable("operator_activity")
+      .set({ at: at - 5 * 60_000 - 1 })
+      .where("subject", "=", "msg_a")
+      .execute();
+    expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeUndefined();
   });
 
   it("count only owners for the last owner: a viewer goes while one owner is left, and one owner beside a viewer stays, from the console and the shell", async () => {

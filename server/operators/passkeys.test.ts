@@ -4,15 +4,26 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
 import { activityPage } from "./activity-store";
-import { listOperators, listPasskeys, ownerExists, passkeysOf, sessionOperator } from "./operator-store";
+import {
+  labelSession,
+  listOperators,
+  listPasskeys,
+  ownerExists,
+  passkeysOf,
+  sessionOperator,
+  sessionsOf,
+  type Operator,
+} from "./operator-store";
 import { addOperator, commandActor } from "./operators";
 import {
   addPasskeyOptions,
   CeremonyError,
+  confirmationOptions,
   completeAddPasskey,
   completeEnrolment,
   completeSetup,
   completeSignIn,
+  endSessions,
   enrolmentOptions,
   removePasskey,
   relyingParty,
@@ -74,13 +85,80 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     return (await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env })).session;
   }
 
+  /** The add ceremony's options, once the operator's own passkey (`own`) confirmed it. */
+  async function confirmedAdd(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
+    const asked = await confirmationOptions(store, { operator, env });
+    return addPasskeyOptions(store, {
+      operator,
+      ceremony: asked.ceremony,
+      response: own.signIn(asked.options, site),
+      env,
+    });
+  }
+
+  it("ask the operator's own passkey, user verified, before another is added: another's passkey, a forged answer, an unverified user, another's ceremony each refused", async () => {
+    const store = await open(engine);
+    const { authenticator: own, done } = await enrolled(store, "owner@sous.example");
+    const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
+    const asked = await confirmationOptions(store, { operator: done.operator, env });
+    // Only the operator's own passkeys may answer, their user verified.
+    expect(asked.options).toMatchObject({ userVerification: "required", allowCredentials: [{ id: own.id }] });
+    const tries: Array<[string, () => Promise<unknown>]> = [
+      ["another's passkey", async () => helperKey.signIn((await ask()).options, site)],
+      [
+        "a forged answer",
+        async () => ({ ...new SoftAuthenticator().signIn((await ask()).options, site), id: own.id, rawId: own.id }),
+      ],
+      ["an unverified user", async () => own.signIn((await ask()).options, site, { flags: 0x01 })],
+    ];
+    let current = asked;
+    async function ask() {
+      current = await confirmationOptions(store, { operator: done.operator, env });
+      return current;
+    }
+    for (const [label, answer] of tries) {
+      const response = (await answer()) as Parameters<typeof addPasskeyOptions>[1]["response"];
+      expect(
+        await refusal(addPasskeyOptions(store, { operator: done.operator, ceremony: current.ceremony, response, env })),
+        label,
+      ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
+    }
+    // The owner's ceremony answered in the viewer's session: refused.
+    const owners = await ask();
+    expect(
+      await refusal(
+        addPasskeyOptions(store, {
+          operator: helper.operator,
+          ceremony: owners.ceremony,
+          response: helperKey.signIn(owners.options, site),
+          env,
+        }),
+      ),
+    ).toMatch(/^This sign-in or enrolment took too long/);
+    // A sign-in's ceremony is no confirmation.
+    const signIn = await signInOptions(store, env);
+    expect(
+      await refusal(
+        addPasskeyOptions(store, {
+          operator: done.operator,
+          ceremony: signIn.ceremony,
+          response: own.signIn(signIn.options, site),
+          env,
+        }),
+      ),
+    ).toMatch(/^This sign-in or enrolment took too long/);
+    // Its twin: the own passkey, verified, gives the options.
+    expect((await confirmedAdd(store, done.operator, own)).options.user.name).toBe("owner@sous.example");
+    expect(await passkeysOf(store, done.operator.id)).toHaveLength(1);
+  });
+
   it("add a second passkey for the operator signed in, which then signs them in; another operator's ceremony and a passkey registered twice are refused", async () => {
     const store = await open(engine);
     const { authenticator: first, done } = await enrolled(store, "owner@sous.example");
     const { done: other } = await enrolled(store, "viewer@sous.example", "viewer");
     const second = new SoftAuthenticator();
 
-    const { options, ceremony } = await addPasskeyOptions(store, { operator: done.operator, env });
+    const { options, ceremony } = await confirmedAdd(store, done.operator, first);
     // The one they have is excluded: an authenticator holding it says so.
     expect(options.excludeCredentials?.map(({ id }) => id)).toStrictEqual([first.id]);
     // As every passkey of the console: discoverable (sign-in names no one first), the user verified, no attestation.
@@ -100,7 +178,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
         }),
       ),
     ).toMatch(/^This sign-in or enrolment took too long/);
-    const again = await addPasskeyOptions(store, { operator: done.operator, env });
+    const again = await confirmedAdd(store, done.operator, first);
     const added = await completeAddPasskey(store, {
       operator: done.operator,
       ceremony: again.ceremony,
@@ -109,9 +187,9 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
     expect(added).toBe(second.id);
     expect((await passkeysOf(store, done.operator.id)).map(({ id }) => id)).toStrictEqual([first.id, second.id]);
-    // Listed, the new one never used yet; one operator's list holds theirs only.
+    // Listed, the first used to confirm, the new one never used yet; one operator's list holds theirs only.
     expect(await listPasskeys(store, { operatorId: done.operator.id })).toMatchObject([
-      { id: first.id, email: "owner@sous.example", usedAt: null },
+      { id: first.id, email: "owner@sous.example", usedAt: expect.any(Number) },
       { id: second.id, email: "owner@sous.example", usedAt: null },
     ]);
     expect((await listPasskeys(store, { operatorId: other.operator.id })).map(({ email }) => email)).toStrictEqual([
@@ -127,7 +205,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect((await sessionOperator(store, done.session))?.email).toBe("owner@sous.example");
 
     // The same authenticator's answer registered a second time: refused, nothing added.
-    const twice = await addPasskeyOptions(store, { operator: done.operator, env });
+    const twice = await confirmedAdd(store, done.operator, first);
     expect(
       await refusal(
         completeAddPasskey(store, {
@@ -149,7 +227,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const { authenticator: laptop, done } = await enrolled(store, "owner@sous.example");
     const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
     const phone = new SoftAuthenticator();
-    const adding = await addPasskeyOptions(store, { operator: done.operator, env });
+    const adding = await confirmedAdd(store, done.operator, laptop);
     await completeAddPasskey(store, {
       operator: done.operator,
       ceremony: adding.ceremony,
@@ -158,9 +236,9 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
     const onPhone = await signInWith(store, phone);
     const onLaptop = await signInWith(store, laptop);
-    const by = { actor: "owner@sous.example", via: "console" as const };
+    const by = done.operator;
 
-    expect(await removePasskey(store, { id: phone.id, by })).toMatchObject({
+    expect(await removePasskey(store, { id: phone.id, operator: by })).toMatchObject({
       removed: { id: phone.id, email: "owner@sous.example" },
     });
     expect(await sessionOperator(store, onPhone)).toBeUndefined();
@@ -178,28 +256,73 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
 
     // The laptop's is the owner's last: the viewer's passkey does not count, an owner's alone manages the console.
-    expect(await removePasskey(store, { id: laptop.id, by })).toStrictEqual({ refused: "last" });
+    expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
+    // A viewer revokes their own passkeys only.
+    expect(await removePasskey(store, { id: phone.id, operator: helper.operator })).toStrictEqual({
+      refused: "unknown",
+    });
+    expect(await removePasskey(store, { id: laptop.id, operator: helper.operator })).toStrictEqual({
+      refused: "unknown",
+    });
     // A viewer's passkey may go, whoever's last it is: owners still sign in.
-    expect(await removePasskey(store, { id: helperKey.id, by })).toMatchObject({ removed: { id: helperKey.id } });
+    expect(await removePasskey(store, { id: helperKey.id, operator: helper.operator })).toMatchObject({
+      removed: { id: helperKey.id },
+    });
     expect(await sessionOperator(store, helper.session)).toBeUndefined();
 
     // The laptop's is now the only passkey any owner has.
     const before = await listPasskeys(store);
-    expect(await removePasskey(store, { id: laptop.id, by })).toStrictEqual({ refused: "last" });
-    expect(await removePasskey(store, { id: "no-such-passkey", by })).toStrictEqual({ refused: "unknown" });
+    expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
+    expect(await removePasskey(store, { id: "no-such-passkey", operator: by })).toStrictEqual({ refused: "unknown" });
     expect(await listPasskeys(store)).toStrictEqual(before);
     expect((await sessionOperator(store, onLaptop))?.email).toBe("owner@sous.example");
     expect((await activityPage(store, { limit: 1 }))[0]).toMatchObject({
+      actor: "viewer@sous.example",
       action: "passkey removed",
       subject: "viewer@sous.example",
     });
 
     // A second owner with a passkey: then the first owner's last one may go.
     const { authenticator: partnerKey } = await enrolled(store, "partner@sous.example");
-    expect(await removePasskey(store, { id: laptop.id, by })).toMatchObject({ removed: { id: laptop.id } });
+    expect(await removePasskey(store, { id: laptop.id, operator: by })).toMatchObject({ removed: { id: laptop.id } });
     expect(await sessionOperator(store, onLaptop)).toBeUndefined();
     expect((await listPasskeys(store)).map(({ id, email }) => `${email} ${id}`)).toStrictEqual([
       `partner@sous.example ${partnerKey.id}`,
+    ]);
+  });
+
+  it("end sessions: one of the operator's own by its id, or every one but this browser's; never another operator's; each time recorded", async () => {
+    const store = await open(engine);
+    const { authenticator, done } = await enrolled(store, "owner@sous.example");
+    const { done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
+    const [second, third] = [await signInWith(store, authenticator), await signInWith(store, authenticator)];
+    await labelSession(store, second, "Firefox on Windows");
+    const listed = await sessionsOf(store, done.operator.id, done.session);
+    expect(listed.map(({ current }) => current).sort()).toStrictEqual([false, false, true]);
+    expect(listed.map(({ browser }) => browser)).toContain("Firefox on Windows");
+    const secondId = listed.find(({ browser }) => browser === "Firefox on Windows")!.id;
+
+    // Another operator's session, named by its id: nothing ends.
+    const helperId = (await sessionsOf(store, helper.operator.id, helper.session))[0]!.id;
+    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [helperId] })).toBe(0);
+    expect((await sessionOperator(store, helper.session))?.email).toBe("viewer@sous.example");
+    // One by its id.
+    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [secondId] })).toBe(1);
+    expect(await sessionOperator(store, second)).toBeUndefined();
+    expect((await sessionOperator(store, third))?.email).toBe("owner@sous.example");
+    // Every one but this browser's.
+    await signInWith(store, authenticator);
+    expect(await endSessions(store, { operator: done.operator, current: done.session })).toBe(2);
+    expect((await sessionsOf(store, done.operator.id, done.session)).map(({ current }) => current)).toStrictEqual([
+      true,
+    ]);
+    expect((await sessionOperator(store, helper.session))?.email).toBe("viewer@sous.example");
+    expect(
+      (await activityPage(store, { limit: 3 })).map(({ actor, action, rows }) => `${actor} ${action} ${rows}`),
+    ).toStrictEqual([
+      "owner@sous.example sessions ended 2",
+      "owner@sous.example sign-in 1",
+      "owner@sous.example sessions ended 1",
     ]);
   });
 

@@ -15,6 +15,7 @@ import { insertActivity } from "./activity-store";
 import {
   deletePasskey,
   deleteSession,
+  deleteSessions,
   emailKey,
   insertChallenge,
   insertOperator,
@@ -35,7 +36,7 @@ import {
   type ListedPasskey,
   type Operator,
 } from "./operator-store";
-import { OperatorError, operatorEmail, type Actor } from "./operators";
+import { OperatorError, operatorEmail } from "./operators";
 
 /**
  * The passkey ceremonies of the console (decision 0014): registering one
@@ -233,9 +234,33 @@ export async function signInOptions(store: Store, env?: NodeJS.ProcessEnv) {
 
 const notSignedIn = "That passkey did not sign you in. Use a passkey registered for this console.";
 
+/** A passkey's answer to a challenge: its signature, counter and user verification checked; the counter moved on. */
+async function verifiedAssertion(
+  store: Store,
+  { challenge, response, env }: { challenge: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
+) {
+  const passkey = (await passkeyById(store, String(response.id))) ?? refused(notSignedIn);
+  const rp = relyingParty(env);
+  const verification = await verifyAuthenticationResponse({
+    response,
+    expectedChallenge: challenge,
+    expectedOrigin: rp.origin,
+    expectedRPID: rp.id,
+    requireUserVerification: true,
+    credential: {
+      id: passkey.id,
+      publicKey: Buffer.from(passkey.publicKey, "base64url"),
+      counter: passkey.counter,
+      transports: passkey.transports,
+    },
+  }).catch(() => ({ verified: false as const }));
+  if (!verification.verified) return refused(notSignedIn);
+  return { passkey, counter: verification.authenticationInfo.newCounter };
+}
+
 /**
- * Signs an operator in with a passkey: its signature and counter checked,
- * then `admit` (the per-operator limit) asked, then a new session opened.
+ * Signs an operator in with a passkey: its answer verified, then `admit`
+ * (the per-operator limit) asked, then a new session opened.
  */
 export async function completeSignIn(
   store: Store,
@@ -252,26 +277,11 @@ export async function completeSignIn(
   },
 ) {
   const taken = (await takeChallenge(store, ceremony, "sign-in")) ?? refused(ceremonyGone);
-  const passkey = (await passkeyById(store, String(response.id))) ?? refused(notSignedIn);
-  const rp = relyingParty(env);
-  const verification = await verifyAuthenticationResponse({
-    response,
-    expectedChallenge: taken.challenge,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.id,
-    requireUserVerification: true,
-    credential: {
-      id: passkey.id,
-      publicKey: Buffer.from(passkey.publicKey, "base64url"),
-      counter: passkey.counter,
-      transports: passkey.transports,
-    },
-  }).catch(() => ({ verified: false as const }));
-  if (!verification.verified) return refused(notSignedIn);
+  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response, env });
   await admit?.(passkey.operatorId);
   return inTransaction(store, async (tx) => {
     const operator = (await operatorById(tx, passkey.operatorId)) ?? refused(notSignedIn);
-    await passkeyUsed(tx, { id: passkey.id, counter: verification.authenticationInfo.newCounter });
+    await passkeyUsed(tx, { id: passkey.id, counter });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "sign-in", rows: 1 });
     return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
@@ -288,21 +298,51 @@ export async function signOutSession(store: Store, token: string) {
 }
 
 /**
- * The registration options for another passkey of a signed-in operator (a
- * new device): the ones they have are excluded, so an authenticator that
- * holds one already says so instead of registering it twice.
+ * Before another passkey is added, the operator's own passkey is asked again
+ * (user verified): a borrowed or stolen session alone cannot add one.
  */
-export async function addPasskeyOptions(
+export async function confirmationOptions(
   store: Store,
   { operator, env }: { operator: Operator; env?: NodeJS.ProcessEnv },
 ) {
-  const options = await registrationFor(operator, await passkeysOf(store, operator.id), env);
+  const own = await passkeysOf(store, operator.id);
+  if (!own.length) refused("You have no passkey to confirm with. Sign in again with a passkey.");
+  const options = await generateAuthenticationOptions({
+    rpID: relyingParty(env).id,
+    userVerification: "required",
+    // No transports: at a new device the passkey is elsewhere (a phone), which a transport of "internal" would rule out.
+    allowCredentials: own.map(({ id }) => ({ id })),
+  });
   const ceremony = await insertChallenge(store, {
     challenge: options.challenge,
-    purpose: "add",
+    purpose: "confirm",
     operatorId: operator.id,
   });
   return { options, ceremony };
+}
+
+/**
+ * The registration options for another passkey (a new device), once the
+ * operator's own passkey confirmed it: the ones they have are excluded, so an
+ * authenticator that holds one already says so instead of registering it twice.
+ */
+export async function addPasskeyOptions(
+  store: Store,
+  {
+    operator,
+    ceremony,
+    response,
+    env,
+  }: { operator: Operator; ceremony: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
+) {
+  const taken = (await takeChallenge(store, ceremony, "confirm")) ?? refused(ceremonyGone);
+  if (taken.operatorId !== operator.id) refused(ceremonyGone);
+  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response, env });
+  if (passkey.operatorId !== operator.id) refused(notSignedIn);
+  await passkeyUsed(store, { id: passkey.id, counter });
+  const options = await registrationFor(operator, await passkeysOf(store, operator.id), env);
+  const next = await insertChallenge(store, { challenge: options.challenge, purpose: "add", operatorId: operator.id });
+  return { options, ceremony: next };
 }
 
 /** Registers the passkey an add ceremony made, for the operator who started it only; the session goes on as it was. */
@@ -328,24 +368,45 @@ export async function completeAddPasskey(
 
 /**
  * Revokes a passkey (a lost or retired device): the sessions it opened end
- * at once, the operator's other passkeys and their sessions stay. Refused
- * ("last") when it would leave no owner with a passkey: nobody could then
- * sign in to manage operators but from the shell (`npm run operators -- link
- * EMAIL`); "unknown" when no passkey has the id. Either way nothing changes.
+ * at once, the operator's other passkeys and their sessions stay. An owner
+ * revokes anyone's, a viewer their own. Refused ("last") when it would leave
+ * no owner with a passkey: nobody could then sign in to manage operators but
+ * from the shell (`npm run operators -- link EMAIL`); "unknown" when no
+ * passkey it may revoke has the id. Either way nothing changes.
  */
 export async function removePasskey(
   store: Store,
-  { id, by }: { id: string; by: Actor },
+  { id, operator }: { id: string; operator: Operator },
 ): Promise<{ removed: ListedPasskey } | { refused: "unknown" | "last" }> {
   return inTransaction(store, async (tx) => {
     const passkeys = await listPasskeys(tx);
-    const revoked = passkeys.find((passkey) => passkey.id === id);
+    const revoked = passkeys.find(
+      (passkey) => passkey.id === id && (operator.role === "owner" || passkey.operatorId === operator.id),
+    );
     if (!revoked) return { refused: "unknown" as const };
     const owners = new Set((await listOperators(tx)).filter(({ role }) => role === "owner").map((owner) => owner.id));
     const ownersLeft = passkeys.filter((passkey) => passkey.id !== id && owners.has(passkey.operatorId));
     if (owners.has(revoked.operatorId) && ownersLeft.length === 0) return { refused: "last" as const };
     await deletePasskey(tx, id);
-    await insertActivity(tx, { ...by, action: "passkey removed", subject: revoked.email, rows: 1 });
+    await insertActivity(tx, {
+      actor: operator.email,
+      via: "console",
+      action: "passkey removed",
+      subject: revoked.email,
+      rows: 1,
+    });
     return { removed: revoked };
+  });
+}
+
+/** Ends an operator's own sessions: the ones named (by their rows' ids), or every one but this browser's (`current`). */
+export async function endSessions(
+  store: Store,
+  { operator, current, ids }: { operator: Operator; current: string; ids?: readonly string[] },
+) {
+  return inTransaction(store, async (tx) => {
+    const ended = await deleteSessions(tx, { operatorId: operator.id, ...(ids ? { ids } : { except: current }) });
+    await insertActivity(tx, { actor: operator.email, via: "console", action: "sessions ended", rows: ended });
+    return ended;
   });
 }

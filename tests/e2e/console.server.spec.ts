@@ -11,7 +11,14 @@ import { expect, test } from "./fixtures";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { uniqueToken } from "./receiver-client";
-import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
+import {
+  borrowPasskey,
+  CEREMONY_MS,
+  confirmWithBorrowedPasskey,
+  pressCeremony,
+  withAuthenticator,
+  type Authenticator,
+} from "../support/console-browser";
 import { stablePort, type Started } from "../support/processes";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { waitlistMessages } from "@/lib/forms/waitlist";
@@ -37,7 +44,9 @@ let env: Record<string, string>;
 /** What n8n's workflow signs its calls into the site with (a STOP, a START). */
 const consentSecret = newWebhookSecret();
 /** The browsers of the owner and the viewer the first two tests enrol, each with its passkey, kept for the rest. */
-const signedIn: Partial<Record<"owner" | "viewer", { context: BrowserContext; page: Page }>> = {};
+const signedIn: Partial<
+  Record<"owner" | "viewer", { context: BrowserContext; page: Page; authenticator: Authenticator }>
+> = {};
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
@@ -93,7 +102,8 @@ test("the setup token enrols the first owner once: a passkey registered, signed 
   browser,
 }) => {
   const context = await browser.newContext();
-  const { page, credentials } = await withAuthenticator(context);
+  const authenticator = await withAuthenticator(context);
+  const { page, credentials } = authenticator;
   await page.goto(`${site}/console/setup`);
   await expect(page.getByRole("heading", { name: "Set up the console" })).toBeVisible();
 
@@ -119,7 +129,7 @@ test("the setup token enrols the first owner once: a passkey registered, signed 
   expect(server.output()).toContain('"event":"console_setup","state":"open"');
   const listed = JSON.parse(await operators("list", "--json")) as Array<{ email: string; role: string }>;
   expect(listed.map(({ email, role }) => `${email} ${role}`)).toStrictEqual(["founder@example.com owner"]);
-  signedIn.owner = { context, page };
+  signedIn.owner = { context, page, authenticator };
 });
 
 test("operators -- add prints a link that registers a passkey once; the operator signs out and back in with it", async ({
@@ -130,7 +140,8 @@ test("operators -- add prints a link that registers a passkey once; the operator
   expect(link, printed).toBeDefined();
 
   const context = await browser.newContext();
-  const { page, credentials } = await withAuthenticator(context);
+  const authenticator = await withAuthenticator(context);
+  const { page, credentials } = authenticator;
   await page.goto(link!);
   await expect(page.getByText("helper@example.com")).toBeVisible();
   await pressCeremony(page, "Register a passkey");
@@ -152,25 +163,39 @@ test("operators -- add prints a link that registers a passkey once; the operator
   // The link worked once.
   await page.goto(link!);
   await expect(page.getByRole("heading", { name: "This enrolment link does not work" })).toBeVisible();
-  signedIn.viewer = { context, page };
+  signedIn.viewer = { context, page, authenticator };
 });
 
-test("a passkey added on a new device from the console signs in there; an owner revokes it, which ends that session at once and no other; a viewer sees their own, with nothing to revoke", async ({
+test("a passkey added on a new device from the console, once the owner's own passkey confirms it, signs in there; an owner revokes it, which ends that session at once and no other; a viewer sees their own, and may revoke no one else's", async ({
   browser,
 }) => {
   const owner = signedIn.owner!;
   // The owner's new device: a browser with an authenticator of its own, handed the session to add its passkey.
   const device = await browser.newContext();
-  const { page, credentials } = await withAuthenticator(device);
+  const newDevice = await withAuthenticator(device);
+  const { page, credentials } = newDevice;
   await device.addCookies(await owner.context.cookies());
   await page.goto(`${site}/console/passkeys`);
   await expect(page.getByRole("heading", { name: "Passkeys", level: 1 })).toBeVisible();
   const yours = page.getByRole("table", { name: "founder@example.com's passkeys" });
   await expect(yours.locator("tbody tr")).toHaveCount(1);
+  // The session alone adds nothing: the owner's existing passkey (their phone, at this device) confirms first.
+  const [ownersKey] = await owner.authenticator.credentials();
+  await confirmWithBorrowedPasskey(newDevice, owner.authenticator, site);
   await pressCeremony(page, "Add a passkey on this device");
   await expect(page).toHaveURL(`${site}/console/passkeys?done=added`, { timeout: CEREMONY_MS });
   await expect(page.getByRole("status").first()).toHaveText("Passkey added: this device signs you in from now on.");
   await expect(yours.locator("tbody tr")).toHaveCount(2);
+  expect((await owner.authenticator.credentials())[0]!.signCount).toBe(ownersKey!.signCount + 1);
+  // A banner says what the activity log holds: the owner added a passkey, ended no session; the viewer added none.
+  await owner.page.goto(`${site}/console/passkeys?done=added`);
+  await expect(owner.page.getByText("Passkey added: this device signs you in from now on.")).toBeVisible();
+  await owner.page.goto(`${site}/console/passkeys?done=ended`);
+  await expect(owner.page.getByRole("heading", { name: "Passkeys", level: 1 })).toBeVisible();
+  await expect(owner.page.getByText(/^Ended \d+ session/)).toHaveCount(0);
+  await signedIn.viewer!.page.goto(`${site}/console/passkeys?done=added`);
+  await expect(signedIn.viewer!.page.getByRole("heading", { name: "Passkeys", level: 1 })).toBeVisible();
+  await expect(signedIn.viewer!.page.getByText("Passkey added")).toHaveCount(0);
   const [added] = await credentials();
   const addedId = Buffer.from(added!.credentialId, "base64").toString("base64url");
 
@@ -208,13 +233,13 @@ test("a passkey added on a new device from the console signs in there; an owner 
   await expect(lines.filter({ hasText: "passkey added" })).toHaveCount(1);
   await device.close();
 
-  // The viewer: their own passkey, no one else's, and no revoke; their post of one is refused and changes nothing.
+  // The viewer: their own passkey, theirs to revoke, no one else's; their post of the owner's changes nothing.
   const viewer = signedIn.viewer!;
   await viewer.page.goto(`${site}/console/passkeys`);
-  await expect(
-    viewer.page.getByRole("table", { name: "helper@example.com's passkeys" }).locator("tbody tr"),
-  ).toHaveCount(1);
-  await expect(viewer.page.getByRole("button", { name: /^Revoke/ })).toHaveCount(0);
+  const theirs = viewer.page.getByRole("table", { name: "helper@example.com's passkeys" });
+  await expect(theirs.locator("tbody tr")).toHaveCount(1);
+  await expect(viewer.page.getByRole("button", { name: /^Revoke helper@example\.com's passkey/ })).toHaveCount(1);
+  await expect(viewer.page.getByRole("button", { name: /^Revoke founder/ })).toHaveCount(0);
   await expect(viewer.page.getByText("Every operator's")).toHaveCount(0);
   const unchanged = consoleTables();
   const ownerKey = (unchanged.operator_passkeys as Array<{ id: string; operator_id: string }>)[0]!.id;
@@ -223,8 +248,58 @@ test("a passkey added on a new device from the console signs in there; an owner 
     headers: { Origin: site },
     maxRedirects: 0,
   });
-  expect(refused.status()).toBe(403);
+  expect(refused.status()).toBe(303);
+  expect(refused.headers().location).toBe("/console/passkeys?done=unknown");
   expect(consoleTables()).toStrictEqual(unchanged);
+});
+
+const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";
+
+test("an operator sees their sessions by browser and ends every one but this; a sign-in with the session still in the browser ends it", async ({
+  browser,
+}) => {
+  const owner = signedIn.owner!;
+  // Another browser of the owner's signs in with their passkey (their phone at it): a session of its own.
+  const laptop = await browser.newContext({ userAgent: firefox });
+  const elsewhere = await withAuthenticator(laptop);
+  const signInThere = async () => {
+    const giveBack = await borrowPasskey(elsewhere, owner.authenticator);
+    await signIn(elsewhere.page, "founder@example.com", "owner");
+    await giveBack();
+  };
+  await signInThere();
+  const sessionCookie = async () => (await laptop.cookies()).find(({ name }) => name === "sous-console")!;
+  const first = await sessionCookie();
+
+  // Signed in again there with that session still in the browser (a second tab's sign-in page): it ends.
+  await laptop.clearCookies();
+  await elsewhere.page.goto(`${site}/console/sign-in`);
+  await laptop.addCookies([first]);
+  const giveBack = await borrowPasskey(elsewhere, owner.authenticator);
+  await pressCeremony(elsewhere.page, "Sign in with a passkey");
+  await expect(elsewhere.page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+  await giveBack();
+  const second = await sessionCookie();
+  expect(second.value).not.toBe(first.value);
+  const stale = await browser.newContext({ storageState: { cookies: [first], origins: [] } });
+  expect((await stale.request.get(`${site}/console`, { maxRedirects: 0 })).status()).toBe(307);
+  await stale.close();
+
+  // The owner's first browser lists both, the other by its browser's name; ending the rest signs the laptop out.
+  await owner.page.goto(`${site}/console/passkeys`);
+  const sessions = owner.page.getByRole("table", { name: "Your sessions" }).locator("tbody tr");
+  await expect(sessions).toHaveCount(2);
+  await expect(sessions.filter({ hasText: "This browser" })).toHaveCount(1);
+  await expect(sessions.filter({ hasText: "Firefox on Windows" })).toHaveCount(1);
+  await owner.page.getByRole("button", { name: "End all other sessions" }).click();
+  await expect(owner.page.getByRole("status").first()).toHaveText("Ended 1 session.");
+  await expect(sessions).toHaveCount(1);
+  await elsewhere.page.goto(`${site}/console`);
+  await expect(elsewhere.page).toHaveURL(`${site}/console/sign-in?next=%2Fconsole`);
+  // The first browser goes on.
+  await owner.page.goto(`${site}/console`);
+  await expect(owner.page.getByText("founder@example.com (owner)")).toBeVisible();
+  await laptop.close();
 });
 
 test("without a session, a console page leads to sign-in and back; every console answer is uncached and unindexed", async ({
@@ -887,6 +962,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     ["/console/invitations/send", { plan: "next", next: "1", name: "never-sent", count: "1" }],
     ["/console/invitations/cancel", { name: "launch-1" }],
     ["/console/passkeys/remove", { id: "not-a-passkey" }],
+    ["/console/sessions/end", { others: "1" }],
   ];
   const owner = signedIn.owner!.context;
   const stranger = await browser.newContext();

@@ -11,17 +11,58 @@ export async function withAuthenticator(context: BrowserContext) {
   const cdp = await context.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
+    options: { ...verifyingAuthenticator, transport: "internal" },
   });
   const credentials = async () => (await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials;
-  return { page, credentials };
+  return { page, credentials, cdp, authenticatorId };
+}
+
+const verifyingAuthenticator = {
+  protocol: "ctap2",
+  hasResidentKey: true,
+  hasUserVerification: true,
+  isUserVerified: true,
+  automaticPresenceSimulation: true,
+} as const;
+
+export type Authenticator = Awaited<ReturnType<typeof withAuthenticator>>;
+
+/**
+ * A copy of `from`'s passkey in `to`'s browser, on an authenticator of its
+ * own: the operator's phone answering for a laptop. `giveBack` unplugs it and
+ * syncs its counter back to `from`, as a synced passkey's is, so `from` signs
+ * in again afterwards.
+ */
+export async function borrowPasskey(to: Authenticator, from: Authenticator) {
+  const [credential] = await from.credentials();
+  const { authenticatorId } = await to.cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { ...verifyingAuthenticator, transport: "usb" },
+  });
+  await to.cdp.send("WebAuthn.addCredential", { authenticatorId, credential: credential! });
+  return async function giveBack() {
+    const [used] = (await to.cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials;
+    await to.cdp.send("WebAuthn.removeVirtualAuthenticator", { authenticatorId });
+    const original = { authenticatorId: from.authenticatorId, credentialId: credential!.credentialId };
+    await from.cdp.send("WebAuthn.removeCredential", original);
+    await from.cdp.send("WebAuthn.addCredential", { authenticatorId: from.authenticatorId, credential: used! });
+  };
+}
+
+/**
+ * Adding a passkey at a new device: `from`'s passkey, borrowed, answers the
+ * console's confirmation, and is given back before the device registers its
+ * own (the post that carries the confirmation's assertion is held until then).
+ */
+export async function confirmWithBorrowedPasskey(device: Authenticator, from: Authenticator, site: string) {
+  let lent = true;
+  const giveBack = await borrowPasskey(device, from);
+  await device.page.route(`${site}/console/passkeys`, async (route) => {
+    if (lent && (route.request().postData() ?? "").includes("authenticatorData")) {
+      lent = false;
+      await giveBack();
+    }
+    await route.continue();
+  });
 }
 
 /**

@@ -4,29 +4,41 @@ import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
 import { deliveries } from "@/server/console/deliveries";
 import { requirePageOperator } from "@/server/console/session";
+import type { Store } from "@/server/db/connect";
+import { justDid } from "@/server/operators/activity-store";
 
 export const metadata: Metadata = { title: "Deliveries" };
 
 type Search = Promise<{ done?: string; id?: string }>;
 
-/** What the last action did, in words: from the redirect's query, which names a webhook-id at most. */
-const outcomes: Record<string, (id: string) => string> = {
-  delivered: (id) => `Redelivered ${id}: the receiver took it.`,
-  tried: (id) => `Tried ${id} again: not delivered (it stays in the list below, or another sender holds it).`,
-  dropped: (id) => `Dropped ${id} and its delivery log.`,
-  unknown: () => "No open lead has that webhook-id: nothing was done.",
-};
+/**
+ * What the operator just did to a lead, in words: the redirect names the lead,
+ * the activity log says what was done to it (a link alone reports nothing).
+ */
+async function outcomeOf(store: Store, actor: string, done: unknown, id: string) {
+  if (done === "unknown") return "No open lead has that webhook-id: nothing was done.";
+  if (done === "dropped")
+    return (await justDid(store, { actor, action: "drop", subject: id }))
+      ? `Dropped ${id} and its delivery log.`
+      : undefined;
+  if (done !== "delivered" && done !== "tried") return undefined;
+  const did = await justDid(store, { actor, action: "redeliver", subject: id });
+  if (!did) return undefined;
+  return did.rows > 0
+    ? `Redelivered ${id}: the receiver took it.`
+    : `Tried ${id} again: not delivered (it stays in the list below, or another sender holds it).`;
+}
 
 export default async function DeliveriesPage({ searchParams }: { searchParams: Search }) {
   const { operator, store } = await requirePageOperator("/console/deliveries");
   const query = await searchParams;
   const owner = operator.role === "owner";
   const seen = await deliveries(store);
-  const outcome = typeof query.done === "string" ? outcomes[query.done] : undefined;
   const id = typeof query.id === "string" && /^msg_[\w-]{1,80}$/.test(query.id) ? query.id : "";
+  const outcome = await outcomeOf(store, operator.email, query.done, id);
   return (
     <ConsoleFrame operator={operator} current="/console/deliveries" title="Deliveries">
-      {outcome ? <Outcome>{outcome(id)}</Outcome> : null}
+      {outcome ? <Outcome>{outcome}</Outcome> : null}
       <section aria-labelledby="waiting" className="mt-8">
         <h2 id="waiting" className="text-xl font-bold">
           Leads waiting

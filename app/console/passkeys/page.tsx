@@ -3,34 +3,58 @@ import { ConsoleFrame, NeedsJavaScript, Outcome } from "@/components/console/con
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { PasskeyCeremony } from "@/components/console/passkey-ceremony";
 import { requirePageOperator } from "@/server/console/session";
-import { listPasskeys, type ListedPasskey } from "@/server/operators/operator-store";
+import { cookies } from "next/headers";
+import { cookieOf } from "@/server/console/cookie";
+import { justDid, type ActivityAction } from "@/server/operators/activity-store";
+import { listPasskeys, sessionsOf, type ListedPasskey } from "@/server/operators/operator-store";
 
 export const metadata: Metadata = { title: "Passkeys" };
 
-/** What the last action did, in words: from the redirect's query, which names nothing but the outcome. */
-const outcomes: Record<string, string> = {
-  added: "Passkey added: this device signs you in from now on.",
-  removed: "Passkey revoked: every session it opened has ended.",
-  unknown: "No passkey has that id: nothing was revoked.",
-  last: "Not revoked: it is the last passkey any owner has, and without it nobody could sign in to manage the console. Register another owner's passkey first.",
-};
+/** What the operator just did, in words: named by the redirect, told only when the activity log holds it. */
+const reports = new Map<string, { action: ActivityAction; words: (rows: number) => string }>([
+  ["added", { action: "passkey added", words: () => "Passkey added: this device signs you in from now on." }],
+  ["removed", { action: "passkey removed", words: () => "Passkey revoked: every session it opened has ended." }],
+  ["ended", { action: "sessions ended", words: (rows) => `Ended ${rows} ${rows === 1 ? "session" : "sessions"}.` }],
+]);
+/** Why nothing was done: no action to find in the log. */
+const refusals = new Map([
+  ["unknown", "No passkey you may revoke has that id: nothing was revoked."],
+  [
+    "last",
+    "Not revoked: it is the last passkey any owner has, and without it nobody could sign in to manage the console. Register another owner's passkey first.",
+  ],
+]);
 
 /** A credential id is long; its start tells two apart, and is nobody's data. */
 const shortId = (id: string) => `${id.slice(0, 10)}…`;
 
-function PasskeyTable({ caption, passkeys, revoke }: { caption: string; passkeys: ListedPasskey[]; revoke: boolean }) {
+function PasskeyTable({
+  caption,
+  passkeys,
+  revoke,
+  byOperator = false,
+}: {
+  caption: string;
+  passkeys: ListedPasskey[];
+  revoke: boolean;
+  byOperator?: boolean;
+}) {
   return (
     <table className="mt-4 w-full text-sm">
       <caption className="text-left font-semibold">{caption}</caption>
       <HeaderRow
-        labels={
-          revoke ? ["Operator", "Passkey", "Registered", "Last used", "Revoke"] : ["Passkey", "Registered", "Last used"]
-        }
+        labels={[
+          ...(byOperator ? ["Operator"] : []),
+          "Passkey",
+          "Registered",
+          "Last used",
+          ...(revoke ? ["Revoke"] : []),
+        ]}
       />
       <tbody>
         {passkeys.map((passkey) => (
           <tr key={passkey.id} className="border-b border-stone-200">
-            {revoke ? <td className="py-1 pr-4">{passkey.email}</td> : null}
+            {byOperator ? <td className="py-1 pr-4">{passkey.email}</td> : null}
             <td className="py-1 pr-4 font-mono">{shortId(passkey.id)}</td>
             <td className="py-1 pr-4 tabular-nums">{utc(passkey.createdAt)}</td>
             <td className="py-1 pr-4 tabular-nums">{passkey.usedAt === null ? "never" : utc(passkey.usedAt)}</td>
@@ -41,7 +65,7 @@ function PasskeyTable({ caption, passkeys, revoke }: { caption: string; passkeys
                   <button
                     type="submit"
                     aria-label={`Revoke ${passkey.email}'s passkey ${shortId(passkey.id)}`}
-                    className="rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-brand-700"
+                    className={dangerButton}
                   >
                     Revoke
                   </button>
@@ -55,6 +79,49 @@ function PasskeyTable({ caption, passkeys, revoke }: { caption: string; passkeys
   );
 }
 
+const dangerButton =
+  "rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-brand-700";
+
+type Session = Awaited<ReturnType<typeof sessionsOf>>[number];
+
+/** The operator's sessions: each browser signed in as them, any of which they end. */
+function SessionTable({ sessions }: { sessions: Session[] }) {
+  return (
+    <table className="mt-4 w-full text-sm">
+      <caption className="text-left font-semibold">Your sessions</caption>
+      <HeaderRow labels={["Browser", "Started", "Last used", "End"]} />
+      <tbody>
+        {sessions.map((session) => {
+          const browser = session.browser ?? "A browser";
+          return (
+            <tr key={session.id} className="border-b border-stone-200">
+              <td className="py-1 pr-4">{browser}</td>
+              <td className="py-1 pr-4 tabular-nums">{utc(session.createdAt)}</td>
+              <td className="py-1 pr-4 tabular-nums">{utc(session.seenAt)}</td>
+              <td className="py-1">
+                {session.current ? (
+                  "This browser"
+                ) : (
+                  <form method="post" action="/console/sessions/end">
+                    <input type="hidden" name="id" value={session.id} />
+                    <button
+                      type="submit"
+                      aria-label={`End the session of ${browser} started ${utc(session.createdAt)}`}
+                      className={dangerButton}
+                    >
+                      End
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
 /**
  * The operator's passkeys, and another one for a new device (the ceremony
  * needs JavaScript, as every passkey does); an owner sees every operator's
@@ -62,10 +129,13 @@ function PasskeyTable({ caption, passkeys, revoke }: { caption: string; passkeys
  */
 export default async function PasskeysPage({ searchParams }: { searchParams: Promise<{ done?: string }> }) {
   const { operator, store } = await requirePageOperator("/console/passkeys");
-  const done = (await searchParams).done;
-  const outcome = typeof done === "string" ? outcomes[done] : undefined;
+  const done = String((await searchParams).done);
+  const report = reports.get(done);
+  const did = report && (await justDid(store, { actor: operator.email, action: report.action }));
+  const outcome = refusals.get(done) ?? (did ? report!.words(did.rows) : undefined);
   const owner = operator.role === "owner";
   const passkeys = await listPasskeys(store, owner ? {} : { operatorId: operator.id });
+  const sessions = await sessionsOf(store, operator.id, (await cookies()).get(cookieOf().name)?.value ?? "");
   return (
     <ConsoleFrame operator={operator} current="/console/passkeys" title="Passkeys">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
@@ -76,7 +146,7 @@ export default async function PasskeysPage({ searchParams }: { searchParams: Pro
         <PasskeyTable
           caption={`${operator.email}'s passkeys`}
           passkeys={passkeys.filter((passkey) => passkey.operatorId === operator.id)}
-          revoke={false}
+          revoke={!owner}
         />
         <p className="mt-6">
           On a new device, signed in here, add a passkey of that device: it then signs you in on its own.
@@ -96,9 +166,27 @@ export default async function PasskeysPage({ searchParams }: { searchParams: Pro
             For a lost device, revoke its passkey, then give the operator a new link (
             <code>npm run operators -- link EMAIL</code>) if it was their only one.
           </p>
-          <PasskeyTable caption="Every passkey, by operator" passkeys={passkeys} revoke />
+          <PasskeyTable caption="Every passkey, by operator" passkeys={passkeys} revoke byOperator />
         </section>
       ) : null}
+      <section aria-labelledby="sessions" className="mt-10">
+        <h2 id="sessions" className="text-xl font-bold">
+          Sessions
+        </h2>
+        <p className="mt-2">
+          Every browser signed in as you. End one you do not recognise; a new sign-in ends this browser&apos;s session
+          before it.
+        </p>
+        <SessionTable sessions={sessions} />
+        {sessions.length > 1 ? (
+          <form method="post" action="/console/sessions/end" className="mt-3">
+            <input type="hidden" name="others" value="1" />
+            <button type="submit" className={dangerButton}>
+              End all other sessions
+            </button>
+          </form>
+        ) : null}
+      </section>
     </ConsoleFrame>
   );
 }

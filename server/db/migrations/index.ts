@@ -15,6 +15,7 @@ import consentMessages from "./0013-consent-messages.json";
 import startNeedsARecord from "./0014-start-needs-a-record.json";
 import sessionPasskeys from "./0015-session-passkeys.json";
 import searchByTrigrams from "./0016-search-by-trigrams.json";
+import sessionBrowser from "./0017-session-browser.json";
 import { migrationOf, type MigrationPlan } from "./plan";
 
 /** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -35,6 +36,7 @@ export const plans: Record<string, MigrationPlan> = {
   "0014-start-needs-a-record": startNeedsARecord,
   "0015-session-passkeys": sessionPasskeys,
   "0016-search-by-trigrams": searchByTrigrams,
+  "0017-session-browser": sessionBrowser,
 };
 
 /**

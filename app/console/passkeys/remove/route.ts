@@ -6,15 +6,15 @@ const credentialId = /^[A-Za-z0-9_-]{1,1400}$/;
 
 /**
  * Revoke: deletes one passkey and ends every session it opened (an owner's
- * action); then the passkeys page says what it did. Revoking the passkey this
- * browser signed in with signs it out too: its next page is sign-in.
+ * of anyone's, a viewer's of their own); then the passkeys page says what it
+ * did. Revoking the passkey this browser signed in with signs it out too.
  */
 export async function POST(request: Request) {
-  const checked = await gate(request, { action: "remove passkey", role: "owner" });
+  const checked = await gate(request, { action: "remove passkey", role: "viewer" });
   if (!checked.ok) return checked.answer;
   const id = (await formFields(request)).get("id") ?? "";
   if (!credentialId.test(id)) return seeOther("/console/passkeys?done=unknown");
   const { operator, store } = checked.signed;
-  const outcome = await removePasskey(store, { id, by: { actor: operator.email, via: "console" } });
+  const outcome = await removePasskey(store, { id, operator });
   return seeOther(`/console/passkeys?done=${"removed" in outcome ? "removed" : outcome.refused}`);
 }
