@@ -97,6 +97,10 @@ describe("adding a passkey from the console", () => {
       ok: false,
       message: "That passkey did not sign you in. Use a passkey registered for this console.",
     });
+    expect(JSON.parse(String(vi.mocked(console.warn).mock.calls.at(-1)![0]))).toMatchObject({
+      event: "console_ceremony_refused",
+      ceremony: "add",
+    });
     expect((await listPasskeys(store, { operatorId: operator.id })).map(({ id }) => id)).toStrictEqual([own.id]);
     // Its twin: confirmed by the own passkey, the same stranger's authenticator is registered.
     expect(await finishAddPasskey(stranger.register(await confirmedAdd(own), origin))).toMatchObject({ ok: true });
@@ -383,6 +387,13 @@ describe("setting up the first owner on the setup token", () => {
         expect(await finishSetup(authenticator.register(again.value, origin), typed, email)).toStrictEqual(closed);
       }
     expect(jar.has(cookieOf("ceremony").name)).toBe(false);
+    // Each logged as a refused setup, nothing of what it carried.
+    const refusals = vi
+      .mocked(console.warn)
+      .mock.calls.map((call) => JSON.parse(String(call[0])))
+      .filter(({ event }) => event === "console_ceremony_refused");
+    expect(refusals.slice(-4).map(({ ceremony }) => ceremony)).toStrictEqual(Array(4).fill("setup"));
+    expect(JSON.stringify(refusals)).not.toContain("second@sous.example");
     expect(await startSignIn()).toMatchObject({ ok: true });
   });
 

@@ -173,9 +173,13 @@ describe("a session's cookie", () => {
       "user-agent":
         "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1",
     });
+    cookieJar.set(cookieOf("search").name, "+14155550142");
     await setSessionCookie(next);
     pinRequestHeaders(undefined);
     expect(cookieJar.get(cookieOf().name)).toBe(next);
+    // No search of the operator signed in before stays in the browser.
+    expect(cookieJar.has(cookieOf("search").name)).toBe(false);
+    expect(cookieAttributes.get(cookieOf("search").name)).toMatchObject({ maxAge: 0, httpOnly: true, path: "/" });
     expect(await sessionOperator(store, before)).toBeUndefined();
     expect(await sessionOperator(store, elsewhere)).toBeDefined();
     const listed = await sessionsOf(store, operator.id, next);
@@ -188,8 +192,10 @@ describe("a session's cookie", () => {
   it("ends with its row deleted and its cookie cleared; another browser's session stays", async () => {
     const { store, operator, token } = await signedInAs("viewer");
     const other = await insertSession(store, { operatorId: operator.id });
+    cookieJar.set(cookieOf("search").name, "Julia");
     await endSession();
     expect(cookieJar.has(cookieOf().name)).toBe(false);
+    expect(cookieJar.has(cookieOf("search").name)).toBe(false);
     expect(cookieAttributes.get(cookieOf().name)).toMatchObject({ maxAge: 0, httpOnly: true, path: "/" });
     expect(await sessionOperator(store, token)).toBeUndefined();
     expect(await sessionOperator(store, other)).toBeDefined();

@@ -152,6 +152,14 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(await passkeysOf(store, done.operator.id)).toHaveLength(1);
   });
 
+  it("ask nothing of an operator with no passkey: they sign in again first", async () => {
+    const store = await open(engine);
+    const { operator } = await addOperator(store, { email: "nokey@sous.example", role: "viewer", by: commandActor });
+    expect(await refusal(confirmationOptions(store, { operator, env }))).toBe(
+      "You have no passkey to confirm with. Sign in again with a passkey.",
+    );
+  });
+
   it("add a second passkey for the operator signed in, which then signs them in; another operator's ceremony and a passkey registered twice are refused", async () => {
     const store = await open(engine);
     const { authenticator: first, done } = await enrolled(store, "owner@sous.example");
@@ -257,6 +265,24 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 
     // The laptop's is the owner's last: the viewer's passkey does not count, an owner's alone manages the console.
     expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
+    // An owner revokes anyone's: the viewer's laptop key, added and revoked again.
+    const helperLaptop = new SoftAuthenticator();
+    const helperAdd = await confirmedAdd(store, helper.operator, helperKey);
+    await completeAddPasskey(store, {
+      operator: helper.operator,
+      ceremony: helperAdd.ceremony,
+      response: helperLaptop.register(helperAdd.options, site),
+      env,
+    });
+    expect(await removePasskey(store, { id: helperLaptop.id, operator: by })).toMatchObject({
+      removed: { id: helperLaptop.id, email: "viewer@sous.example" },
+    });
+    expect((await activityPage(store, { limit: 1 }))[0]).toMatchObject({
+      actor: "owner@sous.example",
+      via: "console",
+      action: "passkey removed",
+      subject: "viewer@sous.example",
+    });
     // A viewer revokes their own passkeys only.
     expect(await removePasskey(store, { id: phone.id, operator: helper.operator })).toStrictEqual({
       refused: "unknown",
@@ -317,8 +343,23 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
       true,
     ]);
     expect((await sessionOperator(store, helper.session))?.email).toBe("viewer@sous.example");
+    // No id at all (a malformed one was posted): nothing ends.
+    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [] })).toBe(0);
+    expect((await sessionsOf(store, done.operator.id, done.session)).map(({ current }) => current)).toStrictEqual([
+      true,
+    ]);
     expect(
-      (await activityPage(store, { limit: 3 })).map(({ actor, action, rows }) => `${actor} ${action} ${rows}`),
+      (await activityPage(store, { limit: 4 })).map(
+        ({ actor, via, action, rows }) => `${actor} ${via} ${action} ${rows}`,
+      ),
+    ).toStrictEqual([
+      "owner@sous.example console sessions ended 0",
+      "owner@sous.example console sessions ended 2",
+      "owner@sous.example console sign-in 1",
+      "owner@sous.example console sessions ended 1",
+    ]);
+    expect(
+      (await activityPage(store, { limit: 4 })).slice(1).map(({ actor, action, rows }) => `${actor} ${action} ${rows}`),
     ).toStrictEqual([
       "owner@sous.example sessions ended 2",
       "owner@sous.example sign-in 1",
@@ -521,6 +562,18 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           response: new SoftAuthenticator().register(racing.options, site),
           token: setupToken,
           email: "second@sous.example",
+          env: setupEnv,
+        }),
+      ),
+    ).toBe("Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.");
+    // Once closed, the token is not even read: a wrong one is told the same.
+    expect(
+      await refusal(
+        completeSetup(store, {
+          ceremony: racing.ceremony,
+          response: new SoftAuthenticator().register(racing.options, site),
+          token: "t".repeat(40),
+          email: "third@sous.example",
           env: setupEnv,
         }),
       ),
