@@ -96,6 +96,14 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
   }
 
+  /** A new device's passkey for `operator`, once `own` confirmed it: the new device's authenticator. */
+  async function addedPasskey(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
+    const device = new SoftAuthenticator();
+    const { options, ceremony } = await confirmedAdd(store, operator, own);
+    await completeAddPasskey(store, { operator, ceremony, response: device.register(options, site), env });
+    return device;
+  }
+
   it("ask the operator's own passkey, user verified, before another is added: another's passkey, a forged answer, an unverified user, another's ceremony each refused", async () => {
     const store = await open(engine);
     const { authenticator: own, done } = await enrolled(store, "owner@sous.example");
@@ -234,14 +242,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const store = await open(engine);
     const { authenticator: laptop, done } = await enrolled(store, "owner@sous.example");
     const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
-    const phone = new SoftAuthenticator();
-    const adding = await confirmedAdd(store, done.operator, laptop);
-    await completeAddPasskey(store, {
-      operator: done.operator,
-      ceremony: adding.ceremony,
-      response: phone.register(adding.options, site),
-      env,
-    });
+    const phone = await addedPasskey(store, done.operator, laptop);
     const onPhone = await signInWith(store, phone);
     const onLaptop = await signInWith(store, laptop);
     const by = done.operator;
@@ -266,14 +267,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     // The laptop's is the owner's last: the viewer's passkey does not count, an owner's alone manages the console.
     expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
     // An owner revokes anyone's: the viewer's laptop key, added and revoked again.
-    const helperLaptop = new SoftAuthenticator();
-    const helperAdd = await confirmedAdd(store, helper.operator, helperKey);
-    await completeAddPasskey(store, {
-      operator: helper.operator,
-      ceremony: helperAdd.ceremony,
-      response: helperLaptop.register(helperAdd.options, site),
-      env,
-    });
+    const helperLaptop = await addedPasskey(store, helper.operator, helperKey);
     expect(await removePasskey(store, { id: helperLaptop.id, operator: by })).toMatchObject({
       removed: { id: helperLaptop.id, email: "viewer@sous.example" },
     });
