@@ -52,15 +52,17 @@ export async function planWave(store: Store, selection: WaveSelection): Promise<
 /**
  * Records a wave and queues one invitation per number the plan chose, each
  * with its text and the consent record it relies on. Undefined when a wave
- * of that name exists; `queued` can be fewer than planned when another
- * command invited some of the numbers meanwhile.
+ * of that name exists; nothing queued (`counted: false`) when the plan does
+ * not choose the `count` the operator typed; `queued` can be fewer than
+ * planned when another command invited some of the numbers meanwhile.
  */
 export async function queueWave(
   store: Store,
-  wave: { name: string; selection: WaveSelection; text: string; now: number },
+  wave: { name: string; selection: WaveSelection; text: string; now: number; count?: number | undefined },
 ) {
   if (await waveNamed(store, wave.name)) return undefined;
   const plan = await planWave(store, wave.selection);
+  if (wave.count !== undefined && wave.count !== plan.chosen.length) return { plan, queued: 0, counted: false };
   if (!plan.chosen.length) return { plan, queued: 0 };
   const queued = await insertWave(
     store,

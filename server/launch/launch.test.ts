@@ -82,6 +82,20 @@ describe("sending a wave", () => {
     await cancelWaveNamed(await store(), { name: "unsigned-1", by });
   });
 
+  it("queues only when the plan it makes texts the count typed: another count queues nothing and keeps the name free", async () => {
+    const store_ = await store();
+    const waves = async () => (await store_.db.selectFrom("invitation_waves").select("name").execute()).length;
+    const before = await waves();
+    expect(await refusal(sendWave(store_, { name: "counted-1", selection: { next: 1 }, count: 2, by }))).toStrictEqual({
+      code: "count",
+      message: "the plan texts 1 now, not the 2 typed; nothing was queued",
+    });
+    expect(await waves()).toBe(before);
+    const { queued } = await sendWave(store_, { name: "counted-1", selection: { next: 1 }, count: 1, by });
+    expect(queued.queued).toBe(1);
+    await cancelWaveNamed(store_, { name: "counted-1", by });
+  });
+
   it("writes who sent it and how many to the activity, once it queued any; a name is used once", async () => {
     const { queued } = await sendWave(await store(), { name: "activity-1", selection: { next: 2 }, by });
     expect(queued.queued).toBe(2);

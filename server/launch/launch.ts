@@ -23,7 +23,7 @@ export class WaveError extends Error {
   constructor(
     message: string,
     /** What went wrong, for a page to say it again without the words in its address. */
-    readonly code: "unset" | "unsigned" | "exists" | "unknown",
+    readonly code: "unset" | "unsigned" | "exists" | "unknown" | "count",
   ) {
     super(message);
   }
@@ -37,11 +37,18 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /**
  * Queues a wave named `name` (used once) for the numbers `selection` picks,
  * checked again at send time; refused when the invitations have nowhere to
- * go (INVITE_WEBHOOK_URL, INVITE_URL) or would go unsigned without `unsigned`.
+ * go (INVITE_WEBHOOK_URL, INVITE_URL), would go unsigned without `unsigned`,
+ * or when the plan the queue makes does not text the `count` the operator typed.
  */
 export async function sendWave(
   store: Store,
-  { name, selection, unsigned = false, by }: { name: string; selection: WaveSelection; unsigned?: boolean; by: Actor },
+  {
+    name,
+    selection,
+    count,
+    unsigned = false,
+    by,
+  }: { name: string; selection: WaveSelection; count?: number; unsigned?: boolean; by: Actor },
 ) {
   const settings = readInviteSettings();
   const missing = [
@@ -61,9 +68,15 @@ export async function sendWave(
     selection,
     text: smsTexts.invitation(settings.link!),
     now: Date.now(),
+    count,
   });
   if (!queued)
     throw new WaveError(`a wave named ${name} exists already; nothing was queued (a name is used once)`, "exists");
+  if (queued.counted === false)
+    throw new WaveError(
+      `the plan texts ${queued.plan.chosen.length} now, not the ${count} typed; nothing was queued`,
+      "count",
+    );
   if (queued.queued) await insertActivity(store, { ...by, action: "wave sent", subject: name, rows: queued.queued });
   return { queued, settings };
 }

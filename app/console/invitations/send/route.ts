@@ -1,5 +1,4 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
-import { planWave } from "@/server/invitations/waves";
 import { isWaveName, sendWave, WaveError } from "@/server/launch/launch";
 import { selectionOf } from "@/server/console/invitations";
 
@@ -20,11 +19,15 @@ export async function POST(request: Request) {
     seeOther(`/console/invitations?${new URLSearchParams({ ...selection.query, error })}`);
   if (!selection.valid) return back("plan");
   if (!isWaveName(name)) return back("name");
+  if (!/^\d{1,9}$/.test(typed)) return back("count");
   const { store, operator } = checked.signed;
-  const planned = await planWave(store, selection.selection);
-  if (typed !== String(planned.chosen.length)) return back("count");
   try {
-    await sendWave(store, { name, selection: selection.selection, by: { actor: operator.email, via: "console" } });
+    await sendWave(store, {
+      name,
+      selection: selection.selection,
+      count: Number(typed),
+      by: { actor: operator.email, via: "console" },
+    });
     return seeOther(`/console/invitations?${new URLSearchParams({ sent: name })}`);
   } catch (error) {
     if (error instanceof WaveError) return back(error.code);
