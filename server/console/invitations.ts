@@ -38,15 +38,3 @@ export async function wavesWithStatus(store: Store) {
     })),
   );
 }
-
-/** What went wrong with a send or a cancel, by the code the redirect carries. */
-export const waveErrors: Record<string, string> = {
-  plan: "Choose who the wave is for: the next N (1 to 10,000) or everyone.",
-  name: 'The wave\'s name: letters, digits, ".", "_" or "-", 64 at most, starting with a letter or digit.',
-  count: "The count you typed is not how many this plan texts now: read the plan again, then type its count.",
-  exists: "A wave of that name exists already: a name is used once. Nothing was queued.",
-  unset: "INVITE_WEBHOOK_URL or INVITE_URL is not set: the invitations would have nowhere to go. Nothing was queued.",
-  unsigned:
-    "INVITE_WEBHOOK_SECRET (or INVITE_WEBHOOK_AUTH_HEADER) is not set: the invitations would go out unsigned. Set it (docs/webhooks.md). Nothing was queued.",
-  unknown: "There is no wave of that name.",
-};

@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { Facts, HeaderRow, utc } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
-import { selectionOf, waveErrors, wavesWithStatus } from "@/server/console/invitations";
+import { waveErrorOf } from "@/components/console/wave-errors";
+import { selectionOf, wavesWithStatus } from "@/server/console/invitations";
 import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
@@ -28,7 +29,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   const chosen = selectionOf(one(query.plan), one(query.next));
   const plan = chosen.valid ? await planWave(store, chosen.selection) : undefined;
   const waves = await wavesWithStatus(store);
-  const error = waveErrors[one(query.error) ?? ""];
+  const error = waveErrorOf(query.error);
   // A banner names a wave; what it says of it is read from the database, so a link can report nothing untrue.
   const sent = waves.find((wave) => wave.name === one(query.sent));
   const cancelled = waves.find((wave) => wave.name === one(query.cancelled) && wave.cancelledAt !== null);
