@@ -3,8 +3,6 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { database, postgresTarget, sqliteFile, type Store } from "./db/connect";
 import { ownerExists } from "./operators/operator-store";
-import { linkUnrecordedLeads } from "@/server/upgrade/consent-links";
-import { importLegacyLeads } from "@/server/upgrade/legacy-import";
 import { forms, formNames } from "@/lib/forms";
 import { EnvError, problemsOf, readEnv, type ServerEnv } from "./env";
 import { readCeiling, readWebhook, sendsInClear } from "@/server/delivery/receiver-settings";
@@ -210,14 +208,11 @@ export function checkSettings() {
 
 /**
  * What the server starts once its settings hold: the database, opened and
- * migrated (or the reason it cannot be, naming the setting); what the stores
- * before it kept, imported, and old sign-ups tied to their numbers; the
- * shared rate limits' Redis, when set.
+ * migrated (or the reason it cannot be, naming the setting); the shared rate
+ * limits' Redis, when set.
  */
 export async function startServices(env: ServerEnv) {
   const store = await openDatabase(env);
-  await importLegacyLeads(store, env);
-  await linkUnrecordedLeads(store);
   await logConsoleSetup(store, env);
   // Without RATE_LIMIT_KEY_SECRET the limits count under the site's own key: made now if this is the first start.
   if (!env.RATE_LIMIT_KEY_SECRET) {

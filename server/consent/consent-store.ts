@@ -542,50 +542,11 @@ export async function forgetOldConsents(store: Store, cutoff: number) {
   });
 }
 
-/** Which of these leads a consent record names. */
-export async function leadsWithConsent({ db }: Store, leadIds: readonly string[]) {
-  const named = new Set<string>();
-  for (let start = 0; start < leadIds.length; start += PHONES_PER_QUERY) {
-    const rows = await db
-      .selectFrom("consents")
-      .select("lead_id")
-      .where("lead_id", "in", leadIds.slice(start, start + PHONES_PER_QUERY))
-      .execute();
-    for (const row of rows) named.add(row.lead_id);
-  }
-  return named;
-}
-
 /**
- * What the record of a lead kept before consent records existed says: no
- * text, address or page was kept for it. Stored once, like any disclosure.
+ * What a row tying a lead kept before consent records to its number says
+ * (upgrades wrote them until issue 93): evidence of nothing, read as such.
  */
 export const unrecordedDisclosure: Disclosure = {
   version: "unrecorded",
   text: "No consent record was kept for this sign-up: it was made before the site kept them. This row only ties the number to its lead, so a STOP finds it.",
 };
-
-/**
- * Ties a lead made before consent records to its number (the upgrade's
- * backfill), so a revocation finds it by key. Evidence of nothing: it puts no
- * consent in force, and names the unrecorded disclosure.
- */
-export function linkUnrecordedLead(store: Store, link: { phone: string; leadId: string; at: number }) {
-  const evidence: ConsentEvidence = {
-    phone: link.phone,
-    ip: null,
-    userAgent: null,
-    pageUrl: null,
-    javascript: false,
-    disclosure: unrecordedDisclosure,
-    shownVersion: null,
-  };
-  // One id per lead: two instances upgrading at once write one row.
-  return recordConsent(store, {
-    evidence,
-    leadId: link.leadId,
-    at: link.at,
-    putsInForce: false,
-    id: `con_unrecorded_${link.leadId}`,
-  });
-}

@@ -1,12 +1,11 @@
 import { forgetConsents } from "@/tests/support/lead-rows";
 import { describe, expect, it } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { plainEvidence } from "@/tests/support/waitlist-lead";
+import { linkUnrecordedLead, plainEvidence } from "@/tests/support/waitlist-lead";
 import {
   consentStandings,
   consentStates,
   forgetOldConsents,
-  linkUnrecordedLead,
   rebuildStandings,
   recordConsent,
   recordRenewal,

@@ -169,19 +169,7 @@ export async function releaseAwaitingStart({ db }: Store, ids: readonly string[]
   return Number(numUpdatedRows);
 }
 
-/** The open leads (and those awaiting a START) of these forms, oldest first: what the upgrade ties to their numbers. */
-export function openLeadsOf({ db }: Store, forms: readonly string[]) {
-  if (!forms.length) return Promise.resolve([]);
-  return db
-    .selectFrom("leads")
-    .select(["id", "form", "payload", "created_at"])
-    .where("form", "in", forms)
-    .where("state", "in", [...openStates, "awaiting_start"])
-    .orderBy("created_at")
-    .execute();
-}
-
-/** Keeps a lead an older store kept, with its webhook-id and schedule; false when it is in the table already. */
+/** Keeps a lead row as it is given, webhook-id and schedule included (a bench's fill); false when it is there already. */
 export async function importLead({ db }: Store, lead: Insertable<LeadsTable>) {
   const rows = await db
     .insertInto("leads")

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -343,35 +343,4 @@ test("without a webhook URL a sign-up is held in the database, listed and export
   await start();
   await expect.poll(() => acknowledged(fields.name).length, { timeout: 20_000 }).toBe(1);
   expect(idsOf(fields.name)).toEqual(new Set([held.id]));
-});
-
-test("an upgrade imports the file store's pending leads, renames the folder, and delivers them under their webhook-ids", async () => {
-  const store = path.join(dataDir, "pending");
-  await mkdir(store, { recursive: true });
-  const token = `Upgrade ${process.pid}`;
-  const lead = (n: number) => ({
-    id: `msg_upgrade-${process.pid}-${n}`,
-    form: "waitlist",
-    key: String(n).repeat(64),
-    payload: { phone: "+15550201999", name: `${token} ${n}` },
-    createdAt: Date.now() - 60_000,
-    attempts: 3,
-    rounds: 1,
-    nextAttemptAt: 0,
-    state: "pending",
-  });
-  await writeFile(path.join(store, `${"1".repeat(64)}.json`), JSON.stringify(lead(1)));
-  await writeFile(path.join(store, `${"2".repeat(64)}.json`), JSON.stringify(lead(2)));
-  // A truncated file is never sent.
-  await writeFile(path.join(store, `${"3".repeat(64)}.json`), JSON.stringify(lead(3)).slice(0, 60));
-
-  const server = await start();
-  await expect.poll(() => receiver.withName(token).length, { timeout: 20_000 }).toBe(2);
-  expect(new Set(receiver.withName(token).map((request) => request.headers["webhook-id"]))).toEqual(
-    new Set([lead(1).id, lead(2).id]),
-  );
-  expect(server.output()).toContain('"event":"legacy_leads_imported"');
-  const names = await readdir(dataDir);
-  expect(names).not.toContain("pending");
-  expect(names.some((name) => name.startsWith("pending.imported-"))).toBe(true);
 });

@@ -16,7 +16,7 @@ parts=(
   ""
   "server/console server/operators server/launch"
   "server/invitations server/exports server/inbound"
-  "server/db server/upgrade server/health"
+  "server/db server/health"
   "server/leads server/delivery server/signups"
   "server/consent server/submission server/rendering"
   "server/alerts server/schedule"

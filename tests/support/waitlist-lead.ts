@@ -1,6 +1,8 @@
 import { disclosureOf, type Disclosure } from "@/server/consent/disclosure";
 import { leadKey, type LeadRow } from "@/server/leads/lead";
 import { newWebhookId } from "@/server/delivery/claims";
+import { recordConsent, unrecordedDisclosure } from "@/server/consent/consent-store";
+import type { Store } from "@/server/db/connect";
 
 let counter = 0;
 
@@ -42,4 +44,15 @@ export function webConsent(phone: string) {
 /** The evidence of a sign-up kept with nothing but its number and text (no address, browser or page), as recordConsent takes it. */
 export function plainEvidence(phone: string, disclosure: Disclosure) {
   return { phone, ip: null, userAgent: null, pageUrl: null, javascript: false, disclosure, shownVersion: null };
+}
+
+/** A row tying a lead kept before consent records to its number, as upgrades wrote them: evidence of nothing. */
+export function linkUnrecordedLead(store: Store, link: { phone: string; leadId: string; at: number }) {
+  return recordConsent(store, {
+    evidence: plainEvidence(link.phone, unrecordedDisclosure),
+    leadId: link.leadId,
+    at: link.at,
+    putsInForce: false,
+    id: `con_unrecorded_${link.leadId}`,
+  });
 }
