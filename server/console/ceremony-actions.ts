@@ -173,12 +173,9 @@ const setupGone = "Page not found.";
  * the address's limit.
  */
 async function setupStep<T>(work: (env: ReturnType<typeof setupEnv>) => Promise<T>) {
-  const env = setupEnv();
-  if (!(await setupOpen(await store(), env))) {
-    logEvent("warn", { event: "console_ceremony_refused", ceremony: "setup" });
-    return { ok: false as const, message: setupGone };
-  }
   return step("setup", async () => {
+    const env = setupEnv();
+    if (!(await setupOpen(await store(), env))) throw new CeremonyError(setupGone);
     await limited("address", await requestAddress());
     return work(env);
   });
