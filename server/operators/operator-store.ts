@@ -321,7 +321,8 @@ export async function labelSession({ db }: Store, token: string, browser: string
 }
 
 /** An operator's live sessions, the last used first; `current` marks the one this token opened. */
-export async function sessionsOf({ db }: Store, operatorId: string, token: string, now = Date.now()) {
+export async function sessionsOf({ db }: Store, operatorId: string, token: string) {
+  const now = Date.now();
   const rows = await db
     .selectFrom("operator_sessions")
     .select(["id", "browser", "created_at", "seen_at"])
