@@ -35,6 +35,7 @@ const consolePaths = new Set([
   "/console/passkeys",
   "/console/passkeys/remove",
   "/console/sessions/end",
+  "/console/waitlist/search",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
 

@@ -32,6 +32,7 @@ export const routeBodies = new Map([
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],
   ["/console/sessions/end", CONSOLE_ACTION_BYTES],
+  ["/console/waitlist/search", CONSOLE_ACTION_BYTES],
 ]);
 
 /**

@@ -5,7 +5,6 @@ import { ConsoleFrame } from "@/components/console/console-frame";
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
-import { searchWaitlist } from "@/server/console/waitlist-actions";
 import {
   consentWords,
   invitationFilters,
@@ -50,7 +49,12 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
 
   return (
     <ConsoleFrame operator={operator} current="/console/waitlist" title="Waitlist">
-      <form action={searchWaitlist} className="mt-6 flex flex-wrap items-end gap-3" role="search">
+      <form
+        method="post"
+        action="/console/waitlist/search"
+        className="mt-6 flex flex-wrap items-end gap-3"
+        role="search"
+      >
         <label className="flex flex-col">
           <span className="font-semibold">{owner ? "Number or name" : "Whole number"}</span>
           <input

@@ -1,0 +1,31 @@
+import { NextResponse } from "next/server";
+import { formFields, gate } from "@/server/console/action-guard";
+import { cookieOf } from "@/server/console/cookie";
+import { invitationFilters, SEARCH_MAX, waitlistFilters } from "@/server/console/waitlist";
+
+/**
+ * The waitlist's search, posted by a plain form: what was typed goes into a
+ * cookie of the console's (HttpOnly, Strict, an hour), never into the URL;
+ * then the waitlist's first page, filtered as before, loaded whole, so no
+ * earlier answer can stand in for it. One character more than a search may
+ * hold is kept, so the page can say it was too long.
+ */
+export async function POST(request: Request) {
+  const checked = await gate(request, { action: "search", role: "viewer" });
+  if (!checked.ok) return checked.answer;
+  const form = await formFields(request);
+  const text = form.get("clear") ? "" : (form.get("search") ?? "").slice(0, SEARCH_MAX + 1);
+  const filter = form.get("filter") ?? "all";
+  const invitation = form.get("invitation") ?? "any";
+  const query = new URLSearchParams({
+    ...(filter !== "all" && (waitlistFilters as readonly string[]).includes(filter) ? { filter } : {}),
+    ...(invitation !== "any" && (invitationFilters as readonly string[]).includes(invitation) ? { invitation } : {}),
+  }).toString();
+  const answer = new NextResponse(null, {
+    status: 303,
+    headers: { Location: `/console/waitlist${query ? `?${query}` : ""}`, "Cache-Control": "no-store" },
+  });
+  const { name, attributes } = cookieOf("search");
+  answer.cookies.set(name, text, { ...attributes, maxAge: text ? 3600 : 0 });
+  return answer;
+}
