@@ -9,23 +9,23 @@ export async function register() {
   // Every page Next sends whole starts its scripts after the first paint, those
   // regenerated at run time too (the built ones are rewritten by npm run build).
   // And each carries a Content-Security-Policy allowing its own inline scripts by their hash.
-  const { renderedBodyTransform } = await import("./server/rendering/late-hydration");
+  const { renderedBodyTransform } = await import("./server/web/late-hydration");
   // A page rendered per request carries the nonce its scripts were given instead.
-  const { renderedBodyHeaders, renderedStreamHeaders } = await import("./server/http/page-policy");
+  const { renderedBodyHeaders, renderedStreamHeaders } = await import("./server/web/page-policy");
   Object.assign(globalThis, {
     [Symbol.for("next.renderedBodyTransform")]: renderedBodyTransform,
     [Symbol.for("next.renderedBodyHeaders")]: renderedBodyHeaders,
     [Symbol.for("next.renderedStreamHeaders")]: renderedStreamHeaders,
   });
-  const { checkEnvironmentAtStart } = await import("./server/startup");
+  const { checkEnvironmentAtStart } = await import("./server/ops/startup");
   await checkEnvironmentAtStart();
-  const { alertsSettled } = await import("./server/alerts/alerts");
-  const { beforeExit } = await import("./server/shutdown");
+  const { alertsSettled } = await import("./server/outbox/alerts");
+  const { beforeExit } = await import("./server/ops/shutdown");
   // A server that stays up redelivers pending leads itself, those left from
   // before a restart included. On Vercel no process stays up: the cron route
   // (app/api/cron/redeliver) runs the passes instead.
   if (!process.env.VERCEL) {
-    const { startSchedule, finishSchedule } = await import("./server/schedule/scheduler");
+    const { startSchedule, finishSchedule } = await import("./server/ops/scheduler");
     startSchedule();
     // Stopping: no new pass starts, a pass under way claims nothing more, and
     // npm start waits for the attempts it sent to be answered and recorded.

@@ -1,8 +1,8 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { isConsolePath, isKnownPath } from "@/server/http/known-paths";
-import { maskedPath } from "@/server/http/masked-path";
-import { requestNoncePolicy } from "@/server/http/request-nonce.mjs";
-import { consoleHeaders } from "@/server/http/security-headers";
+import { isConsolePath, isKnownPath } from "@/server/web/known-paths";
+import { maskedPath } from "@/server/web/masked-path";
+import { requestNoncePolicy } from "@/server/web/request-nonce.mjs";
+import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
 
 /**
@@ -11,7 +11,7 @@ import { logEvent } from "@/server/log";
  * JavaScript, answered with its errors or outcome), a console page, and a path
  * no route answers (its 404, or an error). The other security headers come
  * from next.config.ts for every response, and a page sent whole gets its
- * script hashes from Next's patched send-payload (server/http/page-policy.ts).
+ * script hashes from Next's patched send-payload (server/web/page-policy.ts).
  * The matcher keeps this off the pages viewed, their assets and the metadata
  * routes, so they are served without it; `npm start` adds no nonce of its own,
  * so every host gives the same pages one (docs/security.md).
@@ -29,7 +29,7 @@ export function middleware(request: NextRequest) {
   const consolePage = isConsolePath(pathname);
   if (request.method !== "POST" && known && !consolePage) return NextResponse.next();
   // Next reads the nonce from the request's policy and writes it on every script of the page it renders;
-  // its patched send-payload answers with the same nonce (server/http/page-policy.ts).
+  // its patched send-payload answers with the same nonce (server/web/page-policy.ts).
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", requestNoncePolicy());
   const response = NextResponse.next({ request: { headers } });
@@ -47,7 +47,7 @@ export const config = {
   // definitions: a form's page left out of it still works (isKnownPath lets
   // it through unlogged), but every view and post of it runs this function,
   // which cost /signup a fifth of its throughput (docs/performance.md).
-  // server/http/known-paths.test.ts keeps the lists in step.
+  // server/web/known-paths.test.ts keeps the lists in step.
   matcher: [
     "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
     // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the

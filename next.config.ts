@@ -1,8 +1,8 @@
 import type { NextConfig } from "next";
 import { PHASE_DEVELOPMENT_SERVER } from "next/constants";
-import { EVERY_PATH } from "./server/http/every-path.mjs";
-import { FORM_POST_BYTES } from "./server/http/request-bodies.mjs";
-import { securityHeaders } from "./server/http/security-headers";
+import { EVERY_PATH } from "./server/web/every-path.mjs";
+import { FORM_POST_BYTES } from "./server/web/request-bodies.mjs";
+import { securityHeaders } from "./server/web/security-headers";
 
 export default function nextConfig(phase: string): NextConfig {
   const headers = securityHeaders({ development: phase === PHASE_DEVELOPMENT_SERVER });

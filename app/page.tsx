@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ClosingSection } from "@/components/landing/closing-section";
 import { ContactSection } from "@/components/landing/contact-section";
 import { contact } from "@/lib/forms/contact";
-import { serveForm } from "@/server/submission/serve-form";
+import { serveForm } from "@/server/forms/serve-form";
 import { FeaturesSection } from "@/components/landing/features-section";
 import { HeroSection } from "@/components/landing/hero-section";
 import { PricingSection } from "@/components/landing/pricing-section";

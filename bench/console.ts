@@ -26,8 +26,8 @@ import { chefOf } from "@/server/console/chef";
 import { queueWave } from "@/server/invitations/waves";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { recordConsent, refreshStandings } from "@/server/consent/consent-store";
-import { importLead } from "@/server/leads/lead-store";
-import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
+import { importLead } from "@/server/outbox/lead-store";
+import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 import { startPostgresServer } from "../tests/support/postgres-server";
 
 const json = process.argv.includes("--json");

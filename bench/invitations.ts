@@ -21,11 +21,11 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { inTransaction, closeDatabases, connect, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { invitationCounts } from "@/server/invitations/invitation-store";
+import { invitationCounts } from "@/server/outbox/invitation-store";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { planWave, queueWave } from "@/server/invitations/waves";
-import { revokeConsent } from "@/server/signups/consent-changes";
-import { newWebhookId } from "@/server/delivery/claims";
+import { revokeConsent } from "@/server/consent/consent-changes";
+import { newWebhookId } from "@/server/outbox/claims";
 import { busiestWindow } from "../tests/support/busiest-window";
 import { startFakeTwilio } from "../tests/support/fake-twilio";
 import { startInvitationsN8n } from "../tests/support/n8n-server";
@@ -33,7 +33,7 @@ import { closedPrefix, numberUnder, openPrefix } from "../tests/support/open-zon
 import { startPostgresServer } from "../tests/support/postgres-server";
 import { newWebhookSecret } from "../tests/support/webhook-secrets";
 import { webhookPaths } from "../workflows/n8n/build";
-import { operatorAlerts } from "@/server/alerts/alerts";
+import { operatorAlerts } from "@/server/outbox/alerts";
 
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";

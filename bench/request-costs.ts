@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { connect } from "@/server/db/connect";
-import { revokeConsent } from "@/server/signups/consent-changes";
+import { revokeConsent } from "@/server/consent/consent-changes";
 import { postSignupWithoutScript, startNextServer } from "../tests/support/next-server";
 import { startWebhookReceiver } from "../tests/support/webhook-receiver";
 

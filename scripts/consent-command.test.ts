@@ -7,13 +7,13 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { consentForms } from "@/lib/forms";
 import { inTransaction, database } from "@/server/db/connect";
-import { insertClaimed, leadById } from "@/server/leads/lead-store";
-import { newClaim } from "@/server/delivery/claims";
+import { insertClaimed, leadById } from "@/server/outbox/lead-store";
+import { newClaim } from "@/server/outbox/claims";
 import { activityPage } from "@/server/operators/activity-store";
-import { renewConsent } from "@/server/signups/consent-changes";
+import { renewConsent } from "@/server/consent/consent-changes";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
-import { leadKey } from "@/server/leads/lead";
-import { newWebhookId } from "@/server/delivery/claims";
+import { leadKey } from "@/server/outbox/lead";
+import { newWebhookId } from "@/server/outbox/claims";
 import { readEnv } from "@/server/env";
 import { consentCommand } from "./consent-command";
 

@@ -13,12 +13,12 @@ import {
   type RevocationChannel,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
-import { listInvitations } from "@/server/invitations/invitation-store";
-import { revokeConsent } from "@/server/signups/consent-changes";
+import { listInvitations } from "@/server/outbox/invitation-store";
+import { revokeConsent } from "@/server/consent/consent-changes";
 import { readEnv } from "@/server/env";
 import { commandActorAs } from "@/server/operators/operators";
-import { toCsv } from "@/server/exports/csv";
-import { consentExport, exportRow, recordExport, timeline, type History } from "@/server/exports/exports";
+import { toCsv } from "@/server/console/csv";
+import { consentExport, exportRow, recordExport, timeline, type History } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:

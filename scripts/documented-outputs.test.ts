@@ -9,8 +9,8 @@ import { smsTexts } from "@/lib/sms/program";
 import { recordConsent } from "@/server/consent/consent-store";
 import { connect } from "@/server/db/connect";
 import { queueWave } from "@/server/invitations/waves";
-import { insertClaimed } from "@/server/leads/lead-store";
-import { newClaim } from "@/server/delivery/claims";
+import { insertClaimed } from "@/server/outbox/lead-store";
+import { newClaim } from "@/server/outbox/claims";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 
 /**

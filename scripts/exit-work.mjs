@@ -9,7 +9,7 @@ const logError = (fields) => console.error(logLine("error", fields));
 
 /**
  * What `npm start` runs once it has stopped taking connections: the work the
- * app registered for its exit (server/shutdown.ts), one after the other, each
+ * app registered for its exit (server/ops/shutdown.ts), one after the other, each
  * awaited, a failing one logged (one JSON line, as every line of the server)
  * and the rest run all the same; the whole
  * within `limitMs`, past which the process exits anyway.

@@ -10,13 +10,13 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { revokeConsent } from "@/server/signups/consent-changes";
-import { newWebhookId } from "@/server/delivery/claims";
+import { revokeConsent } from "@/server/consent/consent-changes";
+import { newWebhookId } from "@/server/outbox/claims";
 import { consentCommand } from "./consent-command";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { commandOutput } from "@/tests/support/command-output";
 import { cancelReport, inviteCommand } from "./invite-command";
-import { operatorAlerts } from "@/server/alerts/alerts";
+import { operatorAlerts } from "@/server/outbox/alerts";
 import { activityPage } from "@/server/operators/activity-store";
 
 const invite = (...args: string[]) => commandOutput(inviteCommand, args);
@@ -107,7 +107,7 @@ describe("npm run invite", () => {
       ),
     });
     expect({ invitations: await rows(), waves: await waveRows() }).toStrictEqual(before);
-    // The auth header without the secret: sent so, as the start-up line says (server/startup.test.ts).
+    // The auth header without the secret: sent so, as the start-up line says (server/ops/startup.test.ts).
     vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "X-Invite-Key: invite-header-value-0123456789");
     expect(
       await invite("send", "--phones", file("header.txt", `${phones[0]}\n`), "--wave", "header-only"),

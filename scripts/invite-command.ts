@@ -11,11 +11,11 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database, type Store } from "@/server/db/connect";
 import { invitationStates } from "@/server/db/schema";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { waveNamed } from "@/server/invitations/invitation-store";
+import { waveNamed } from "@/server/outbox/invitation-store";
 import { planWave, type WavePlan, type WaveSelection } from "@/server/invitations/waves";
-import { toCsv } from "@/server/exports/csv";
-import { cancelWaveNamed, isWaveName, sendWave, waveStateLabels, waveStatus } from "@/server/launch/launch";
-import { invitationExport, recordExport } from "@/server/exports/exports";
+import { toCsv } from "@/server/console/csv";
+import { cancelWaveNamed, isWaveName, sendWave, waveStateLabels, waveStatus } from "@/server/invitations/launch";
+import { invitationExport, recordExport } from "@/server/console/exports";
 import { commandActorAs } from "@/server/operators/operators";
 import { jsonSafe, safeSinks } from "./safe-output";
 

@@ -1,7 +1,7 @@
 /**
  * The last step of `npm run build`: every prerendered page of the build
  * (next.config.ts's distDir, .next) starts its
- * scripts after the first paint (server/rendering/late-hydration.ts,
+ * scripts after the first paint (server/web/late-hydration.ts,
  * docs/decisions/0010-system-font-and-late-hydration.md), as a host that serves
  * the built files itself sends them. Pages Next renders at run time get the same
  * rewrite from its patched send-payload; the build fails if the server bundles
@@ -11,7 +11,7 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PHASE_PRODUCTION_BUILD } from "next/constants";
 import nextConfig from "../next.config";
-import { hydrateAfterPaint, loaderMark, startsScriptsEarly } from "@/server/rendering/late-hydration";
+import { hydrateAfterPaint, loaderMark, startsScriptsEarly } from "@/server/web/late-hydration";
 import { withPageHeaders } from "./page-headers";
 
 async function files(dir: string, ending: string): Promise<string[]> {

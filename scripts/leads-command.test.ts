@@ -2,9 +2,9 @@ import { userInfo } from "node:os";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { idleState } from "@/lib/forms/form-state";
-import { sendForm } from "@/server/submission/send-form";
+import { sendForm } from "@/server/forms/send-form";
 import { database } from "@/server/db/connect";
-import { leadById, listLeads } from "@/server/leads/lead-store";
+import { leadById, listLeads } from "@/server/outbox/lead-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
@@ -175,7 +175,7 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
       clientCount: "1-5",
     });
     // Values a form trims, kept as an older store kept them: a leading tab or carriage return starts a formula too.
-    const { importLead } = await import("@/server/leads/lead-store");
+    const { importLead } = await import("@/server/outbox/lead-store");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const untrimmed = { phone: "+15553009903", name: "\t=1+1", note: "\r=SUM(A1)" };
     await importLead(await database(readEnv()), waitlistLead(untrimmed.phone, { payload: JSON.stringify(untrimmed) }));
@@ -208,8 +208,8 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
 describe("npm run leads -- export and list, after a number revoked its consent", () => {
   it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
     const { consentCommand } = await import("./consent-command");
-    const { insertClaimed } = await import("@/server/leads/lead-store");
-    const { newClaim } = await import("@/server/delivery/claims");
+    const { insertClaimed } = await import("@/server/outbox/lead-store");
+    const { newClaim } = await import("@/server/outbox/claims");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
     const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };

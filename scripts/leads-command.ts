@@ -8,13 +8,13 @@
 import { parseArgs } from "node:util";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
-import { leadOf, type LeadRow } from "@/server/leads/lead";
-import { attemptsOf, leadById, listLeads } from "@/server/leads/lead-store";
+import { leadOf, type LeadRow } from "@/server/outbox/lead";
+import { attemptsOf, leadById, listLeads } from "@/server/outbox/lead-store";
 import { commandActorAs } from "@/server/operators/operators";
-import { dropLeadById, redeliverLeads } from "@/server/schedule/lead-actions";
+import { dropLeadById, redeliverLeads } from "@/server/ops/lead-actions";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { toCsv } from "@/server/exports/csv";
-import { consentOf, leadExport, recordExport } from "@/server/exports/exports";
+import { toCsv } from "@/server/console/csv";
+import { consentOf, leadExport, recordExport } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:

@@ -1,6 +1,6 @@
 /** `npm run leads`: see scripts/leads-command.ts, and docs/operating.md, "Where leads live". */
 import "./load-env";
-import { alertsSettled } from "@/server/alerts/alerts";
+import { alertsSettled } from "@/server/outbox/alerts";
 import { leadsCommand } from "./leads-command";
 import { runCommand } from "./run-command";
 

@@ -6,8 +6,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { inTransaction, connect, type Store } from "@/server/db/connect";
-import { insertClaimed } from "@/server/leads/lead-store";
-import { newClaim } from "@/server/delivery/claims";
+import { insertClaimed } from "@/server/outbox/lead-store";
+import { newClaim } from "@/server/outbox/claims";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 

@@ -1,8 +1,8 @@
 import { buildCustomRoute } from "next/dist/lib/build-custom-route";
 import { describe, expect, it } from "vitest";
-import { EVERY_PATH } from "../server/http/every-path.mjs";
-import { pagePolicy, scriptHashes } from "../server/http/page-policy";
-import { contentSecurityPolicy, securityHeaders } from "../server/http/security-headers";
+import { EVERY_PATH } from "../server/web/every-path.mjs";
+import { pagePolicy, scriptHashes } from "../server/web/page-policy";
+import { contentSecurityPolicy, securityHeaders } from "../server/web/security-headers";
 import { pathOfPage, withPageHeaders } from "./page-headers";
 
 // next.config.ts's rule for every path, as `next build` writes it into the routes manifest.

@@ -1,7 +1,7 @@
 /**
  * The build's routes manifest, given each prerendered page's own
  * Content-Security-Policy (its inline scripts by sha256,
- * server/http/page-policy.ts), for a host that serves the built pages without
+ * server/web/page-policy.ts), for a host that serves the built pages without
  * running Next's send-payload (Vercel's cache). `npm start` computes the same
  * header from the bytes it sends, so the two agree for the built pages.
  *
@@ -10,9 +10,9 @@
  * hashes join the rule for every path.
  */
 import { buildCustomRoute } from "next/dist/lib/build-custom-route";
-import { EVERY_PATH } from "../server/http/every-path.mjs";
-import { pagePolicy, scriptHashes } from "../server/http/page-policy";
-import { contentSecurityPolicy } from "../server/http/security-headers";
+import { EVERY_PATH } from "../server/web/every-path.mjs";
+import { pagePolicy, scriptHashes } from "../server/web/page-policy";
+import { contentSecurityPolicy } from "../server/web/security-headers";
 
 type HeaderRule = { source: string; headers: { key: string; value: string }[]; regex: string };
 type Manifest = { headers: HeaderRule[] };

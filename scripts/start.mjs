@@ -9,18 +9,18 @@
  * Here every request carries the socket's address in a header whose name is
  * made up at start and handed to the app in SOUS_SOCKET_ADDRESS_HEADER: a
  * client cannot send it, and under plain `next start` or `next dev` the app
- * knows it is missing. TRUSTED_PROXY_HOPS=0 reads it (server/rate-limit/client-address.ts).
+ * knows it is missing. TRUSTED_PROXY_HOPS=0 reads it (server/forms/client-address.ts).
  *
  * Options as `next start`: -p/--port (or PORT, default 3000), -H/--hostname
  * (default every interface). SIGTERM or SIGINT stops taking connections, lets
  * the requests under way finish, then the work the app registered for its
- * exit (server/shutdown.ts: the redelivery attempts already sent, the alerts
+ * exit (server/ops/shutdown.ts: the redelivery attempts already sent, the alerts
  * under way), closes Next, and exits 0: a stop asked for is not a failure.
  *
  * TRACE and CONNECT never reach Next: they get 405 here, with the headers
  * every response carries (read from the build's routes manifest). Nor does a
  * body no route takes: 405, 411 or 413 here, before a byte of it is read
- * (server/http/request-bodies.mjs), and the connection closed; nor a form's
+ * (server/web/request-bodies.mjs), and the connection closed; nor a form's
  * post from another site's page (403). An Upgrade
  * (WebSocket, h2c) is answered as the plain request it also is and the
  * connection closed: the site serves no WebSocket. Slow or idle connections
@@ -35,8 +35,8 @@ import { fileURLToPath } from "node:url";
 import { format, parseArgs } from "node:util";
 import { logLine } from "../server/escape-controls.mjs";
 import { jsonFrameworkLogs } from "../server/framework-log.mjs";
-import { EVERY_PATH } from "../server/http/every-path.mjs";
-import { actionPagesOf, allowOf, bodyVerdict, optionsAllow, pathOf } from "../server/http/request-bodies.mjs";
+import { EVERY_PATH } from "../server/web/every-path.mjs";
+import { actionPagesOf, allowOf, bodyVerdict, optionsAllow, pathOf } from "../server/web/request-bodies.mjs";
 import { runExitWork } from "./exit-work.mjs";
 
 const started = performance.now();
@@ -238,7 +238,7 @@ await app.prepare();
 // The longest the app's exit work may take: past it, the process exits anyway.
 const EXIT_WORK_MS = 60_000;
 
-/** What the app registered for its exit (server/shutdown.ts), through the process-wide slot "shutdown". */
+/** What the app registered for its exit (server/ops/shutdown.ts), through the process-wide slot "shutdown". */
 function exitTasks() {
   /** @type {Map<string, () => Promise<unknown>> | undefined} */
   const tasks = /** @type {any} */ (globalThis)[Symbol.for("sous.process-wide")]?.get("shutdown");

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitlist } from "@/lib/forms/waitlist";
 import { EnvError, problemsOf, readEnv } from "./env";
-import { readCeiling, readWebhook, sendsInClear } from "@/server/delivery/receiver-settings";
+import { readCeiling, readWebhook, sendsInClear } from "@/server/outbox/receiver-settings";
 import { analyticsEnabled, siteUrl, waitlistPhonePolicy } from "./site-settings";
 import { envOf } from "@/tests/support/check-schema";
 

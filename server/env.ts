@@ -208,7 +208,7 @@ export const envSchema = z.object({
   REDELIVERY_POLL_MS: withDefault(z.coerce.number().int().min(100).max(600_000).default(5_000)),
   REDELIVERY_CONCURRENCY: count(4, 64),
   REDELIVERY_PASS_BUDGET_MS: withDefault(z.coerce.number().int().min(100).max(3_600_000).default(30_000)),
-  // While a receiver fails, one waiting lead is sent ahead of its schedule this often (server/delivery/probe.ts).
+  // While a receiver fails, one waiting lead is sent ahead of its schedule this often (server/outbox/probe.ts).
   REDELIVERY_PROBE_SECONDS: count(60, 3_600),
   // Vercel Cron sends it as "Authorization: Bearer <CRON_SECRET>"; without it the cron route does not exist.
   CRON_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),

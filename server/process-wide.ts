@@ -8,18 +8,18 @@
  * the module that owns it:
  *
  * - `databases` (db/connect): one pool per database, opened and migrated once;
- * - `rate-limits` (rate-limit/limits): one Redis client and one set of counters,
+ * - `rate-limits` (forms/limits): one Redis client and one set of counters,
  *   so every bundle counts in the same memory;
- * - `store-outage` (delivery/store-outage): whether the store is down, so an
+ * - `store-outage` (outbox/store-outage): whether the store is down, so an
  *   outage is logged and told once, not once per bundle;
- * - `schedule` (schedule/scheduler): the one timer and whether its tick runs;
- * - `retention` (schedule/retention): when retention last ran;
- * - `answer-pace` (submission/answer-pace): each form's recent delivery times,
+ * - `schedule` (ops/scheduler): the one timer and whether its tick runs;
+ * - `retention` (ops/retention): when retention last ran;
+ * - `answer-pace` (forms/answer-pace): each form's recent delivery times,
  *   which a post that sent nothing (a repeat) takes its answer's time from;
- * - `shutdown` (shutdown): what a stopping server waits for, in order;
- * - `alert-refusals` (alerts/alerts): when the chat last refused each kind of
+ * - `shutdown` (ops/shutdown): what a stopping server waits for, in order;
+ * - `alert-refusals` (outbox/alerts): when the chat last refused each kind of
  *   alert, so a pass's review tries it again a minute later, not every poll;
- * - `alerts` (alerts/alerts): the alerts under way, so whoever waits for them
+ * - `alerts` (outbox/alerts): the alerts under way, so whoever waits for them
  *   (the action, the cron route, a command) waits for all of them.
  * - `activity-lines` (operators/activity-store): how many activity lines the
  *   process wrote, so lines of one millisecond keep their order.

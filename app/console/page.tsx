@@ -3,10 +3,10 @@ import Link from "next/link";
 import { ConsoleFrame } from "@/components/console/console-frame";
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { SignupsChart } from "@/components/console/signups-chart";
-import { lastAlerts } from "@/server/alerts/alert-store";
+import { lastAlerts } from "@/server/outbox/alert-store";
 import { overview } from "@/server/console/overview";
 import { readEnv } from "@/server/env";
-import { checkHealth } from "@/server/health/health";
+import { checkHealth } from "@/server/ops/health";
 import { requirePageOperator } from "@/server/console/session";
 
 export const metadata: Metadata = { title: "Overview" };

@@ -7,7 +7,7 @@ import { FormMount } from "@/components/forms/form-mount";
 import { WaitlistForm } from "@/components/forms/waitlist-form";
 import { waitlist } from "@/lib/forms/waitlist";
 import { startAgainNote } from "@/lib/sms/program";
-import { serveForm } from "@/server/submission/serve-form";
+import { serveForm } from "@/server/forms/serve-form";
 
 export const metadata: Metadata = {
   title: signupPage.metaTitle,

@@ -30,7 +30,7 @@ export type FormState<Values> = {
   retryAfterSeconds?: number;
 };
 
-/** A form's server action, bound to its form's name on the server (server/submission/serve-form.ts). */
+/** A form's server action, bound to its form's name on the server (server/forms/serve-form.ts). */
 export type FormAction<Values> = (previous: FormState<Values>, formData: FormData) => Promise<FormState<Values>>;
 
 /**

@@ -12,5 +12,5 @@ export const { forms, formNames, isFormName, formPages, resultPages, consentForm
 export type FormName = keyof typeof forms;
 export type FormValues<Name extends FormName> = (typeof forms)[Name]["emptyValues"];
 
-/** What each form's post carries, by the form's name: what types a form's server action (server/submission/serve-form.ts). */
+/** What each form's post carries, by the form's name: what types a form's server action (server/forms/serve-form.ts). */
 export type ValuesByForm = { [Name in FormName]: FormValues<Name> };

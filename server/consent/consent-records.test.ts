@@ -5,7 +5,7 @@ import { idleState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { emptyWaitlistValues, waitlistFields } from "@/lib/forms/waitlist";
 import { closeDatabases, database } from "@/server/db/connect";
-import { leadById } from "@/server/leads/lead-store";
+import { leadById } from "@/server/outbox/lead-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
@@ -14,7 +14,7 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { consentRecords } from "./consent-store";
 import { disclosureOf } from "./disclosure";
-import { sendForm } from "@/server/submission/send-form";
+import { sendForm } from "@/server/forms/send-form";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
-import type { LeadRow } from "@/server/leads/lead";
-import { claimNextLead, insertClaimed, leadById, settle } from "@/server/leads/lead-store";
-import { newClaim } from "@/server/delivery/claims";
+import type { LeadRow } from "@/server/outbox/lead";
+import { claimNextLead, insertClaimed, leadById, settle } from "@/server/outbox/lead-store";
+import { newClaim } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import {
@@ -15,7 +15,7 @@ import {
   type ConsentEvidence,
 } from "./consent-store";
 import { disclosureOf } from "./disclosure";
-import { leadsOfNumber, renewConsent, revokeConsent } from "@/server/signups/consent-changes";
+import { leadsOfNumber, renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 
 const text = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 

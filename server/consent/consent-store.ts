@@ -155,7 +155,7 @@ async function claimMessage(db: Kysely<Database>, messageId: string | undefined,
 
 /**
  * Records that a number's consent ended; undefined when its message_id was recorded already (a replay). Called
- * inside a transaction (server/signups/consent-changes.ts), which the message's claim is part of.
+ * inside a transaction (server/consent/consent-changes.ts), which the message's claim is part of.
  */
 export async function recordRevocation(store: Store, revocation: Revocation) {
   const { db } = store;

@@ -1,7 +1,7 @@
 import "server-only";
 import type { OperatorRole } from "@/server/db/schema";
-import { BodyTooLarge, boundedText } from "@/server/http/bounded-body";
-import { CONSOLE_ACTION_BYTES } from "@/server/http/request-bodies.mjs";
+import { BodyTooLarge, boundedText } from "@/server/web/bounded-body";
+import { CONSOLE_ACTION_BYTES } from "@/server/web/request-bodies.mjs";
 import { logEvent } from "@/server/log";
 import { siteUrl } from "@/server/site-settings";
 import { cookieOf } from "./cookie";

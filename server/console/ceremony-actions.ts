@@ -21,9 +21,9 @@ import {
 } from "@/server/operators/passkeys";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { CHALLENGE_TTL_MS } from "@/server/operators/operator-store";
-import { addressKey, clientAddress } from "@/server/rate-limit/client-address";
-import type { consoleLimits } from "@/server/rate-limit/limits";
-import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
+import { addressKey, clientAddress } from "@/server/forms/client-address";
+import type { consoleLimits } from "@/server/forms/limits";
+import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { consolePath, cookieOf, isSessionToken } from "./cookie";
 import { endSession, setSessionCookie, signedIn } from "./session";
 
@@ -55,7 +55,7 @@ function parsedAnswer<T>(value: unknown): T | undefined {
 /** One attempt too many, from this address or for this operator. */
 class Throttled extends CeremonyError {}
 
-/** Counts an attempt against the console's limits (server/rate-limit/limits.ts); refused when it is one too many. */
+/** Counts an attempt against the console's limits (server/forms/limits.ts); refused when it is one too many. */
 async function limited(kind: keyof typeof consoleLimits, value: string) {
   const counted = await consumeConsoleAttempt(kind, value, readEnv());
   if (!counted.ok)

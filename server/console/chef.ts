@@ -1,8 +1,8 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { consentRecords, consentStandings, leadIdsOfNumber, phoneOfConsent } from "@/server/consent/consent-store";
-import { listInvitations } from "@/server/invitations/invitation-store";
-import { attemptsOf, leadById } from "@/server/leads/lead-store";
+import { listInvitations } from "@/server/outbox/invitation-store";
+import { attemptsOf, leadById } from "@/server/outbox/lead-store";
 import { maskedPhone } from "./waitlist";
 
 /** The name a lead's kept payload holds, if it still holds one (retention empties it after delivery). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importLead } from "@/server/leads/lead-store";
+import { importLead } from "@/server/outbox/lead-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { deliveries, KEPT_SHOWN, WAITING_SHOWN } from "./deliveries";

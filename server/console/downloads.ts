@@ -1,11 +1,11 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { leadStates } from "@/server/db/schema";
-import { toCsv } from "@/server/exports/csv";
-import { consentExport, invitationExport, leadExport, recordExport } from "@/server/exports/exports";
+import { toCsv } from "@/server/console/csv";
+import { consentExport, invitationExport, leadExport, recordExport } from "@/server/console/exports";
 import type { Actor } from "@/server/operators/operators";
 
-/** The console's downloads, each what the matching command exports (server/exports/exports.ts), as CSV. */
+/** The console's downloads, each what the matching command exports (server/console/exports.ts), as CSV. */
 export const downloads = {
   waitlist: {
     label: "The waitlist: each number once, with its latest sign-up and its consent",

@@ -3,7 +3,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor, removeOperator } from "@/server/operators/operators";
-import { CONSOLE_ACTION_BYTES } from "@/server/http/request-bodies.mjs";
+import { CONSOLE_ACTION_BYTES } from "@/server/web/request-bodies.mjs";
 import { formFields, gate, sessionTokenOf } from "./action-guard";
 
 // The app's own address in the unit tests' env: http://localhost:3000 (site-settings), the cookie's plain name.

@@ -1,8 +1,8 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
-import { allWaves } from "@/server/invitations/invitation-store";
+import { allWaves } from "@/server/outbox/invitation-store";
 import type { WaveSelection } from "@/server/invitations/waves";
-import { waveStatus } from "@/server/launch/launch";
+import { waveStatus } from "@/server/invitations/launch";
 
 /** The most a console plan names at once: the page lists each number. */
 export const PLAN_MAX = 10_000;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { claimAlert, lastAlerts } from "@/server/alerts/alert-store";
+import { claimAlert, lastAlerts } from "@/server/outbox/alert-store";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { newWebhookId } from "@/server/delivery/claims";
+import { newWebhookId } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { queueWave } from "@/server/invitations/waves";
-import { cancelWaveNamed } from "@/server/launch/launch";
+import { cancelWaveNamed } from "@/server/invitations/launch";
 import { wavesWithStatus } from "./invitations";
 
 const engines = setupBothEngines();

@@ -2,12 +2,12 @@ import { beforeAll, beforeEach, describe, expect, it, vi, type Mock } from "vite
 import { database, inTransaction } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { recordConsent } from "@/server/consent/consent-store";
-import * as exportsModule from "@/server/exports/exports";
-import * as launch from "@/server/launch/launch";
+import * as exportsModule from "@/server/console/exports";
+import * as launch from "@/server/invitations/launch";
 import * as waves from "@/server/invitations/waves";
-import * as leadActions from "@/server/schedule/lead-actions";
-import { insertClaimed } from "@/server/leads/lead-store";
-import { newClaim } from "@/server/delivery/claims";
+import * as leadActions from "@/server/ops/lead-actions";
+import { insertClaimed } from "@/server/outbox/lead-store";
+import { newClaim } from "@/server/outbox/claims";
 import { insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { commandOutput } from "@/tests/support/command-output";
@@ -25,7 +25,7 @@ import { cookieOf } from "./cookie";
 // One implementation (issue 70): the console and the commands plan, send, cancel, export, redeliver and drop through
 // the same functions. Each of those functions is wrapped here so that it still does its work and counts its calls,
 // and one is changed for a moment: the console's answer and the command's both carry the change.
-vi.mock("@/server/launch/launch", async (original) => {
+vi.mock("@/server/invitations/launch", async (original) => {
   const actual = await original<typeof launch>();
   return { ...actual, sendWave: vi.fn(actual.sendWave), cancelWaveNamed: vi.fn(actual.cancelWaveNamed) };
 });
@@ -33,7 +33,7 @@ vi.mock("@/server/invitations/waves", async (original) => {
   const actual = await original<typeof waves>();
   return { ...actual, planWave: vi.fn(actual.planWave) };
 });
-vi.mock("@/server/exports/exports", async (original) => {
+vi.mock("@/server/console/exports", async (original) => {
   const actual = await original<typeof exportsModule>();
   return {
     ...actual,
@@ -43,7 +43,7 @@ vi.mock("@/server/exports/exports", async (original) => {
     recordExport: vi.fn(actual.recordExport),
   };
 });
-vi.mock("@/server/schedule/lead-actions", async (original) => {
+vi.mock("@/server/ops/lead-actions", async (original) => {
   const actual = await original<typeof leadActions>();
   return { ...actual, redeliverLeads: vi.fn(actual.redeliverLeads), dropLeadById: vi.fn(actual.dropLeadById) };
 });

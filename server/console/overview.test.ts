@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { newWebhookId } from "@/server/delivery/claims";
+import { newWebhookId } from "@/server/outbox/claims";
 import { queueWave } from "@/server/invitations/waves";
-import { importLead } from "@/server/leads/lead-store";
-import { revokeConsent } from "@/server/signups/consent-changes";
+import { importLead } from "@/server/outbox/lead-store";
+import { revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence, waitlistLead } from "@/tests/support/waitlist-lead";
 import { overview, perDay } from "./overview";

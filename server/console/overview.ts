@@ -1,8 +1,8 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { signedUpCounts } from "@/server/consent/consent-store";
-import { invitationCounts } from "@/server/invitations/invitation-store";
-import { openLeadCounts } from "@/server/leads/lead-store";
+import { invitationCounts } from "@/server/outbox/invitation-store";
+import { openLeadCounts } from "@/server/outbox/lead-store";
 
 const DAY_MS = 24 * 60 * 60_000;
 

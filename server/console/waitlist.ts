@@ -4,10 +4,10 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import type { Store } from "@/server/db/connect";
 import { phonesOfLeads, signedUpPage, type ConsentState, type SignedUpFilter } from "@/server/consent/consent-store";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
-import { invitedPhones } from "@/server/invitations/invitation-store";
-import { leadIdsNamed } from "@/server/leads/lead-store";
+import { invitedPhones } from "@/server/outbox/invitation-store";
+import { leadIdsNamed } from "@/server/outbox/lead-store";
 import type { Operator } from "@/server/operators/operator-store";
-import { consumeConsoleAttempt } from "@/server/rate-limit/limits";
+import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { readEnv } from "@/server/env";
 import { waitlistPhonePolicy } from "@/server/site-settings";
 

@@ -150,7 +150,7 @@ export type LimitCountsTable = { key: string; points: number; expires_at: number
 /** A workflow message's id, once, as the consent event it recorded (server/consent/consent-store.ts). */
 export type ConsentMessagesTable = { message_id: string; kind: "revoke" | "renew"; recorded_at: number };
 
-/** The rate limits' own key, made at random where no RATE_LIMIT_KEY_SECRET is set (server/rate-limit/limit-store.ts). */
+/** The rate limits' own key, made at random where no RATE_LIMIT_KEY_SECRET is set (server/forms/limit-store.ts). */
 export type LimitKeysTable = { name: string; secret: string; created_at: number };
 
 /** A wave of launch invitations the operator queued. */

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { leadIdsNamed } from "@/server/leads/lead-store";
+import { leadIdsNamed } from "@/server/outbox/lead-store";
 import { startPostgresCluster, type PostgresServer } from "@/tests/support/postgres-server";
 import { connect } from "./connect";
 import { migrations } from "./migrations";

@@ -4,13 +4,13 @@ import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
 import type { InvitationState } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
-import { CLAIM_MARGIN_MS, newClaim } from "@/server/delivery/claims";
-import { INVITATIONS, type Listener } from "@/server/delivery/outcomes";
-import { nextAttemptAfter } from "@/server/delivery/retry-policy";
-import { failureOf } from "@/server/delivery/failures";
-import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/delivery/pass";
-import type { ProbeKind } from "@/server/delivery/probe";
-import { postSigned } from "@/server/delivery/signed-post";
+import { CLAIM_MARGIN_MS, newClaim } from "@/server/outbox/claims";
+import { INVITATIONS, type Listener } from "@/server/outbox/outcomes";
+import { nextAttemptAfter } from "@/server/outbox/retry-policy";
+import { failureOf } from "@/server/outbox/failures";
+import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/outbox/pass";
+import type { ProbeKind } from "@/server/outbox/probe";
+import { postSigned } from "@/server/outbox/signed-post";
 import { logEvent } from "@/server/log";
 import {
   claim,
@@ -20,7 +20,7 @@ import {
   settleInvitation,
   takeSlot,
   type InvitationRow,
-} from "./invitation-store";
+} from "@/server/outbox/invitation-store";
 import { readInviteSettings, type InviteSettings } from "./invite-settings";
 import { sendingTime, zonesOf } from "./quiet-hours";
 import { acceptedToday } from "./waves";
@@ -193,7 +193,7 @@ async function sendInvitation(
 
 /**
  * Sends the invitations that are due, one at a time at the shared pace,
- * through the delivery pass (server/delivery/pass.ts): each claimed first so
+ * through the delivery pass (server/outbox/pass.ts): each claimed first so
  * that no other instance sends it too, the pace's next slot waited for
  * within `budgetMs`, the workflow left alone after failures in a row. Sends
  * nothing while INVITE_WEBHOOK_URL is unset. Run by the schedule's
@@ -221,7 +221,7 @@ export async function invitationPass(
 }
 
 /**
- * While the invitations' workflow fails, the probe (server/delivery/probe.ts)
+ * While the invitations' workflow fails, the probe (server/outbox/probe.ts)
  * sends the first invitation queued after a failure ahead of its schedule,
  * with every check a pass makes (consent, country, hours, the pace): failed,
  * it keeps its place and its rounds; answered, every queued invitation is due

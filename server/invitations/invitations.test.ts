@@ -7,8 +7,8 @@ import type { Store } from "@/server/db/connect";
 import type { InvitationState } from "@/server/db/schema";
 import { inTransaction } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { revokeConsent } from "@/server/signups/consent-changes";
-import { newWebhookId } from "@/server/delivery/claims";
+import { revokeConsent } from "@/server/consent/consent-changes";
+import { newWebhookId } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import {
@@ -18,11 +18,11 @@ import {
   openInvitationCounts,
   settleInvitation,
   waveNamed,
-} from "./invitation-store";
+} from "@/server/outbox/invitation-store";
 import { invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
-import { alertsSettled, operatorAlerts } from "@/server/alerts/alerts";
+import { alertsSettled, operatorAlerts } from "@/server/outbox/alerts";
 
 const open = setupBothEngines();
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { invitationLinkMax, isOneSegment, smsTexts } from "@/lib/sms/program";
 import { blankToUndefined, count, parseOrThrow } from "@/server/env";
-import { readWebhook, type WebhookSettings } from "@/server/delivery/receiver-settings";
+import { readWebhook, type WebhookSettings } from "@/server/outbox/receiver-settings";
 import type { SendingHours } from "./quiet-hours";
 
 /**

@@ -4,8 +4,8 @@ import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { phonePolicyOf } from "@/server/site-settings";
-import { newWebhookId } from "@/server/delivery/claims";
-import { cancelWave, insertWave, invitedAmong, waveNamed, type InvitationRow } from "./invitation-store";
+import { newWebhookId } from "@/server/outbox/claims";
+import { cancelWave, insertWave, invitedAmong, waveNamed, type InvitationRow } from "@/server/outbox/invitation-store";
 import { zonesOf } from "./quiet-hours";
 
 /** Who a wave takes: the next N of the list, all of it, or the numbers of a file. */

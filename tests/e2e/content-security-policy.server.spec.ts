@@ -12,7 +12,7 @@ import { toasts } from "./toasts";
 
 /**
  * The Content-Security-Policy allows no inline script it did not hash or give
- * a nonce (server/http/page-policy.ts): every page runs every script it
+ * a nonce (server/web/page-policy.ts): every page runs every script it
  * carries, with JavaScript on, and the browser refuses none. A `.server` spec
  * only so that it runs once, in a browser with JavaScript on (the js-off
  * project runs no script to refuse); it uses the suite's own server.

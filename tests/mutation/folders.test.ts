@@ -45,23 +45,23 @@ describe("the folders' scores of several reports", () => {
   it("counts every file of the parts once, the last part's when two hold it, against the bars", async () => {
     const first = await report("1.json", {
       "server/db/connect.ts": { Killed: 8, Survived: 2 },
-      "server/alerts/alerts.ts": { Killed: 1, Survived: 9 },
+      "server/outbox/alerts.ts": { Killed: 1, Survived: 9 },
     });
     const second = await report("2.json", {
-      "server/alerts/alerts.ts": { Killed: 9, Timeout: 1, NoCoverage: 0 },
+      "server/outbox/alerts.ts": { Killed: 9, Timeout: 1, NoCoverage: 0 },
       "lib/forms/phone.ts": { Killed: 4, NoCoverage: 1, Ignored: 3 },
     });
 
     const together = await scores(first, second);
     expect(line(together.stdout, "server/db")).toBe("server/db 80.00% 8 detected 2 missed");
-    expect(line(together.stdout, "server/alerts")).toBe("server/alerts 100.00% 10 detected 0 missed");
+    expect(line(together.stdout, "server/outbox")).toBe("server/outbox 100.00% 10 detected 0 missed");
     expect(line(together.stdout, "lib/forms")).toBe("lib/forms 80.00% 4 detected 1 missed");
     expect(line(together.stdout, "all")).toBe("all 88.00% 22 detected 3 missed");
     expect(together.code).toBe(0);
 
     // The first alone: alerts at 10% is under its bar, and so is the whole.
     const alone = await scores(first);
-    expect(line(alone.stdout, "server/alerts")).toBe("server/alerts 10.00% 1 detected 9 missed < 80%");
+    expect(line(alone.stdout, "server/outbox")).toBe("server/outbox 10.00% 1 detected 9 missed < 80%");
     expect(line(alone.stdout, "all")).toBe("all 45.00% 9 detected 11 missed < 85%");
     expect(alone.code).toBe(1);
   });

@@ -14,13 +14,13 @@ cd "$(dirname "$0")/../.."
 
 parts=(
   ""
-  "server/console server/operators server/launch"
-  "server/invitations server/exports server/inbound"
-  "server/db server/health"
-  "server/leads server/delivery server/signups"
-  "server/consent server/submission server/rendering"
-  "server/alerts server/schedule"
-  "server/rate-limit server/http lib/forms server-top"
+  "server/console"
+  "server/operators server/invitations"
+  "server/consent server/db"
+  "server/outbox"
+  "server/forms"
+  "server/ops"
+  "server/web lib/forms server-top"
 )
 
 if [ -n "$(git status --porcelain -- server lib tests vitest.config.mts stryker.config.mjs package-lock.json)" ]; then

@@ -14,9 +14,9 @@ const config = {
   ...base,
   mutate: [
     "server/env.ts",
-    "server/delivery/receiver-settings.ts",
+    "server/outbox/receiver-settings.ts",
     "server/site-settings.ts",
-    "server/inbound/workflow-calls.ts",
+    "server/consent/workflow-calls.ts",
     "lib/forms/honeypot.ts",
     "lib/forms/contact/index.ts",
     "lib/forms/waitlist/index.ts",

@@ -12,7 +12,7 @@ const config = {
       "lib/forms/define.test.ts",
       "lib/forms/waitlist/schema.test.ts",
       "lib/forms/contact/schema.test.ts",
-      "server/submission/waitlist-submission.test.ts",
+      "server/forms/waitlist-submission.test.ts",
     ],
   },
 };

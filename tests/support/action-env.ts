@@ -1,6 +1,6 @@
 import { expect, vi } from "vitest";
 import { database } from "@/server/db/connect";
-import { listLeads } from "@/server/leads/lead-store";
+import { listLeads } from "@/server/outbox/lead-store";
 import { readEnv } from "@/server/env";
 
 /**

@@ -7,7 +7,7 @@
 // Exits 1 naming what it found wrong.
 import { readFile } from "node:fs/promises";
 import { startupChunksWithoutHint } from "../../scripts/startup-chunks";
-import { startScripts } from "@/server/rendering/late-hydration";
+import { startScripts } from "@/server/web/late-hydration";
 
 function fail(message: string): never {
   console.error(`production build: ${message}`);

@@ -1,9 +1,9 @@
 import { beforeEach, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { leadById } from "@/server/leads/lead-store";
-import { submitLead } from "@/server/signups/submit-lead";
-import { operatorAlerts } from "@/server/alerts/alerts";
+import { leadById } from "@/server/outbox/lead-store";
+import { submitLead } from "@/server/forms/submit-lead";
+import { operatorAlerts } from "@/server/outbox/alerts";
 import type { ConsentEvidence } from "@/server/consent/consent-store";
 import type { FormName } from "@/lib/forms";
 import { setupWebhookReceiver } from "./setup-webhook-receiver";

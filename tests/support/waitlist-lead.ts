@@ -1,6 +1,6 @@
 import { disclosureOf, type Disclosure } from "@/server/consent/disclosure";
-import { leadKey, type LeadRow } from "@/server/leads/lead";
-import { newWebhookId } from "@/server/delivery/claims";
+import { leadKey, type LeadRow } from "@/server/outbox/lead";
+import { newWebhookId } from "@/server/outbox/claims";
 import { recordConsent, unrecordedDisclosure } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 

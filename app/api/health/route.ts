@@ -1,4 +1,4 @@
-import { healthRequest } from "@/server/health/health-request";
+import { healthRequest } from "@/server/ops/health-request";
 
 // Read per request: a monitor wants now, not a cached answer.
 export const dynamic = "force-dynamic";

@@ -7,7 +7,7 @@ import { selectionOf, wavesWithStatus } from "@/server/console/invitations";
 import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
-import { waveStateLabels } from "@/server/launch/launch";
+import { waveStateLabels } from "@/server/invitations/launch";
 
 export const metadata: Metadata = { title: "Invitations" };
 

@@ -1,7 +1,7 @@
 import { Migrator, type Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
-import { invitedAmong } from "@/server/invitations/invitation-store";
-import { renewConsent, revokeConsent } from "@/server/signups/consent-changes";
+import { invitedAmong } from "@/server/outbox/invitation-store";
+import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { migrations } from "./index";
 

@@ -1,6 +1,6 @@
 import { after } from "next/server";
-import { renewRequest } from "@/server/inbound/workflow-calls";
-import { scheduleTick } from "@/server/schedule/scheduler";
+import { renewRequest } from "@/server/consent/workflow-calls";
+import { scheduleTick } from "@/server/ops/scheduler";
 
 // Read per request: the secret and the database come from the server's env.
 export const dynamic = "force-dynamic";

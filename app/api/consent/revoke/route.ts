@@ -1,4 +1,4 @@
-import { revokeRequest } from "@/server/inbound/workflow-calls";
+import { revokeRequest } from "@/server/consent/workflow-calls";
 
 // Read per request: the secret and the database come from the server's env.
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { cronRequest } from "@/server/schedule/cron-request";
+import { cronRequest } from "@/server/ops/cron-request";
 
 // Read per request: the secret and the database come from the server's env.
 export const dynamic = "force-dynamic";

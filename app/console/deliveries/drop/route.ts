@@ -1,6 +1,6 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
 import { readEnv } from "@/server/env";
-import { dropLeadById } from "@/server/schedule/lead-actions";
+import { dropLeadById } from "@/server/ops/lead-actions";
 
 /** Drop: deletes one lead and its delivery log, once confirmed (an owner's action); then the deliveries page. */
 export async function POST(request: Request) {

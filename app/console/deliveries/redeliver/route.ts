@@ -1,6 +1,6 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
 import { readEnv } from "@/server/env";
-import { redeliverLeads } from "@/server/schedule/lead-actions";
+import { redeliverLeads } from "@/server/ops/lead-actions";
 
 /** Redeliver: one open lead now, by its webhook-id (an owner's action); then the deliveries page says what it did. */
 export async function POST(request: Request) {

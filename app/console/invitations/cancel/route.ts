@@ -1,5 +1,5 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
-import { cancelWaveNamed, isWaveName, WaveError } from "@/server/launch/launch";
+import { cancelWaveNamed, isWaveName, WaveError } from "@/server/invitations/launch";
 
 /** Cancel what a wave has not sent yet (an owner's action), as `npm run invite -- cancel` does. */
 export async function POST(request: Request) {

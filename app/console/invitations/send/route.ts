@@ -1,5 +1,5 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
-import { isWaveName, sendWave, WaveError } from "@/server/launch/launch";
+import { isWaveName, sendWave, WaveError } from "@/server/invitations/launch";
 import { selectionOf } from "@/server/console/invitations";
 
 /**

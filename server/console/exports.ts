@@ -1,0 +1,224 @@
+import "server-only";
+import { consentForms } from "@/lib/forms";
+import {
+  consentRecords,
+  consentStates,
+  type ConsentRecord,
+  type ConsentState,
+  type RenewalRecord,
+  type RevocationRecord,
+} from "@/server/consent/consent-store";
+import type { Store } from "@/server/db/connect";
+import type { LeadState } from "@/server/db/schema";
+import { listInvitations, type InvitationRow } from "@/server/outbox/invitation-store";
+import { whyWaiting } from "@/server/invitations/waves";
+import { leadOf, type LeadRow } from "@/server/outbox/lead";
+import { listLeads } from "@/server/outbox/lead-store";
+import { insertActivity } from "@/server/operators/activity-store";
+import type { Actor } from "@/server/operators/operators";
+
+/**
+ * What the operator exports, the same from `npm run leads|consent|invite --
+ * export` and from the console's downloads: each a list of columns and its
+ * rows, which the caller writes as CSV (./csv.ts, the one spreadsheet-safe
+ * writer) or JSONL; and the activity line each export leaves (who, what
+ * kind, how many rows; never a value).
+ */
+
+export type Export = { columns: readonly string[]; rows: Record<string, unknown>[] };
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const isoAt = (ms: number) => new Date(ms).toISOString();
+
+/** Writes that an export was made: by whom, of what, how many rows. */
+export async function recordExport(store: Store, { by, kind, rows }: { by: Actor; kind: string; rows: number }) {
+  await insertActivity(store, { ...by, action: "export", subject: kind, rows });
+}
+
+// --- Invitations (npm run invite -- export; the console's invitations download)
+
+const invitationColumns = [
+  "id",
+  "wave",
+  "position",
+  "phone",
+  "state",
+  "consent_id",
+  "text",
+  "queued_at",
+  "claimed_at",
+  "answered_at",
+  "answer",
+  "carrier_code",
+  "attempts",
+  "reached",
+  "last_failure",
+  "waiting_for",
+  "waiting_until",
+] as const;
+
+/** An invitation as the export gives it: times in ISO 8601, no claim. */
+export const exportRow = (row: InvitationRow) => ({
+  id: row.id,
+  wave: row.wave,
+  position: row.position,
+  phone: row.phone,
+  state: row.state,
+  consent_id: row.consent_id,
+  text: row.text,
+  queued_at: iso(row.queued_at),
+  claimed_at: iso(row.claimed_at),
+  answered_at: iso(row.answered_at),
+  answer: row.answer,
+  carrier_code: row.carrier_code,
+  attempts: row.attempts,
+  // How many attempts may have reached the carrier: none, and a cancelled or failed one went back to the waitlist.
+  reached: row.reached,
+  last_failure: row.last_failure,
+  // Waiting for its sending hours: the zones its number could be in, and when they all open.
+  waiting_for: whyWaiting(row)?.zones.join(" ") ?? null,
+  waiting_until: row.state === "waiting" ? iso(row.next_attempt_at) : null,
+});
+
+/** Every invitation, or a wave's, in the order they were queued. */
+export async function invitationExport(store: Store, { wave }: { wave?: string } = {}): Promise<Export> {
+  return { columns: invitationColumns, rows: (await listInvitations(store, { wave })).map(exportRow) };
+}
+
+// --- Consent records (npm run consent -- export; the console's evidence download)
+
+const consentRow = (record: ConsentRecord) => ({
+  record: "consent" as const,
+  id: record.id,
+  at: isoAt(record.consented_at),
+  phone: record.phone,
+  ip: record.ip,
+  user_agent: record.user_agent,
+  page_url: record.page_url,
+  javascript: record.javascript ? "on" : "off",
+  // "no": a web sign-up after a revocation, kept as evidence; it waits for a START from the phone.
+  puts_in_force: record.puts_in_force ? "yes" : "no",
+  lead_id: record.lead_id,
+  disclosure_version: record.disclosure_version,
+  disclosure_text: record.disclosure_text,
+});
+
+const revocationRow = (revocation: RevocationRecord) => ({
+  record: "revocation" as const,
+  id: revocation.id,
+  at: isoAt(revocation.revoked_at),
+  phone: revocation.phone,
+  channel: revocation.channel,
+  source: revocation.source,
+  message_id: revocation.message_id,
+});
+
+const renewalRow = (renewal: RenewalRecord) => ({
+  record: "renewal" as const,
+  id: renewal.id,
+  at: isoAt(renewal.renewed_at),
+  phone: renewal.phone,
+  channel: renewal.channel,
+  source: renewal.source,
+  message_id: renewal.message_id,
+});
+
+const consentColumns = [
+  "record",
+  "id",
+  "at",
+  "phone",
+  "ip",
+  "user_agent",
+  "page_url",
+  "javascript",
+  "puts_in_force",
+  "lead_id",
+  "disclosure_version",
+  "disclosure_text",
+  "channel",
+  "source",
+  "message_id",
+] as const;
+
+export type History = { consents: ConsentRecord[]; revocations: RevocationRecord[]; renewals: RenewalRecord[] };
+
+/** Consents, revocations and renewals as one list, oldest first: the order a reader of the evidence needs. */
+export function timeline(history: History) {
+  return [
+    ...history.consents.map(consentRow),
+    ...history.revocations.map(revocationRow),
+    ...history.renewals.map(renewalRow),
+  ].sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/** Every consent record, revocation and START since a time (ms), oldest first. */
+export async function consentExport(store: Store, { since }: { since?: number } = {}): Promise<Export> {
+  return { columns: consentColumns, rows: timeline(await consentRecords(store, { since })) };
+}
+
+// --- A form's leads (npm run leads -- export; the console's waitlist download)
+
+/**
+ * The consent state of each lead of a form that asks consent, by its number:
+ * a lead whose values are gone was revoked, or is past retention (null).
+ * Leads of other forms get none.
+ */
+export async function consentOf(store: Store, rows: readonly LeadRow[]) {
+  const phoneOf = (row: LeadRow) => {
+    const form = consentForms.find((candidate) => candidate.form === row.form);
+    const phone = form ? leadOf(row)?.payload[form.phoneKey] : undefined;
+    return typeof phone === "string" ? phone : undefined;
+  };
+  const states = await consentStates(
+    store,
+    rows.map(phoneOf).filter((phone): phone is string => phone !== undefined),
+  );
+  return (row: LeadRow): ConsentState | null | undefined => {
+    if (!consentForms.some((form) => form.form === row.form)) return undefined;
+    const phone = phoneOf(row);
+    if (phone) return states.get(phone) ?? "none";
+    return row.state === "revoked" ? "revoked" : null;
+  };
+}
+
+/**
+ * The values of a form's leads that still have them, a sign-up's number with
+ * its consent (in force, revoked, none); `consented` keeps those in force
+ * only. A form that texts gives each number once, with its latest lead.
+ */
+export async function leadExport(
+  store: Store,
+  { form, states, consented = false }: { form: string; states: LeadState[]; consented?: boolean },
+) {
+  const consentForm = consentForms.find((candidate) => candidate.form === form);
+  const asksConsent = consentForm !== undefined;
+  if (consented && !asksConsent)
+    throw new Error(
+      `--consented is for a form that asks consent to text (${consentForms.map((candidate) => candidate.form).join(", ")})`,
+    );
+  const listed = await listLeads(store, { states, form });
+  const consent = await consentOf(store, listed);
+  const rows = listed
+    .map((row) => ({ row, lead: leadOf(row) }))
+    .filter(({ lead }) => lead !== undefined)
+    .map(({ row, lead }) => ({
+      id: row.id,
+      state: row.state,
+      createdAt: iso(row.created_at),
+      ...(asksConsent ? { consent: consent(row) } : {}),
+      payload: lead!.payload,
+    }))
+    .filter((row) => !consented || row.consent === "in force");
+  // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
+  const latest = consentForm
+    ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
+    : rows;
+  const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
+  return {
+    /** As recorded, for JSONL: the values under `payload`. */
+    records: latest,
+    columns: ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields],
+    rows: latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
+  };
+}

@@ -1,0 +1,290 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { emptyContactValues } from "@/lib/forms/contact";
+import { idleState } from "@/lib/forms/form-state";
+import { emptyWaitlistValues } from "@/lib/forms/waitlist";
+import { formData } from "@/tests/support/form-data";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { sendForm } from "@/server/forms/send-form";
+// What the forms' components bind the action to (see useServerForm).
+const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
+const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
+
+const receiver = setupWebhookReceiver();
+let counter = 0;
+
+beforeEach(() => {
+  vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+  vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
+  vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
+  // Only the ceiling's own test meets the ceiling.
+  vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1000");
+  for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
+});
+
+/** A valid sign-up with its own token and, unless given, its own phone number. */
+function signup(overrides: Record<string, string> = {}) {
+  counter += 1;
+  const token = `L${counter}x${Date.now()}`;
+  const phone = `+1 555 ${String(counter).padStart(3, "0")} ${String(Date.now() % 10_000).padStart(4, "0")}`;
+  return { token, fields: { name: `Ada ${token}`, phone, consent: "on", ...overrides } };
+}
+
+const join = (fields: Record<string, string>) => joinWaitlist(idleState(emptyWaitlistValues), formData(fields));
+
+function loggedOutcomes(method: "info" | "warn" | "error") {
+  return vi.mocked(console[method]).mock.calls.map((call) => JSON.parse(String(call[0])));
+}
+
+describe("per-address limit", () => {
+  it("lets a burst of 40 sign-ups from one address deliver no more than the limit", async () => {
+    const address = freshAddress();
+    pinRequestHeaders({ "x-forwarded-for": `10.9.9.9, ${address}` });
+    const attempts = Array.from({ length: 40 }, () => signup());
+    const states = await Promise.all(attempts.map(({ fields }) => join(fields)));
+
+    const delivered = attempts.filter(({ token }) => receiver.withName(token).length > 0);
+    expect(delivered).toHaveLength(5);
+    expect(states.filter((state) => state.status === "success")).toHaveLength(5);
+    expect(states.filter((state) => state.status === "rate_limited")).toHaveLength(35);
+    const refused = states.find((state) => state.status === "rate_limited");
+    expect(refused?.retryAfterSeconds).toBeGreaterThan(500);
+    expect(refused?.retryAfterSeconds).toBeLessThanOrEqual(600);
+    // The refused keep what they typed.
+    expect(refused?.values.consent).toBe(true);
+  });
+
+  it("counts each form separately, and another address starts afresh", async () => {
+    const address = freshAddress();
+    pinRequestHeaders({ "x-forwarded-for": address });
+    for (let i = 0; i < 5; i += 1) expect((await join(signup().fields)).status).toBe("success");
+    expect((await join(signup().fields)).status).toBe("rate_limited");
+
+    const contact = await submitContact(
+      idleState(emptyContactValues),
+      formData({ name: `Julia ${counter}`, email: "julia@example.com", clientCount: "1-5" }),
+    );
+    expect(contact.status).toBe("success");
+
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    expect((await join(signup().fields)).status).toBe("success");
+  });
+
+  it("follows the configured number of trusted proxies", async () => {
+    vi.stubEnv("TRUSTED_PROXY_HOPS", "2");
+    const client = freshAddress();
+    // Each request passes a different inner proxy; the client behind them is the same.
+    for (let i = 0; i < 5; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": `${client}, 172.16.0.${i + 1}` });
+      expect((await join(signup().fields)).status).toBe("success");
+    }
+    pinRequestHeaders({ "x-forwarded-for": `${client}, 172.16.0.99` });
+    expect((await join(signup().fields)).status).toBe("rate_limited");
+  });
+
+  it("does not count a sign-up whose delivery failed", async () => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 6; i += 1) {
+      const { fields } = signup();
+      expect((await join({ ...fields, name: `${fields.name} [status=400]` })).status).toBe("failed");
+    }
+    expect((await join(signup().fields)).status).toBe("success");
+  });
+
+  it("logs which limiter refused, without the visitor's data", async () => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 5; i += 1) await join(signup().fields);
+    const { fields } = signup();
+    await join(fields);
+    const line = loggedOutcomes("warn").at(-1);
+    expect(line).toMatchObject({ event: "submission", form: "waitlist", outcome: "rate_limited", limiter: "address" });
+    expect(JSON.stringify(line)).not.toContain(fields.phone);
+  });
+});
+
+describe("per-phone limit", () => {
+  it("sends at most three sign-ups a day for one phone number, whatever the address", async () => {
+    const phone = `(555) 867-${String(counter).padStart(4, "0")}`;
+    const states = [];
+    for (let i = 0; i < 5; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      // The same number written differently is the same number.
+      states.push(await join(signup({ phone: i % 2 ? phone : phone.replace(/\D/g, "") }).fields));
+    }
+    expect(states.map((state) => state.status)).toEqual([
+      "success",
+      "success",
+      "success",
+      "rate_limited",
+      "rate_limited",
+    ]);
+    expect(states[3]?.retryAfterSeconds).toBeGreaterThan(86_000);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "phone" });
+  });
+
+  it("counts five spellings of one number, posted twice each from ten addresses, as one number, welcomed once", async () => {
+    const spellings = ["(555) 201-4477", "5552014477", "+1 555 201 4477", "555.201.4477", "1-555-201-4477"];
+    const attempts = [...spellings, ...spellings].map((phone) => {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      return signup({ phone });
+    });
+    const states = [];
+    for (const { fields } of attempts) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      states.push(await join(fields));
+    }
+    const delivered = attempts.flatMap(({ token }) => receiver.withName(token));
+    // The first is delivered; the next two are the same number on the list already: success, nothing sent.
+    expect(delivered).toHaveLength(1);
+    expect((delivered[0]!.json as { phone: string }).phone).toBe("+15552014477");
+    expect(states.map((state) => state.status)).toStrictEqual([
+      ...Array(3).fill("success"),
+      ...Array(7).fill("rate_limited"),
+    ]);
+  });
+
+  it("keeps the points of posts the receiver failed: a failing workflow is no open relay", async () => {
+    // Signed, so each delivery carries its webhook-id.
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    const phone = `+1 555 302 ${String(counter).padStart(4, "0")}`;
+    const states = [];
+    const tokens = [];
+    for (let i = 0; i < 10; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      const { token, fields } = signup({ phone });
+      tokens.push(token);
+      states.push(await join({ ...fields, name: `${fields.name} [status=500]` }));
+    }
+    const ids = new Set(
+      tokens.flatMap((token) => receiver.withName(token)).map((request) => request.headers["webhook-id"]),
+    );
+    // One number, one lead: each post that got through tried that lead again, under its one webhook-id.
+    expect(ids.size).toBe(1);
+    expect(tokens.flatMap((token) => receiver.withName(token)).length).toBeGreaterThanOrEqual(1);
+    expect(states.map((state) => state.status)).toEqual([...Array(3).fill("failed"), ...Array(7).fill("rate_limited")]);
+  });
+});
+
+describe("the address's point after a failed delivery", () => {
+  // Only a receiver that proved it processed nothing (a 4xx other than 408 and
+  // 429) gives the visitor's address its point back: the five posts below
+  // either leave the address free for a sixth, or use it up.
+  it.each([
+    { directive: "[status=404]", sixth: "success" },
+    { directive: "[status=422]", sixth: "success" },
+    { directive: "[status=408]", sixth: "rate_limited" },
+    { directive: "[status=429]", sixth: "rate_limited" },
+    { directive: "[status=500]", sixth: "rate_limited" },
+    { directive: "[redirect]", sixth: "rate_limited" },
+  ])("after five answered $directive, the address's sixth post is $sixth", async ({ directive, sixth }) => {
+    pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+    for (let i = 0; i < 5; i += 1) {
+      const { fields } = signup();
+      expect((await join({ ...fields, name: `${fields.name} ${directive}` })).status).toBe("failed");
+    }
+    expect((await join(signup().fields)).status).toBe(sixth);
+  });
+});
+
+describe("client addresses", () => {
+  it("counts every address of one IPv6 /64 as one client", async () => {
+    const network = `2001:db8:${counter.toString(16)}:7`;
+    const states = [];
+    for (let i = 1; i <= 8; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": `${network}::${i.toString(16)}` });
+      states.push((await join(signup().fields)).status);
+    }
+    expect(states).toEqual([...Array(5).fill("success"), ...Array(3).fill("rate_limited")]);
+  });
+
+  it("counts an IPv4-mapped IPv6 address as the IPv4 address", async () => {
+    const address = freshAddress();
+    const states = [];
+    for (let i = 0; i < 8; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": i % 2 ? address : `::ffff:${address}` });
+      states.push((await join(signup().fields)).status);
+    }
+    expect(states).toEqual([...Array(5).fill("success"), ...Array(3).fill("rate_limited")]);
+  });
+});
+
+describe("per-email limit", () => {
+  it("sends at most three contact requests a day for one email address, whatever the address", async () => {
+    const email = `Julia.${counter}@Example.com`;
+    const states = [];
+    for (let i = 0; i < 4; i += 1) {
+      pinRequestHeaders({ "x-forwarded-for": freshAddress() });
+      counter += 1;
+      const fields = { name: `Julia ${counter}`, email: i % 2 ? email : email.toLowerCase(), clientCount: "1-5" };
+      states.push((await submitContact(idleState(emptyContactValues), formData(fields))).status);
+    }
+    expect(states).toEqual(["success", "success", "success", "rate_limited"]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ form: "contact", limiter: "email" });
+  });
+});
+
+describe("global waitlist ceiling", () => {
+  it("refuses sign-ups past the per-minute ceiling, from any address and number", async () => {
+    vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "4");
+    const states = [];
+    for (let i = 0; i < 6; i += 1) states.push(await join(signup().fields));
+    expect(states.map((state) => state.status)).toEqual([
+      "success",
+      "success",
+      "success",
+      "success",
+      "rate_limited",
+      "rate_limited",
+    ]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "waitlist_global" });
+  });
+
+  it("refuses sign-ups past the day's budget, and warns the operator at 80% of it", async () => {
+    vi.stubEnv("WAITLIST_DAILY_LIMIT", "5");
+    const states = [];
+    for (let i = 0; i < 6; i += 1) states.push((await join(signup().fields)).status);
+    expect(states).toEqual([...Array(5).fill("success"), "rate_limited"]);
+    const warnings = loggedOutcomes("warn");
+    expect(warnings.filter((line) => line.event === "daily_budget_80")).toEqual([
+      expect.objectContaining({ form: "waitlist", used: 4, limit: 5 }),
+    ]);
+    expect(warnings.at(-1)).toMatchObject({ limiter: "waitlist_daily" });
+    expect(states.at(-1)).toBe("rate_limited");
+  });
+});
+
+describe("honeypot", () => {
+  it("answers a bot that fills the hidden field with success and delivers nothing", async () => {
+    const { token, fields } = signup();
+    const state = await join({ ...fields, website: "https://spam.example" });
+    expect(state.status).toBe("success");
+    expect(receiver.withName(token)).toEqual([]);
+    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ event: "submission", form: "waitlist", outcome: "honeypot" });
+    // The same sign-up without the trap is delivered: the receiver was there to see it.
+    expect((await join(fields)).status).toBe("success");
+    expect(receiver.withName(token)).toHaveLength(1);
+  });
+
+  it("works on the contact form too", async () => {
+    const name = `Julia honeypot ${counter}`;
+    const state = await submitContact(
+      idleState(emptyContactValues),
+      formData({ name, email: "julia@example.com", clientCount: "1-5", website: "x" }),
+    );
+    expect(state.status).toBe("success");
+    expect(receiver.withName(name)).toEqual([]);
+    // The same request without the trap is delivered: the receiver was there to see it.
+    await submitContact(
+      idleState(emptyContactValues),
+      formData({ name, email: "julia@example.com", clientCount: "1-5" }),
+    );
+    expect(receiver.withName(name)).toHaveLength(1);
+  });
+
+  it("lets an empty hidden field through", async () => {
+    const { token, fields } = signup();
+    expect((await join({ ...fields, website: "" })).status).toBe("success");
+    expect(receiver.withName(token)).toHaveLength(1);
+  });
+});

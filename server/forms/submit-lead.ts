@@ -1,0 +1,180 @@
+import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import { consentStates, recordConsent, type ConsentEvidence } from "@/server/consent/consent-store";
+import { database, inTransaction, type Store } from "@/server/db/connect";
+import type { ServerEnv } from "@/server/env";
+import type { FormName } from "@/lib/forms";
+import { leadKey, rowOf, type Lead, type LeadRow } from "@/server/outbox/lead";
+import { newWebhookId } from "@/server/outbox/claims";
+import { leadsOfNumber } from "@/server/consent/consent-changes";
+import {
+  awaitingStartAmong,
+  claimById,
+  insertAwaitingStart,
+  insertClaimed,
+  leadById,
+  latestLeadAmong,
+  openLeadByKey,
+} from "@/server/outbox/lead-store";
+import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
+import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
+import type { Listener } from "@/server/outbox/outcomes";
+import { deliveryOf, sendClaimed, type Delivery } from "@/server/outbox/send";
+
+// How often a visitor whose lead another sender holds looks again.
+const WAIT_POLL_MS = 100;
+
+/**
+ * `inserted`: the row is the new lead these values made, not an open one found
+ * again. `kept`, nothing sent: via `repeat`, the number is on the list
+ * already, delivered or held; via `awaiting_start`, the number's consent was
+ * revoked and the sign-up waits for a START from the phone.
+ */
+type Kept = { kept: LeadRow; via: "repeat" | "awaiting_start" };
+type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow } | Kept;
+type Found = Kept | { inserted?: LeadRow; open?: LeadRow };
+
+/**
+ * Keeps a new lead, claimed by this visitor, or finds the open lead the same
+ * values left; with its consent record, when the form asks for one, in the
+ * same transaction: no lead without its consent, no consent without its lead.
+ *
+ * A sign-up of a number already on the list, whose consent is in force, makes
+ * no second lead: the number is welcomed once. Its consent record is kept as
+ * evidence, naming the lead the number was welcomed under; a lead of it still
+ * waiting is the one this visitor sends.
+ *
+ * A sign-up of a number whose consent was revoked puts nothing back in force
+ * (anyone can type a number): its record is evidence only, and its lead (one
+ * per number) waits unsent until the phone texts START.
+ */
+function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+  return inTransaction(store, async (tx): Promise<Found> => {
+    if (consent) {
+      const state = (await consentStates(tx, [consent.phone])).get(consent.phone);
+      const number = state === "none" ? undefined : await leadsOfNumber(tx, consent.phone);
+      if (state === "revoked") {
+        const waiting =
+          (await awaitingStartAmong(tx, fresh.form, number!.ids)) ??
+          (await insertAwaitingStart(tx, fresh)) ??
+          (await openLeadByKey(tx, fresh.dedupe_key!))!;
+        await recordConsent(tx, { evidence: consent, leadId: waiting.id, at: fresh.created_at, putsInForce: false });
+        return { kept: waiting, via: "awaiting_start" };
+      }
+      // Only leads since the number's last revocation count: a number that left and came back is welcomed again.
+      const prior = number && (await latestLeadAmong(tx, fresh.form, number.ids, number.revokedAt));
+      if (prior) {
+        await recordConsent(tx, { evidence: consent, leadId: prior.id, at: fresh.created_at });
+        const waiting = prior.state === "pending" || prior.state === "dead";
+        return waiting ? { open: prior } : { kept: prior, via: "repeat" };
+      }
+    }
+    const inserted = await insertClaimed(tx, fresh, claim);
+    const open = inserted ? undefined : await openLeadByKey(tx, fresh.dedupe_key!);
+    const lead = inserted ?? open;
+    if (lead && consent) await recordConsent(tx, { evidence: consent, leadId: lead.id, at: fresh.created_at });
+    return { inserted, open };
+  });
+}
+
+/**
+ * The lead these values make, claimed by this visitor: a new one, or the open
+ * lead a previous try of the same values left (so the workflow sees one lead,
+ * under one webhook-id). When a pass is sending that lead right now, the
+ * visitor waits for it instead of sending it a second time.
+ */
+async function take(
+  store: Store,
+  {
+    fresh,
+    claim,
+    env,
+    started,
+    consent,
+  }: { fresh: LeadRow; claim: Claim; env: ServerEnv; started: number; consent?: ConsentEvidence },
+): Promise<Taken> {
+  const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
+  for (;;) {
+    const found = await insertWithConsent(store, fresh, claim, consent);
+    if ("kept" in found) return found;
+    const { inserted, open } = found;
+    // Written, so a crash of this process loses nothing; on disk with the
+    // settlement that follows, before the visitor is answered.
+    if (inserted) return { row: inserted, inserted: true };
+    if (!open) continue; // Delivered meanwhile: these values are a new lead.
+    for (;;) {
+      const claimed = await claimById(store, open.id, claim);
+      if (claimed) return { row: claimed };
+      const now = await leadById(store, open.id);
+      if (!now) break;
+      if (now.state === "delivered") return { delivered: now };
+      if (performance.now() >= waitEnds) return { busy: now };
+      await sleep(WAIT_POLL_MS);
+    }
+  }
+}
+
+/** A checked submission, as the form's action hands it over. */
+export type Submission = {
+  form: FormName;
+  /** The webhook body's values, as the form's definition picks them. */
+  payload: Record<string, unknown>;
+  env: ServerEnv;
+  /** When the visitor's wait began (performance.now()): the deadline counts from it. */
+  started: number;
+  /** The consent the post gives, on a form that asks for it. */
+  consent?: ConsentEvidence;
+  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
+  listener: Listener;
+};
+
+/**
+ * Delivers a checked submission the way a lead must be: kept in the database
+ * before the first attempt, so a failure the visitor is told about is
+ * redelivered later. When the database fails, a contact request is sent
+ * once, with nothing kept for a redelivery; a sign-up is refused and not
+ * sent: a number is not texted without the record that proves it agreed, so
+ * the visitor is told to try again.
+ */
+export async function submitLead(submission: Submission): Promise<Delivery> {
+  const { form, payload, env, started, consent, listener } = submission;
+  const now = Date.now();
+  const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
+  // The body is made once: the row keeps these bytes, and every attempt sends them.
+  const lead: Lead = {
+    id: newWebhookId(),
+    form,
+    payload,
+    body: JSON.stringify(payload),
+    state: "pending",
+    attempts: 0,
+    rounds: 0,
+    createdAt: now,
+    nextAttemptAt: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+  };
+  const fresh = rowOf(lead, leadKey(form, payload));
+
+  let store: Store | undefined;
+  let taken: Taken;
+  try {
+    store = await database(env);
+    taken = await take(store, { fresh, claim, env, started, consent });
+    storeAnswered(listener);
+  } catch (error) {
+    storeFailed(listener, error, { form });
+    if (consent) return deliveryOf(lead.id, started, { ok: false, reason: "unrecorded" });
+    store = undefined;
+    taken = { row: fresh, inserted: true };
+  }
+
+  if ("delivered" in taken) return deliveryOf(taken.delivered.id, started, { ok: true });
+  if ("kept" in taken) {
+    await store!.durable();
+    return deliveryOf(taken.kept.id, started, { ok: true }, { via: taken.via });
+  }
+  if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
+  // The new lead goes out as made here; an open one found again is read from its row.
+  const made = taken.inserted ? lead : undefined;
+  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", listener, started, lead: made }))
+    .delivery;
+}

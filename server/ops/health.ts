@@ -1,0 +1,109 @@
+import "server-only";
+import { database } from "@/server/db/connect";
+import { failingReceivers } from "@/server/outbox/alert-store";
+import { operatorAlerts } from "@/server/outbox/alerts";
+import { openInvitationCounts } from "@/server/outbox/invitation-store";
+import { lastDeliveredAt, openLeadCounts } from "@/server/outbox/lead-store";
+import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
+import { INVITATIONS } from "@/server/outbox/outcomes";
+import type { ServerEnv } from "@/server/env";
+import { formNames } from "@/lib/forms";
+import { pingLimitStore } from "@/server/forms/limits";
+
+export type Problem =
+  "database_unreachable" | "redis_unreachable" | "receiver_failing" | "dead_leads" | "overdue_leads";
+
+export type FormFigures = {
+  pending: number;
+  held: number;
+  dead: number;
+  /** Seconds since the oldest pending lead came in; null when none is pending. */
+  oldestPendingAgeSeconds: number | null;
+  /** ISO time of the form's last delivered lead; null when none was. */
+  lastDeliveredAt: string | null;
+  /** ISO time its receiver started failing (its last attempt failed, none succeeded since); null while it delivers. */
+  failingSince: string | null;
+  /** What that receiver's last failed attempt was answered ("status 401 signature"); null while it delivers. */
+  lastFailure: string | null;
+};
+
+/** The launch invitations' receiver (INVITE_WEBHOOK_URL), as a form's. */
+export type InvitationFigures = {
+  /** Queued or waiting for their sending hours. */
+  waiting: number;
+  failingSince: string | null;
+  lastFailure: string | null;
+};
+
+type Health = {
+  status: "ok" | "degraded";
+  problems: Problem[];
+  forms?: Record<string, FormFigures>;
+  invitations?: InvitationFigures;
+};
+
+const emptyFigures = (): FormFigures => ({
+  pending: 0,
+  held: 0,
+  dead: 0,
+  oldestPendingAgeSeconds: null,
+  lastDeliveredAt: null,
+  failingSince: null,
+  lastFailure: null,
+});
+
+/**
+ * What an uptime monitor asks: does the database answer, does Redis (when
+ * set), is a form's receiver failing right now, is any lead dead, is any
+ * pending lead older than HEALTH_MAX_PENDING_AGE_SECONDS. Answered from the database, so every
+ * instance gives the same answer; one query over the open leads (by the
+ * state index), and with `figures` one more per form for its last delivery.
+ */
+export async function checkHealth(env: ServerEnv, { figures = false } = {}): Promise<Health> {
+  const now = Date.now();
+  const problems: Problem[] = [];
+  const redis = env.REDIS_URL ? pingLimitStore(env.REDIS_URL, env.REDIS_COMMAND_TIMEOUT_MS) : Promise.resolve(true);
+  const forms = Object.fromEntries(formNames.map((form) => [form, emptyFigures()]));
+  const invitations: InvitationFigures = { waiting: 0, failingSince: null, lastFailure: null };
+  try {
+    const store = await database(env);
+    for (const row of await openLeadCounts(store)) {
+      const form = (forms[row.form] ??= emptyFigures());
+      if (row.state === "held" || row.state === "dead") form[row.state] = row.count;
+      if (row.state === "pending") {
+        form.pending = row.count;
+        form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - row.oldest) / 1000));
+      }
+    }
+    if (figures) {
+      await Promise.all(
+        Object.entries(forms).map(async ([form, figure]) => {
+          const last = await lastDeliveredAt(store, form);
+          figure.lastDeliveredAt = last === null ? null : new Date(last).toISOString();
+        }),
+      );
+    }
+    invitations.waiting = (await openInvitationCounts(store)).pending.count;
+    // A receiver is failing while leads of its form (or invitations) wait: one whose last was dropped has nothing left to fix.
+    const waiting = (form: string) =>
+      form === INVITATIONS ? invitations.waiting : (forms[form]?.pending ?? 0) + (forms[form]?.dead ?? 0);
+    const failing = (await failingReceivers(store)).filter(({ form }) => waiting(form) > 0);
+    for (const { form, since, lastFailure } of failing) {
+      const figure = form === INVITATIONS ? invitations : (forms[form] ??= emptyFigures());
+      figure.failingSince = new Date(since).toISOString();
+      figure.lastFailure = lastFailure;
+    }
+    if (failing.length) problems.push("receiver_failing");
+    const all = Object.values(forms);
+    if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
+    if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS))
+      problems.push("overdue_leads");
+    storeAnswered(operatorAlerts);
+  } catch (error) {
+    problems.unshift("database_unreachable");
+    // A monitor's poll is how an outage with no visitor is noticed: the operator hears of it once.
+    storeFailed(operatorAlerts, error, { during: "health" });
+  }
+  if (!(await redis)) problems.push("redis_unreachable");
+  return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms, invitations } : {}) };
+}

@@ -1,0 +1,409 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { Store } from "@/server/db/connect";
+import type { ServerEnv } from "@/server/env";
+import { readEnv } from "@/server/env";
+import { webhookVariables } from "@/server/outbox/receiver-settings";
+import { logEvent, messageOf } from "@/server/log";
+import { openInvitationCounts, releaseQueued } from "@/server/outbox/invitation-store";
+import { openLeadCounts, releaseWaiting } from "@/server/outbox/lead-store";
+import { INVITATIONS, type Listener, type Settled, type StoreChange } from "@/server/outbox/outcomes";
+import { processWide } from "@/server/process-wide";
+import {
+  alertStateOf,
+  changeAlertState,
+  claimAlert,
+  claimReport,
+  failingSinceOf,
+  receiverFailure,
+  formsWithReceivers,
+  markFailing,
+  rearmAlert,
+  stopFailing,
+  unsaid,
+  type AlertKind,
+  type AlertState,
+  type Said,
+} from "./alert-store";
+import { postSigned } from "@/server/outbox/signed-post";
+
+const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+function duration(ms: number) {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}
+
+type Waiting = (state: "pending" | "dead" | "held") => { count: number; oldest: number | undefined };
+
+/**
+ * How many items wait on a receiver in each open state, and the oldest one's
+ * time: a form's open leads, or the invitations queued or waiting for their
+ * hours (pending) and those failed for good (dead).
+ */
+async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
+  if (receiver === INVITATIONS) {
+    const counts = await openInvitationCounts(store);
+    return (state) => (state === "held" ? { count: 0, oldest: undefined } : counts[state]);
+  }
+  const counts = await openLeadCounts(store, receiver);
+  return (state) => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
+}
+
+/** How the alerts name what waits on a receiver, and the commands that show it and send the dead again. */
+function wordsOf(receiver: string) {
+  if (receiver === INVITATIONS)
+    return {
+      item: "invitation",
+      kind: "launch invitation",
+      see: "npm run invite -- status",
+      onceFixed:
+        "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them at INVITE_PER_MINUTE, within their hours.",
+      retryDead: undefined,
+      prefix: "INVITE",
+    };
+  return {
+    item: "lead",
+    kind: `${receiver} lead`,
+    see: "npm run leads",
+    onceFixed:
+      "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them; `npm run leads -- retry` sends them now.",
+    retryDead: "npm run leads -- retry --dead",
+    prefix: receiver,
+  };
+}
+
+/**
+ * What the operator can do about a receiver's last failed answer
+ * (failureOf's words: "status 401 signature", "status 503 twilio_refused
+ * 401", "timeout"): the workflows say why they refused, and each reason has
+ * its one place to look.
+ */
+export function adviceFor(receiver: string, failure: string | null) {
+  const variables = webhookVariables(wordsOf(receiver).prefix);
+  const [kind, status, reason, twilio] = (failure ?? "").split(" ");
+  if (reason === "signature" || reason === "unsigned")
+    return `The workflow refused the site's signature: ${variables.secrets} is not a secret the workflow checks.`;
+  if (reason === "stale")
+    return "The workflow found the signature's time more than 5 minutes off: check both servers' clocks.";
+  if (reason === "twilio_refused" && (twilio === "401" || twilio === "403"))
+    return "Twilio refused the account's credentials: check TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN in n8n's environment.";
+  if (reason === "twilio_refused")
+    return `Twilio refused the text${twilio ? ` (${twilio})` : ""}: see the account in Twilio's console.`;
+  if (reason === "twilio_unreachable") return "n8n could not reach Twilio's API.";
+  if (reason === "twilio_not_configured")
+    return "n8n has no Twilio account: set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM in its environment.";
+  if (status === "404")
+    return `The webhook answers 404: the workflow is not published, or ${variables.url} is not its production URL.`;
+  if (status === "401" || status === "403")
+    return `The webhook refused the site's credentials: check ${variables.auth} and ${variables.secrets}.`;
+  if (kind === "unready") return "n8n was starting up and ran no workflow: the site sends again.";
+  if (kind === "timeout" || kind === "network")
+    return `The workflow did not answer (${kind}): check that n8n runs and that ${variables.url} reaches it.`;
+  return "Check the workflow.";
+}
+
+/** "The last answer: status 401 signature. The workflow refused …" when the receiver's last failure is known. */
+const lastAnswerWords = (receiver: string, failure: string | null) =>
+  failure ? ` The last answer: ${failure}. ${adviceFor(receiver, failure)}` : ` ${adviceFor(receiver, null)}`;
+
+type Message = { text: string; since: number; leads: number; command: string };
+
+/** "It failed 8 times in 21 min, working in between." when the receiver flapped since the last alert. */
+function flaps(state: AlertState, now: number) {
+  if (state.failures < 2 || state.first_failure_at === null) return "";
+  return ` It failed ${state.failures} times in ${duration(now - state.first_failure_at)} since ${utc(state.first_failure_at)}, working in between.`;
+}
+
+/** The words of each alert: what happened, for which form, since when, how many leads, what to run. Never a lead's values. */
+/** What an alert is about: its kind, the form, since when, at what time, and the channel's state when it is a review's. */
+type About = { kind: AlertKind; form: string; since: number; now: number; state?: AlertState };
+
+async function alertMessage(store: Store, { kind, form, since, now, state = unsaid }: About): Promise<Message> {
+  const leadsIn = await waitingOn(store, form);
+  const words = wordsOf(form);
+  if (kind === "failing") {
+    const { count } = leadsIn("pending");
+    const command = words.see;
+    const failure = (await receiverFailure(store, form))?.lastFailure ?? null;
+    return {
+      since,
+      leads: count,
+      command,
+      text: `Sous: ${form} deliveries are failing since ${utc(since)} (${duration(now - since)}).${lastAnswerWords(form, failure)} ${plural(count, words.item)} waiting for redelivery.${flaps(state, now)} ${words.onceFixed} See them with \`${command}\`.`,
+    };
+  }
+  if (kind === "dead") {
+    const { count, oldest } = leadsIn("dead");
+    const command = words.retryDead ?? words.see;
+    const then = words.retryDead ? `Fix the workflow, then run \`${command}\`.` : `See them with \`${command}\`.`;
+    return {
+      since: oldest ?? since,
+      leads: count,
+      command,
+      text: `Sous: ${plural(count, `dead ${words.kind}`)}, the oldest from ${utc(oldest ?? since)}: their redelivery schedule ran out. ${then}`,
+    };
+  }
+  if (kind === "held") {
+    const { count, oldest } = leadsIn("held");
+    const variable = webhookVariables(words.prefix).url;
+    const command = words.see;
+    return {
+      since: oldest ?? since,
+      leads: count,
+      command,
+      text: `Sous: ${plural(count, words.kind)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.`,
+    };
+  }
+  const [pending, dead] = [leadsIn("pending"), leadsIn("dead")];
+  const command = dead.count && words.retryDead ? words.retryDead : words.see;
+  const left =
+    dead.count && words.retryDead
+      ? ` ${plural(dead.count, `dead ${words.item}`)} ${dead.count === 1 ? "needs" : "need"} \`${command}\`.`
+      : "";
+  const failedFrom = state.first_failure_at ?? since;
+  const working = state.working_since ?? now;
+  if (state.working_how === "idle") {
+    return {
+      since: failedFrom,
+      leads: pending.count,
+      command,
+      text: `Sous: ${form}: nothing waits for redelivery any more (failing since ${utc(failedFrom)}; no delivery has succeeded since, the last waiting lead was dropped or sent elsewhere). The next lead will show whether the workflow works.`,
+    };
+  }
+  const how =
+    state.failures > 1
+      ? `after failing ${state.failures} times in ${duration(working - failedFrom)} since ${utc(failedFrom)}, working since ${utc(working)}`
+      : `after failing for ${duration(working - failedFrom)} since ${utc(failedFrom)}`;
+  return {
+    since: failedFrom,
+    leads: pending.count,
+    command,
+    text: `Sous: ${form} deliveries work again, ${how}. ${plural(pending.count, words.item)} still waiting: due now, sent by the next pass.${left}`,
+  };
+}
+
+// Process-wide: an alert the chat refused is tried again by a pass's review a minute later at the soonest, not every poll.
+const refused = processWide("alert-refusals", () => new Map<string, number>());
+const RETRY_REFUSED_MS = 60_000;
+
+/** Posts one alert; false when the chat webhook did not take it (logged). */
+async function post({
+  kind,
+  form,
+  message,
+  env,
+  now,
+}: {
+  kind: AlertKind;
+  form: string;
+  message: Message;
+  env: ServerEnv;
+  now: number;
+}) {
+  const body = JSON.stringify({
+    text: message.text,
+    kind,
+    form,
+    since: new Date(message.since).toISOString(),
+    leads: message.leads,
+    command: message.command,
+  });
+  const result = await postSigned(
+    { url: env.ALERT_WEBHOOK_URL!, secrets: env.ALERT_WEBHOOK_SECRET, auth: undefined },
+    { webhookId: `alert_${randomUUID()}`, body, timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS },
+  );
+  if (result.ok) {
+    refused.delete(`${kind} ${form}`);
+    logEvent("info", { event: "alert_sent", kind, form, leads: message.leads });
+    return true;
+  }
+  refused.set(`${kind} ${form}`, now);
+  logEvent("error", {
+    event: "alert_failed",
+    kind,
+    form,
+    reason: result.reason,
+    ...("status" in result ? { status: result.status } : {}),
+  });
+  return false;
+}
+
+/** An alert of a kind that has its own interval (dead, held): at most one per form per interval, across instances. */
+async function sendAlert(
+  store: Store,
+  env: ServerEnv,
+  { kind, form, now }: { kind: AlertKind; form: string; now: number },
+) {
+  if (!(await claimAlert(store, { kind, form, now, intervalMs: env.ALERT_MIN_INTERVAL_MINUTES * 60_000 }))) return;
+  const message = await alertMessage(store, { kind, form, since: now, now });
+  if (await post({ kind, form, message, env, now })) return;
+  // Not sent: the next event of this kind may try again, instead of an interval of silence.
+  await rearmAlert(store, kind, form, now);
+}
+
+/**
+ * Says what a form's receiver does when the channel's last word is no longer
+ * true, calmly. A receiver whose last attempt failed, with leads of its form
+ * still waiting, is failing; otherwise it works (a failing receiver whose
+ * last waiting lead was dropped is cleared here, for /api/health too).
+ *
+ * - The first change after an interval of quiet (ALERT_MIN_INTERVAL_MINUTES
+ *   since the last failing or recovered alert) is said at once.
+ * - Within the interval, a change is said once it has lasted
+ *   ALERT_GRACE_MINUTES: a flap shorter than that says nothing, and the
+ *   next alert counts the flaps ("failed 8 times in 21 min").
+ * - While it goes on failing, a reminder each interval.
+ *
+ * Run on each settled lead and by every pass (each REDELIVERY_POLL_MS, or
+ * each cron run), which is what tells of a state that lasted its grace.
+ */
+async function review(
+  store: Store,
+  { form, env, now, byTimer = false }: { form: string; env: ServerEnv; now: number; byTimer?: boolean },
+) {
+  const failingSince = await failingSinceOf(store, form);
+  let failing = failingSince !== null;
+  if (failing) {
+    const leadsIn = await waitingOn(store, form);
+    // An invitation failed for good has no command that sends it again: it keeps no receiver failing.
+    const dead = form === INVITATIONS ? 0 : leadsIn("dead").count;
+    if (leadsIn("pending").count + dead === 0) {
+      await stopFailing(store, { form, since: failingSince!, how: "idle", now });
+      failing = false;
+    }
+  }
+  if (!env.ALERT_WEBHOOK_URL) return;
+
+  const state = await alertStateOf(store, form);
+  const said = state.reported ?? "working";
+  const actual: Said = failing ? "failing" : "working";
+  const intervalMs = env.ALERT_MIN_INTERVAL_MINUTES * 60_000;
+  const quiet = now - state.reported_at >= intervalMs;
+  if (said === actual && !(failing && quiet)) return;
+  if (said !== actual && !quiet) {
+    const lasted = now - (failing ? failingSince! : (state.working_since ?? now));
+    if (lasted < env.ALERT_GRACE_MINUTES * 60_000) return;
+  }
+  const kind: AlertKind = failing ? "failing" : "recovered";
+  // A timer's review tries an alert the chat refused again a minute later at the soonest; a new lead's, at once.
+  const refusedAt = refused.get(`${kind} ${form}`);
+  if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
+  if (!(await claimReport(store, { form, read: state, said: actual, now }))) return;
+  const message = await alertMessage(store, { kind, form, since: failing ? failingSince! : now, now, state });
+  if (await post({ kind, form, message, env, now })) return;
+  // Not told: the channel's last word is still the one before, with what happened since.
+  await changeAlertState(store, form, {
+    reported: state.reported,
+    reported_at: state.reported_at,
+    failures: state.failures,
+    first_failure_at: state.first_failure_at,
+  });
+}
+
+/**
+ * What a settled lead means for the operator. The receiver's state is kept
+ * whatever the settings (/api/health reads it); with ALERT_WEBHOOK_URL set,
+ * alerts go out: a receiver that starts (or goes on) failing and one that
+ * works again, as review() decides; a lead that goes dead (each outage's at
+ * least once); a lead held for want of a URL. The caller does not wait: an
+ * alert that fails is logged and delays no one.
+ */
+async function alertOn(store: Store, { receiver: form, outcome, env, failure }: Settled, now: number) {
+  try {
+    if (outcome === "delivered") {
+      const since = await failingSinceOf(store, form);
+      if (since !== null) {
+        await stopFailing(store, { form, since, how: "delivered", now });
+        // It answers again: what waits for a later round goes with the next pass, not hours from now.
+        await (form === INVITATIONS ? releaseQueued(store, now) : releaseWaiting(store, form, now));
+      }
+    } else if (outcome === "held") {
+      if (env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "held", form, now });
+      return;
+    } else {
+      await markFailing(store, form, now, failure ?? null);
+    }
+    await review(store, { form, env, now });
+    if (outcome === "dead" && env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "dead", form, now });
+  } catch (error) {
+    logEvent("error", { event: "alert_failed", kind: outcome, form, message: messageOf(error) });
+  }
+}
+
+/**
+ * Reviews every form's receiver (see review()): what a pass runs, so a state
+ * that lasted its grace period is told, and a receiver with nothing left
+ * waiting is cleared, without waiting for a lead.
+ */
+export async function reviewReceivers(store: Store, env: ServerEnv) {
+  const now = Date.now();
+  for (const form of await formsWithReceivers(store)) {
+    try {
+      await review(store, { form, env, now, byTimer: true });
+    } catch (error) {
+      logEvent("error", { event: "alert_failed", kind: "review", form, message: messageOf(error) });
+    }
+  }
+}
+
+// Process-wide: an alert started in one bundle is waited for by another (the action's after(), a command's exit).
+const inFlight = processWide("alerts", () => new Set<Promise<void>>());
+
+/** Starts what alertOn does for a settled lead or invitation and returns at once: no sender waits for an alert. */
+function noteOutcome(store: Store, settled: Settled) {
+  const work = alertOn(store, settled, Date.now()).finally(() => inFlight.delete(work));
+  inFlight.add(work);
+}
+
+/** Resolves once the alerts started so far are sent or given up: for a server shutting down, an action's after() and a command's exit. */
+export async function alertsSettled() {
+  await Promise.all(inFlight);
+}
+
+/**
+ * A database outage, as this process saw it: one alert when it begins and
+ * one when it ends. Posted without the database (no claim across instances:
+ * each instance that sees the outage tells of it once), and never waited for.
+ */
+function noteStoreChange(change: StoreChange) {
+  const work = (async () => {
+    const settings = readEnv();
+    if (!settings.ALERT_WEBHOOK_URL) return;
+    const where = settings.DATABASE_URL ? "Postgres (DATABASE_URL)" : "the SQLite file in DATA_DIR";
+    const message: Message =
+      change.state === "down"
+        ? {
+            since: change.since,
+            leads: 0,
+            command: "npm run db:migrate",
+            text: `Sous: the database does not answer since ${utc(change.since)}: sign-ups are refused, and contact requests go out once with no copy kept for a redelivery. Check ${where}; \`npm run db:migrate\` says whether it answers.`,
+          }
+        : {
+            since: change.since,
+            leads: 0,
+            command: "npm run leads",
+            text: `Sous: the database answers again, after ${duration(change.now - change.since)} since ${utc(change.since)}. Sign-ups are taken again; see what waits with \`npm run leads\`.`,
+          };
+    await post({
+      kind: change.state === "down" ? "database_down" : "database_up",
+      form: "all",
+      message,
+      env: settings,
+      now: Date.now(),
+    });
+  })().catch((error: unknown) =>
+    logEvent("error", { event: "alert_failed", kind: `database_${change.state}`, message: messageOf(error) }),
+  );
+  const tracked = work.finally(() => inFlight.delete(tracked));
+  inFlight.add(tracked);
+}
+
+/**
+ * The operator's alerts, as the listener every entry point that can settle a
+ * lead names (the action, the timer's and the cron route's passes, the
+ * leads command, the health check): each settled lead and each database
+ * outage, told as the functions above decide.
+ */
+export const operatorAlerts: Listener = { settled: noteOutcome, storeChanged: noteStoreChange };

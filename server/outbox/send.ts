@@ -1,0 +1,226 @@
+import "server-only";
+import type { Updateable } from "kysely";
+import type { Store } from "@/server/db/connect";
+import type { LeadState, LeadsTable } from "@/server/db/schema";
+import { type ServerEnv } from "@/server/env";
+import { readWebhook, type WebhookSettings } from "@/server/outbox/receiver-settings";
+import { logEvent } from "@/server/log";
+import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
+import type { Listener, Outcome } from "@/server/outbox/outcomes";
+import { settle, type AttemptRecord } from "./lead-store";
+import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
+import { type Claim } from "@/server/outbox/claims";
+import { failureOf } from "@/server/outbox/failures";
+import type { AttemptResult } from "@/server/outbox/post-json";
+import { backoffMs, isTransient, nextAttemptAfter } from "@/server/outbox/retry-policy";
+import { postSigned } from "@/server/outbox/signed-post";
+
+type Failure = Exclude<AttemptResult, { ok: true }>;
+
+/** Who sends: the visitor's own post, a pass, the operator's command, or a pass's probe of a failing receiver. */
+export type Sender = "visitor" | "pass" | "operator" | "probe";
+
+export type Delivery = {
+  /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
+  webhookId: string;
+  /**
+   * held: no webhook URL is set; the lead waits in the database. repeat: the
+   * number was on the list already, nothing sent. awaiting_start: the number
+   * revoked its consent; the lead waits for a START from the phone.
+   */
+  via: "webhook" | "held" | "repeat" | "awaiting_start";
+  attempts: number;
+  durationMs: number;
+} & (
+  | { ok: true; status?: number }
+  | { ok: false; reason: Failure["reason"] | "busy" | "unreadable" | "unrecorded"; status?: number }
+);
+
+type SenderAnswer =
+  { ok: true; status?: number } | { ok: false; reason: Extract<Delivery, { ok: false }>["reason"]; status?: number };
+
+/** The one way a Delivery is made: what a sender answers, with its time counted from `started`. */
+export function deliveryOf(
+  webhookId: string,
+  started: number,
+  answer: SenderAnswer,
+  { via = "webhook", attempts = 0 }: { via?: Delivery["via"]; attempts?: number } = {},
+): Delivery {
+  return { webhookId, via, attempts, durationMs: Math.round(performance.now() - started), ...answer };
+}
+
+/** Where a lead stands after a sender is done with it. */
+export type Sent = { state: Exclude<LeadState, "revoked" | "awaiting_start"> | "unreadable"; delivery: Delivery };
+
+// An attempt shorter than this is not worth starting.
+const MIN_ATTEMPT_MS = 250;
+
+/**
+ * Posts a body until it is acknowledged, a failure will not change by
+ * itself, or the time runs out. The visitor's sender retries transient
+ * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`
+ * (performance.now()); a pass or the operator makes one attempt.
+ */
+async function attemptAll({
+  webhook,
+  lead: { id, body, attempts, createdAt },
+  env,
+  sender,
+  started,
+}: {
+  webhook: WebhookSettings & { url: string };
+  lead: Pick<Lead, "id" | "body" | "attempts" | "createdAt">;
+  env: ServerEnv;
+  sender: Sender;
+  started: number;
+}) {
+  const left = () => env.WEBHOOK_DEADLINE_MS - (performance.now() - started);
+  const records: AttemptRecord[] = [];
+  for (;;) {
+    const timeoutMs =
+      sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
+    const at = Date.now();
+    // After any earlier attempt, the receiver may have acted on it: the lead's own time bounds where to look.
+    const redeliverySince = attempts + records.length > 0 ? createdAt : undefined;
+    const result = await postSigned(webhook, {
+      webhookId: id,
+      body,
+      timeoutMs: Math.max(1, Math.round(timeoutMs)),
+      redeliverySince,
+    });
+    records.push({
+      at,
+      status: "status" in result ? result.status : null,
+      failure: result.ok ? null : result.reason,
+      duration_ms: Date.now() - at,
+      sender,
+    });
+    if (sender !== "visitor" || !isTransient(result) || records.length > env.WEBHOOK_MAX_RETRIES)
+      return { result, records };
+
+    const delay = backoffMs(records.length, env.WEBHOOK_RETRY_BASE_MS);
+    if (left() - delay < MIN_ATTEMPT_MS) return { result, records };
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/**
+ * Where a failed lead goes: the visitor's failure keeps its place in the
+ * schedule, and so does a probe's (sent ahead of its schedule, it spends
+ * none of it); a round of a pass moves it on.
+ */
+function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
+  if (sender === "probe") return { state: "pending", next_attempt_at: lead.nextAttemptAt };
+  const firstDelay = now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000;
+  if (sender === "visitor") {
+    const keepsPlace = lead.state === "pending" && lead.attempts > 0;
+    return {
+      state: "pending",
+      ...(lead.state === "dead" ? { rounds: 0 } : {}),
+      next_attempt_at: keepsPlace ? lead.nextAttemptAt : firstDelay,
+    };
+  }
+  const rounds = lead.rounds + 1;
+  const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
+}
+
+/** A lead its sender holds the claim of, and what sending it needs. */
+export type Claimed = {
+  /** Undefined only when the database failed to keep a contact request: sent once, never redelivered. */
+  store: Store | undefined;
+  row: LeadRow;
+  claim: Claim;
+  env: ServerEnv;
+  sender: Sender;
+  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
+  listener: Listener;
+  /** When the visitor's wait began (performance.now()): their deadline counts from it. */
+  started?: number;
+  /** The lead the row holds, when the caller made it. */
+  lead?: Lead;
+};
+
+/** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
+async function recordSettlement(
+  { store, row, claim, listener }: Claimed,
+  change: Updateable<LeadsTable>,
+  records: AttemptRecord[],
+) {
+  if (!store) return false;
+  try {
+    await settle(store, { lead: row, claim, change, attempts: records });
+    await store.durable();
+    storeAnswered(listener);
+    return true;
+  } catch (error) {
+    storeFailed(listener, error, { form: row.form, webhookId: row.id });
+    return false;
+  }
+}
+
+/**
+ * The one way a lead is sent, by every sender, once it holds the lead's
+ * claim: the visitor's first attempt and retry, the timer's and the cron
+ * route's passes, and the operator's retry. Without a webhook URL the lead is
+ * held; acknowledged, it is delivered and never sent again; failed, it waits
+ * for its next round, or is dead once the schedule is spent. Every attempt
+ * goes into the delivery log. `store` is undefined only when the database
+ * failed to keep a contact request: it is sent once, with no redelivery
+ * after it (a sign-up never gets here without its consent record: submitLead
+ * refuses it). `lead` is the lead the row holds, when the caller made it.
+ */
+export async function sendClaimed(claimed: Claimed): Promise<Sent> {
+  const { store, row, env, sender, listener, started = performance.now(), lead = leadOf(row) } = claimed;
+  if (!lead) {
+    // Never sent: a row this code did not write, or one that was damaged.
+    logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
+    await recordSettlement(claimed, { state: "dead", last_failure: "unreadable" }, []);
+    return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
+  }
+
+  // The listener (the alerts) hears what the lead's fate says about its receiver.
+  const tell = (outcome: Outcome, failure?: string) =>
+    store && listener.settled(store, { receiver: lead.form, outcome, env, failure });
+  const webhook = readWebhook(lead.form);
+  if (!webhook.url) {
+    await recordSettlement(claimed, { state: "held", next_attempt_at: lead.createdAt }, []);
+    tell("held");
+    return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
+  }
+
+  const { result, records } = await attemptAll({
+    webhook: { ...webhook, url: webhook.url },
+    lead,
+    env,
+    sender,
+    started,
+  });
+  const now = Date.now();
+  const sent = { ...lead, attempts: lead.attempts + records.length };
+  const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
+  if (result.ok) {
+    await recordSettlement(
+      claimed,
+      { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null },
+      records,
+    );
+    tell("delivered");
+    if (sender !== "visitor")
+      logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
+    return { state: "delivered", delivery };
+  }
+
+  const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
+  const kept = await recordSettlement(claimed, change, records);
+  if (kept) tell(change.state === "dead" ? "dead" : "pending", change.last_failure);
+  if (change.state === "dead") {
+    logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
+    return { state: "dead", delivery };
+  }
+  const nextAttemptAt = new Date(change.next_attempt_at ?? lead.nextAttemptAt).toISOString();
+  // Not kept (the store failed): no redelivery will come, and lead_store_failed said so.
+  if (kept)
+    logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
+  return { state: "pending", delivery };
+}
