@@ -33,7 +33,6 @@ import { closedPrefix, numberUnder, openPrefix } from "../tests/support/open-zon
 import { startPostgresServer } from "../tests/support/postgres-server";
 import { newWebhookSecret } from "../tests/support/webhook-secrets";
 import { webhookPaths } from "../workflows/n8n/build";
-import { operatorAlerts } from "@/server/outbox/alerts";
 
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";
@@ -103,7 +102,7 @@ async function drain() {
     const began = performance.now();
     // As the timer runs them: a pass of REDELIVERY_PASS_BUDGET_MS, then the next.
     for (;;) {
-      await invitationPass(store, env, { budgetMs: env.REDELIVERY_PASS_BUDGET_MS, listener: operatorAlerts });
+      await invitationPass(store, env, { budgetMs: env.REDELIVERY_PASS_BUDGET_MS });
       const counts = await invitationCounts(store);
       if (!counts.some((row) => row.state === "queued")) break;
     }

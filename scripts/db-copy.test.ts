@@ -5,7 +5,6 @@ import path from "node:path";
 import { Migrator, sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { smsTexts } from "@/lib/sms/program";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { recordConsent } from "@/server/consent/consent-store";
 import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 import { disclosureOf } from "@/server/consent/disclosure";
@@ -47,7 +46,7 @@ const wave = (name: string) => ({
   text: smsTexts.invitation("https://sous.example/start"),
   now: Date.now(),
 });
-const pass = (store: Store) => invitationPass(store, readEnv(), { budgetMs: 10_000, listener: operatorAlerts });
+const pass = (store: Store) => invitationPass(store, readEnv(), { budgetMs: 10_000 });
 
 beforeAll(async () => {
   receiver = await startInviteReceiver();

@@ -16,7 +16,6 @@ import { consentCommand } from "./consent-command";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { commandOutput } from "@/tests/support/command-output";
 import { cancelReport, inviteCommand } from "./invite-command";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { activityPage } from "@/server/operators/activity-store";
 
 const invite = (...args: string[]) => commandOutput(inviteCommand, args);
@@ -232,7 +231,7 @@ describe("a waiting invitation", () => {
         at: 6_000,
       });
       await invite("send", "--phones", file("hawaii.txt", `${honolulu}\n`), "--wave", "hawaii");
-      expect(await invitationPass(store, readEnv(), { budgetMs: 5_000, listener: operatorAlerts })).toMatchObject({
+      expect(await invitationPass(store, readEnv(), { budgetMs: 5_000 })).toMatchObject({
         waiting: 1,
         texted: 0,
       });

@@ -10,7 +10,6 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { consentRecords, consentStandings, consentStates, type ConsentEvidence } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { renewRequest } from "./workflow-calls";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { submitted } from "@/tests/support/lead-sending";
 
 const receiver = setupWebhookReceiver();
@@ -293,7 +292,6 @@ describe("POST /api/consent/revoke", () => {
     expect(await response.json()).toMatchObject({ recorded: true, leadsStopped: 1 });
     const summary = await redeliveryPass(readEnv(), {
       selection: () => dueNow(Number.MAX_SAFE_INTEGER),
-      listener: operatorAlerts,
     });
     // The same pass delivered the other number's lead: it ran, and skipped only the revoked one.
     expect(summary.delivered).toBe(1);
@@ -362,8 +360,8 @@ describe("POST /api/consent/renew", () => {
       leadsReleased: 0,
     });
     expect((await consentRecords(store, { phone: other })).renewals).toStrictEqual([]);
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
     expect(receiver.withName(stranger.name).map((request) => request.answered)).toStrictEqual([200]);
     expect((await consentRecords(store, { phone })).renewals).toStrictEqual([
       expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "SM-start" }),

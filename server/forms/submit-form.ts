@@ -14,7 +14,7 @@ import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/forms/client-address";
 import { checkLimits } from "@/server/forms/limits";
 import { submitLead } from "@/server/forms/submit-lead";
-import { alertsSettled, operatorAlerts } from "@/server/outbox/alerts";
+import { alertsSettled } from "@/server/outbox/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
 import { noteDelivered, paceLikeDelivery } from "./answer-pace";
 
@@ -138,7 +138,7 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
       { phone: String(lead[definition.consent.phone]), ip: address, formData, headers: request },
     );
   const form = definition.name as FormName;
-  const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, listener: operatorAlerts });
+  const { ok, ...facts } = await submitLead({ form, payload, env, started, consent });
   // The alerts this lead started finish after the answer: where a host freezes a function once it answers (Vercel), after() keeps them running.
   if (env.ALERT_WEBHOOK_URL) after(alertsSettled);
   if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();

@@ -18,7 +18,6 @@ import {
 } from "@/server/outbox/lead-store";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
-import type { Listener } from "@/server/outbox/outcomes";
 import { deliveryOf, sendClaimed, type Delivery } from "@/server/outbox/send";
 
 // How often a visitor whose lead another sender holds looks again.
@@ -124,8 +123,6 @@ export type Submission = {
   started: number;
   /** The consent the post gives, on a form that asks for it. */
   consent?: ConsentEvidence;
-  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
-  listener: Listener;
 };
 
 /**
@@ -137,7 +134,7 @@ export type Submission = {
  * the visitor is told to try again.
  */
 export async function submitLead(submission: Submission): Promise<Delivery> {
-  const { form, payload, env, started, consent, listener } = submission;
+  const { form, payload, env, started, consent } = submission;
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
   // The body is made once: the row keeps these bytes, and every attempt sends them.
@@ -159,9 +156,9 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   try {
     store = await database(env);
     taken = await take(store, { fresh, claim, env, started, consent });
-    storeAnswered(listener);
+    storeAnswered();
   } catch (error) {
-    storeFailed(listener, error, { form });
+    storeFailed(error, { form });
     if (consent) return deliveryOf(lead.id, started, { ok: false, reason: "unrecorded" });
     store = undefined;
     taken = { row: fresh, inserted: true };
@@ -175,6 +172,5 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
   // The new lead goes out as made here; an open one found again is read from its row.
   const made = taken.inserted ? lead : undefined;
-  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", listener, started, lead: made }))
-    .delivery;
+  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", started, lead: made })).delivery;
 }

@@ -5,7 +5,8 @@ import { inTransaction } from "@/server/db/connect";
 import type { InvitationState } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
 import { CLAIM_MARGIN_MS, newClaim } from "@/server/outbox/claims";
-import { INVITATIONS, type Listener } from "@/server/outbox/outcomes";
+import { INVITATIONS } from "@/server/outbox/outcomes";
+import { noteOutcome } from "@/server/outbox/alerts";
 import { nextAttemptAfter } from "@/server/outbox/retry-policy";
 import { failureOf } from "@/server/outbox/failures";
 import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/outbox/pass";
@@ -120,7 +121,7 @@ export function mayHaveReachedCarrier(failure: string) {
 
 /**
  * One signed POST of an invitation, under its webhook-id, and what became of
- * it; the listener hears what it says of the invitations' receiver: an
+ * it; the alerts hear what it says of the invitations' receiver: an
  * answer is a working receiver (a carrier's refusal included), anything else
  * a failing one, with what it was answered. A probe (probeInvitations) that
  * fails keeps the invitation's place in its schedule.
@@ -128,7 +129,7 @@ export function mayHaveReachedCarrier(failure: string) {
 async function sendInvitation(
   store: Store,
   env: ServerEnv,
-  { settings, listener, probe = false }: { settings: InviteSettings; listener: Listener; probe?: boolean },
+  { settings, probe = false }: { settings: InviteSettings; probe?: boolean },
   { row, token }: Claimed,
 ) {
   const { webhook } = settings;
@@ -162,7 +163,7 @@ async function sendInvitation(
       },
       reached: true,
     });
-    listener.settled(store, { receiver: INVITATIONS, outcome: "delivered", env });
+    noteOutcome(store, { receiver: INVITATIONS, outcome: "delivered", env });
     return state;
   }
   // A probe, sent ahead of its schedule, spends none of it.
@@ -179,7 +180,7 @@ async function sendInvitation(
         : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
     reached: result.ok || mayHaveReachedCarrier(failure),
   });
-  listener.settled(store, {
+  noteOutcome(store, {
     receiver: INVITATIONS,
     outcome: next === undefined ? "dead" : "pending",
     env,
@@ -197,12 +198,12 @@ async function sendInvitation(
  * that no other instance sends it too, the pace's next slot waited for
  * within `budgetMs`, the workflow left alone after failures in a row. Sends
  * nothing while INVITE_WEBHOOK_URL is unset. Run by the schedule's
- * invitations task (server/schedule); `listener` (the alerts) hears each answer.
+ * invitations task (server/ops/scheduler.ts).
  */
 export async function invitationPass(
   store: Store,
   env: ServerEnv,
-  { budgetMs, stopping, listener }: { budgetMs: number; stopping?: () => boolean; listener: Listener },
+  { budgetMs, stopping }: { budgetMs: number; stopping?: () => boolean },
 ): Promise<InvitationSummary> {
   const settings = readInviteSettings();
   const invitations: DeliveryKind<Claimed, InvitationOutcome> = {
@@ -210,7 +211,7 @@ export async function invitationPass(
     next: async ({ sent, paused }) =>
       paused.length ? undefined : takeDue(store, { env, settings, now: Date.now(), sent, ahead: false }),
     async send(claimed) {
-      const state = await sendInvitation(store, env, { settings, listener }, claimed);
+      const state = await sendInvitation(store, env, { settings }, claimed);
       return { state, answered: state === "texted" || state === "refused" };
     },
   };
@@ -228,22 +229,22 @@ export async function invitationPass(
  * now, and the pass that follows sends them. What became of the probe:
  * "texted", "refused", "retrying", or why none was sent.
  */
-export async function probeInvitations(store: Store, env: ServerEnv, listener: Listener) {
+export async function probeInvitations(store: Store, env: ServerEnv) {
   const settings = readInviteSettings();
   if (!settings.webhook.url) return "unset";
   const step = await takeDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
   if (!step) return "none";
   if (!("claimed" in step)) return "settled" in step ? step.settled : "pace";
-  const state = await sendInvitation(store, env, { settings, listener, probe: true }, step.claimed);
+  const state = await sendInvitation(store, env, { settings, probe: true }, step.claimed);
   if (state === "texted" || state === "refused") await releaseQueued(store, Date.now());
   return state;
 }
 
 /** The invitations' part in the probe of a failing receiver: their workflow, probed by probeInvitations. */
-export const invitationProbe = (store: Store, env: ServerEnv, listener: Listener): ProbeKind => ({
+export const invitationProbe = (store: Store, env: ServerEnv): ProbeKind => ({
   owns: (receiver) => receiver === INVITATIONS,
   async probe() {
-    const state = await probeInvitations(store, env, listener);
+    const state = await probeInvitations(store, env);
     return { state, answered: state === "texted" || state === "refused" };
   },
 });

@@ -22,7 +22,7 @@ import {
 import { invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
-import { alertsSettled, operatorAlerts } from "@/server/outbox/alerts";
+import { alertsSettled } from "@/server/outbox/alerts";
 
 const open = setupBothEngines();
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
@@ -57,8 +57,7 @@ async function signUp(store: Store, phone: string, at: number) {
   });
 }
 
-const pass = (store: Store, budgetMs = 10_000) =>
-  invitationPass(store, readEnv(), { budgetMs, listener: operatorAlerts });
+const pass = (store: Store, budgetMs = 10_000) => invitationPass(store, readEnv(), { budgetMs });
 /** Runs passes, as the schedule does, until nothing is left to send. */
 async function drain(store: Store) {
   for (let i = 0; i < 20; i += 1) {
@@ -658,9 +657,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     receiver.outage(false);
     // A stopping server claims nothing more; the same pass, not stopping, sends the two left, and the workflow's
     // first answer makes the three that failed due at once (not at their next retry): five texted, each once.
-    expect(
-      await invitationPass(store, readEnv(), { budgetMs: 10_000, stopping: () => true, listener: operatorAlerts }),
-    ).toMatchObject({
+    expect(await invitationPass(store, readEnv(), { budgetMs: 10_000, stopping: () => true })).toMatchObject({
       texted: 0,
     });
     // The release is the alerts' (they hear each answer without holding the pass up): the next pass sends what it

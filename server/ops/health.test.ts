@@ -9,7 +9,6 @@ import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { leadsCommand } from "@/scripts/leads-command";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { submitted } from "@/tests/support/lead-sending";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { webConsent } from "@/tests/support/waitlist-lead";
@@ -68,7 +67,7 @@ async function leadThatDies() {
   const body = lead();
   const first = await submitted("waitlist", body);
   expect(first.ok).toBe(false);
-  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
+  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
   await alertsSettled();
   return body;
 }
@@ -115,7 +114,6 @@ describe("GET /api/health", () => {
     const summary = await redeliveryPass(readEnv(), {
       sender: "operator",
       selection: () => ({ dead: true }),
-      listener: operatorAlerts,
     });
     expect(summary.delivered).toBe(2);
     await alertsSettled();
@@ -353,7 +351,7 @@ describe("GET /api/health while the invitations' workflow refuses the site's sig
     // Its working twin, before: nothing fails yet.
     expect((await health(`Bearer ${token}`)).status).toBe(200);
 
-    const pass = () => invitationPass(store, readEnv(), { budgetMs: 10_000, listener: operatorAlerts });
+    const pass = () => invitationPass(store, readEnv(), { budgetMs: 10_000 });
     // Three refusals in a row pause the pass: the workflow is left alone until the next one.
     expect(await pass()).toMatchObject({ retrying: 3, texted: 0 });
     await alertsSettled();
@@ -415,7 +413,7 @@ describe("GET /api/health while the invitations' workflow refuses the site's sig
     await recordConsent(store, { evidence: webConsent(phone), leadId: newWebhookId(), at: afternoon - 60_000 });
     const text = smsTexts.invitation("https://sous.example/start");
     await queueWave(store, { name: "spent", selection: { phones: [phone] }, text, now: afternoon });
-    expect(await invitationPass(store, readEnv(), { budgetMs: 10_000, listener: operatorAlerts })).toMatchObject({
+    expect(await invitationPass(store, readEnv(), { budgetMs: 10_000 })).toMatchObject({
       failed: 1,
     });
     await alertsSettled();

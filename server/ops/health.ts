@@ -1,7 +1,6 @@
 import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/outbox/alert-store";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { openInvitationCounts } from "@/server/outbox/invitation-store";
 import { lastDeliveredAt, openLeadCounts } from "@/server/outbox/lead-store";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
@@ -98,11 +97,11 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
     if (all.some((figure) => figure.dead > 0)) problems.push("dead_leads");
     if (all.some((figure) => (figure.oldestPendingAgeSeconds ?? 0) > env.HEALTH_MAX_PENDING_AGE_SECONDS))
       problems.push("overdue_leads");
-    storeAnswered(operatorAlerts);
+    storeAnswered();
   } catch (error) {
     problems.unshift("database_unreachable");
     // A monitor's poll is how an outage with no visitor is noticed: the operator hears of it once.
-    storeFailed(operatorAlerts, error, { during: "health" });
+    storeFailed(error, { during: "health" });
   }
   if (!(await redis)) problems.push("redis_unreachable");
   return { status: problems.length ? "degraded" : "ok", problems, ...(figures ? { forms, invitations } : {}) };

@@ -1,5 +1,5 @@
 import "server-only";
-import { operatorAlerts, reviewReceivers } from "@/server/outbox/alerts";
+import { reviewReceivers } from "@/server/outbox/alerts";
 import { database, type Store } from "@/server/db/connect";
 import { claimProbe, failingReceivers } from "@/server/outbox/alert-store";
 import { probeFailingReceivers, type FailingReceivers, type Probed } from "@/server/outbox/probe";
@@ -34,7 +34,7 @@ export type TickOptions = {
   /** True once the server is stopping: a pass under way claims nothing more. */
   stopping?: () => boolean;
   /** The lead task's sender and choice of leads (the operator's retry). */
-  leads?: Omit<PassOptions, "listener" | "budgetMs" | "stopping">;
+  leads?: Omit<PassOptions, "budgetMs" | "stopping">;
 };
 
 /** The receivers failing now, and the claim of a probe every REDELIVERY_PROBE_SECONDS, as the alerts' store keeps them. */
@@ -54,18 +54,17 @@ const tasks: Record<TaskName, Task> = {
   // At most every ten minutes: what is past its retention goes (retention.ts).
   retention: ({ store, env }) => applyRetention(store, env),
   leads: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(failing(store, env), leadProbe(store, env, operatorAlerts));
+    const probed = await probeFailingReceivers(failing(store, env), leadProbe(store, env));
     const pass = await redeliveryPass(env, {
       ...options.leads,
       budgetMs,
       stopping: options.stopping,
-      listener: operatorAlerts,
     });
     return { ...pass, probed };
   },
   invitations: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(failing(store, env), invitationProbe(store, env, operatorAlerts));
-    const pass = await invitationPass(store, env, { budgetMs, stopping: options.stopping, listener: operatorAlerts });
+    const probed = await probeFailingReceivers(failing(store, env), invitationProbe(store, env));
+    const pass = await invitationPass(store, env, { budgetMs, stopping: options.stopping });
     return { ...pass, probed };
   },
   // What the channel says of each receiver, once the passes settled what they could.
@@ -140,9 +139,9 @@ export async function scheduleTick() {
   const tick = async () => {
     try {
       await runTasks(taskNames, { via: "timer", stopping: () => timer.stopping });
-      storeAnswered(operatorAlerts);
+      storeAnswered();
     } catch (error) {
-      storeFailed(operatorAlerts, error, { during: "scheduled_tick" });
+      storeFailed(error, { during: "scheduled_tick" });
     } finally {
       timer.running = undefined;
     }

@@ -4,7 +4,7 @@ import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { claimAlert } from "./alert-store";
-import { adviceFor, alertsSettled, operatorAlerts, reviewReceivers } from "./alerts";
+import { adviceFor, alertsSettled, noteOutcome, noteStoreChange, reviewReceivers } from "./alerts";
 import type { Outcome } from "@/server/outbox/outcomes";
 
 const open = setupBothEngines();
@@ -67,7 +67,7 @@ describe("what each alert says", () => {
 
   async function told(outcome: Outcome, now: number) {
     vi.setSystemTime(now);
-    operatorAlerts.settled(await database(readEnv()), { receiver: "waitlist", outcome: outcome, env: readEnv() });
+    noteOutcome(await database(readEnv()), { receiver: "waitlist", outcome: outcome, env: readEnv() });
     await alertsSettled();
     return chat.received.slice(seen).map((request) => request.json as Record<string, unknown>);
   }
@@ -233,7 +233,7 @@ describe("what each alert says", () => {
         ["delivered", at + 3 * minute],
       ] as const) {
         vi.setSystemTime(now);
-        operatorAlerts.settled(store, { receiver: form, outcome: outcome, env: readEnv() });
+        noteOutcome(store, { receiver: form, outcome: outcome, env: readEnv() });
         await alertsSettled();
       }
     }
@@ -262,7 +262,7 @@ describe("what each alert says", () => {
     chat.outage(500);
     await db.deleteFrom("alerts").execute();
     vi.setSystemTime(at + 10 * minute);
-    operatorAlerts.settled(store, { receiver: "contact", outcome: "dead", env: readEnv() });
+    noteOutcome(store, { receiver: "contact", outcome: "dead", env: readEnv() });
     await alertsSettled();
     chat.outage(undefined);
 
@@ -453,7 +453,7 @@ describe("what each alert says", () => {
       },
     } as unknown as typeof store;
     vi.setSystemTime(at);
-    operatorAlerts.settled(failing, { receiver: "waitlist", outcome: "held", env: readEnv() });
+    noteOutcome(failing, { receiver: "waitlist", outcome: "held", env: readEnv() });
     await alertsSettled();
     const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(errors).toStrictEqual([
@@ -463,8 +463,8 @@ describe("what each alert says", () => {
 
   it("a database alert whose settings no longer read is logged as failed, with why, not thrown", async () => {
     vi.stubEnv("ALERT_WEBHOOK_URL", "chat.example/hooks");
-    operatorAlerts.storeChanged({ state: "down", since: at });
-    operatorAlerts.storeChanged({ state: "up", since: at, now: at + minute });
+    noteStoreChange({ state: "down", since: at });
+    noteStoreChange({ state: "up", since: at, now: at + minute });
     await alertsSettled();
     const errors = vi.mocked(console.error).mock.calls.map((call) => JSON.parse(String(call[0])));
     expect(errors).toStrictEqual(
@@ -475,8 +475,8 @@ describe("what each alert says", () => {
     expect(chat.received.slice(seen)).toStrictEqual([]);
     // Its twin, the setting corrected: the same two changes are told.
     vi.stubEnv("ALERT_WEBHOOK_URL", `${chat.url}/hooks/alerts`);
-    operatorAlerts.storeChanged({ state: "down", since: at });
-    operatorAlerts.storeChanged({ state: "up", since: at, now: at + minute });
+    noteStoreChange({ state: "down", since: at });
+    noteStoreChange({ state: "up", since: at, now: at + minute });
     await alertsSettled();
     expect(
       chat.received

@@ -7,7 +7,7 @@ import { webhookVariables } from "@/server/outbox/receiver-settings";
 import { logEvent, messageOf } from "@/server/log";
 import { openInvitationCounts, releaseQueued } from "@/server/outbox/invitation-store";
 import { openLeadCounts, releaseWaiting } from "@/server/outbox/lead-store";
-import { INVITATIONS, type Listener, type Settled, type StoreChange } from "@/server/outbox/outcomes";
+import { INVITATIONS, type Settled, type StoreChange } from "@/server/outbox/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
@@ -352,7 +352,7 @@ export async function reviewReceivers(store: Store, env: ServerEnv) {
 const inFlight = processWide("alerts", () => new Set<Promise<void>>());
 
 /** Starts what alertOn does for a settled lead or invitation and returns at once: no sender waits for an alert. */
-function noteOutcome(store: Store, settled: Settled) {
+export function noteOutcome(store: Store, settled: Settled) {
   const work = alertOn(store, settled, Date.now()).finally(() => inFlight.delete(work));
   inFlight.add(work);
 }
@@ -367,7 +367,7 @@ export async function alertsSettled() {
  * one when it ends. Posted without the database (no claim across instances:
  * each instance that sees the outage tells of it once), and never waited for.
  */
-function noteStoreChange(change: StoreChange) {
+export function noteStoreChange(change: StoreChange) {
   const work = (async () => {
     const settings = readEnv();
     if (!settings.ALERT_WEBHOOK_URL) return;
@@ -399,11 +399,3 @@ function noteStoreChange(change: StoreChange) {
   const tracked = work.finally(() => inFlight.delete(tracked));
   inFlight.add(tracked);
 }
-
-/**
- * The operator's alerts, as the listener every entry point that can settle a
- * lead names (the action, the timer's and the cron route's passes, the
- * leads command, the health check): each settled lead and each database
- * outage, told as the functions above decide.
- */
-export const operatorAlerts: Listener = { settled: noteOutcome, storeChanged: noteStoreChange };

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import { readEnv } from "@/server/env";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { newClaim } from "@/server/outbox/claims";
@@ -44,7 +43,6 @@ describe("the deadline, on a virtual clock", () => {
       claim: newClaim(60_000),
       env: readEnv(),
       sender,
-      listener: operatorAlerts,
       started,
     });
     await vi.runAllTimersAsync();

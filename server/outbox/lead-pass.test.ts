@@ -10,7 +10,6 @@ import { claimById, attemptsOf, insertClaimed } from "./lead-store";
 import { PAUSE_AFTER_FAILURES } from "@/server/outbox/pass";
 import { dueNow, redeliveryPass } from "./lead-pass";
 import { nextAttemptAfter } from "@/server/outbox/retry-policy";
-import { operatorAlerts } from "@/server/outbox/alerts";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
@@ -20,8 +19,7 @@ async function until(done: () => boolean) {
 }
 
 /** Every pending lead is due now: what the schedule would make wait, the test does not. */
-const everythingDue = () =>
-  redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER), listener: operatorAlerts });
+const everythingDue = () => redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
 
 describe("nextAttemptAfter", () => {
   it("waits each delay of the schedule in turn, then gives up", () => {
@@ -247,10 +245,10 @@ describe("a visitor's submission", () => {
     expect(delivery).toMatchObject({ ok: true, via: "held", attempts: 0 });
     expect(delivery.durationMs).toEqual(expect.any(Number));
     expect(await row(delivery.webhookId)).toMatchObject({ state: "held" });
-    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 0, held: 0 });
+    expect(await redeliveryPass(readEnv(), {})).toMatchObject({ delivered: 0, held: 0 });
 
     vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
-    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 1 });
+    expect(await redeliveryPass(readEnv(), {})).toMatchObject({ delivered: 1 });
     expect(receiver.withName(body.name)).toHaveLength(1);
     expect(await row(delivery.webhookId)).toMatchObject({ state: "delivered" });
   });
@@ -317,7 +315,7 @@ describe("redeliveryPass", () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "3600");
     const body = payload("[fail=3]");
     await send(body);
-    expect(await redeliveryPass(readEnv(), { listener: operatorAlerts })).toMatchObject({ delivered: 0 });
+    expect(await redeliveryPass(readEnv(), {})).toMatchObject({ delivered: 0 });
     expect(receiver.withName(body.name)).toHaveLength(3);
     expect(await everythingDue()).toMatchObject({ delivered: 1 });
     expect(receiver.withName(body.name)).toHaveLength(4);
@@ -339,7 +337,6 @@ describe("redeliveryPass", () => {
       await redeliveryPass(readEnv(), {
         sender: "operator",
         selection: () => ({ dead: true }),
-        listener: operatorAlerts,
       }),
     ).toMatchObject({
       delivered: 1,
@@ -371,7 +368,6 @@ describe("redeliveryPass", () => {
     const passing = redeliveryPass(readEnv(), {
       selection: () => dueNow(Number.MAX_SAFE_INTEGER),
       budgetMs: 1_000,
-      listener: operatorAlerts,
     });
     await until(() => receiver.received.length - before === 2);
     vi.advanceTimersByTime(1_000);
@@ -478,9 +474,7 @@ describe("the operator's retry of one lead", () => {
     const [one, other] = [payload("[fail=3]"), payload("[fail=3]")];
     const first = await send(one);
     await send(other);
-    expect(
-      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
-    ).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
       delivered: 1,
       pending: 0,
     });
@@ -491,9 +485,7 @@ describe("the operator's retry of one lead", () => {
       status: 200,
     });
     // Delivered: asked again, there is nothing to send.
-    expect(
-      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
-    ).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
       delivered: 0,
       pending: 0,
     });
@@ -504,9 +496,7 @@ describe("the operator's retry of one lead", () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
     const body = payload("[status=503]");
     const first = await send(body);
-    expect(
-      await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId, listener: operatorAlerts }),
-    ).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
       delivered: 0,
       pending: 1,
     });

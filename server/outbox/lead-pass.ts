@@ -4,7 +4,6 @@ import { type ServerEnv } from "@/server/env";
 import { readWebhook } from "@/server/outbox/receiver-settings";
 import { formNames, isFormName } from "@/lib/forms";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
-import type { Listener } from "@/server/outbox/outcomes";
 import { runPass, type DeliveryKind, type PassSummary } from "@/server/outbox/pass";
 import type { ProbeKind } from "@/server/outbox/probe";
 import type { Store } from "@/server/db/connect";
@@ -15,8 +14,6 @@ import { sendClaimed, type Sender, type Sent } from "./send";
 export type LeadPassSummary = PassSummary<Sent["state"]>;
 
 export type PassOptions = {
-  /** Who hears each lead's outcome and the store's outages: the entry point names it. */
-  listener: Listener;
   sender?: Sender;
   /** Which leads: by default the pending ones due now, and held ones whose form has a URL again. */
   selection?: (now: number) => LeadSelection;
@@ -43,7 +40,7 @@ const leadStates = ["delivered", "pending", "dead", "held", "unreadable"] as con
  * (server/schedule).
  */
 export async function redeliveryPass(env: ServerEnv, options: PassOptions): Promise<LeadPassSummary> {
-  const { listener, sender = "pass", selection = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
+  const { sender = "pass", selection = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS } = options;
   const store = await database(env);
   let byIdLeft = options.id !== undefined;
 
@@ -63,7 +60,7 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
       return row && { claimed: { row, claim }, id: row.id, receiver: row.form };
     },
     async send({ row, claim }) {
-      const { state, delivery } = await sendClaimed({ store, row, claim, env, sender, listener });
+      const { state, delivery } = await sendClaimed({ store, row, claim, env, sender });
       // A held lead called no receiver, nor did an unreadable one.
       return { state, answered: delivery.via !== "webhook" || state === "unreadable" ? undefined : delivery.ok };
     },
@@ -77,13 +74,13 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
  * it keeps its place and spends no round; delivered, every waiting lead of
  * the form is due now, and the lead pass that follows sends them.
  */
-export const leadProbe = (store: Store, env: ServerEnv, listener: Listener): ProbeKind => ({
+export const leadProbe = (store: Store, env: ServerEnv): ProbeKind => ({
   owns: (receiver) => isFormName(receiver) && Boolean(readWebhook(receiver).url),
   async probe(form) {
     const claim = attemptClaim(env);
     const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form }, Date.now());
     if (!row) return undefined;
-    const { state } = await sendClaimed({ store, row, claim, env, sender: "probe", listener });
+    const { state } = await sendClaimed({ store, row, claim, env, sender: "probe" });
     if (state === "delivered") await releaseWaiting(store, form, Date.now());
     return { state, answered: state === "delivered" };
   },

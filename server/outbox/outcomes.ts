@@ -1,5 +1,4 @@
 import "server-only";
-import type { Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 
@@ -17,17 +16,3 @@ export type StoreChange = { state: "down"; since: number } | { state: "up"; sinc
 
 /** A lead or an invitation settled: whose receiver, what became of it, and (failed) what the attempt was answered. */
 export type Settled = { receiver: Receiver; outcome: Outcome; env: ServerEnv; failure?: string };
-
-/**
- * Who hears what a sender learns: each settled lead's outcome (what it says
- * of the form's receiver), and each database outage this process sees begin
- * and end. Every entry point that can settle a lead names one (the operator's
- * alerts, server/alerts): a required parameter of submitLead, sendClaimed,
- * redeliveryPass and storeFailed, so an entry point that forgets it does not
- * compile. Each must return at once: no sender waits for a listener.
- */
-export type Listener = {
-  /** `failure`: what a failed attempt was answered (failureOf's words), for the receiver's state. */
-  settled(store: Store, settled: Settled): void;
-  storeChanged(change: StoreChange): void;
-};

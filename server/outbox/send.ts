@@ -6,7 +6,8 @@ import { type ServerEnv } from "@/server/env";
 import { readWebhook, type WebhookSettings } from "@/server/outbox/receiver-settings";
 import { logEvent } from "@/server/log";
 import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
-import type { Listener, Outcome } from "@/server/outbox/outcomes";
+import type { Outcome } from "@/server/outbox/outcomes";
+import { noteOutcome } from "@/server/outbox/alerts";
 import { settle, type AttemptRecord } from "./lead-store";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { type Claim } from "@/server/outbox/claims";
@@ -133,8 +134,6 @@ export type Claimed = {
   claim: Claim;
   env: ServerEnv;
   sender: Sender;
-  /** Who hears the lead's outcome and the store's outages: the entry point names it. */
-  listener: Listener;
   /** When the visitor's wait began (performance.now()): their deadline counts from it. */
   started?: number;
   /** The lead the row holds, when the caller made it. */
@@ -143,7 +142,7 @@ export type Claimed = {
 
 /** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
 async function recordSettlement(
-  { store, row, claim, listener }: Claimed,
+  { store, row, claim }: Claimed,
   change: Updateable<LeadsTable>,
   records: AttemptRecord[],
 ) {
@@ -151,10 +150,10 @@ async function recordSettlement(
   try {
     await settle(store, { lead: row, claim, change, attempts: records });
     await store.durable();
-    storeAnswered(listener);
+    storeAnswered();
     return true;
   } catch (error) {
-    storeFailed(listener, error, { form: row.form, webhookId: row.id });
+    storeFailed(error, { form: row.form, webhookId: row.id });
     return false;
   }
 }
@@ -171,7 +170,7 @@ async function recordSettlement(
  * refuses it). `lead` is the lead the row holds, when the caller made it.
  */
 export async function sendClaimed(claimed: Claimed): Promise<Sent> {
-  const { store, row, env, sender, listener, started = performance.now(), lead = leadOf(row) } = claimed;
+  const { store, row, env, sender, started = performance.now(), lead = leadOf(row) } = claimed;
   if (!lead) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
@@ -179,9 +178,9 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
     return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
   }
 
-  // The listener (the alerts) hears what the lead's fate says about its receiver.
+  // The alerts hear what the lead's fate says about its receiver.
   const tell = (outcome: Outcome, failure?: string) =>
-    store && listener.settled(store, { receiver: lead.form, outcome, env, failure });
+    store && noteOutcome(store, { receiver: lead.form, outcome, env, failure });
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
     await recordSettlement(claimed, { state: "held", next_attempt_at: lead.createdAt }, []);

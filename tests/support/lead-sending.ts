@@ -3,7 +3,6 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { leadById } from "@/server/outbox/lead-store";
 import { submitLead } from "@/server/forms/submit-lead";
-import { operatorAlerts } from "@/server/outbox/alerts";
 import type { ConsentEvidence } from "@/server/consent/consent-store";
 import type { FormName } from "@/lib/forms";
 import { setupWebhookReceiver } from "./setup-webhook-receiver";
@@ -19,7 +18,7 @@ export function submitted(
   payload: Record<string, unknown>,
   { consent, started = performance.now() }: { consent?: ConsentEvidence; started?: number } = {},
 ) {
-  return submitLead({ form, payload, env: readEnv(), started, consent, listener: operatorAlerts });
+  return submitLead({ form, payload, env: readEnv(), started, consent });
 }
 
 /** Makes a kept lead due now, as if its schedule's wait were over. */
