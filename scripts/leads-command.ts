@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
-import { leadOf, type LeadRow } from "@/server/outbox/lead";
+import { valuesOf, type LeadRow } from "@/server/outbox/lead";
 import { attemptsOf, leadById, listLeads } from "@/server/outbox/lead-store";
 import { commandActorAs } from "@/server/operators/operators";
 import { dropLeadById, redeliverLeads } from "@/server/ops/lead-actions";
@@ -125,7 +125,7 @@ async function showCommand({ id, store, line }: Run) {
     failure: attempt.failure,
     durationMs: attempt.duration_ms,
   }));
-  const payload = row.payload === null ? null : (leadOf(row)?.payload ?? row.payload);
+  const payload = row.payload === null ? null : (valuesOf(row) ?? row.payload);
   return line(
     jsonSafe(JSON.stringify({ ...summaryOf(row), deliveredAt: iso(row.delivered_at), payload, deliveryLog }, null, 2)),
   );

@@ -12,7 +12,7 @@ import type { Store } from "@/server/db/connect";
 import type { LeadState } from "@/server/db/schema";
 import { listInvitations, type InvitationRow } from "@/server/outbox/invitation-store";
 import { whyWaiting } from "@/server/invitations/waves";
-import { leadOf, type LeadRow } from "@/server/outbox/lead";
+import { valuesOf, type LeadRow } from "@/server/outbox/lead";
 import { listLeads } from "@/server/outbox/lead-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -167,7 +167,7 @@ export async function consentExport(store: Store, { since }: { since?: number } 
 export async function consentOf(store: Store, rows: readonly LeadRow[]) {
   const phoneOf = (row: LeadRow) => {
     const form = consentForms.find((candidate) => candidate.form === row.form);
-    const phone = form ? leadOf(row)?.payload[form.phoneKey] : undefined;
+    const phone = form ? valuesOf(row)?.[form.phoneKey] : undefined;
     return typeof phone === "string" ? phone : undefined;
   };
   const states = await consentStates(
@@ -200,14 +200,14 @@ export async function leadExport(
   const listed = await listLeads(store, { states, form });
   const consent = await consentOf(store, listed);
   const rows = listed
-    .map((row) => ({ row, lead: leadOf(row) }))
-    .filter(({ lead }) => lead !== undefined)
-    .map(({ row, lead }) => ({
+    .map((row) => ({ row, values: valuesOf(row) }))
+    .filter(({ values }) => values !== undefined)
+    .map(({ row, values }) => ({
       id: row.id,
       state: row.state,
       createdAt: iso(row.created_at),
       ...(asksConsent ? { consent: consent(row) } : {}),
-      payload: lead!.payload,
+      payload: values!,
     }))
     .filter((row) => !consented || row.consent === "in force");
   // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.

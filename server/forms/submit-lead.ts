@@ -4,7 +4,7 @@ import { consentStates, recordConsent, type ConsentEvidence } from "@/server/con
 import { database, inTransaction, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
-import { leadKey, rowOf, type Lead, type LeadRow } from "@/server/outbox/lead";
+import { leadKey, type LeadRow } from "@/server/outbox/lead";
 import { newWebhookId } from "@/server/outbox/claims";
 import { leadsOfNumber } from "@/server/consent/consent-changes";
 import {
@@ -138,18 +138,21 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
   // The body is made once: the row keeps these bytes, and every attempt sends them.
-  const lead: Lead = {
+  const fresh: LeadRow = {
     id: newWebhookId(),
     form,
-    payload,
-    body: JSON.stringify(payload),
+    dedupe_key: leadKey(form, payload),
+    payload: JSON.stringify(payload),
     state: "pending",
     attempts: 0,
     rounds: 0,
-    createdAt: now,
-    nextAttemptAt: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+    created_at: now,
+    next_attempt_at: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+    last_failure: null,
+    delivered_at: null,
+    claimed_by: null,
+    claimed_until: null,
   };
-  const fresh = rowOf(lead, leadKey(form, payload));
 
   let store: Store | undefined;
   let taken: Taken;
@@ -159,7 +162,7 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });
-    if (consent) return deliveryOf(lead.id, started, { ok: false, reason: "unrecorded" });
+    if (consent) return deliveryOf(fresh.id, started, { ok: false, reason: "unrecorded" });
     store = undefined;
     taken = { row: fresh, inserted: true };
   }
@@ -170,7 +173,5 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
     return deliveryOf(taken.kept.id, started, { ok: true }, { via: taken.via });
   }
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
-  // The new lead goes out as made here; an open one found again is read from its row.
-  const made = taken.inserted ? lead : undefined;
-  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", started, lead: made })).delivery;
+  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", started })).delivery;
 }

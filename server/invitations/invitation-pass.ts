@@ -7,7 +7,7 @@ import type { ServerEnv } from "@/server/env";
 import { CLAIM_MARGIN_MS, newClaim } from "@/server/outbox/claims";
 import { INVITATIONS } from "@/server/outbox/outcomes";
 import { noteOutcome } from "@/server/outbox/alerts";
-import { nextAttemptAfter } from "@/server/outbox/retry-policy";
+import { nextRound } from "@/server/outbox/retry-policy";
 import { failureOf } from "@/server/outbox/failures";
 import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/outbox/pass";
 import type { ProbeKind } from "@/server/outbox/probe";
@@ -166,9 +166,7 @@ async function sendInvitation(
     noteOutcome(store, { receiver: INVITATIONS, outcome: "delivered", env });
     return state;
   }
-  // A probe, sent ahead of its schedule, spends none of it.
-  const rounds = probe ? row.rounds : row.rounds + 1;
-  const next = probe ? row.next_attempt_at : nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  const { rounds, next } = nextRound(row, { probe, schedule: env.REDELIVERY_SCHEDULE_SECONDS, now });
   // Sent again under its webhook-id: a workflow that did text it answers that it did, and texts nothing.
   const failure = result.ok ? `unconfirmed ${result.status}` : failureOf(result)!;
   await settleInvitation(store, {

@@ -9,7 +9,7 @@ import { newClaim } from "@/server/outbox/claims";
 import { claimById, attemptsOf, insertClaimed } from "./lead-store";
 import { PAUSE_AFTER_FAILURES } from "@/server/outbox/pass";
 import { dueNow, redeliveryPass } from "./lead-pass";
-import { nextAttemptAfter } from "@/server/outbox/retry-policy";
+import { nextRound } from "@/server/outbox/retry-policy";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
 
@@ -21,11 +21,18 @@ async function until(done: () => boolean) {
 /** Every pending lead is due now: what the schedule would make wait, the test does not. */
 const everythingDue = () => redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
 
-describe("nextAttemptAfter", () => {
-  it("waits each delay of the schedule in turn, then gives up", () => {
-    expect(nextAttemptAfter(0, [5, 60], 1_000)).toBe(6_000);
-    expect(nextAttemptAfter(1, [5, 60], 1_000)).toBe(61_000);
-    expect(nextAttemptAfter(2, [5, 60], 1_000)).toBeUndefined();
+describe("nextRound", () => {
+  const after = (rounds: number, probe = false) =>
+    nextRound({ rounds, next_attempt_at: 500 }, { probe, schedule: [5, 60, 600], now: 1_000 });
+
+  it("waits each later delay of the schedule in turn, then gives up", () => {
+    expect(after(0)).toStrictEqual({ rounds: 1, next: 61_000 });
+    expect(after(1)).toStrictEqual({ rounds: 2, next: 601_000 });
+    expect(after(2)).toStrictEqual({ rounds: 3, next: undefined });
+  });
+
+  it("keeps a probe's place and rounds", () => {
+    expect(after(1, true)).toStrictEqual({ rounds: 1, next: 500 });
   });
 
   it("spans about a day and a half by default", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leadFacts, leadKey, leadOf, rowOf, type LeadRow } from "./lead";
+import { leadFacts, leadKey, sendable, valuesOf, type LeadRow } from "./lead";
 import { newWebhookId } from "@/server/outbox/claims";
 
 const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
@@ -19,44 +19,26 @@ const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
   ...overrides,
 });
 
-describe("leadOf", () => {
-  it("reads a row this site wrote", () => {
-    expect(leadOf(row())).toStrictEqual({
-      id: "msg_abc-1",
-      form: "waitlist",
-      payload: { phone: "+15551234567", name: "Ada" },
-      body: row().payload,
-      state: "pending",
-      attempts: 2,
-      rounds: 1,
-      createdAt: 10,
-      nextAttemptAt: 20,
-    });
-    expect(leadOf(row({ last_failure: "status 503" }))?.lastFailure).toBe("status 503");
+describe("sendable and valuesOf", () => {
+  it("read a row this site wrote", () => {
+    expect(sendable(row())).toBe(true);
+    expect(valuesOf(row())).toStrictEqual({ phone: "+15551234567", name: "Ada" });
   });
 
   it.each([null, "", "{not json", "[]", "null", "42", '"text"'])(
-    "refuses values that are not a JSON object: %s",
+    "refuse values that are not a JSON object: %s",
     (payload) => {
-      expect(leadOf(row({ payload }))).toBeUndefined();
+      expect(sendable(row({ payload }))).toBe(false);
+      expect(valuesOf(row({ payload }))).toBeUndefined();
     },
   );
 
-  it("refuses a form this site does not have, and an id that is not a webhook-id", () => {
-    expect(leadOf(row({ form: "catering" }))).toBeUndefined();
-    expect(leadOf(row({ id: "abc" }))).toBeUndefined();
-    expect(leadOf(row({ id: "msg_" }))).toBeUndefined();
-    expect(leadOf(row({ id: "msg_a b" }))).toBeUndefined();
-    expect(leadOf(row({ form: "contact" }))?.form).toBe("contact");
-  });
-});
-
-describe("rowOf", () => {
-  it("keeps a lead as the row leadOf reads back, unclaimed and undelivered, under the key it is given", () => {
-    expect(rowOf(leadOf(row({ last_failure: "status 503" }))!, "k")).toStrictEqual(
-      row({ last_failure: "status 503", dedupe_key: "k" }),
-    );
-    expect(rowOf(leadOf(row())!, null)).toStrictEqual(row());
+  it("refuse a form this site does not have, and an id that is not a webhook-id", () => {
+    for (const bad of [{ form: "catering" }, { id: "abc" }, { id: "msg_" }, { id: "msg_a b" }]) {
+      expect(sendable(row(bad))).toBe(false);
+      expect(valuesOf(row(bad))).toBeUndefined();
+    }
+    expect(sendable(row({ form: "contact" }))).toBe(true);
   });
 });
 
@@ -77,7 +59,7 @@ describe("leadKey and newWebhookId", () => {
 
 describe("leadFacts", () => {
   it("says where a lead stands in whole seconds, without its values", () => {
-    const lead = { form: "waitlist" as const, id: "msg_1", attempts: 3, createdAt: 1_000 };
+    const lead = { form: "waitlist", id: "msg_1", attempts: 3, created_at: 1_000 };
     expect(leadFacts(lead, 2_499)).toStrictEqual({ form: "waitlist", webhookId: "msg_1", attempts: 3, ageSeconds: 1 });
     expect(leadFacts(lead, 2_500).ageSeconds).toBe(2);
   });

@@ -17,8 +17,17 @@ export function backoffMs(retry: number, baseMs: number) {
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
-/** When the lead's next redelivery is due after `rounds` failed ones, or undefined when the schedule is spent. */
-export function nextAttemptAfter(rounds: number, schedule: readonly number[], now: number) {
+/**
+ * Where a lead or an invitation goes after a failed attempt: a round on, due
+ * after that round's delay, or spent (`next` undefined) once the schedule
+ * is. A probe's failure keeps its place: sent ahead of its schedule, it spends none of it.
+ */
+export function nextRound(
+  item: { rounds: number; next_attempt_at: number },
+  { probe, schedule, now }: { probe: boolean; schedule: readonly number[]; now: number },
+): { rounds: number; next: number | undefined } {
+  if (probe) return { rounds: item.rounds, next: item.next_attempt_at };
+  const rounds = item.rounds + 1;
   const delay = schedule[rounds];
-  return delay === undefined ? undefined : now + delay * 1000;
+  return { rounds, next: delay === undefined ? undefined : now + delay * 1000 };
 }

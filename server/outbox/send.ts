@@ -5,7 +5,7 @@ import type { LeadState, LeadsTable } from "@/server/db/schema";
 import { type ServerEnv } from "@/server/env";
 import { readWebhook, type WebhookSettings } from "@/server/outbox/receiver-settings";
 import { logEvent } from "@/server/log";
-import { leadFacts, leadOf, type Lead, type LeadRow } from "./lead";
+import { leadFacts, sendable, type LeadRow } from "./lead";
 import type { Outcome } from "@/server/outbox/outcomes";
 import { noteOutcome } from "@/server/outbox/alerts";
 import { settle, type AttemptRecord } from "./lead-store";
@@ -13,7 +13,7 @@ import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { type Claim } from "@/server/outbox/claims";
 import { failureOf } from "@/server/outbox/failures";
 import type { AttemptResult } from "@/server/outbox/post-json";
-import { backoffMs, isTransient, nextAttemptAfter } from "@/server/outbox/retry-policy";
+import { backoffMs, isTransient, nextRound } from "@/server/outbox/retry-policy";
 import { postSigned } from "@/server/outbox/signed-post";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
@@ -64,13 +64,13 @@ const MIN_ATTEMPT_MS = 250;
  */
 async function attemptAll({
   webhook,
-  lead: { id, body, attempts, createdAt },
+  lead: { id, payload: body, attempts, created_at: createdAt },
   env,
   sender,
   started,
 }: {
   webhook: WebhookSettings & { url: string };
-  lead: Pick<Lead, "id" | "body" | "attempts" | "createdAt">;
+  lead: Pick<LeadRow, "id" | "attempts" | "created_at"> & { payload: string };
   env: ServerEnv;
   sender: Sender;
   started: number;
@@ -105,24 +105,18 @@ async function attemptAll({
   }
 }
 
-/**
- * Where a failed lead goes: the visitor's failure keeps its place in the
- * schedule, and so does a probe's (sent ahead of its schedule, it spends
- * none of it); a round of a pass moves it on.
- */
-function afterFailure(lead: Lead, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
-  if (sender === "probe") return { state: "pending", next_attempt_at: lead.nextAttemptAt };
-  const firstDelay = now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000;
+/** Where a failed lead goes: the visitor's failure keeps its place in the schedule, or starts it; a sender's follows nextRound. */
+function afterFailure(lead: LeadRow, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
   if (sender === "visitor") {
     const keepsPlace = lead.state === "pending" && lead.attempts > 0;
     return {
       state: "pending",
       ...(lead.state === "dead" ? { rounds: 0 } : {}),
-      next_attempt_at: keepsPlace ? lead.nextAttemptAt : firstDelay,
+      next_attempt_at: keepsPlace ? lead.next_attempt_at : now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
     };
   }
-  const rounds = lead.rounds + 1;
-  const next = nextAttemptAfter(rounds, env.REDELIVERY_SCHEDULE_SECONDS, now);
+  const schedule = env.REDELIVERY_SCHEDULE_SECONDS;
+  const { rounds, next } = nextRound(lead, { probe: sender === "probe", schedule, now });
   return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
 }
 
@@ -136,8 +130,6 @@ export type Claimed = {
   sender: Sender;
   /** When the visitor's wait began (performance.now()): their deadline counts from it. */
   started?: number;
-  /** The lead the row holds, when the caller made it. */
-  lead?: Lead;
 };
 
 /** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
@@ -167,15 +159,15 @@ async function recordSettlement(
  * goes into the delivery log. `store` is undefined only when the database
  * failed to keep a contact request: it is sent once, with no redelivery
  * after it (a sign-up never gets here without its consent record: submitLead
- * refuses it). `lead` is the lead the row holds, when the caller made it.
+ * refuses it).
  */
 export async function sendClaimed(claimed: Claimed): Promise<Sent> {
-  const { store, row, env, sender, started = performance.now(), lead = leadOf(row) } = claimed;
-  if (!lead) {
+  const { store, row: lead, env, sender, started = performance.now() } = claimed;
+  if (!sendable(lead)) {
     // Never sent: a row this code did not write, or one that was damaged.
-    logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.form });
+    logEvent("error", { event: "lead_unreadable", webhookId: lead.id, form: lead.form });
     await recordSettlement(claimed, { state: "dead", last_failure: "unreadable" }, []);
-    return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
+    return { state: "unreadable", delivery: deliveryOf(lead.id, started, { ok: false, reason: "unreadable" }) };
   }
 
   // The alerts hear what the lead's fate says about its receiver.
@@ -183,7 +175,7 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
     store && noteOutcome(store, { receiver: lead.form, outcome, env, failure });
   const webhook = readWebhook(lead.form);
   if (!webhook.url) {
-    await recordSettlement(claimed, { state: "held", next_attempt_at: lead.createdAt }, []);
+    await recordSettlement(claimed, { state: "held", next_attempt_at: lead.created_at }, []);
     tell("held");
     return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
   }
@@ -217,7 +209,7 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
     logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
     return { state: "dead", delivery };
   }
-  const nextAttemptAt = new Date(change.next_attempt_at ?? lead.nextAttemptAt).toISOString();
+  const nextAttemptAt = new Date(change.next_attempt_at ?? lead.next_attempt_at).toISOString();
   // Not kept (the store failed): no redelivery will come, and lead_store_failed said so.
   if (kept)
     logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
