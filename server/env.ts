@@ -4,13 +4,10 @@ import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
 
-/**
- * The one place that reads the server's environment. Every call parses
- * process.env afresh, so a restart with new values takes effect without a
- * rebuild; nothing here is inlined into a bundle. See .env.example.
- */
+// The one place that reads the server's environment, parsed afresh on every call: a restart with new values takes
+// effect without a rebuild.
 
-/** Blank is unset: an empty value, or spaces only (a value pasted between quotes). */
+/** Blank is unset: spaces only too (a value pasted between quotes). */
 export const blankToUndefined = (value: unknown) =>
   typeof value === "string" && value.trim() === "" ? undefined : value;
 
@@ -24,7 +21,6 @@ export const count = (fallback: number, max = 1_000_000_000) =>
 
 const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const httpUrl = optional(anyHttpUrl);
-// Hosts as a URL names them (host or host:port), lower case, comma-separated.
 const hostList = z
   .string()
   .default("")
@@ -36,8 +32,7 @@ const hostList = z
   )
   .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(:\d{1,5})?$/, { error: "must be host names, e.g. www.sous.example" })));
 
-// fetch refuses a URL with user:pass@ in it, so every delivery would fail. zod runs the refinement on a value its URL
-// check refused too: one that is no URL at all is left to that check's words.
+// fetch refuses a URL with user:pass@ in it, so every delivery would fail.
 const withoutCredentials = (url: string) => {
   if (!URL.canParse(url)) return true;
   const { username, password } = new URL(url);
@@ -66,9 +61,7 @@ const countries = z
   )
   .pipe(z.array(country).min(1));
 
-// Seconds to wait after a lead's first failed delivery before each redelivery;
-// when the list is spent the lead is kept as dead. The default, like Svix's,
-// backs off from seconds to hours and spans about a day and a half (37.6 h).
+// Like Svix's: from seconds to hours, about a day and a half in all.
 const defaultSchedule = [5, 60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000];
 const schedule = z
   .string()
@@ -90,8 +83,7 @@ const schedule = z
     ),
   );
 
-// Standard Webhooks secrets: "whsec_" + base64 of 24 to 64 random bytes. Several,
-// separated by spaces, sign every delivery with each: the rotation path.
+// Several, separated by spaces, sign every delivery with each: the rotation path.
 const webhookSecret = z
   .string()
   .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, { error: "must be whsec_ followed by base64" })
@@ -109,7 +101,6 @@ export const webhookSecrets = optional(
     .pipe(z.array(webhookSecret)),
 );
 
-/** Whether fetch takes this header as it is: tried once, when the settings are read. */
 function fetchAccepts({ name, value }: { name: string; value: string }) {
   try {
     new Headers([[name, value]]);
@@ -119,9 +110,7 @@ function fetchAccepts({ name, value }: { name: string; value: string }) {
   }
 }
 
-// "Name: value", the fixed header n8n's Header Auth or a Make API key checks.
-// Printable ASCII only: anything else is not a header value every receiver
-// reads the same, and fetch refuses some of it outright.
+// Printable ASCII only: anything else is not read alike by every receiver, and fetch refuses some of it.
 export const authHeader = optional(
   z
     .string()
@@ -136,11 +125,7 @@ export const authHeader = optional(
     .refine(fetchAccepts, { error: "is a header fetch refuses" }),
 );
 
-/**
- * Who runs the SMS program, as the terms and the privacy policy name it. The
- * address and the email are placeholders until an operator sets them, and
- * start-up says so (see defaultedIdentity).
- */
+/** Placeholders until an operator sets them; start-up says so. */
 export const businessDefaults = {
   BUSINESS_LEGAL_NAME: "Sous",
   BUSINESS_POSTAL_ADDRESS: "",
@@ -149,12 +134,7 @@ export const businessDefaults = {
   STUDIO_CREDIT: defaultStudioCredit,
 } as const;
 
-/**
- * A Postgres connection URL as libpq reads it, its socket form included
- * (postgresql://user:pass@/db?host=/run/postgresql), which a WHATWG URL
- * refuses for its empty host. Characters such as @, : or a space in the
- * password are percent-encoded (docs/operating.md).
- */
+/** libpq's form, the socket form included (postgresql://user:pass@/db?host=/run/postgresql), which a WHATWG URL refuses. */
 const postgresUrl = z.string().refine(
   (url) => {
     if (!/^postgres(ql)?:\/\//.test(url)) return false;
@@ -169,17 +149,15 @@ const postgresUrl = z.string().refine(
 );
 
 export const envSchema = z.object({
-  // SQLite's folder; OUTBOX_DIR, its name before the database, is read when it is unset.
+  // OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
   DATABASE_URL: optional(postgresUrl),
   LEAD_RETENTION_DAYS: count(30, 3_650),
   // Four years: the federal limit for TCPA suits, so the proof outlives any claim.
   CONSENT_RETENTION_DAYS: count(1_461, 36_500),
-  // Signs the workflow's calls to /api/consent/revoke and /renew; without it neither route exists.
   CONSENT_WEBHOOK_SECRET: webhookSecrets,
 
   BUSINESS_LEGAL_NAME: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.BUSINESS_LEGAL_NAME)),
-  // The footer's credit line, on every page: the studio that built the site.
   STUDIO_CREDIT: withDefault(z.string().trim().min(1).max(200).default(businessDefaults.STUDIO_CREDIT)),
   BUSINESS_POSTAL_ADDRESS: withDefault(z.string().trim().max(300).default(businessDefaults.BUSINESS_POSTAL_ADDRESS)),
   BUSINESS_SUPPORT_EMAIL: withDefault(
@@ -208,9 +186,7 @@ export const envSchema = z.object({
   REDELIVERY_POLL_MS: withDefault(z.coerce.number().int().min(100).max(600_000).default(5_000)),
   REDELIVERY_CONCURRENCY: count(4, 64),
   REDELIVERY_PASS_BUDGET_MS: withDefault(z.coerce.number().int().min(100).max(3_600_000).default(30_000)),
-  // While a receiver fails, one waiting lead is sent ahead of its schedule this often (server/outbox/probe.ts).
   REDELIVERY_PROBE_SECONDS: count(60, 3_600),
-  // Vercel Cron sends it as "Authorization: Bearer <CRON_SECRET>"; without it the cron route does not exist.
   CRON_SECRET: optional(z.string().min(16, { error: "must be at least 16 characters" })),
 
   RATE_LIMIT_FORM_POINTS: count(5),
@@ -221,36 +197,25 @@ export const envSchema = z.object({
   RATE_LIMIT_EMAIL_WINDOW_SECONDS: count(86_400, 86_400 * 30),
   REDIS_URL: optional(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" })),
   REDIS_COMMAND_TIMEOUT_MS: withDefault(z.coerce.number().int().min(10).max(5_000).default(300)),
-  // Keys the limits' counts by an HMAC of the number, email or address under it, in Redis, memory and the database.
   RATE_LIMIT_KEY_SECRET: optional(z.string().min(32, { error: "must be at least 32 characters" })),
 
   PHONE_DEFAULT_COUNTRY: withDefault(country.default("US")),
   WAITLIST_PHONE_COUNTRIES: withDefault(countries.default(["US", "CA"])),
-  // 0: no proxy, the connection's own address (npm start); n: the address n proxies back in X-Forwarded-For.
-  // Unset: 0, or 1 on Vercel (see trustedProxyHops).
   TRUSTED_PROXY_HOPS: optional(z.coerce.number().int().min(0).max(10)),
 
-  // GET /api/health turns 503 while a pending lead is older than this.
   HEALTH_MAX_PENDING_AGE_SECONDS: count(3_600, 30 * 86_400),
-  // "Authorization: Bearer <HEALTH_TOKEN>" adds per-form figures to /api/health.
   HEALTH_TOKEN: optional(z.string().min(16, { error: "must be at least 16 characters" })),
-  // Slack, Discord (its /slack address) or n8n: a JSON message with a text field.
   ALERT_WEBHOOK_URL: webhookUrl,
   ALERT_WEBHOOK_SECRET: webhookSecrets,
   ALERT_MIN_INTERVAL_MINUTES: count(60, 7 * 24 * 60),
-  // How long a receiver's new state must last before the channel hears of it within the interval.
   ALERT_GRACE_MINUTES: count(5, 24 * 60),
-  // An http:// webhook or alert URL to a host other than this machine carries the lead and the auth header in clear: refused unless this is on.
+  // An http:// URL to another host carries the lead and the auth header in clear: refused unless this is on.
   ALLOW_HTTP_WEBHOOKS: flag,
 
   SITE_URL: httpUrl,
-  // While no owner exists, /console/setup enrols the first owner with it (hosts with no shell); ignored once one does.
   CONSOLE_SETUP_TOKEN: optional(z.string().min(32, { error: "must be at least 32 characters" })),
-  // How long the console's activity log keeps an operator's action.
   AUDIT_RETENTION_DAYS: count(400, 36_500),
-  // Other hosts the site answers at (www and the apex, a staging name): a consent record keeps a page on them too.
   SITE_ALIASES: withDefault(hostList),
-  // Set by Vercel: the production domain, without a scheme.
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,
   ENABLE_VERCEL_ANALYTICS: flag,
@@ -258,7 +223,6 @@ export const envSchema = z.object({
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-/** Where TRUSTED_PROXY_HOPS came from: the variable, the default (0), or Vercel's proxy (1, with VERCEL=1). */
 export type ProxyHopsSource = "setting" | "default" | "vercel";
 
 export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS"> & {
@@ -266,11 +230,7 @@ export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS"> & {
   trustedProxyHopsFrom: ProxyHopsSource;
 };
 
-/**
- * How many proxies stand in front, when the variable does not say: none under
- * `npm start` (a client's X-Forwarded-For is not believed), one on Vercel,
- * whose edge always writes it and where the custom server is not in use.
- */
+/** None under `npm start` (a client's X-Forwarded-For is not believed); one on Vercel, whose edge always writes it. */
 function trustedProxyHops(env: ParsedEnv): Pick<ServerEnv, "TRUSTED_PROXY_HOPS" | "trustedProxyHopsFrom"> {
   if (env.TRUSTED_PROXY_HOPS !== undefined)
     return { TRUSTED_PROXY_HOPS: env.TRUSTED_PROXY_HOPS, trustedProxyHopsFrom: "setting" };
@@ -286,7 +246,6 @@ export class EnvError extends Error {
   }
 }
 
-/** What is wrong with one group of settings, as EnvError lists it: [] when they read well. */
 export function problemsOf(read: () => unknown) {
   try {
     read();
@@ -297,7 +256,6 @@ export function problemsOf(read: () => unknown) {
   }
 }
 
-/** Parses or throws an EnvError naming every bad variable (`variable` maps a key to its name). */
 export function parseOrThrow<T extends z.ZodType>(
   schema: T,
   input: object,
@@ -308,7 +266,6 @@ export function parseOrThrow<T extends z.ZodType>(
   throw new EnvError(result.error.issues.map((issue) => `${variable(String(issue.path[0]))} ${issue.message}`));
 }
 
-/** Parses the settings every form shares; throws an EnvError naming every bad variable. */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
   const env = parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
   return { ...env, ...trustedProxyHops(env) };

@@ -3,19 +3,11 @@ import type { PhonePolicy } from "@/lib/forms/phone";
 import type { BusinessIdentity } from "@/lib/business-identity";
 import { businessDefaults, envSchema, parseOrThrow, type ServerEnv } from "./env";
 
-/**
- * What the pages read of the environment when they render: the site's
- * address, whether analytics load, the countries the waitlist takes, and the
- * business the legal pages name. Each reads only its own variables, at
- * render time (at build, and at each hourly revalidation).
- */
+// What the pages read of the environment when they render: at build, and at each hourly revalidation.
 
 const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
 
-/**
- * Whether Vercel Web Analytics can load: on Vercel, or where an operator turns
- * it on. Elsewhere its script would 404. Cheap enough for every request.
- */
+/** On Vercel, or where an operator turns it on: elsewhere its script would 404. */
 export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
   const env = analyticsSchema.parse(source);
   return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
@@ -23,12 +15,7 @@ export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
 
 const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
 
-/**
- * The public address canonical URLs, the sitemap and social cards point at:
- * SITE_URL, else Vercel's production domain, else the local server. Pages are
- * prerendered, so it is read when they render: at build, and at each hourly
- * revalidation.
- */
+/** SITE_URL, else Vercel's production domain, else the local server. */
 export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
   const env = siteSchema.parse(source);
   if (env.SITE_URL) return new URL(env.SITE_URL);
@@ -38,19 +25,17 @@ export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
 
 const aliasSchema = envSchema.pick({ SITE_ALIASES: true });
 
-/** The hosts the site is served at: SITE_URL's (see siteUrl) and SITE_ALIASES. Never a request's own Host. */
+/** Never a request's own Host. */
 export function siteHosts(source: NodeJS.ProcessEnv = process.env) {
   return [siteUrl(source).host, ...aliasSchema.parse(source).SITE_ALIASES];
 }
 
 const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
 
-/** The phone numbers the waitlist accepts, from settings already read. */
 export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {
   return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
 }
 
-/** The same for the browser's check, read when /signup renders. */
 export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
   return phonePolicyOf(phoneSchema.parse(source));
 }
@@ -65,10 +50,6 @@ const businessSchema = envSchema.pick({
   WAITLIST_PHONE_COUNTRIES: true,
 });
 
-/**
- * What the legal pages say of the business and of how long it keeps records,
- * read when they render: at build, and at each hourly revalidation.
- */
 export function businessIdentity(source: NodeJS.ProcessEnv = process.env): BusinessIdentity {
   const env = parseOrThrow(businessSchema, source);
   return {
@@ -82,7 +63,7 @@ export function businessIdentity(source: NodeJS.ProcessEnv = process.env): Busin
   };
 }
 
-/** The identity settings still at their placeholder, which carriers and CASL ask to be real. */
+/** Carriers and CASL ask for real ones. */
 export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS" | "BUSINESS_SUPPORT_EMAIL">) {
   return (["BUSINESS_POSTAL_ADDRESS", "BUSINESS_SUPPORT_EMAIL"] as const).filter(
     (name) => env[name] === businessDefaults[name],
@@ -91,7 +72,6 @@ export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS"
 
 const creditSchema = envSchema.pick({ STUDIO_CREDIT: true });
 
-/** The footer's credit line, read when a page renders: at build, and at each hourly revalidation. */
 export function studioCredit(source: NodeJS.ProcessEnv = process.env): string {
   return parseOrThrow(creditSchema, source).STUDIO_CREDIT;
 }

@@ -5,7 +5,6 @@ import { inTransaction, type Store } from "@/server/db/connect";
 import type { ConsentRenewalsTable, ConsentRevocationsTable, ConsentsTable, Database } from "@/server/db/schema";
 import type { Disclosure } from "./disclosure";
 
-/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = [
   "disclosures",
   "consents",
@@ -15,26 +14,18 @@ export const ownedTables = [
   "consent_messages",
 ] as const satisfies readonly (keyof Database)[];
 
-/** What a sign-up's request says of the consent it gives, read by the form's action. */
 export type ConsentEvidence = {
-  /** E.164, as the schema gave it. */
   phone: string;
   ip: string | null;
   userAgent: string | null;
   pageUrl: string | null;
   javascript: boolean;
-  /** The consent text the server renders now. */
   disclosure: Disclosure;
-  /** The version the page posted: the text it showed, when that is one the database holds. */
+  /** The version the page posted, when the database holds that text. */
   shownVersion: string | null;
 };
 
-/**
- * Keeps one sign-up's consent, inside its lead's transaction: the text in
- * force is stored once, and the record names the version the page showed
- * when the database knows it (a page rendered before a copy change), else the
- * one in force.
- */
+/** Keeps one sign-up's consent, inside its lead's transaction, under the version the page showed when the database knows it (a page rendered before a copy change). */
 export async function recordConsent(
   store: Store,
   {
@@ -45,10 +36,8 @@ export async function recordConsent(
     id = `con_${randomUUID()}`,
   }: {
     evidence: ConsentEvidence;
-    /** The lead the sign-up was kept under. */
     leadId: string;
     at: number;
-    /** False for evidence only: a web sign-up of a number whose consent was revoked. */
     putsInForce?: boolean;
     id?: string;
   },
@@ -84,23 +73,18 @@ export async function recordConsent(
   return id;
 }
 
-/**
- * The leads a number's consent records name: every sign-up of the number,
- * accepted or evidence only, names the lead it was kept under. What a
- * revocation stops and a START releases, found by key, never by the values.
- */
+/** What a revocation stops and a START releases: found by key, never by the values. */
 export async function leadIdsOfNumber({ db }: Store, phone: string) {
   const rows = await db.selectFrom("consents").select("lead_id").where("phone", "=", phone).execute();
   return [...new Set(rows.map((row) => row.lead_id))];
 }
 
-/** The number a consent record (`con_…`) is of: how the console addresses a chef without the number in a URL. */
+/** How the console addresses a chef without the number in a URL. */
 export async function phoneOfConsent({ db }: Store, id: string) {
   const row = await db.selectFrom("consents").select("phone").where("id", "=", id).executeTakeFirst();
   return row?.phone;
 }
 
-/** The numbers whose consent records name one of these leads (at most 450 leads: one query). */
 export async function phonesOfLeads({ db }: Store, leadIds: readonly string[]) {
   if (leadIds.length === 0) return [];
   const rows = await db
@@ -112,7 +96,6 @@ export async function phonesOfLeads({ db }: Store, leadIds: readonly string[]) {
   return rows.map((row) => row.phone);
 }
 
-/** When the number's consent was last revoked, or undefined when it never was. */
 export async function lastRevokedAt({ db }: Store, phone: string) {
   const row = await db
     .selectFrom("consent_revocations")
@@ -129,19 +112,11 @@ export type Revocation = {
   phone: string;
   channel: RevocationChannel;
   source: "operator" | "workflow";
-  /** The workflow's webhook-id; a second call with it records nothing. */
   messageId?: string;
   at?: number;
 };
 
-/**
- * Claims a workflow message's id for one consent event, in the caller's
- * transaction: false when it was recorded already, as a revocation or as a
- * renewal (one message is one event, so a STOP's id replayed as a START, or
- * the reverse, is a replay too). The id is the key of consent_messages: two
- * calls with it at once, on any instances, leave one row, and the second
- * waits for the first's transaction to end before it finds the row there.
- */
+/** One workflow message is one consent event: a STOP's id replayed as a START is a replay too. The id is the key, so two calls at once on any instances leave one row. */
 async function claimMessage(db: Kysely<Database>, messageId: string | undefined, kind: "revoke" | "renew", at: number) {
   if (messageId === undefined) return true;
   const claimed = await db
@@ -153,10 +128,6 @@ async function claimMessage(db: Kysely<Database>, messageId: string | undefined,
   return claimed !== undefined;
 }
 
-/**
- * Records that a number's consent ended; undefined when its message_id was recorded already (a replay). Called
- * inside a transaction (server/consent/consent-changes.ts), which the message's claim is part of.
- */
 export async function recordRevocation(store: Store, revocation: Revocation) {
   const { db } = store;
   const at = revocation.at ?? Date.now();
@@ -180,12 +151,10 @@ export async function recordRevocation(store: Store, revocation: Revocation) {
 
 export type Renewal = {
   phone: string;
-  /** The workflow's webhook-id; a second call with it records nothing. */
   messageId: string;
   at?: number;
 };
 
-/** Records that the phone texted START after a revocation; undefined when its message_id was recorded already (a replay). */
 export async function recordRenewal(store: Store, renewal: Renewal) {
   const { db } = store;
   const at = renewal.at ?? Date.now();
@@ -218,7 +187,6 @@ const consentsWithText = (db: Kysely<Database>) =>
     .selectAll("consents")
     .select("disclosures.text as disclosure_text");
 
-/** The records, revocations and renewals of one number, or since a time (ms), or all of them: oldest first within each. */
 export async function consentRecords({ db }: Store, filter: { phone?: string; since?: number } = {}) {
   const { phone, since = 0 } = filter;
   const [consents, revocations, renewals] = await Promise.all([
@@ -245,21 +213,17 @@ export async function consentRecords({ db }: Store, filter: { phone?: string; si
   return { consents: consents as ConsentRecord[], revocations, renewals };
 }
 
-/** Where a number's consent stands: given and not revoked since, revoked after its last consent, or no record at all. */
 export type ConsentState = "in force" | "revoked" | "none";
 
-/** Where a number's consent stands, on which record it rests, and its place on the list. */
 export type ConsentStanding = {
   state: ConsentState;
-  /** In force: the record it rests on, the latest that put it in force (a sign-up's `con_…` or a START's `ren_…`). */
+  /** The record it rests on: the latest that put it in force (a sign-up's `con_…` or a START's `ren_…`). */
   recordId?: string;
-  /** Its first record's time: the number's place on the waitlist. */
   firstAt: number;
-  /** Its first web sign-up's record (`con_…`): the number's key in the console; none for a number that never signed up. */
   signupId?: string;
 };
 
-// Stays under the lowest SQLite limit of bound parameters, 999.
+// Under SQLite's lowest limit of bound parameters, 999.
 const PHONES_PER_QUERY = 450;
 
 async function standingsOf(db: Kysely<Database>, phones: readonly string[] | undefined) {
@@ -289,22 +253,18 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
     found.firstAt = Math.min(found.firstAt, at);
     return found;
   };
-  // A START counts only from a number with a web sign-up's record before it (one that put consent in force, or one
-  // kept as evidence after a STOP): a stranger's START, or one from a number whose only record is the upgrade's tie to
-  // a lead older than consent records, is evidence, never consent.
+  // A START counts only from a number with a web sign-up's record before it: a stranger's START is evidence, never consent.
   const recordedAt = new Map<string, number>();
   const firstSignup = new Map<string, { id: string; at: number }>();
   for (const row of consents) {
     const at = Number(row.at);
     const first = firstSignup.get(row.phone);
-    // The earliest, the smaller id breaking a tie, as the SQL orders them (standingsSql).
     if (!first || at < first.at || (at === first.at && row.id < first.id))
       firstSignup.set(row.phone, { id: row.id, at });
     if (row.disclosure_version !== unrecordedDisclosure.version && at < (recordedAt.get(row.phone) ?? Infinity))
       recordedAt.set(row.phone, at);
   }
   const signedRenewals = renewals.filter((row) => (recordedAt.get(row.phone) ?? Infinity) <= Number(row.at));
-  // A number's latest consent of either kind: a sign-up that puts it in force, or a START.
   const given = [...consents.filter((row) => row.puts_in_force === 1), ...signedRenewals];
   for (const row of consents) standing(row.phone, Number(row.at));
   for (const row of given) {
@@ -330,17 +290,7 @@ async function standingsOf(db: Kysely<Database>, phones: readonly string[] | und
   );
 }
 
-/**
- * Where each number stands, as `npm run consent -- show` decides it: in force
- * while its latest consent (a web sign-up that puts it in force, or a START
- * from the phone) is later than its latest revocation. A web sign-up after a
- * revocation is evidence only and changes nothing, and so is a START from a
- * number with no web sign-up's record before it (none at all, or only the
- * upgrade's tie to a lead older than consent records). A number with no record
- * (a lead older than consent records, or one whose records retention
- * removed) is missing from the map, or "none" when only the upgrade's tie
- * names it. Every number on record when `phones` is not given.
- */
+/** In force while the latest consent (a sign-up that puts it in force, or a START) is later than the latest revocation. A number without records is missing from the map. */
 export async function consentStandings({ db }: Store, phones?: readonly string[]) {
   if (phones === undefined) return standingsOf(db, undefined);
   const standings = new Map<string, ConsentStanding>();
@@ -351,12 +301,7 @@ export async function consentStandings({ db }: Store, phones?: readonly string[]
   return standings;
 }
 
-/**
- * Where these numbers stand (every number on record when `phones` is not
- * given), worked out in SQL for those that signed up on the web: the rule of
- * consentStandings, which signed-up.test.ts holds this to on both engines.
- * Each row: the number, its first sign-up's time and record, its standing.
- */
+/** consentStandings's rule in SQL, for the numbers that signed up on the web: signed-up.test.ts holds the two to each other on both engines. */
 function standingsSql(phones: readonly string[] | undefined) {
   const named = phones === undefined ? sql`1 = 1` : sql`phone in (${sql.join(phones)})`;
   return sql`
@@ -390,13 +335,7 @@ const STANDINGS_PER_QUERY = 400;
 // Postgres: one writer at a time works a standing out, after the records before it committed.
 const STANDINGS_LOCK = 580_011;
 
-/**
- * Works these numbers' rows of consent_standings out again from their
- * records, in the caller's transaction or one of its own: every function
- * here that writes or removes a record calls it. A number with no sign-up
- * record left has no row. On Postgres the writers take turns, so the last to
- * commit saw every record committed before it.
- */
+/** Called by every function here that writes or removes a record. On Postgres the writers take turns, so the last to commit saw every record before it. */
 export async function refreshStandings({ db, engine }: Store, phones: readonly string[]) {
   const unique = [...new Set(phones)];
   if (!unique.length) return;
@@ -420,7 +359,7 @@ export async function refreshStandings({ db, engine }: Store, phones: readonly s
   await (db.isTransaction ? work(db) : db.transaction().execute(work));
 }
 
-/** Works every number's standing out again from the records: for rows written around the functions here (a bench's fill). */
+/** For rows written around the functions here (a bench's fill). */
 export async function rebuildStandings({ db }: Store) {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom("consent_standings").execute();
@@ -428,21 +367,14 @@ export async function rebuildStandings({ db }: Store) {
   });
 }
 
-/** Which signed-up numbers a page shows: by standing, by the whole number, by a part of its digits, or among numbers found otherwise. */
 export type SignedUpFilter = {
   state?: ConsentState;
   phone?: string;
   digits?: string;
   phones?: readonly string[];
-  /** The numbers another owner's subquery names (the invitations'), or those it does not (`outside`). */
   named?: { phones: SelectQueryBuilder<Database, keyof Database, { phone: string }>; outside?: boolean };
 };
 
-/**
- * One page of the numbers that signed up on the web, newest sign-up first
- * (the number breaks a tie), and how many the filter leaves; each with its
- * first sign-up's record id, the number's key in the console.
- */
 export async function signedUpPage(
   { db }: Store,
   { filter, offset, limit }: { filter: SignedUpFilter; offset: number; limit: number },
@@ -480,11 +412,7 @@ export async function signedUpPage(
   };
 }
 
-/**
- * How many numbers signed up on the web, by where their consent stands, and
- * how many first signed up on each UTC day from `since` on (the day's first
- * millisecond, and its count). Counts only: no number leaves it.
- */
+/** Counts only: no number leaves it. */
 export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: number; dayMs: number }) {
   const [byState, byDay] = await Promise.all([
     db
@@ -510,13 +438,12 @@ export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: n
   };
 }
 
-/** The consent state of each number ("none" for a number without a record): see consentStandings. */
 export async function consentStates(store: Store, phones: readonly string[]) {
   const standings = await consentStandings(store, phones);
   return new Map(phones.map((phone) => [phone, standings.get(phone)?.state ?? ("none" as ConsentState)]));
 }
 
-/** Retention: records, revocations and renewals older than `cutoff` go; the disclosure texts, which name no one, stay. */
+/** Retention: the disclosure texts, which name no one, stay. */
 export async function forgetOldConsents(store: Store, cutoff: number) {
   return inTransaction(store, async (tx) => {
     const trx = tx.db;
@@ -542,10 +469,7 @@ export async function forgetOldConsents(store: Store, cutoff: number) {
   });
 }
 
-/**
- * What a row tying a lead kept before consent records to its number says
- * (upgrades wrote them until issue 93): evidence of nothing, read as such.
- */
+/** What a row tying a lead kept before consent records to its number says: evidence of nothing. */
 export const unrecordedDisclosure: Disclosure = {
   version: "unrecorded",
   text: "No consent record was kept for this sign-up: it was made before the site kept them. This row only ties the number to its lead, so a STOP finds it.",

@@ -5,23 +5,12 @@ import { siteHosts } from "@/server/site-settings";
 import type { ConsentEvidence } from "./consent-store";
 import { disclosureOf } from "./disclosure";
 
-/** What a form that asks for consent tells the server about it (see FormEntry). */
 export type ConsentSpec = { text: string; page: string };
 
-/**
- * A header's value as the record keeps it: control and format characters as
- * visible escapes (C1 codes, bidi overrides), so the evidence says what was
- * sent without being able to spoof what an operator reads; at most `length`
- * characters.
- */
+/** Control and format characters as visible escapes: the evidence says what was sent without spoofing what is read. */
 const cap = (value: string | null, length: number) => (value ? escapeControls(value).slice(0, length) : null);
 
-/**
- * The page the form was on: the browser's Referer, else the form's page on the
- * site the browser named (Origin). Kept only on the site's own hosts,
- * SITE_URL's and SITE_ALIASES: a Referer from elsewhere, or a Host header a
- * client wrote to match it, is what a visitor, or a page posting to ours, chose.
- */
+/** Kept only on the site's own hosts: a Referer from elsewhere, or a Host a client wrote to match it, is the visitor's choice. */
 function pageUrlOf(headers: Headers, page: string) {
   const hosts = siteHosts();
   for (const [value, path] of [
@@ -32,18 +21,11 @@ function pageUrlOf(headers: Headers, page: string) {
       const url = new URL(path, value ?? undefined);
       if ((url.protocol === "https:" || url.protocol === "http:") && hosts.includes(url.host))
         return cap(url.href, 2_048);
-    } catch {
-      // Absent or not a URL: the next source, or none.
-    }
+    } catch {}
   }
   return null;
 }
 
-/**
- * The evidence of one accepted sign-up's consent: the number, the address the
- * rate limiter counted, the browser, the page and how the form was sent, and
- * the consent text the page showed.
- */
 export function consentEvidence(
   spec: ConsentSpec,
   {
@@ -53,7 +35,6 @@ export function consentEvidence(
     headers,
   }: {
     phone: string;
-    /** The address the rate limiter counted ("unknown": none). */
     ip: string;
     formData: FormData;
     headers: Headers;

@@ -11,13 +11,10 @@ import { logEvent, messageOf } from "@/server/log";
 import { revocationChannels } from "@/server/consent/consent-store";
 import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 
-// Standard Webhooks' tolerance, which the library applies too.
 const STALE_AFTER_SECONDS = 300;
 
-// What each call means is inside the bytes it signs ("type"), and nothing else is taken: a STOP's body replayed to the
-// renew route, or the reverse, is refused for its type, and an unknown key for being unknown.
-// receivedAt: when the workflow received the text, so a call retried through an outage is ordered by when it was
-// texted, not when it arrived. Older workflows sign none: their calls count as now.
+// The call's meaning is inside the bytes it signs ("type"): a STOP replayed to the renew route is refused.
+// receivedAt orders a call retried through an outage by when it was texted; older workflows sign none.
 const receivedAt = z.iso.datetime({ offset: true }).optional();
 const revocationSchema = z.strictObject({
   type: z.literal("consent.revoke"),
@@ -27,26 +24,17 @@ const revocationSchema = z.strictObject({
 });
 const renewalSchema = z.strictObject({ type: z.literal("consent.renew"), phone: z.string().max(64), receivedAt });
 
-/** When the text was received: the workflow's receivedAt, never later than now. */
 const receivedTime = (call: { receivedAt?: string }) =>
   Math.min(call.receivedAt ? Date.parse(call.receivedAt) : Infinity, Date.now());
 
-/** "stale" when the call's timestamp is more than Standard Webhooks' five minutes off this server's clock. */
 function staleness(headers: Headers) {
   const written = headers.get("webhook-timestamp") ?? "";
   if (!/^\d{1,12}$/.test(written)) return undefined;
   return Math.abs(Date.now() / 1000 - Number(written)) > STALE_AFTER_SECONDS ? "stale" : undefined;
 }
 
-/** The log line a refused call writes: which call it was. */
 type Refused = { event: string };
 
-/**
- * The body of a signed call from the workflow, or the answer that refuses it:
- * 404 without CONSENT_WEBHOOK_SECRET (the routes do not exist), 413 past 4 KiB
- * however it is framed, 401 for a wrong or stale signature. `refused` names
- * the call's refusals in the log.
- */
 async function signedBody(request: Request, env: ServerEnv, refused: Refused): Promise<string | Response> {
   if (!env.CONSENT_WEBHOOK_SECRET) return plainAnswer(404, "Not Found");
   let body: string;
@@ -64,11 +52,6 @@ async function signedBody(request: Request, env: ServerEnv, refused: Refused): P
   return body;
 }
 
-/**
- * A signed call's body, read by its schema, with the number it names in
- * E.164 and its webhook-id, or the answer that refuses it (signedBody's, or
- * a 400 for a body of another shape or an impossible number).
- */
 async function readCall<T extends { type: string; phone: string }>(
   request: Request,
   {
@@ -80,7 +63,6 @@ async function readCall<T extends { type: string; phone: string }>(
     schema: z.ZodType<T>;
     env: ServerEnv;
     refused: Refused;
-    /** The body's shape, for the 400's words. */
     shape: string;
   },
 ): Promise<{ parsed: T; phone: string; messageId: string } | Response> {
@@ -94,7 +76,7 @@ async function readCall<T extends { type: string; phone: string }>(
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    // A workflow older than this site signs no type: it must be imported again (docs/sms-workflow.md, "Upgrading").
+    // A workflow older than this site signs no type: it must be imported again (docs/sms-workflow.md).
     const untyped = typeof json === "object" && json !== null && !("type" in json);
     logEvent("warn", { ...refused, reason: untyped ? "untyped" : "body" });
     return plainAnswer(
@@ -112,11 +94,7 @@ async function readCall<T extends { type: string; phone: string }>(
   return { parsed: parsed.data, phone, messageId: request.headers.get("webhook-id")! };
 }
 
-/**
- * What a call records, made durable before the workflow is answered; or,
- * when the database fails, a 503 (the workflow retries a 5xx) and the
- * `failed` event logged without the number.
- */
+/** Made durable before the workflow is answered; a failing database answers 503, which the workflow retries. */
 async function recorded<T>(
   env: ServerEnv,
   failed: { event: "consent_revoke_failed" | "consent_renew_failed" },
@@ -133,14 +111,7 @@ async function recorded<T>(
   }
 }
 
-/**
- * POST /api/consent/revoke: the workflow tells the site a number replied STOP
- * (or asked otherwise). The body is {"type": "consent.revoke", phone, channel, receivedAt},
- * signed with Standard Webhooks under CONSENT_WEBHOOK_SECRET; a wrong or stale
- * signature records nothing, and a replayed webhook-id (on either route)
- * records nothing twice. Without the
- * secret the route does not exist.
- */
+/** POST /api/consent/revoke: a number replied STOP. Signed under CONSENT_WEBHOOK_SECRET; without it the route does not exist. */
 export async function revokeRequest(request: Request): Promise<Response> {
   const env = readEnv();
   const refused = { event: "consent_revoke_refused" };
@@ -152,7 +123,6 @@ export async function revokeRequest(request: Request): Promise<Response> {
   });
   if (read instanceof Response) return read;
 
-  // The workflow retries a 5xx: the STOP is recorded once the database answers.
   const result = await recorded(env, { event: "consent_revoke_failed" }, (store) =>
     revokeConsent(store, {
       phone: read.phone,
@@ -173,14 +143,7 @@ export async function revokeRequest(request: Request): Promise<Response> {
   return jsonAnswer({ recorded: result.recorded, leadsStopped: result.leadsStopped });
 }
 
-/**
- * POST /api/consent/renew: the workflow tells the site a number texted START
- * from the phone, signed like a revocation. The site records the renewal
- * (once per webhook-id), puts the number's consent back in force, and lets
- * go the web sign-up that waited for it: the redelivery pass sends it, once.
- * Only this call undoes a STOP; a sign-up on the web never does.
- * `onReleased` runs once a sign-up was let go (the route starts a pass).
- */
+/** POST /api/consent/renew: a number texted START. Only this call undoes a STOP; a sign-up on the web never does. */
 export async function renewRequest(request: Request, onReleased: () => void = () => {}): Promise<Response> {
   const env = readEnv();
   const refused = { event: "consent_renew_refused" };
@@ -192,7 +155,6 @@ export async function renewRequest(request: Request, onReleased: () => void = ()
   });
   if (read instanceof Response) return read;
 
-  // The workflow retries a 5xx: the START is recorded once the database answers.
   const result = await recorded(env, { event: "consent_renew_failed" }, (store) =>
     renewConsent(store, { phone: read.phone, messageId: read.messageId, at: receivedTime(read.parsed) }),
   );

@@ -8,33 +8,18 @@ import { cookieOf } from "./cookie";
 import { signedInWith, type SignedIn } from "./session";
 
 /**
- * The gate of every console action and download (a route handler: a plain
- * HTML form posts to it, so it works without JavaScript and answers with a
- * real status), checked in the handler itself, first thing
- * (docs/decisions/0015-operator-roles.md):
- *
- * - a post from another site: 403, before anything is read. The session
- *   cookie is SameSite=Strict, so such a post carries none anyway; this holds
- *   even for a browser that ignores it.
- * - no session (none, expired, or its operator removed): 404, as an unknown
- *   URL answers.
- * - a viewer asking for an owner's action: 403.
- *
- * Each refusal changes nothing and is logged without who or what.
+ * Every console action and download is a route handler a plain form posts to (decision 0015): another site's post is
+ * 403 before anything is read, no session 404, a viewer at an owner's action 403; each logged without who or what.
  */
 export type Gate = { ok: true; signed: SignedIn } | { ok: false; answer: Response };
 
-/**
- * Whether a post came from the console's own pages: its Origin is SITE_URL's
- * (scheme, host and port; the console has no alias), else the browser's Sec-Fetch-Site.
- */
+/** SITE_URL's exact origin (the console has no alias), else the browser's Sec-Fetch-Site. */
 export function fromOurPages(headers: Pick<Headers, "get">, site: URL = siteUrl()) {
   const origin = headers.get("origin");
   if (origin && origin !== "null") return origin === site.origin;
   return headers.get("sec-fetch-site") === "same-origin";
 }
 
-/** The session cookie's value in a request's Cookie header (the handler's own request, no framework state). */
 export function sessionTokenOf(headers: Pick<Headers, "get">) {
   const name = cookieOf().name;
   for (const pair of (headers.get("cookie") ?? "").split(";")) {
@@ -67,7 +52,7 @@ export async function gate(request: Request, { action, role }: { action: string;
   return { ok: true, signed };
 }
 
-/** A console form's fields (application/x-www-form-urlencoded, what a plain form sends); none when too long. */
+/** None when too long. */
 export async function formFields(request: Request) {
   try {
     return new URLSearchParams(await boundedText(request, CONSOLE_ACTION_BYTES));
@@ -77,7 +62,7 @@ export async function formFields(request: Request) {
   }
 }
 
-/** A 303 to a console page: post/redirect/get, so a reload sends nothing again. A path, never another host. */
+/** Post/redirect/get: a reload sends nothing again. A path, never another host. */
 export function seeOther(path: `/console${string}`) {
   return new Response(null, { status: 303, headers: { Location: path, "Cache-Control": "no-store" } });
 }

@@ -27,21 +27,15 @@ import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { consolePath, cookieOf, isSessionToken } from "./cookie";
 import { endSession, setSessionCookie, signedIn } from "./session";
 
-/**
- * The passkey ceremonies' server side, called by the console's one client
- * component (components/console/passkey-ceremony.tsx): each ceremony is a
- * start (the options for the browser's authenticator; the ceremony's id in an
- * HttpOnly cookie of 5 minutes) and a finish (the authenticator's answer,
- * verified against that ceremony; a session cookie on success). Every answer
- * is a plain object: the options, or the words of what went wrong.
- */
+// The passkey ceremonies' server side: a start (options, the ceremony's id in an HttpOnly cookie of 5 minutes) and a
+// finish (the answer verified, a session cookie). Every answer is a plain object: options, or what went wrong.
 
 export type CeremonyAnswer<T = undefined> = { ok: true; value: T } | { ok: false; message: string };
 type Ceremony = "sign-in" | "enrol" | "setup" | "add";
 
 const unavailable = "The console could not answer just now. Try again in a minute.";
 
-/** What an authenticator's answer must look like before it is verified: anything else is refused unread. */
+/** Anything else is refused unread. */
 const answerShape = z
   .object({ id: z.string().max(1_400), rawId: z.string().max(1_400), type: z.literal("public-key") })
   .loose();
@@ -52,10 +46,8 @@ function parsedAnswer<T>(value: unknown): T | undefined {
   return answerShape.safeParse(value).success ? (value as T) : undefined;
 }
 
-/** One attempt too many, from this address or for this operator. */
 class Throttled extends CeremonyError {}
 
-/** Counts an attempt against the console's limits (server/forms/limits.ts); refused when it is one too many. */
 async function limited(kind: keyof typeof consoleLimits, value: string) {
   const counted = await consumeConsoleAttempt(kind, value, readEnv());
   if (!counted.ok)
@@ -64,10 +56,9 @@ async function limited(kind: keyof typeof consoleLimits, value: string) {
     );
 }
 
-/** This request's address, as the forms' limits count it (TRUSTED_PROXY_HOPS). */
 const requestAddress = async () => addressKey(clientAddress(await headers(), readEnv().TRUSTED_PROXY_HOPS));
 
-/** Runs one step of a ceremony: a refusal's words for the operator, anything else logged and answered in general. */
+/** A refusal's words for the operator; anything else logged and answered in general. */
 async function step<T>(ceremony: Ceremony, work: () => Promise<T>): Promise<CeremonyAnswer<T>> {
   try {
     return { ok: true, value: await work() };
@@ -92,7 +83,7 @@ async function keepCeremony(id: string) {
   (await cookies()).set(name, id, { ...attributes, maxAge: CHALLENGE_TTL_MS / 1000 });
 }
 
-/** The ceremony this browser started, read once: its cookie is cleared whatever the answer. */
+/** Read once: its cookie is cleared whatever the answer. */
 async function takeCeremonyId() {
   const jar = await cookies();
   const { name, attributes } = cookieOf("ceremony");
@@ -117,19 +108,17 @@ export async function startSignIn() {
   });
 }
 
-/** Signs in with the passkey's answer; where to go next, a path of the console only. */
 export async function finishSignIn(answer: unknown, next: unknown) {
   return step("sign-in", async () => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<AuthenticationResponseJSON>(answer) ?? malformed();
-    // Counted against the operator only once the passkey signed the challenge: a credential id alone locks no one out.
+    // Counted against the operator only once the passkey signed: a credential id alone locks no one out.
     const { session } = await completeSignIn(await store(), {
       ceremony,
       response,
       admit: (operatorId) => limited("operator", operatorId),
     });
     await setSessionCookie(session);
-    // What the browser sent back as `next` is read as a path of the console, or not at all.
     return consolePath(typeof next === "string" ? next : undefined);
   });
 }
@@ -156,7 +145,6 @@ export async function finishEnrolment(answer: unknown) {
   });
 }
 
-/** What /console/setup's form carries: the setup token and the first owner's address, bounded before reading. */
 const setupFields = (token: unknown, email: unknown) => ({
   token: String(token ?? "").slice(0, 200),
   email: String(email ?? "").slice(0, 320),
@@ -164,14 +152,9 @@ const setupFields = (token: unknown, email: unknown) => ({
 
 const setupEnv = () => ({ ...process.env, CONSOLE_SETUP_TOKEN: readEnv().CONSOLE_SETUP_TOKEN });
 
-/** What a setup step answers once an owner exists, whatever it carries: the page is unknown by then. */
 const setupGone = "Page not found.";
 
-/**
- * One step of setup: nothing is read once setup is closed, so a token can
- * be told right from wrong only while it is open; each try counts against
- * the address's limit.
- */
+/** Nothing is read once setup is closed, so a token can be told right from wrong only while it is open. */
 async function setupStep<T>(work: (env: ReturnType<typeof setupEnv>) => Promise<T>) {
   return step("setup", async () => {
     const env = setupEnv();
@@ -199,14 +182,13 @@ export async function finishSetup(answer: unknown, token: string, email: string)
   });
 }
 
-/** The operator this browser is signed in as, for a ceremony only a signed-in operator may run. */
 async function signedInOperator() {
   const found = await signedIn();
   if (!found) throw new CeremonyError("Your session has ended. Sign in again, then add the passkey.");
   return found.operator;
 }
 
-/** Another passkey for the operator signed in here (a new device): first their own passkey, asked again. */
+/** A new device: first the operator's own passkey, asked again. */
 export async function startAddPasskey() {
   return step("add", async () => {
     const operator = await signedInOperator();
@@ -217,7 +199,6 @@ export async function startAddPasskey() {
   });
 }
 
-/** The own passkey's answer: once verified, the new passkey's options. */
 export async function confirmAddPasskey(answer: unknown) {
   return step("add", async () => {
     const operator = await signedInOperator();
@@ -229,7 +210,6 @@ export async function confirmAddPasskey(answer: unknown) {
   });
 }
 
-/** Registers it; then the passkeys page, saying so. */
 export async function finishAddPasskey(answer: unknown) {
   return step("add", async () => {
     const operator = await signedInOperator();
@@ -240,7 +220,6 @@ export async function finishAddPasskey(answer: unknown) {
   });
 }
 
-/** Signs out: the session's row deleted and its cookie cleared, then the sign-in page. */
 export async function signOut() {
   await endSession();
   redirect("/console/sign-in?signed-out=1");

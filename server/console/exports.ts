@@ -17,25 +17,16 @@ import { listLeads } from "@/server/outbox/lead-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 
-/**
- * What the operator exports, the same from `npm run leads|consent|invite --
- * export` and from the console's downloads: each a list of columns and its
- * rows, which the caller writes as CSV (./csv.ts, the one spreadsheet-safe
- * writer) or JSONL; and the activity line each export leaves (who, what
- * kind, how many rows; never a value).
- */
+// The same exports from the commands and the console's downloads; each leaves an activity line, never a value.
 
 export type Export = { columns: readonly string[]; rows: Record<string, unknown>[] };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const isoAt = (ms: number) => new Date(ms).toISOString();
 
-/** Writes that an export was made: by whom, of what, how many rows. */
 export async function recordExport(store: Store, { by, kind, rows }: { by: Actor; kind: string; rows: number }) {
   await insertActivity(store, { ...by, action: "export", subject: kind, rows });
 }
-
-// --- Invitations (npm run invite -- export; the console's invitations download)
 
 const invitationColumns = [
   "id",
@@ -57,7 +48,6 @@ const invitationColumns = [
   "waiting_until",
 ] as const;
 
-/** An invitation as the export gives it: times in ISO 8601, no claim. */
 export const exportRow = (row: InvitationRow) => ({
   id: row.id,
   wave: row.wave,
@@ -72,20 +62,15 @@ export const exportRow = (row: InvitationRow) => ({
   answer: row.answer,
   carrier_code: row.carrier_code,
   attempts: row.attempts,
-  // How many attempts may have reached the carrier: none, and a cancelled or failed one went back to the waitlist.
   reached: row.reached,
   last_failure: row.last_failure,
-  // Waiting for its sending hours: the zones its number could be in, and when they all open.
   waiting_for: whyWaiting(row)?.zones.join(" ") ?? null,
   waiting_until: row.state === "waiting" ? iso(row.next_attempt_at) : null,
 });
 
-/** Every invitation, or a wave's, in the order they were queued. */
 export async function invitationExport(store: Store, { wave }: { wave?: string } = {}): Promise<Export> {
   return { columns: invitationColumns, rows: (await listInvitations(store, { wave })).map(exportRow) };
 }
-
-// --- Consent records (npm run consent -- export; the console's evidence download)
 
 const consentRow = (record: ConsentRecord) => ({
   record: "consent" as const,
@@ -96,7 +81,7 @@ const consentRow = (record: ConsentRecord) => ({
   user_agent: record.user_agent,
   page_url: record.page_url,
   javascript: record.javascript ? "on" : "off",
-  // "no": a web sign-up after a revocation, kept as evidence; it waits for a START from the phone.
+  // "no": a sign-up after a revocation, kept as evidence until a START from the phone.
   puts_in_force: record.puts_in_force ? "yes" : "no",
   lead_id: record.lead_id,
   disclosure_version: record.disclosure_version,
@@ -143,7 +128,6 @@ const consentColumns = [
 
 export type History = { consents: ConsentRecord[]; revocations: RevocationRecord[]; renewals: RenewalRecord[] };
 
-/** Consents, revocations and renewals as one list, oldest first: the order a reader of the evidence needs. */
 export function timeline(history: History) {
   return [
     ...history.consents.map(consentRow),
@@ -152,18 +136,11 @@ export function timeline(history: History) {
   ].sort((a, b) => a.at.localeCompare(b.at));
 }
 
-/** Every consent record, revocation and START since a time (ms), oldest first. */
 export async function consentExport(store: Store, { since }: { since?: number } = {}): Promise<Export> {
   return { columns: consentColumns, rows: timeline(await consentRecords(store, { since })) };
 }
 
-// --- A form's leads (npm run leads -- export; the console's waitlist download)
-
-/**
- * The consent state of each lead of a form that asks consent, by its number:
- * a lead whose values are gone was revoked, or is past retention (null).
- * Leads of other forms get none.
- */
+/** A lead whose values are gone was revoked, or is past retention (null). */
 export async function consentOf(store: Store, rows: readonly LeadRow[]) {
   const phoneOf = (row: LeadRow) => {
     const form = consentForms.find((candidate) => candidate.form === row.form);
@@ -182,11 +159,7 @@ export async function consentOf(store: Store, rows: readonly LeadRow[]) {
   };
 }
 
-/**
- * The values of a form's leads that still have them, a sign-up's number with
- * its consent (in force, revoked, none); `consented` keeps those in force
- * only. A form that texts gives each number once, with its latest lead.
- */
+/** A form that texts gives each number once, with its latest lead. */
 export async function leadExport(
   store: Store,
   { form, states, consented = false }: { form: string; states: LeadState[]; consented?: boolean },
@@ -210,13 +183,11 @@ export async function leadExport(
       payload: values!,
     }))
     .filter((row) => !consented || row.consent === "in force");
-  // A number once, with its latest lead (rows come oldest first): the list an SMS tool is given.
   const latest = consentForm
     ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
     : rows;
   const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
   return {
-    /** As recorded, for JSONL: the values under `payload`. */
     records: latest,
     columns: ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields],
     rows: latest.map(({ payload, ...row }) => ({ ...payload, ...row })),

@@ -14,23 +14,15 @@ import { signOutSession } from "@/server/operators/passkeys";
 import type { OperatorRole } from "@/server/db/schema";
 import { cookieOf, consolePath, isSessionToken } from "./cookie";
 
-/**
- * Who is signed in to the console, checked in every page, action and
- * download of it, first thing (decision 0015): middleware.ts only adds the
- * console's headers, so a matcher mistake or a bypass of middleware opens
- * nothing. The session is a row of ours (server/operators/operator-store.ts);
- * the cookie holds its token, the table only the token's hash. The role is
- * read from the database on each request, never from the cookie.
- */
+// Checked in every console page, action and download, first thing (decision 0015): middleware.ts only adds headers,
+// so a bypass of it opens nothing. The role is read from the database on each request, never from the cookie.
 
 export type SignedIn = { operator: Operator; store: Store };
 
-/** The database the console reads, as every server file opens it. */
 export async function consoleStore() {
   return database(readEnv());
 }
 
-/** The operator a session token signs in, if any: the role as the database says it now. */
 export async function signedInWith(token: string | undefined): Promise<SignedIn | undefined> {
   if (!isSessionToken(token)) return undefined;
   const store = await consoleStore();
@@ -38,25 +30,20 @@ export async function signedInWith(token: string | undefined): Promise<SignedIn 
   return operator ? { operator, store } : undefined;
 }
 
-/** The operator this request's cookie signs in, if any. */
 export async function signedIn(): Promise<SignedIn | undefined> {
   return signedInWith((await cookies()).get(cookieOf().name)?.value);
 }
 
 const allows = (role: OperatorRole, needed: OperatorRole) => needed === "viewer" || role === "owner";
 
-/**
- * For a console page: the operator, with the role the page needs. Without a
- * session the page leads to sign-in, and back here after it; a viewer on an
- * owner's page is told it is not theirs (the page's own 403 text).
- */
+/** Without a session, to sign-in and back; a viewer on an owner's page gets the page's own 403 text. */
 export async function requirePageOperator(path: string, role: OperatorRole = "viewer") {
   const found = await signedIn();
   if (!found) redirect(`/console/sign-in?next=${encodeURIComponent(consolePath(path))}`);
   return { ...found, allowed: allows(found.operator.role, role) };
 }
 
-/** For an action or a download: the operator, or an answer as an unknown URL's (404) and nothing done. */
+/** Without a session: 404, as an unknown URL, and nothing done. */
 export async function requireOperator(role: OperatorRole = "viewer") {
   const found = await signedIn();
   if (!found) notFound();
@@ -81,16 +68,13 @@ const systems: Array<[string, RegExp]> = [
 const firstOf = (names: Array<[string, RegExp]>, agent: string) =>
   names.find(([, pattern]) => pattern.test(agent))?.[0];
 
-/** A browser in two words, from its user agent ("Chrome on macOS"): enough to tell sessions apart, and no more. */
+/** Enough to tell sessions apart, and no more. */
 export function browserOf(userAgent: string | null) {
   const agent = userAgent ?? "";
   return `${firstOf(browsers, agent) ?? "A browser"} on ${firstOf(systems, agent) ?? "an unknown system"}`;
 }
 
-/**
- * Opens a session in the browser: a new cookie on every sign-in, which ends
- * the browser's session before it and the search it kept.
- */
+/** A new cookie on every sign-in ends the browser's session before it and the search it kept. */
 export async function setSessionCookie(token: string) {
   const jar = await cookies();
   const { name, attributes } = cookieOf();
@@ -102,7 +86,6 @@ export async function setSessionCookie(token: string) {
   jar.set(cookieOf("search").name, "", { ...attributes, maxAge: 0 });
 }
 
-/** Ends this browser's session: its row deleted, its cookie and its search cleared. */
 export async function endSession() {
   const jar = await cookies();
   const { name, attributes } = cookieOf();

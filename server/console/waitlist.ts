@@ -11,37 +11,24 @@ import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { readEnv } from "@/server/env";
 import { waitlistPhonePolicy } from "@/server/site-settings";
 
-/**
- * The console's waitlist: every number that signed up on the web, once,
- * newest first, a page at a time; filtered by where its consent stands, and
- * searched: by a viewer with a whole number only (a part of one or a name
- * would unmask what the page masks), by an owner also with a part or a name. A row's key
- * is its first sign-up's record id (`con_…`), never the number: that is what
- * a chef's page is addressed by, so no number goes into a URL.
- */
+// A viewer searches by a whole number only: a part of one or a name would unmask what the page masks. A row's key
+// is its first sign-up's record id, so no number goes into a URL.
 
 export const PAGE_SIZE = 50;
-/** The longest search read: a name or a number is far shorter. */
 export const SEARCH_MAX = 100;
 export const waitlistFilters = ["all", "in force", "revoked", "never confirmed"] as const;
 export type WaitlistFilter = (typeof waitlistFilters)[number];
 
-/** Which invitation a number had: any (no filter), none at all, or one in this state. */
 export const invitationFilters = ["any", "not invited", ...invitationStates] as const;
 export type InvitationFilter = (typeof invitationFilters)[number];
 
-/** The invitation filter as the database reads it: the numbers invited in this state, or outside every invitation. */
 function invitedAs(store: Store, filter: InvitationFilter): SignedUpFilter {
   if (filter === "any") return {};
   if (filter === "not invited") return { named: { phones: invitedPhones(store, invitationStates), outside: true } };
   return { named: { phones: invitedPhones(store, [filter as InvitationState]) } };
 }
 
-/**
- * A number's consent as the console words it: in force, revoked, or never
- * confirmed (its only sign-up came after a STOP, kept as evidence: it waits
- * for a START from the phone).
- */
+/** "never confirmed": its only sign-up came after a STOP, kept as evidence until a START. */
 export const consentWords = (state: ConsentState) => (state === "none" ? "never confirmed" : state);
 const stateOf = (filter: Exclude<WaitlistFilter, "all">): ConsentState =>
   filter === "never confirmed" ? "none" : filter;
@@ -52,7 +39,7 @@ export class SearchError extends Error {}
 
 export const viewerSearchHint = "Viewers search by a whole number, in any spelling.";
 
-/** Which numbers an operator's search names: none when there is no search. Each search counts against the operator. */
+/** Each search counts against the operator. */
 async function searched(store: Store, text: string, operator: Pick<Operator, "id" | "role">): Promise<SignedUpFilter> {
   const typed = text.trim();
   if (!typed) return {};
@@ -74,7 +61,6 @@ async function searched(store: Store, text: string, operator: Pick<Operator, "id
   };
 }
 
-/** One page of the waitlist, and how many numbers the search and filter leave. */
 export async function waitlistPage(
   store: Store,
   operator: Pick<Operator, "id" | "role">,
@@ -103,10 +89,7 @@ export async function waitlistPage(
   return { rows, total: found.total, page, pages };
 }
 
-/**
- * A number as a viewer sees it: its country code and last four digits
- * (`+1 ••• ••• 0142`), enough to answer "is that me?" and no more.
- */
+/** Enough to answer "is that me?" and no more. */
 export function maskedPhone(phone: string) {
   const code = parsePhoneNumberFromString(phone)?.countryCallingCode ?? "";
   return `+${code} ••• ••• ${phone.slice(-4)}`;

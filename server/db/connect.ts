@@ -17,20 +17,18 @@ type Settings = Pick<ServerEnv, "DATA_DIR" | "DATABASE_URL">;
 
 export { sqliteFile } from "./sqlite";
 
-/** Where a Postgres URL points, for messages: never its user or password. A socket's folder in libpq's form. */
+/** For messages: never its user or password. */
 export const postgresTarget = (url: string) => {
   const { host, port, database } = parseConnectionString(url);
   return `${host ?? ""}${port ? `:${port}` : ""}/${database ?? ""}`;
 };
 
-/** A Postgres pool as the server opens it (BIGINT read as numbers), not migrated: connect() migrates. */
 export function openPostgres(url: string): Store {
   const int8 = pg.types.builtins.INT8;
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 5_000,
-    // BIGINT columns hold milliseconds, well inside a double's exact range.
     types: {
       getTypeParser: ((oid: number, format?: "text") =>
         oid === int8 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -49,11 +47,7 @@ export function openPostgres(url: string): Store {
 const busy = (error: unknown) =>
   /SQLITE_BUSY|database is locked/.test(`${(error as { code?: string })?.code} ${messageOf(error)}`);
 
-/**
- * Runs the committed migrations, in a transaction: Postgres serialises two
- * servers starting at once with an advisory lock, SQLite with its write lock.
- * One that waited longer than the busy timeout tries again.
- */
+/** Postgres serialises two servers starting at once with an advisory lock, SQLite with its write lock. */
 async function migrate({ db }: Store) {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt += 1) {
@@ -64,17 +58,12 @@ async function migrate({ db }: Store) {
   }
 }
 
-/** A write that commits nothing new: proves the database takes writes now (not read-only, reachable). */
+/** Proves the database takes writes now: not read-only, reachable. */
 async function probeWrite({ db }: Store) {
   await db.transaction().execute((trx) => sql`update kysely_migration_lock set is_locked = is_locked`.execute(trx));
 }
 
-/**
- * On Postgres, the trigram index of the search by a name (migration 0016),
- * made at start when it is missing: the migration ran on a host without
- * pg_trgm, which may have it now. Still missing, it is logged once per
- * start: the search answers, by reading every lead (decision 0017).
- */
+/** Made at start when missing: the migration ran on a host without pg_trgm, which may have it now (decision 0017). */
 async function searchIndex(store: Store) {
   if (store.engine !== "postgres") return;
   const present = async () =>
@@ -97,7 +86,6 @@ async function searchIndex(store: Store) {
   });
 }
 
-/** Opens, migrates and checks a database of its own: `database()` keeps one per process. */
 export async function connect(env: Settings): Promise<Store> {
   const postgres = Boolean(env.DATABASE_URL);
   let store: Store | undefined;
@@ -119,11 +107,6 @@ export async function connect(env: Settings): Promise<Store> {
 // Process-wide: instrumentation.ts and the routes are bundled apart, and must share one pool.
 const opened = processWide("databases", () => new Map<string, Promise<Store>>());
 
-/**
- * The database for these settings, opened and migrated once per process:
- * Postgres when DATABASE_URL is set, else SQLite at DATA_DIR/sous.db. Throws
- * an EnvError naming the setting when it cannot be used; a later call tries again.
- */
 export function database(env: Settings): Promise<Store> {
   const key = env.DATABASE_URL ?? path.resolve(sqliteFile(env.DATA_DIR));
   let found = opened.get(key);
@@ -135,7 +118,6 @@ export function database(env: Settings): Promise<Store> {
   return found;
 }
 
-/** Closes every database this process opened (the operator's commands and the tests end with it). */
 export async function closeDatabases() {
   const stores = [...opened.values()];
   opened.clear();
@@ -147,6 +129,5 @@ export async function closeDatabases() {
       ),
     ),
   );
-  // And the SQLite checkpointers' threads have let go of their files.
   await checkpointersStopped();
 }

@@ -1,18 +1,8 @@
 import type { Generated } from "kysely";
 
-/**
- * The tables, as both engines hold them. Times are milliseconds since the
- * epoch in a BIGINT (read back as numbers): one type for SQLite and Postgres,
- * compared and indexed as plain integers.
- */
+/** Times are milliseconds since the epoch in a BIGINT on both engines: compared and indexed as plain integers. */
 
-/**
- * pending: waiting for its next attempt; held: no webhook URL was set; dead:
- * the schedule is spent; delivered: acknowledged; revoked: its number withdrew
- * consent before it was delivered, so it is never sent; awaiting_start: a web
- * sign-up of a number whose consent was revoked, sent only once the phone
- * texts START (then pending).
- */
+/** held: no webhook URL was set; revoked: consent ended before delivery, never sent; awaiting_start: a sign-up of a revoked number, sent once the phone texts START. */
 export const leadStates = ["pending", "held", "dead", "delivered", "revoked", "awaiting_start"] as const;
 export type LeadState = (typeof leadStates)[number];
 
@@ -20,19 +10,17 @@ export type LeadsTable = {
   /** The webhook-id every attempt carries: receivers drop duplicates by it. */
   id: string;
   form: string;
-  /** sha256 of the form and its values while the lead is open, so a visitor's retry finds it; NULL once delivered. */
+  /** Set while the lead is open, so a visitor's retry of the same values finds it. */
   dedupe_key: string | null;
-  /** The webhook body as JSON, exactly as first sent; NULL once LEAD_RETENTION_DAYS have passed after delivery. */
+  /** The webhook body, exactly as first sent; NULL once retention has passed. */
   payload: string | null;
   state: LeadState;
   attempts: Generated<number>;
-  /** Redelivery rounds after the first failure: the lead's place in the schedule. */
   rounds: Generated<number>;
   created_at: number;
   next_attempt_at: number;
   last_failure: string | null;
   delivered_at: number | null;
-  /** The claim: who is sending it and until when. An expired claim is free to take. */
   claimed_by: string | null;
   claimed_until: number | null;
 };
@@ -40,67 +28,49 @@ export type LeadsTable = {
 /** The delivery log: one row per HTTP attempt. It outlives the payload. */
 export type LeadAttemptsTable = {
   lead_id: string;
-  /** 1 for the lead's first attempt, and so on. */
   number: number;
   at: number;
-  /** The receiver's HTTP status, when it answered. */
   status: number | null;
-  /** Empty for a 2xx; else status, redirect, timeout or network. */
   failure: string | null;
   duration_ms: number;
-  /** Who sent it: visitor, pass or operator. */
   sender: string;
 };
 
-/** Each consent text a page has shown, once: a record names its version, so the wording outlives a copy change. */
+/** Each consent text shown, once: a record names its version, so the wording outlives a copy change. */
 export type DisclosuresTable = {
-  /** sha256 of the text, in hex. */
   version: string;
   text: string;
   first_recorded_at: number;
 };
 
-/** The evidence of one accepted sign-up's consent, kept CONSENT_RETENTION_DAYS whatever becomes of its lead. */
+/** The evidence of one sign-up's consent, kept whatever becomes of its lead. */
 export type ConsentsTable = {
   id: string;
-  /** E.164. */
   phone: string;
   consented_at: number;
-  /** The client address as the rate limiter sees it. */
   ip: string | null;
   user_agent: string | null;
   page_url: string | null;
-  /** 1 when the form was sent by the page's JavaScript, 0 by the browser's own post. */
   javascript: number;
-  /** The lead's webhook-id. */
   lead_id: string;
   disclosure_version: string;
-  /**
-   * 0 for a web sign-up of a number whose consent was revoked: evidence only,
-   * it puts nothing back in force (anyone can type a number); 1 otherwise.
-   */
+  /** 0: evidence only (a sign-up of a revoked number puts nothing back in force: anyone can type a number). */
   puts_in_force: Generated<number>;
 };
 
-/** When consent ended for a number, and how: an operator's command or the workflow's call after a STOP. */
 export type ConsentRevocationsTable = {
   id: string;
   phone: string;
   revoked_at: number;
-  /** How the person asked: sms (a STOP reply), email or other. */
   channel: string;
-  /** Who recorded it: operator or workflow. */
   source: string;
   message_id: string | null;
 };
 
-/** When a number's consent came back after a revocation: a START texted from the phone, recorded by the workflow. */
-/** Each number that signed up on the web, once, with where its consent stands: consent-store.ts keeps it in step with the records. */
+/** Each number that signed up on the web, with where its consent stands: consent-store.ts keeps it in step with the records. */
 export type ConsentStandingsTable = {
   phone: string;
-  /** Its first web sign-up's time: its place on the waitlist. */
   first_at: number;
-  /** That sign-up's record (`con_…`): the number's key in the console. */
   first_id: string;
   state: "in force" | "revoked" | "none";
 };
@@ -109,17 +79,13 @@ export type ConsentRenewalsTable = {
   id: string;
   phone: string;
   renewed_at: number;
-  /** How the person asked: sms (a START reply). */
   channel: string;
-  /** Who recorded it: the workflow. */
   source: string;
   message_id: string | null;
 };
 
-/** When an alert of a kind was last sent for a form. */
 export type AlertsTable = { kind: string; form: string; last_sent_at: number };
 
-/** A form's receiver: failing since when, or null while it delivers. */
 export type ReceiversTable = {
   form: string;
   failing_since: number | null;
@@ -127,12 +93,7 @@ export type ReceiversTable = {
   probed_at: number | null;
 };
 
-/**
- * What the alert channel last said of a form's receiver ("failing" or
- * "working", null before anything), when, and what happened since: the
- * outages begun (`failures`), the first of them, and since when the receiver
- * works again.
- */
+/** What the alert channel last said of a receiver, and the outages since. */
 export type AlertStatesTable = {
   form: string;
   reported: "failing" | "working" | null;
@@ -140,45 +101,29 @@ export type AlertStatesTable = {
   failures: Generated<number>;
   first_failure_at: number | null;
   working_since: number | null;
-  /** How it came to work: a delivery, or nothing left waiting (the last lead dropped or delivered elsewhere). */
   working_how: "delivered" | "idle" | null;
 };
 
-/** A limit's count in its window, where no Redis is set: `key` is sha256 of the limiter's name and the counted key. */
 export type LimitCountsTable = { key: string; points: number; expires_at: number };
 
-/** A workflow message's id, once, as the consent event it recorded (server/consent/consent-store.ts). */
 export type ConsentMessagesTable = { message_id: string; kind: "revoke" | "renew"; recorded_at: number };
 
-/** The rate limits' own key, made at random where no RATE_LIMIT_KEY_SECRET is set (server/forms/limit-store.ts). */
 export type LimitKeysTable = { name: string; secret: string; created_at: number };
 
-/** A wave of launch invitations the operator queued. */
 export type InvitationWavesTable = { name: string; created_at: number; size: number; cancelled_at: number | null };
 
-/**
- * queued: waiting for its turn (or for its next attempt after a failure);
- * waiting: due outside the sending hours of its number's time zones, waits
- * for them to open; texted: the workflow texted it; refused: the carrier
- * refused the number (carrier_code says why); skipped: its consent was
- * revoked before it went; failed: its delivery schedule is spent, or no hour
- * is inside the window in every zone the number could be in; cancelled: its
- * wave was cancelled before it went.
- */
+/** waiting: due outside its number's sending hours; refused: the carrier refused the number; skipped: consent revoked before it went; failed: the schedule is spent. */
 export const invitationStates = ["queued", "waiting", "texted", "refused", "skipped", "failed", "cancelled"] as const;
 export type InvitationState = (typeof invitationStates)[number];
 
-/** One launch invitation: at most one per number for the whole launch. */
+/** At most one per number for the whole launch. */
 export type InvitationsTable = {
-  /** The webhook-id every attempt carries. */
   id: string;
   phone: string;
   wave: string;
-  /** Its place in the wave: sign-up order. */
   position: number;
-  /** The consent record it relied on (a sign-up's `con_…`, or a START's `ren_…`), checked again when it is claimed. */
+  /** The consent record it relied on, checked again when it is claimed. */
   consent_id: string;
-  /** The exact text it sends. */
   text: string;
   state: InvitationState;
   attempts: Generated<number>;
@@ -187,11 +132,8 @@ export type InvitationsTable = {
   rounds: Generated<number>;
   queued_at: number;
   next_attempt_at: number;
-  /** When a sender last claimed it to send. */
   claimed_at: number | null;
-  /** When the workflow's answer that settled it came. */
   answered_at: number | null;
-  /** What the workflow answered: "texted" or "texted:false". */
   answer: string | null;
   carrier_code: string | null;
   last_failure: string | null;
@@ -202,22 +144,18 @@ export type InvitationsTable = {
 /** The earliest time the next invitation may be claimed, across every instance. */
 export type InvitationPaceTable = { id: string; next_at: number };
 
-/** Who may do what in the console: an owner everything, a viewer counts and masked lists (docs/decisions/0015-operator-roles.md). */
+/** An owner does everything, a viewer sees counts and masked lists (decision 0015). */
 export const operatorRoles = ["owner", "viewer"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
 
-/** A person who runs Sous in the console. */
 export type OperatorsTable = { id: string; email: string; role: OperatorRole; created_at: number };
 
-/** A passkey an operator registered: what verifies their sign-ins. */
 export type OperatorPasskeysTable = {
-  /** The credential id, base64url. */
   id: string;
   operator_id: string;
-  /** The COSE public key, base64url. */
   public_key: string;
   counter: Generated<number>;
-  /** The authenticator's transports, as JSON ("["internal","hybrid"]"), a hint for the next sign-in. */
+  /** A hint for the next sign-in. */
   transports: string | null;
   created_at: number;
   used_at: number | null;
@@ -234,7 +172,6 @@ export type OperatorSessionsTable = {
   expires_at: number;
   /** The passkey it was opened with: revoking it ends the session (null for sessions older than migration 0015). */
   passkey_id: string | null;
-  /** Its browser in two words ("Chrome on macOS"), for the operator to tell sessions apart. */
   browser: string | null;
 };
 
@@ -247,18 +184,15 @@ export type OperatorLinksTable = {
   used_at: number | null;
 };
 
-/** What a passkey ceremony is for. */
 export const challengePurposes = ["enrol", "setup", "sign-in", "confirm", "add"] as const;
 export type ChallengePurpose = (typeof challengePurposes)[number];
 
-/** A passkey ceremony under way. */
 export type ConsoleChallengesTable = {
   id: string;
   challenge: string;
   purpose: ChallengePurpose;
   /** Whose passkey it registers (enrol, add); none for a sign-in or the first owner's setup. */
   operator_id: string | null;
-  /** The enrolment link it came from. */
   link_id: string | null;
   expires_at: number;
 };
@@ -267,7 +201,6 @@ export type ConsoleChallengesTable = {
 export type OperatorActivityTable = {
   id: string;
   at: number;
-  /** The operator's email, or "command" for an `npm run` command on the server. */
   actor: string;
   via: "console" | "command";
   action: string;

@@ -1,22 +1,12 @@
-/** Where the app reads the visitor's address from, as TRUSTED_PROXY_HOPS says. */
 export function addressSource(trustedHops: number) {
   if (trustedHops > 0) return "x-forwarded-for" as const;
-  // Named by `npm start` (scripts/start.mjs) at start; absent under plain `next start` or `next dev`.
+  // Named by `npm start` at start; absent under plain `next start` or `next dev`.
   return process.env.SOUS_SOCKET_ADDRESS_HEADER ? ("socket" as const) : ("unavailable" as const);
 }
 
 /**
- * The visitor's address as the nearest trusted proxy saw it, or "unknown".
- *
- * No proxy (`trustedHops` 0): the address of the connection itself, which
- * `npm start` passes in a header of its own; X-Forwarded-For is whatever the
- * client wrote and is ignored. Without that header (not started by `npm
- * start`) there is no address to believe, and every visitor is "unknown".
- *
- * Behind proxies: each appends the address it received the request from to
- * X-Forwarded-For, so the entry `trustedHops` from the right was written by a
- * proxy we trust; anything to its left came from the client and could be made
- * up. One hop matches Vercel and nginx's $proxy_add_x_forwarded_for.
+ * No proxy: the connection's own address, which `npm start` passes in a header; X-Forwarded-For is the client's and
+ * ignored. Behind n proxies: the entry n from the right of X-Forwarded-For, written by a proxy we trust.
  */
 export function clientAddress(headers: Pick<Headers, "get">, trustedHops: number) {
   if (trustedHops === 0) {
@@ -31,7 +21,6 @@ export function clientAddress(headers: Pick<Headers, "get">, trustedHops: number
   return entries[entries.length - trustedHops] ?? entries[0] ?? "unknown";
 }
 
-/** An IPv6 address's eight groups, or undefined for anything that is not one. */
 function ipv6Groups(address: string) {
   const halves = address.split("::");
   if (halves.length > 2) return undefined;
@@ -46,12 +35,7 @@ function ipv6Groups(address: string) {
     : undefined;
 }
 
-/**
- * The key an address is counted under. An IPv4 address as it is. An IPv6
- * address by its /64: one subscriber, home or server usually gets a whole /64,
- * and picks any address in it at will. An IPv4 address written as IPv6
- * (::ffff:203.0.113.9, what a dual-stack socket reports) as plain IPv4.
- */
+/** An IPv6 address by its /64: one subscriber usually gets a whole /64 and picks any address in it at will. */
 export function addressKey(address: string) {
   const plain = address
     .toLowerCase()
@@ -61,7 +45,6 @@ export function addressKey(address: string) {
   if (mapped?.[1]) return mapped[1];
   const groups = ipv6Groups(plain);
   if (!groups) return plain;
-  // ::ffff:cb00:7109 is the same IPv4-mapped address written in hex.
   if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
     const [high = 0, low = 0] = groups.slice(6);
     return [high >> 8, high & 255, low >> 8, low & 255].join(".");

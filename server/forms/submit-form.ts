@@ -19,10 +19,9 @@ import { consentEvidence } from "@/server/consent/evidence";
 import { noteDelivered, paceLikeDelivery } from "./answer-pace";
 
 type Values = PostedValues;
-/** What a form's post carries, as typed: its own fields for a form of the site's. */
 export type ValuesOf<Name extends string> = Name extends keyof ValuesByForm ? ValuesByForm[Name] : Values;
 
-/** The posted fields as typed: absent or a file counts as empty, a checked box posts "on". */
+/** Absent or a file counts as empty; a checked box posts "on". */
 function readValues(formData: FormData, emptyValues: Values): Values {
   return Object.fromEntries(
     Object.entries(emptyValues).map(([name, empty]) => {
@@ -33,7 +32,7 @@ function readValues(formData: FormData, emptyValues: Values): Values {
   );
 }
 
-/** What an answer may echo of a post: no field longer than its cap, so a huge post is not sent back whole. */
+/** A huge post is not sent back whole. */
 function capped(values: Values, fields: Record<string, { maxLength?: number }>): Values {
   return Object.fromEntries(
     Object.entries(values).map(([name, value]) => [
@@ -57,11 +56,7 @@ function pick(lead: Record<string, unknown>, keys: readonly string[]) {
 type Schema = Awaited<ReturnType<FormDefinition["schema"]>>;
 const schemas = new Map<string, Schema>();
 
-/**
- * The form's schema for the settings in force, built once per form and phone
- * policy: the policy is read per request, so a restart with other countries
- * gets a schema of its own.
- */
+/** Built once per form and phone policy: the policy is read per request. */
 async function schemaOf(definition: FormDefinition, env: ServerEnv) {
   const policy = phonePolicyOf(env);
   const key = `${definition.name} ${JSON.stringify(policy)}`;
@@ -70,13 +65,7 @@ async function schemaOf(definition: FormDefinition, env: ServerEnv) {
   return schema;
 }
 
-/**
- * A failure that proves nothing was processed: a consent the database could
- * not record (nothing was sent), or a receiver's 4xx other than 408 and 429
- * (a bad request, a wrong auth header). Only then does the visitor's address
- * point come back; after a timeout, a 5xx or a late answer the workflow may
- * have texted already.
- */
+/** Only a failure that proves nothing was processed gives the address's point back: after a timeout or a 5xx the workflow may have texted already. */
 function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
   const { reason, status = 0 } = delivery;
   if (reason === "unrecorded") return true;
@@ -85,10 +74,8 @@ function refusedUnprocessed(delivery: { reason?: string; status?: number }) {
 
 type Log = (level: "info" | "warn" | "error", outcome: string, facts?: object) => void;
 type FormAnswer = (status: FormState<Values>["status"], extra?: Partial<FormState<Values>>) => FormState<Values>;
-/** What one post is: its form, what it carries, and how it is answered and logged. */
 type Post = { definition: FormDefinition; formData: FormData; values: Values; answer: FormAnswer; log: Log };
 
-/** The honeypot, the schema and the rate limits, in that order: an answer when the post stops here, else what goes on. */
 async function check({ definition, formData, values, answer, log }: Post, env: ServerEnv) {
   // A bot is told it succeeded, so it learns nothing; nothing is sent.
   if (formData.get(honeypotName)) {
@@ -102,7 +89,6 @@ async function check({ definition, formData, values, answer, log }: Post, env: S
     return { answer: answer("invalid", { errors }) };
   }
   const lead = parsed.data as Record<string, unknown>;
-  // The visitor's deadline covers what may wait on others: the limits' store and the webhook.
   const started = performance.now();
   const { phone, email, ceiling } = definition.limits;
   const request = await headers();
@@ -126,11 +112,9 @@ async function check({ definition, formData, values, answer, log }: Post, env: S
 
 type Checked = Exclude<Awaited<ReturnType<typeof check>>, { answer: unknown }>;
 
-/** Keeps and sends a checked post, with its consent record when the form asks for one; the visitor's address point comes back when nothing was processed. */
 async function deliver({ definition, formData, answer, log }: Post, checked: Checked, env: ServerEnv) {
   const { lead, started, request, address, limits } = checked;
   const payload = pick(lead, definition.payload ?? Object.keys(definition.emptyValues));
-  // The record keeps the words the visitor agreed to, and the page they were on.
   const consent =
     definition.consent &&
     consentEvidence(
@@ -139,7 +123,7 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
     );
   const form = definition.name as FormName;
   const { ok, ...facts } = await submitLead({ form, payload, env, started, consent });
-  // The alerts this lead started finish after the answer: where a host freezes a function once it answers (Vercel), after() keeps them running.
+  // Where a host freezes a function once it answers (Vercel), after() keeps the alerts running.
   if (env.ALERT_WEBHOOK_URL) after(alertsSettled);
   if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();
   log(ok ? "info" : "error", !ok ? "failed" : facts.via === "webhook" ? "delivered" : facts.via, facts);
@@ -152,17 +136,11 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
   return answer(ok ? "success" : "failed");
 }
 
-/**
- * Checks a post and delivers it: honeypot, schema, rate limits, then the
- * webhook, as the form's definition says, all within WEBHOOK_DEADLINE_MS.
- * Every outcome is a result and one log line; the log names fields, statuses
- * and limiters, never what the visitor typed.
- */
+/** The log names fields, statuses and limiters, never what the visitor typed. */
 export async function submitForm<Name extends string>(
   formName: Name,
   formData: FormData,
 ): Promise<FormState<ValuesOf<Name>>> {
-  // The name comes with the post: one the site has no form for is refused like any bad post.
   if (!isFormName(formName)) {
     logEvent("warn", { event: "submission", outcome: "unknown_form" });
     return { status: "failed", id: randomUUID(), values: {}, errors: {} } as FormState<ValuesOf<Name>>;

@@ -20,32 +20,16 @@ import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { deliveryOf, sendClaimed, type Delivery } from "@/server/outbox/send";
 
-// How often a visitor whose lead another sender holds looks again.
 const WAIT_POLL_MS = 100;
 
-/**
- * `inserted`: the row is the new lead these values made, not an open one found
- * again. `kept`, nothing sent: via `repeat`, the number is on the list
- * already, delivered or held; via `awaiting_start`, the number's consent was
- * revoked and the sign-up waits for a START from the phone.
- */
+/** `kept`, nothing sent: `repeat`, the number is on the list already; `awaiting_start`, its consent was revoked. */
 type Kept = { kept: LeadRow; via: "repeat" | "awaiting_start" };
 type Taken = { row: LeadRow; inserted?: true } | { delivered: LeadRow } | { busy: LeadRow } | Kept;
 type Found = Kept | { inserted?: LeadRow; open?: LeadRow };
 
 /**
- * Keeps a new lead, claimed by this visitor, or finds the open lead the same
- * values left; with its consent record, when the form asks for one, in the
- * same transaction: no lead without its consent, no consent without its lead.
- *
- * A sign-up of a number already on the list, whose consent is in force, makes
- * no second lead: the number is welcomed once. Its consent record is kept as
- * evidence, naming the lead the number was welcomed under; a lead of it still
- * waiting is the one this visitor sends.
- *
- * A sign-up of a number whose consent was revoked puts nothing back in force
- * (anyone can type a number): its record is evidence only, and its lead (one
- * per number) waits unsent until the phone texts START.
+ * One transaction: no lead without its consent, no consent without its lead. A number on the list is welcomed once;
+ * one that revoked puts nothing back in force (anyone can type a number) and waits for a START from the phone.
  */
 function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
   return inTransaction(store, async (tx): Promise<Found> => {
@@ -76,12 +60,7 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
   });
 }
 
-/**
- * The lead these values make, claimed by this visitor: a new one, or the open
- * lead a previous try of the same values left (so the workflow sees one lead,
- * under one webhook-id). When a pass is sending that lead right now, the
- * visitor waits for it instead of sending it a second time.
- */
+/** A previous try of the same values finds its open lead, so the workflow sees one webhook-id; one a pass is sending is waited for. */
 async function take(
   store: Store,
   {
@@ -97,8 +76,6 @@ async function take(
     const found = await insertWithConsent(store, fresh, claim, consent);
     if ("kept" in found) return found;
     const { inserted, open } = found;
-    // Written, so a crash of this process loses nothing; on disk with the
-    // settlement that follows, before the visitor is answered.
     if (inserted) return { row: inserted, inserted: true };
     if (!open) continue; // Delivered meanwhile: these values are a new lead.
     for (;;) {
@@ -113,31 +90,22 @@ async function take(
   }
 }
 
-/** A checked submission, as the form's action hands it over. */
 export type Submission = {
   form: FormName;
-  /** The webhook body's values, as the form's definition picks them. */
   payload: Record<string, unknown>;
   env: ServerEnv;
-  /** When the visitor's wait began (performance.now()): the deadline counts from it. */
   started: number;
-  /** The consent the post gives, on a form that asks for it. */
   consent?: ConsentEvidence;
 };
 
 /**
- * Delivers a checked submission the way a lead must be: kept in the database
- * before the first attempt, so a failure the visitor is told about is
- * redelivered later. When the database fails, a contact request is sent
- * once, with nothing kept for a redelivery; a sign-up is refused and not
- * sent: a number is not texted without the record that proves it agreed, so
- * the visitor is told to try again.
+ * Kept before the first attempt, so a failure the visitor is told about is redelivered. Without a database a contact
+ * request is sent once; a sign-up is refused: no number is texted without the record that it agreed.
  */
 export async function submitLead(submission: Submission): Promise<Delivery> {
   const { form, payload, env, started, consent } = submission;
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
-  // The body is made once: the row keeps these bytes, and every attempt sends them.
   const fresh: LeadRow = {
     id: newWebhookId(),
     form,

@@ -28,19 +28,14 @@ import { acceptedToday } from "./waves";
 
 const invitationStates = ["texted", "refused", "skipped", "waiting", "failed", "retrying"] as const;
 
-/** What a pass did with the invitations it took. */
 export type InvitationSummary = PassSummary<InvitationOutcome>;
 
 type InvitationOutcome = (typeof invitationStates)[number];
 type Claimed = { row: InvitationRow; token: string };
 
 /**
- * Takes the invitation due first, in one transaction: its number's consent
- * checked again (revoked since it was queued: skipped, never sent), and its
- * country (no longer in WAITLIST_PHONE_COUNTRIES: skipped too), its
- * sending hours (outside them: it waits for them to open), then a slot of the
- * pace every instance shares, and only then the claim. `sent`: what this
- * pass sent already; `ahead`: a probe's (nextDue).
+ * One transaction: consent and country checked again (changed since it was queued: skipped, never sent), the sending
+ * hours (outside them, it waits), then a slot of the pace every instance shares, and only then the claim.
  */
 function takeDue(
   store: Store,
@@ -86,10 +81,8 @@ function takeDue(
 }
 
 /**
- * What the workflow said: texted ({"texted": true}), or the carrier refused
- * the number ({"texted": false, "code": N}). A 2xx that says neither is no
- * answer: n8n answers 200 with an empty body when an execution dies before
- * its Respond node (a restart, a killed task), so the text may not have gone.
+ * A 2xx that says neither texted nor refused is no answer: n8n answers 200 with an empty body when an execution dies
+ * before its Respond node, so the text may not have gone.
  */
 function invitationAnswer(
   body: string | undefined,
@@ -99,33 +92,19 @@ function invitationAnswer(
     if (answer?.texted === true) return { texted: true };
     if (answer?.texted === false)
       return { texted: false, code: answer.code === undefined || answer.code === null ? null : String(answer.code) };
-  } catch {
-    // Not JSON: no answer.
-  }
+  } catch {}
   return undefined;
 }
 
 /**
- * Whether a failed attempt, by its failureOf words, may have reached the
- * carrier. It cannot have when it was never let in (a redirect, a 4xx: the
- * workflow's signature check, a path n8n does not serve), or when the
- * workflow says Twilio was not set up or refused the request itself (a 4xx
- * from Twilio creates no message). A timeout, a dropped connection and any
- * other 5xx may have: Twilio may have taken the text before the answer was
- * lost.
+ * Never let in (a redirect, a 4xx) or refused by Twilio itself: no text. A timeout, a dropped connection or another
+ * 5xx may have reached the carrier before the answer was lost.
  */
 export function mayHaveReachedCarrier(failure: string) {
   if (/^redirect /.test(failure) || /^status 4\d\d\b/.test(failure)) return false;
   return !/^status 5\d\d (twilio_not_configured|twilio_refused 4\d\d)$/.test(failure);
 }
 
-/**
- * One signed POST of an invitation, under its webhook-id, and what became of
- * it; the alerts hear what it says of the invitations' receiver: an
- * answer is a working receiver (a carrier's refusal included), anything else
- * a failing one, with what it was answered. A probe (probeInvitations) that
- * fails keeps the invitation's place in its schedule.
- */
 async function sendInvitation(
   store: Store,
   env: ServerEnv,
@@ -134,8 +113,7 @@ async function sendInvitation(
 ) {
   const { webhook } = settings;
   const body = JSON.stringify({ phone: row.phone, text: row.text });
-  // Claimed before (claimed_at stays once set): sent and answered, or left by an instance that died while sending.
-  // Either way the workflow may have texted it.
+  // Claimed before: sent and answered, or left by an instance that died while sending. Either way it may have gone.
   const sentBefore = row.claimed_at !== null;
   const result = await postSigned(
     { ...webhook, url: webhook.url! },
@@ -190,14 +168,7 @@ async function sendInvitation(
   return next === undefined ? "failed" : "retrying";
 }
 
-/**
- * Sends the invitations that are due, one at a time at the shared pace,
- * through the delivery pass (server/outbox/pass.ts): each claimed first so
- * that no other instance sends it too, the pace's next slot waited for
- * within `budgetMs`, the workflow left alone after failures in a row. Sends
- * nothing while INVITE_WEBHOOK_URL is unset. Run by the schedule's
- * invitations task (server/ops/scheduler.ts).
- */
+/** One at a time at the shared pace; nothing while INVITE_WEBHOOK_URL is unset. */
 export async function invitationPass(
   store: Store,
   env: ServerEnv,
@@ -220,12 +191,8 @@ export async function invitationPass(
 }
 
 /**
- * While the invitations' workflow fails, the probe (server/outbox/probe.ts)
- * sends the first invitation queued after a failure ahead of its schedule,
- * with every check a pass makes (consent, country, hours, the pace): failed,
- * it keeps its place and its rounds; answered, every queued invitation is due
- * now, and the pass that follows sends them. What became of the probe:
- * "texted", "refused", "retrying", or why none was sent.
+ * The first invitation a failure put back, sent ahead of its schedule with every check a pass makes; answered, every
+ * queued invitation is due now.
  */
 export async function probeInvitations(store: Store, env: ServerEnv) {
   const settings = readInviteSettings();
@@ -238,7 +205,6 @@ export async function probeInvitations(store: Store, env: ServerEnv) {
   return state;
 }
 
-/** The invitations' part in the probe of a failing receiver: their workflow, probed by probeInvitations. */
 export const invitationProbe = (store: Store, env: ServerEnv): ProbeKind => ({
   owns: (receiver) => receiver === INVITATIONS,
   async probe() {

@@ -2,13 +2,8 @@ import "server-only";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import data from "./number-zones.json";
 
-/**
- * When an invitation may go out: only while it is inside the sending hours
- * in every time zone its number could be in. The zones come from
- * libphonenumber's map (number-zones.json, `npm run zones:build`).
- */
+// An invitation goes out only inside the sending hours of every time zone its number could be in.
 
-/** Local hours, from `from`:00 up to (not including) `to`:00. */
 export type SendingHours = { from: number; to: number };
 
 const zonesAt = (indexes: readonly number[]) => indexes.map((i) => data.zones[i]!);
@@ -17,11 +12,8 @@ const regions: Record<string, number[]> = data.regions;
 const callingCodes: Record<string, number[]> = data.callingCode;
 
 /**
- * The time zones a number (E.164) could be in, and how that was decided: its
- * own prefix in libphonenumber's map (an area code, or a block of one); else
- * every zone of its region (an area code the map does not know yet, e.g. a new
- * Canadian one); else every zone its country calling code covers (for +1,
- * from Guam to Bermuda: in effect never inside the window); else none.
+ * Its prefix in libphonenumber's map, else every zone of its region (a new area code), else every zone of its calling
+ * code (for +1, Guam to Bermuda: in effect never inside the window).
  */
 export function zonesOf(phone: string): { zones: string[]; from: "prefix" | "region" | "calling code" | "none" } {
   const digits = phone.replace(/^\+/, "");
@@ -39,7 +31,6 @@ export function zonesOf(phone: string): { zones: string[]; from: "prefix" | "reg
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
-/** Minutes since local midnight in a zone. */
 function localMinutes(zone: string, at: number) {
   let format = formats.get(zone);
   if (!format) {
@@ -59,14 +50,9 @@ const inside = (zones: readonly string[], at: number, hours: SendingHours) =>
   });
 
 const QUARTER_HOUR = 15 * 60_000;
-// Every zone's offset is a whole number of quarter hours, so the window opens on one.
 const LOOK_AHEAD_MS = 8 * 24 * 60 * 60_000;
 
-/**
- * Whether a number may be texted at `now`, and if not, when it next may: the
- * first quarter hour at which every zone it could be in is inside the hours
- * (undefined when none is within a week: the zones share no such hour).
- */
+/** Undefined when no quarter hour within a week is inside the hours in every zone. */
 export function sendingTime(
   zones: readonly string[],
   now: number,

@@ -3,7 +3,6 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Store } from "@/server/db/connect";
 import type { ChallengePurpose, Database, OperatorRole } from "@/server/db/schema";
 
-/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = [
   "operators",
   "operator_passkeys",
@@ -12,18 +11,14 @@ export const ownedTables = [
   "console_challenges",
 ] as const satisfies readonly (keyof Database)[];
 
-/** An enrolment link is good for this long, and once. */
 export const LINK_TTL_MS = 15 * 60_000;
-/** A session ends after this long without a request… */
 export const SESSION_IDLE_MS = 12 * 60 * 60_000;
-/** …and this long after its sign-in, whatever it did. */
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60_000;
-/** A passkey ceremony's challenge is good for this long, and once. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
-/** A session's last request is written at most this often: a page of the console is not a write. */
+// A page of the console is not a write.
 const SEEN_EVERY_MS = 60_000;
 
-/** A random secret for a cookie or a link (256 bits), and the only form the database keeps of it. */
+/** 256 bits; the database keeps only its SHA-256. */
 export const newToken = () => randomBytes(32).toString("base64url");
 export const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -37,13 +32,10 @@ const operatorOf = (row: OperatorRow): Operator => ({
   createdAt: Number(row.created_at),
 });
 
-/** What a query joined to `operators` reads of the operator (operatorOf). */
 const operatorColumns = ["operators.id", "operators.email", "operators.role", "operators.created_at"] as const;
 
-/** An operator's address as the console compares it: trimmed, lower case. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
 
-/** Adds an operator; undefined when the address already has one. */
 export async function insertOperator(
   { db }: Store,
   {
@@ -72,7 +64,6 @@ export async function operatorById({ db }: Store, id: string) {
   return row && operatorOf(row);
 }
 
-/** Every operator, oldest first, with how many passkeys each registered. */
 export async function listOperators({ db }: Store) {
   const rows = await db
     .selectFrom("operators")
@@ -86,22 +77,17 @@ export async function listOperators({ db }: Store) {
   return rows.map((row) => ({ ...operatorOf(row), passkeys: Number(row.passkeys) }));
 }
 
-/** Whether any owner exists: while none does, CONSOLE_SETUP_TOKEN may enrol the first. */
 export async function ownerExists({ db }: Store) {
   const row = await db.selectFrom("operators").select("id").where("role", "=", "owner").executeTakeFirst();
   return row !== undefined;
 }
 
-/** Removes an operator, and with them (the keys cascade) their passkeys, sessions, links and ceremonies. */
+/** The keys cascade: their passkeys, sessions, links and ceremonies go too. */
 export async function deleteOperator({ db }: Store, id: string) {
   const { numDeletedRows } = await db.deleteFrom("operators").where("id", "=", id).executeTakeFirst();
   return Number(numDeletedRows) > 0;
 }
 
-/**
- * A new secret of an operator's, an enrolment link's or a session's: its
- * token, which only the link or the cookie holds; the row keeps its SHA-256.
- */
 async function insertSecret(
   { db }: Store,
   table: "operator_links" | "operator_sessions",
@@ -118,13 +104,11 @@ async function insertSecret(
   return token;
 }
 
-/** A new enrolment link for an operator, 15 minutes long. */
 export async function insertLink(store: Store, { operatorId, now = Date.now() }: { operatorId: string; now?: number }) {
   const token = await insertSecret(store, "operator_links", { operatorId, now, lifetime: LINK_TTL_MS });
   return { token, expiresAt: now + LINK_TTL_MS };
 }
 
-/** The operator an unused, unexpired link enrols, and the link's id; undefined otherwise. */
 export async function linkOperator({ db }: Store, token: string, now = Date.now()) {
   const row = await db
     .selectFrom("operator_links")
@@ -137,7 +121,7 @@ export async function linkOperator({ db }: Store, token: string, now = Date.now(
   return row && { linkId: row.linkId, operator: operatorOf(row) };
 }
 
-/** Marks a link used, if it still was not: false when another request used it first, or it ran out. */
+/** False when another request used it first. */
 export async function useLink({ db }: Store, linkId: string, now = Date.now()) {
   const { numUpdatedRows } = await db
     .updateTable("operator_links")
@@ -149,7 +133,6 @@ export async function useLink({ db }: Store, linkId: string, now = Date.now()) {
   return Number(numUpdatedRows) > 0;
 }
 
-/** Keeps a ceremony's challenge; its id goes in the browser's cookie. */
 export async function insertChallenge(
   { db }: Store,
   {
@@ -175,7 +158,7 @@ export async function insertChallenge(
   return id;
 }
 
-/** Takes a ceremony's challenge: deleted as it is read, so it answers once; undefined when gone or run out. */
+/** Deleted as it is read, so it answers once. */
 export async function takeChallenge({ db }: Store, id: string, purpose: ChallengePurpose, now = Date.now()) {
   const row = await db
     .deleteFrom("console_challenges")
@@ -241,10 +224,8 @@ export async function passkeysOf({ db }: Store, operatorId: string) {
   return rows.map(passkeyOf);
 }
 
-/** A passkey as the console lists it: whose, when registered and last used; never its key. */
 export type ListedPasskey = { id: string; email: string; operatorId: string; createdAt: number; usedAt: number | null };
 
-/** Every operator's passkeys, or one operator's, by operator then registration. */
 export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?: string } = {}) {
   let query = db
     .selectFrom("operator_passkeys")
@@ -267,12 +248,10 @@ export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?:
   }));
 }
 
-/** Deletes a passkey, and with it (the cascade) every session it opened. */
 export async function deletePasskey({ db }: Store, id: string) {
   await db.deleteFrom("operator_passkeys").where("id", "=", id).execute();
 }
 
-/** A sign-in's new signature counter, and when the passkey was used. */
 export async function passkeyUsed(
   { db }: Store,
   { id, counter, now = Date.now() }: { id: string; counter: number; now?: number },
@@ -280,21 +259,12 @@ export async function passkeyUsed(
   await db.updateTable("operator_passkeys").set({ counter, used_at: now }).where("id", "=", id).execute();
 }
 
-/**
- * A new session for an operator, 7 days long at most, opened with this
- * passkey (revoking it ends the session): its token, for the cookie.
- */
 export const insertSession = (
   store: Store,
   { operatorId, passkeyId, now = Date.now() }: { operatorId: string; passkeyId?: string; now?: number },
 ) => insertSecret(store, "operator_sessions", { operatorId, passkeyId, now, lifetime: SESSION_ABSOLUTE_MS });
 
-/**
- * The operator a session's token signs in, as the database says now (a
- * removed operator has no session; a changed role is the new one), and the
- * session kept alive; undefined when it is unknown, idle for 12 hours, or
- * past its 7 days.
- */
+/** The role is the database's now, never the cookie's; a removed operator has no session. */
 export async function sessionOperator({ db }: Store, token: string, now = Date.now()) {
   const row = await db
     .selectFrom("operator_sessions")
@@ -310,17 +280,14 @@ export async function sessionOperator({ db }: Store, token: string, now = Date.n
   return operatorOf(row);
 }
 
-/** Ends one session (sign-out). */
 export async function deleteSession({ db }: Store, token: string) {
   await db.deleteFrom("operator_sessions").where("id", "=", hashOf(token)).execute();
 }
 
-/** Names a session's browser, as the operator will see it among their sessions. */
 export async function labelSession({ db }: Store, token: string, browser: string) {
   await db.updateTable("operator_sessions").set({ browser }).where("id", "=", hashOf(token)).execute();
 }
 
-/** An operator's live sessions, the last used first; `current` marks the one this token opened. */
 export async function sessionsOf({ db }: Store, operatorId: string, token: string) {
   const now = Date.now();
   const rows = await db
@@ -341,7 +308,6 @@ export async function sessionsOf({ db }: Store, operatorId: string, token: strin
   }));
 }
 
-/** Ends an operator's sessions: the ones named, or every one but this token's; how many ended. */
 export async function deleteSessions(
   { db }: Store,
   { operatorId, ids, except }: { operatorId: string; ids?: readonly string[]; except?: string },
@@ -356,7 +322,6 @@ export async function deleteSessions(
   return Number(numDeletedRows);
 }
 
-/** Retention: the sessions, links and ceremonies that ran out. */
 export async function forgetExpiredAccess({ db }: Store, now = Date.now()) {
   const sessions = await db
     .deleteFrom("operator_sessions")

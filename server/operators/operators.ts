@@ -15,18 +15,12 @@ import {
   type Operator,
 } from "./operator-store";
 
-/**
- * What an operator can be asked to do to the operators, from `npm run
- * operators` and from the console alike: one implementation, each action
- * written to the activity log in the same transaction.
- */
+// The same for `npm run operators` and the console: each action written to the activity log in the same transaction.
 
-/** Who acts: an operator in the console, or the server's shell. */
 export type Actor = { actor: string; via: Activity["via"] };
-/** A command that names no one: the tests' actor, and a machine whose user cannot be read. */
+/** The tests' actor, and a machine whose user cannot be read. */
 export const commandActor: Actor = { actor: "command", via: "command" };
 
-/** The user the server's shell runs as: who ran a command, when it names no operator. */
 function machineUser() {
   try {
     return userInfo().username || commandActor.actor;
@@ -35,16 +29,10 @@ function machineUser() {
   }
 }
 
-/**
- * Who runs an `npm run` command, as its activity lines name them: the
- * operator `--as EMAIL` names (an address, refused with a clear message when
- * it is not one), else the machine's user.
- */
 export function commandActorAs(as: string | undefined, user: () => string = machineUser): Actor {
   return { actor: as === undefined ? user() : emailKey(parsed(operatorEmail, as)), via: "command" };
 }
 
-/** An operator's address, as typed: a clear message when it is not one. */
 export const operatorEmail = z
   .string()
   .trim()
@@ -53,7 +41,7 @@ export const operatorEmail = z
 
 export const operatorRole = z.enum(operatorRoles, { error: `The role is one of ${operatorRoles.join(", ")}` });
 
-/** A refusal the operator can act on: its message is theirs to read, and holds no one's data but what they typed. */
+/** Its message is theirs to read, and holds no one's data but what they typed. */
 export class OperatorError extends Error {}
 
 const parsed = <T>(schema: z.ZodType<T>, value: unknown) => {
@@ -62,11 +50,9 @@ const parsed = <T>(schema: z.ZodType<T>, value: unknown) => {
   return result.data;
 };
 
-/** The page a link's token opens: where the operator registers a passkey. */
 export const enrolmentUrl = (token: string, env: NodeJS.ProcessEnv = process.env) =>
   new URL(`/console/enrol/${token}`, siteUrl(env)).toString();
 
-/** Adds an operator and issues their first enrolment link. */
 export async function addOperator(
   store: Store,
   { email, role, by }: { email: string; role: OperatorRole | string; by: Actor },
@@ -82,7 +68,7 @@ export async function addOperator(
   });
 }
 
-/** A new enrolment link for an operator (a lost passkey, a new device); the ones before it stay good until they run out. */
+/** The ones before it stay good until they run out. */
 export async function issueLink(store: Store, { email, by }: { email: string; by: Actor }) {
   const address = emailKey(parsed(operatorEmail, email));
   return inTransaction(store, async (tx) => {
@@ -94,11 +80,7 @@ export async function issueLink(store: Store, { email, by }: { email: string; by
   });
 }
 
-/**
- * Removes an operator: their passkeys, links and sessions go with them, so a
- * console they have open stops at its next request. The last owner stays,
- * from the shell too: with none, setup (CONSOLE_SETUP_TOKEN) would open again.
- */
+/** A console they have open stops at its next request. The last owner stays: with none, setup would open again. */
 export async function removeOperator(store: Store, { email, by }: { email: string; by: Actor }) {
   const address = emailKey(parsed(operatorEmail, email));
   return inTransaction(store, async (tx) => {

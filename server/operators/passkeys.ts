@@ -38,23 +38,15 @@ import {
 } from "./operator-store";
 import { OperatorError, operatorEmail } from "./operators";
 
-/**
- * The passkey ceremonies of the console (decision 0014): registering one
- * from an enrolment link or, while no owner exists, with CONSOLE_SETUP_TOKEN;
- * signing in with one. Each is two steps: the options the browser hands its
- * authenticator (with a challenge kept once, 5 minutes, under a ceremony id
- * for the browser's cookie), then the authenticator's answer, verified by
- * SimpleWebAuthn. A verified ceremony opens a session: its token is for the
- * cookie, and only its hash is kept.
- */
+// The console's passkey ceremonies (decision 0014): options with a challenge kept once for 5 minutes, then the
+// authenticator's answer verified by SimpleWebAuthn. A session's token goes to the cookie; only its hash is kept.
 
-/** The relying party: the site's own address (SITE_URL). A passkey works on that host only. */
 export function relyingParty(env: Pick<ServerEnv, "SITE_URL"> | NodeJS.ProcessEnv = process.env) {
   const url = siteUrl(env as NodeJS.ProcessEnv);
   return { id: url.hostname, origin: url.origin, name: "Sous" };
 }
 
-/** Why a ceremony was refused, in words an operator can act on; never with what the browser sent. */
+/** In words an operator can act on; never with what the browser sent. */
 export class CeremonyError extends OperatorError {}
 const refused = (message: string): never => {
   throw new CeremonyError(message);
@@ -63,11 +55,7 @@ const refused = (message: string): never => {
 const linkGone =
   "This enrolment link is not valid: it was used, it ran out (15 minutes), or it never was. Ask an owner for a new one (npm run operators -- link EMAIL).";
 
-/**
- * An operator's registration options: a discoverable passkey (sign-in names
- * no one first), the user verified, no attestation. `exclude` lists passkeys
- * the authenticator should say it holds already.
- */
+/** A discoverable passkey (sign-in names no one first), the user verified, no attestation. */
 function registrationFor(operator: Operator, exclude: readonly KnownPasskey[], env?: NodeJS.ProcessEnv) {
   const rp = relyingParty(env);
   return generateRegistrationOptions({
@@ -83,10 +71,7 @@ function registrationFor(operator: Operator, exclude: readonly KnownPasskey[], e
 
 type KnownPasskey = Awaited<ReturnType<typeof passkeysOf>>[number];
 
-/**
- * The registration options for the operator an enrolment link names. They
- * list none of the operator's passkeys: a link's holder learns no credential id.
- */
+/** They list none of the operator's passkeys: a link's holder learns no credential id. */
 export async function enrolmentOptions(store: Store, { token, env }: { token: string; env?: NodeJS.ProcessEnv }) {
   const found = (await linkOperator(store, token)) ?? refused(linkGone);
   const options = await registrationFor(found.operator, [], env);
@@ -99,24 +84,20 @@ export async function enrolmentOptions(store: Store, { token, env }: { token: st
   return { options, ceremony, operator: found.operator };
 }
 
-/** Whether the setup token typed is CONSOLE_SETUP_TOKEN, compared in constant time. */
 export function setupTokenMatches(typed: string, env: Pick<ServerEnv, "CONSOLE_SETUP_TOKEN">) {
   if (!env.CONSOLE_SETUP_TOKEN) return false;
   const digest = (text: string) => createHash("sha256").update(text).digest();
   return timingSafeEqual(digest(typed), digest(env.CONSOLE_SETUP_TOKEN));
 }
 
-/** Whether /console/setup is open: a setup token is set and no owner exists yet. */
 export async function setupOpen(store: Store, env: Pick<ServerEnv, "CONSOLE_SETUP_TOKEN">) {
   return Boolean(env.CONSOLE_SETUP_TOKEN) && !(await ownerExists(store));
 }
 
-/** The settings setup reads: the token, as parsed (server/env.ts), and SITE_URL for the relying party. */
 type SetupEnv = Pick<ServerEnv, "CONSOLE_SETUP_TOKEN"> & NodeJS.ProcessEnv;
 
 const setupClosed = "Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.";
 
-/** The first owner's registration options, on the setup token. */
 export async function setupOptions(
   store: Store,
   { token, email, env }: { token: string; email: string; env: SetupEnv },
@@ -137,7 +118,7 @@ export async function setupOptions(
   return { options, ceremony };
 }
 
-/** The first owner's id when setup made them: a second setup's owner collides with it, so only one ever can. */
+/** A second setup's owner collides with this id, so only one ever can. */
 const FIRST_OWNER_ID = "op_first_owner";
 
 const parsedEmail = (email: string) => {
@@ -145,7 +126,6 @@ const parsedEmail = (email: string) => {
   return result.success ? emailKey(result.data) : refused(result.error.issues[0]!.message);
 };
 
-/** The authenticator's answer, checked against the ceremony's challenge, the site's origin and its host. */
 async function verifiedRegistration(response: RegistrationResponseJSON, challenge: string, env?: NodeJS.ProcessEnv) {
   const rp = relyingParty(env);
   const verification = await verifyRegistrationResponse({
@@ -165,11 +145,7 @@ async function verifiedRegistration(response: RegistrationResponseJSON, challeng
   };
 }
 
-/**
- * Registers the passkey an enrolment link's ceremony made: the link is used
- * once (a second answer, or another tab, is refused), and the operator is
- * signed in.
- */
+/** The link is used once: a second answer, or another tab, is refused. */
 export async function completeEnrolment(
   store: Store,
   { ceremony, response, env }: { ceremony: string; response: RegistrationResponseJSON; env?: NodeJS.ProcessEnv },
@@ -185,7 +161,6 @@ export async function completeEnrolment(
   });
 }
 
-/** Registers the first owner and their passkey, once: setup closes with it. */
 export async function completeSetup(
   store: Store,
   {
@@ -224,7 +199,6 @@ async function insertFirstOwner(store: Store, email: string): Promise<Operator> 
 
 const ceremonyGone = "This sign-in or enrolment took too long or was already answered. Start again.";
 
-/** A sign-in's options: any passkey of this site (a discoverable credential names its operator). */
 export async function signInOptions(store: Store, env?: NodeJS.ProcessEnv) {
   const rp = relyingParty(env);
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required" });
@@ -234,7 +208,6 @@ export async function signInOptions(store: Store, env?: NodeJS.ProcessEnv) {
 
 const notSignedIn = "That passkey did not sign you in. Use a passkey registered for this console.";
 
-/** A passkey's answer to a challenge: its signature, counter and user verification checked; the counter moved on. */
 async function verifiedAssertion(
   store: Store,
   { challenge, response, env }: { challenge: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
@@ -258,10 +231,7 @@ async function verifiedAssertion(
   return { passkey, counter: verification.authenticationInfo.newCounter };
 }
 
-/**
- * Signs an operator in with a passkey: its answer verified, then `admit`
- * (the per-operator limit) asked, then a new session opened.
- */
+/** The per-operator limit (`admit`) is asked only once the passkey signed. */
 export async function completeSignIn(
   store: Store,
   {
@@ -287,7 +257,6 @@ export async function completeSignIn(
   });
 }
 
-/** Ends a session (sign-out) and records it; nothing for a session already gone. */
 export async function signOutSession(store: Store, token: string) {
   await inTransaction(store, async (tx) => {
     const operator = await sessionOperator(tx, token);
@@ -297,10 +266,7 @@ export async function signOutSession(store: Store, token: string) {
   });
 }
 
-/**
- * Before another passkey is added, the operator's own passkey is asked again
- * (user verified): a borrowed or stolen session alone cannot add one.
- */
+/** The operator's own passkey is asked again before another is added: a borrowed session alone cannot add one. */
 export async function confirmationOptions(
   store: Store,
   { operator, env }: { operator: Operator; env?: NodeJS.ProcessEnv },
@@ -310,7 +276,7 @@ export async function confirmationOptions(
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(env).id,
     userVerification: "required",
-    // No transports: at a new device the passkey is elsewhere (a phone), which a transport of "internal" would rule out.
+    // No transports: at a new device the passkey is elsewhere (a phone), which "internal" would rule out.
     allowCredentials: own.map(({ id }) => ({ id })),
   });
   const ceremony = await insertChallenge(store, {
@@ -321,11 +287,7 @@ export async function confirmationOptions(
   return { options, ceremony };
 }
 
-/**
- * The registration options for another passkey (a new device), once the
- * operator's own passkey confirmed it: the ones they have are excluded, so an
- * authenticator that holds one already says so instead of registering it twice.
- */
+/** The ones they have are excluded, so an authenticator that holds one says so instead of registering it twice. */
 export async function addPasskeyOptions(
   store: Store,
   {
@@ -345,7 +307,6 @@ export async function addPasskeyOptions(
   return { options, ceremony: next };
 }
 
-/** Registers the passkey an add ceremony made, for the operator who started it only; the session goes on as it was. */
 export async function completeAddPasskey(
   store: Store,
   {
@@ -366,14 +327,7 @@ export async function completeAddPasskey(
   return passkey.id;
 }
 
-/**
- * Revokes a passkey (a lost or retired device): the sessions it opened end
- * at once, the operator's other passkeys and their sessions stay. An owner
- * revokes anyone's, a viewer their own. Refused ("last") when it would leave
- * no owner with a passkey: nobody could then sign in to manage operators but
- * from the shell (`npm run operators -- link EMAIL`); "unknown" when no
- * passkey it may revoke has the id. Either way nothing changes.
- */
+/** Its sessions end at once. Refused ("last") when it would leave no owner with a passkey: only the shell could then manage operators. */
 export async function removePasskey(
   store: Store,
   { id, operator }: { id: string; operator: Operator },
@@ -399,7 +353,6 @@ export async function removePasskey(
   });
 }
 
-/** Ends an operator's own sessions: the ones named (by their rows' ids), or every one but this browser's (`current`). */
 export async function endSessions(
   store: Store,
   { operator, current, ids }: { operator: Operator; current: string; ids?: readonly string[] },

@@ -13,7 +13,6 @@ import { logEvent } from "@/server/log";
 import { addressSource } from "@/server/forms/client-address";
 import { connectLimitStore, ensureLimitKey } from "@/server/forms/limits";
 
-// What the legal pages lack while a business setting is its placeholder.
 const placeholders = { BUSINESS_POSTAL_ADDRESS: "postal address", BUSINESS_SUPPORT_EMAIL: "support email" } as const;
 
 function refuse(problems: string[]): never {
@@ -21,7 +20,6 @@ function refuse(problems: string[]): never {
   process.exit(1);
 }
 
-/** The database, migrated and writable, or the reason the server cannot start, naming the setting. */
 async function openDatabase(env: ServerEnv) {
   // Vercel's functions have no disk that outlives them: a lead kept in SQLite there would be lost.
   if (env.VERCEL && !env.DATABASE_URL)
@@ -40,11 +38,6 @@ async function openDatabase(env: ServerEnv) {
   }
 }
 
-/**
- * The URLs that would carry a lead, its auth header or an alert in clear
- * (http:// to another machine): refused unless ALLOW_HTTP_WEBHOOKS is on,
- * and then each is named at warn.
- */
 function checkClearUrls(env: ServerEnv) {
   const urls = [
     ...[...formNames, "invite"].map((name) => [readWebhook(name).urlVariable, readWebhook(name).url] as const),
@@ -66,10 +59,9 @@ function checkClearUrls(env: ServerEnv) {
   });
 }
 
-// The files Next reads settings from in production, in the project's folder.
 const envFiles = [".env", ".env.local", ".env.production", ".env.production.local"];
 
-/** The settings files that users other than the server's can read: they hold every secret. */
+/** The settings files others can read: they hold every secret. */
 function warnReadableEnvFiles(dir = process.cwd()) {
   const readable = envFiles.filter((name) => {
     const file = path.join(/* turbopackIgnore: true */ dir, name);
@@ -88,7 +80,6 @@ function warnReadableEnvFiles(dir = process.cwd()) {
   });
 }
 
-/** Where a visitor's address (rate limits, consent records) comes from, and what an operator should check. */
 function logClientAddress(env: ServerEnv) {
   const hops = env.TRUSTED_PROXY_HOPS;
   const from = addressSource(hops);
@@ -113,7 +104,6 @@ function logClientAddress(env: ServerEnv) {
   });
 }
 
-/** What a receiver lacks, in its own words: a form's submissions are held, invitations wait. */
 const unsetMessages = (name: string, urlVariable: string) =>
   name === "invite"
     ? `${urlVariable} is not set: npm run invite -- send refuses, and invitations already queued wait until it is set`
@@ -123,16 +113,12 @@ const unsignedMessages = (name: string, webhook: ReturnType<typeof readWebhook>)
   const secret = urlVariable.replace(/_URL$/, "_SECRET");
   if (name !== "invite")
     return `${urlVariable} is set without ${secret}: ${name} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`;
-  // What `invite -- send` does in this state, in the words of the rule it goes by (sendRefusesUnsigned).
   return sendRefusesUnsigned(webhook)
     ? `${urlVariable} is set without ${secret}: invitations would go out unsigned, and anyone who learns the URL could have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses a wave unless told --unsigned`
     : `${urlVariable} is set without ${secret}: invitations go out unsigned, with only INVITE_WEBHOOK_AUTH_HEADER, which anyone who sees one request can send again (docs/webhooks.md); npm run invite -- send sends them so`;
 };
 
-/**
- * What each form, and the launch invitations, deliver to, by host only
- * (automation URLs often carry a secret in their path), and what each lacks.
- */
+/** By host only: automation URLs often carry a secret in their path. */
 function logWebhooks() {
   for (const name of [...formNames, "invite"]) {
     const webhook = readWebhook(name);
@@ -154,7 +140,6 @@ function logWebhooks() {
   }
 }
 
-/** Settings that work but cost something: the legal pages' placeholders, a HELP text over one segment, no way to record a STOP. */
 function warnAboutSettings(env: ServerEnv) {
   const defaulted = defaultedIdentity(env);
   if (defaulted.length) {
@@ -183,13 +168,7 @@ function warnAboutSettings(env: ServerEnv) {
   }
 }
 
-/**
- * What the server checks before it starts anything: every setting (a bad one
- * stops the process here, loudly, naming it, rather than letting the site run
- * until the first lead fails), the URLs that would go out in clear, the
- * settings files' permissions; then what each form delivers to, and what the
- * settings cost. Returns the settings in force.
- */
+/** A bad setting stops the process here, loudly, naming it, rather than letting the site run until the first lead fails. */
 export function checkSettings() {
   const perForm = Object.values(forms).flatMap(({ name, limits }) => [
     () => readWebhook(name),
@@ -206,15 +185,9 @@ export function checkSettings() {
   return env;
 }
 
-/**
- * What the server starts once its settings hold: the database, opened and
- * migrated (or the reason it cannot be, naming the setting); the shared rate
- * limits' Redis, when set.
- */
 export async function startServices(env: ServerEnv) {
   const store = await openDatabase(env);
   await logConsoleSetup(store, env);
-  // Without RATE_LIMIT_KEY_SECRET the limits count under the site's own key: made now if this is the first start.
   if (!env.RATE_LIMIT_KEY_SECRET) {
     await ensureLimitKey(env);
     logEvent("info", {
@@ -232,12 +205,6 @@ export async function startServices(env: ServerEnv) {
     logEvent("warn", { event: "redis_unreachable", host, message: "rate limits count in memory until Redis answers" });
 }
 
-/**
- * Whether /console/setup is open, in the start-up log: open (a setup token
- * and no owner yet), closed (an owner exists, the token does nothing), or no
- * owner and no way in but `npm run operators`. Nothing once an owner exists
- * and the token is gone.
- */
 async function logConsoleSetup(store: Store, env: ServerEnv) {
   const owner = await ownerExists(store);
   if (!owner && env.CONSOLE_SETUP_TOKEN)
@@ -261,7 +228,6 @@ async function logConsoleSetup(store: Store, env: ServerEnv) {
     });
 }
 
-/** Runs once when the server starts (instrumentation.ts): what it checks, then what it starts. */
 export async function checkEnvironmentAtStart() {
   await startServices(checkSettings());
 }

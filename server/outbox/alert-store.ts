@@ -2,16 +2,12 @@ import "server-only";
 import type { Store } from "@/server/db/connect";
 import type { Database } from "@/server/db/schema";
 
-/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = ["alerts", "receivers", "alert_states"] as const satisfies readonly (keyof Database)[];
 
-/** The kinds of alert the channel hears. */
 export type AlertKind = "failing" | "dead" | "held" | "recovered" | "database_down" | "database_up";
 
-/** What the channel is told of a form's receiver. */
 export type Said = "failing" | "working";
 
-/** What the channel last said of a form's receiver, and what happened since (alert_states). */
 export type AlertState = {
   reported: Said | null;
   reported_at: number;
@@ -32,10 +28,7 @@ export const unsaid: AlertState = {
 
 const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
 
-/**
- * Takes the right to send one alert of a kind for a form now, in one
- * statement: false when one went out within the interval, from any instance.
- */
+/** One statement: false when one went out within the interval, from any instance. */
 export async function claimAlert(
   { db }: Store,
   { kind, form, now, intervalMs }: { kind: AlertKind; form: string; now: number; intervalMs: number },
@@ -54,11 +47,7 @@ export async function claimAlert(
   return row !== undefined;
 }
 
-/**
- * Lets the next alert of a kind go out at once: each outage's dead leads are
- * news, whatever an earlier one's were. With `sentAt`, only the claim taken
- * then is let go (an alert the channel did not take).
- */
+/** Each outage's dead leads are news, whatever an earlier one's were. With `sentAt`, only the claim taken then is let go. */
 export async function rearmAlert({ db }: Store, kind: AlertKind, form: string, sentAt?: number) {
   await db
     .updateTable("alerts")
@@ -82,7 +71,6 @@ export async function alertStateOf({ db }: Store, form: string): Promise<AlertSt
     : unsaid;
 }
 
-/** Changes a form's alert state, making its row first. */
 export async function changeAlertState({ db }: Store, form: string, change: Partial<AlertState>) {
   await db
     .insertInto("alert_states")
@@ -91,11 +79,7 @@ export async function changeAlertState({ db }: Store, form: string, change: Part
     .execute();
 }
 
-/**
- * Takes the right to tell the channel `said` about a form's receiver now, in
- * one statement, from the state this instance read: false when another
- * instance (or an earlier call) told it meanwhile.
- */
+/** One statement, from the state this instance read: false when another instance told it meanwhile. */
 export async function claimReport(
   { db }: Store,
   { form, read, said, now }: { form: string; read: AlertState; said: Said; now: number },
@@ -116,15 +100,12 @@ export async function claimReport(
   return row !== undefined;
 }
 
-/** Since when a form's receiver has been failing, or null while it delivers. */
 export async function failingSinceOf(store: Store, form: string) {
   return (await receiverFailure(store, form))?.since ?? null;
 }
 
-/** A failing receiver: since when, and what its last failed attempt was answered (null before migration 0008 kept it). */
 export type Failing = { form: string; since: number; lastFailure: string | null };
 
-/** Whether a form's receiver is failing now, since when and why; undefined while it delivers. */
 export async function receiverFailure({ db }: Store, form: string): Promise<Failing | undefined> {
   const row = await db
     .selectFrom("receivers")
@@ -135,7 +116,6 @@ export async function receiverFailure({ db }: Store, form: string): Promise<Fail
   return row && { form: row.form, since: Number(row.failing_since), lastFailure: row.last_failure };
 }
 
-/** The forms whose receiver is failing now (its last attempt failed, no success since), as every instance sees them. */
 export async function failingReceivers({ db }: Store): Promise<Failing[]> {
   const rows = await db
     .selectFrom("receivers")
@@ -145,18 +125,12 @@ export async function failingReceivers({ db }: Store): Promise<Failing[]> {
   return rows.map((row) => ({ form: row.form, since: Number(row.failing_since), lastFailure: row.last_failure }));
 }
 
-/** Every form whose receiver ever failed: what a review looks at. */
 export async function formsWithReceivers({ db }: Store) {
   const rows = await db.selectFrom("receivers").select("form").execute();
   return rows.map((row) => row.form);
 }
 
-/**
- * Marks a form's receiver failing, unless it is already, and keeps what its
- * attempt was answered (`failure`, failureOf's words) as the latest. A
- * failure that starts an outage is counted for the next alert's summary, and
- * its dead leads will be told of whatever an earlier outage's were.
- */
+/** A failure that starts an outage is counted for the next alert's summary. */
 export async function markFailing(store: Store, form: string, now: number, failure: string | null = null) {
   const { db } = store;
   const started = await db
@@ -189,10 +163,7 @@ export async function markFailing(store: Store, form: string, now: number, failu
   await rearmAlert(store, "dead", form);
 }
 
-/**
- * Marks a form's receiver working again, if it was failing since `since`:
- * by a delivery, or because nothing of its form is waiting any more.
- */
+/** By a delivery, or because nothing of its form waits any more. */
 export async function stopFailing(
   store: Store,
   { form, since, how, now }: { form: string; since: number; how: "delivered" | "idle"; now: number },
@@ -206,11 +177,7 @@ export async function stopFailing(
   if (numUpdatedRows > 0n) await changeAlertState(store, form, { working_since: now, working_how: how });
 }
 
-/**
- * Takes the right to probe a failing receiver now, in one statement: true
- * for one instance once `intervalMs` has passed since it started failing or
- * was last probed, false otherwise (and for a receiver that works).
- */
+/** One statement: true for one instance once `intervalMs` has passed since it began failing or was last probed. */
 export async function claimProbe({ db }: Store, form: string, now: number, intervalMs: number) {
   const row = await db
     .updateTable("receivers")
@@ -223,7 +190,6 @@ export async function claimProbe({ db }: Store, form: string, now: number, inter
   return row !== undefined;
 }
 
-/** The alerts last sent, newest first: what kind, about which receiver, when (the console's overview). */
 export async function lastAlerts({ db }: Store, limit = 10) {
   const rows = await db.selectFrom("alerts").selectAll().orderBy("last_sent_at", "desc").limit(limit).execute();
   return rows.map((row) => ({ kind: row.kind, form: row.form, sentAt: Number(row.last_sent_at) }));

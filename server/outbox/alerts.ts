@@ -37,11 +37,6 @@ function duration(ms: number) {
 
 type Waiting = (state: "pending" | "dead" | "held") => { count: number; oldest: number | undefined };
 
-/**
- * How many items wait on a receiver in each open state, and the oldest one's
- * time: a form's open leads, or the invitations queued or waiting for their
- * hours (pending) and those failed for good (dead).
- */
 async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
   if (receiver === INVITATIONS) {
     const counts = await openInvitationCounts(store);
@@ -51,7 +46,6 @@ async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
   return (state) => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
 }
 
-/** How the alerts name what waits on a receiver, and the commands that show it and send the dead again. */
 function wordsOf(receiver: string) {
   if (receiver === INVITATIONS)
     return {
@@ -74,12 +68,7 @@ function wordsOf(receiver: string) {
   };
 }
 
-/**
- * What the operator can do about a receiver's last failed answer
- * (failureOf's words: "status 401 signature", "status 503 twilio_refused
- * 401", "timeout"): the workflows say why they refused, and each reason has
- * its one place to look.
- */
+/** The workflows say why they refused ("status 503 twilio_refused 401"), and each reason has its one place to look. */
 export function adviceFor(receiver: string, failure: string | null) {
   const variables = webhookVariables(wordsOf(receiver).prefix);
   const [kind, status, reason, twilio] = (failure ?? "").split(" ");
@@ -104,20 +93,16 @@ export function adviceFor(receiver: string, failure: string | null) {
   return "Check the workflow.";
 }
 
-/** "The last answer: status 401 signature. The workflow refused …" when the receiver's last failure is known. */
 const lastAnswerWords = (receiver: string, failure: string | null) =>
   failure ? ` The last answer: ${failure}. ${adviceFor(receiver, failure)}` : ` ${adviceFor(receiver, null)}`;
 
 type Message = { text: string; since: number; leads: number; command: string };
 
-/** "It failed 8 times in 21 min, working in between." when the receiver flapped since the last alert. */
 function flaps(state: AlertState, now: number) {
   if (state.failures < 2 || state.first_failure_at === null) return "";
   return ` It failed ${state.failures} times in ${duration(now - state.first_failure_at)} since ${utc(state.first_failure_at)}, working in between.`;
 }
 
-/** The words of each alert: what happened, for which form, since when, how many leads, what to run. Never a lead's values. */
-/** What an alert is about: its kind, the form, since when, at what time, and the channel's state when it is a review's. */
 type About = { kind: AlertKind; form: string; since: number; now: number; state?: AlertState };
 
 async function alertMessage(store: Store, { kind, form, since, now, state = unsaid }: About): Promise<Message> {
@@ -184,11 +169,11 @@ async function alertMessage(store: Store, { kind, form, since, now, state = unsa
   };
 }
 
-// Process-wide: an alert the chat refused is tried again by a pass's review a minute later at the soonest, not every poll.
+// Process-wide: an alert the chat refused is tried again a minute later at the soonest, not every poll.
 const refused = processWide("alert-refusals", () => new Map<string, number>());
 const RETRY_REFUSED_MS = 60_000;
 
-/** Posts one alert; false when the chat webhook did not take it (logged). */
+/** False when the chat webhook did not take it (logged). */
 async function post({
   kind,
   form,
@@ -230,7 +215,7 @@ async function post({
   return false;
 }
 
-/** An alert of a kind that has its own interval (dead, held): at most one per form per interval, across instances. */
+/** At most one per form per interval, across instances. */
 async function sendAlert(
   store: Store,
   env: ServerEnv,
@@ -244,20 +229,9 @@ async function sendAlert(
 }
 
 /**
- * Says what a form's receiver does when the channel's last word is no longer
- * true, calmly. A receiver whose last attempt failed, with leads of its form
- * still waiting, is failing; otherwise it works (a failing receiver whose
- * last waiting lead was dropped is cleared here, for /api/health too).
- *
- * - The first change after an interval of quiet (ALERT_MIN_INTERVAL_MINUTES
- *   since the last failing or recovered alert) is said at once.
- * - Within the interval, a change is said once it has lasted
- *   ALERT_GRACE_MINUTES: a flap shorter than that says nothing, and the
- *   next alert counts the flaps ("failed 8 times in 21 min").
- * - While it goes on failing, a reminder each interval.
- *
- * Run on each settled lead and by every pass (each REDELIVERY_POLL_MS, or
- * each cron run), which is what tells of a state that lasted its grace.
+ * Says calmly what a receiver does once the channel's last word is no longer true: the first change after a quiet
+ * interval at once; within it, once the change lasted ALERT_GRACE_MINUTES (a shorter flap says nothing, the next alert
+ * counts the flaps); a reminder each interval while it fails.
  */
 async function review(
   store: Store,
@@ -287,7 +261,6 @@ async function review(
     if (lasted < env.ALERT_GRACE_MINUTES * 60_000) return;
   }
   const kind: AlertKind = failing ? "failing" : "recovered";
-  // A timer's review tries an alert the chat refused again a minute later at the soonest; a new lead's, at once.
   const refusedAt = refused.get(`${kind} ${form}`);
   if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
   if (!(await claimReport(store, { form, read: state, said: actual, now }))) return;
@@ -303,11 +276,7 @@ async function review(
 }
 
 /**
- * What a settled lead means for the operator. The receiver's state is kept
- * whatever the settings (/api/health reads it); with ALERT_WEBHOOK_URL set,
- * alerts go out: a receiver that starts (or goes on) failing and one that
- * works again, as review() decides; a lead that goes dead (each outage's at
- * least once); a lead held for want of a URL. The caller does not wait: an
+ * The receiver's state is kept whatever the settings (/api/health reads it); alerts go out with ALERT_WEBHOOK_URL. An
  * alert that fails is logged and delays no one.
  */
 async function alertOn(store: Store, { receiver: form, outcome, env, failure }: Settled, now: number) {
@@ -332,11 +301,7 @@ async function alertOn(store: Store, { receiver: form, outcome, env, failure }: 
   }
 }
 
-/**
- * Reviews every form's receiver (see review()): what a pass runs, so a state
- * that lasted its grace period is told, and a receiver with nothing left
- * waiting is cleared, without waiting for a lead.
- */
+/** What every pass runs, so a state that lasted its grace is told without waiting for a lead. */
 export async function reviewReceivers(store: Store, env: ServerEnv) {
   const now = Date.now();
   for (const form of await formsWithReceivers(store)) {
@@ -351,22 +316,17 @@ export async function reviewReceivers(store: Store, env: ServerEnv) {
 // Process-wide: an alert started in one bundle is waited for by another (the action's after(), a command's exit).
 const inFlight = processWide("alerts", () => new Set<Promise<void>>());
 
-/** Starts what alertOn does for a settled lead or invitation and returns at once: no sender waits for an alert. */
+/** Returns at once: no sender waits for an alert. */
 export function noteOutcome(store: Store, settled: Settled) {
   const work = alertOn(store, settled, Date.now()).finally(() => inFlight.delete(work));
   inFlight.add(work);
 }
 
-/** Resolves once the alerts started so far are sent or given up: for a server shutting down, an action's after() and a command's exit. */
 export async function alertsSettled() {
   await Promise.all(inFlight);
 }
 
-/**
- * A database outage, as this process saw it: one alert when it begins and
- * one when it ends. Posted without the database (no claim across instances:
- * each instance that sees the outage tells of it once), and never waited for.
- */
+/** Posted without the database (each instance that sees the outage tells of it once), and never waited for. */
 export function noteStoreChange(change: StoreChange) {
   const work = (async () => {
     const settings = readEnv();

@@ -4,27 +4,19 @@ import { unclaimed, type Claim } from "@/server/outbox/claims";
 import { inTransaction, type Store } from "@/server/db/connect";
 import type { Database, InvitationState, InvitationsTable } from "@/server/db/schema";
 
-/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = [
   "invitations",
   "invitation_waves",
   "invitation_pace",
 ] as const satisfies readonly (keyof Database)[];
 
-/** The SQL of `invitations`, `invitation_waves` and `invitation_pace`. */
-
 export type InvitationRow = Selectable<InvitationsTable>;
 
-/** States an invitation waits in: its turn, or its sending hours. */
 export const waitingStates: InvitationState[] = ["queued", "waiting"];
 
 /**
- * Cancelled, or failed for good after its attempts, with none of them able
- * to have reached the carrier (`reached`: never tried, or every try refused
- * before a text, as a wrong secret is): the number was never sent anything,
- * and a later wave may take it (its row moves there). One an attempt may have
- * reached stays invited. (A failure before any attempt, a number with no
- * sending hours, stays too: the next wave could not text it either.)
+ * No attempt can have reached the carrier (never tried, or refused before a text, as a wrong secret is): a later wave
+ * may take the number. A failure before any attempt stays: the next wave could not text it either.
  */
 const givenBack = (eb: ExpressionBuilder<Database, "invitations">) =>
   eb.and([
@@ -32,10 +24,7 @@ const givenBack = (eb: ExpressionBuilder<Database, "invitations">) =>
     eb.or([eb("state", "=", "cancelled"), eb.and([eb("state", "=", "failed"), eb("attempts", ">", 0)])]),
   ]);
 
-/**
- * Which of these numbers (every number, when none is given) were invited
- * already, in any wave, whatever became of it, but for one given back by a cancel.
- */
+/** But for one given back by a cancel. */
 export async function invitedAmong({ db }: Store, phones?: readonly string[]) {
   const query = db
     .selectFrom("invitations")
@@ -43,26 +32,20 @@ export async function invitedAmong({ db }: Store, phones?: readonly string[]) {
     .where((eb) => eb.not(givenBack(eb)));
   if (phones === undefined) return new Set((await query.execute()).map((row) => row.phone));
   const invited = new Set<string>();
-  // Stays under SQLite's 999 bound parameters.
+  // Under SQLite's 999 bound parameters.
   for (let start = 0; start < phones.length; start += 450)
     for (const row of await query.where("phone", "in", phones.slice(start, start + 450)).execute())
       invited.add(row.phone);
   return invited;
 }
 
-/** Every wave, newest first: its name, when it was queued, how many it took, and when it was cancelled. */
 export const allWaves = ({ db }: Store) =>
   db.selectFrom("invitation_waves").selectAll().orderBy("created_at", "desc").orderBy("name").execute();
 
 export const waveNamed = ({ db }: Store, name: string) =>
   db.selectFrom("invitation_waves").selectAll().where("name", "=", name).executeTakeFirst();
 
-/**
- * Records a wave and its invitations, in one transaction. A number invited
- * meanwhile (another command, at the same moment) is not invited again: the
- * phone is unique. Returns how many were queued; undefined when the wave's
- * name is taken.
- */
+/** A number invited meanwhile is not invited again: the phone is unique. Undefined when the name is taken. */
 export function insertWave(
   { db }: Store,
   wave: { name: string; at: number },
@@ -76,8 +59,7 @@ export function insertWave(
       .returning("name")
       .executeTakeFirst();
     if (!made) return undefined;
-    // A number a cancel gave back leaves its old wave for this one. Most waves follow no cancel: one look spares
-    // them a statement per batch, about a third of a Postgres queue of 1,000 (85 to 56 ms, bench/invitations.ts).
+    // Most waves follow no cancel: one look spares them a statement per batch.
     const anyGivenBack = await trx.selectFrom("invitations").select("id").where(givenBack).limit(1).executeTakeFirst();
     let queued = 0;
     // 18 columns a row: 40 rows a statement stays under SQLite's 999 bound parameters.
@@ -106,12 +88,7 @@ export function insertWave(
   });
 }
 
-/**
- * The invitation due first, in the order invitations were queued, that no
- * sender holds; locked until the transaction ends on Postgres (others skip
- * it), and under SQLite's write lock already. `ahead` (a probe): the first a
- * failure put back in the queue, however far its next round is.
- */
+/** Locked until the transaction ends on Postgres (others skip it). `ahead` (a probe): the first a failure put back, however far its next round is. */
 export function nextDue(
   { db, engine }: Store,
   { now, skipIds, ahead }: { now: number; skipIds: readonly string[]; ahead: boolean },
@@ -131,22 +108,15 @@ export function nextDue(
     .executeTakeFirst();
 }
 
-/** Changes an invitation nobody holds (skipped, waiting for its hours, failed): in the claiming transaction. */
 export const setUnclaimed = ({ db }: Store, id: string, change: Updateable<InvitationsTable>) =>
   db.updateTable("invitations").set(change).where("id", "=", id).execute();
 
 const PACE = "invitations";
 
-// A slot further ahead than its interval and this was set by a clock that has since gone back (set by
-// hand, or an instance's clock running ahead): it is due. Far longer than any wait for the row's lock,
-// during which `now` (read before it) grows stale.
+// A slot further ahead than this was set by a clock that has since gone back: it is due.
 const CLOCK_SET_BACK_MS = 60_000;
 
-/**
- * Takes the next sending slot of every instance's pace: only when it is due,
- * in one compare-and-set, so two instances never take one slot. Returns
- * undefined when taken, or when the slot is due (a later time).
- */
+/** One compare-and-set, so two instances never take one slot: undefined when taken, else the time the slot is due. */
 export async function takeSlot({ db }: Store, now: number, intervalMs: number) {
   await db
     .insertInto("invitation_pace")
@@ -165,7 +135,6 @@ export async function takeSlot({ db }: Store, now: number, intervalMs: number) {
   return Number(row?.next_at ?? now);
 }
 
-/** Claims an invitation for its sender, noting the consent record it relies on now. */
 export const claim = ({ db }: Store, taken: { id: string; claim: Claim; now: number; consentId: string }) =>
   db
     .updateTable("invitations")
@@ -178,13 +147,7 @@ export const claim = ({ db }: Store, taken: { id: string; claim: Claim; now: num
     .where("id", "=", taken.id)
     .execute();
 
-/**
- * Records what became of a claimed invitation and lets the claim go. Only its
- * holder may, except to record that it was texted or refused (the number was
- * reached, whoever held it). `reached` says whether this attempt may have
- * reached the carrier (givenBack). A failure in a wave cancelled meanwhile
- * ends it cancelled.
- */
+/** Only the claim's holder settles, but for an answer: the number was reached, whoever held it. A failure in a wave cancelled meanwhile ends it cancelled. */
 export function settleInvitation(
   store: Store,
   {
@@ -194,10 +157,8 @@ export function settleInvitation(
     reached,
   }: {
     row: Pick<InvitationRow, "id" | "wave">;
-    /** The claim's token: only its holder settles, but for an answer. */
     token: string;
     change: Updateable<InvitationsTable> & { state: InvitationState };
-    /** Whether this attempt may have reached the carrier (givenBack). */
     reached: boolean;
   },
 ) {
@@ -222,12 +183,7 @@ export function settleInvitation(
   });
 }
 
-/**
- * Cancels what a wave has not sent and nobody is sending. Returns how many it
- * cancelled, how many of those no attempt may have reached the carrier with
- * (given back: a later wave may take them), and how many were on their way and still go. Undefined for
- * a wave that does not exist.
- */
+/** Cancels what a wave has not sent and nobody is sending; those no attempt may have reached are given back. */
 export function cancelWave({ db }: Store, name: string, now: number) {
   return db.transaction().execute(async (trx) => {
     const wave = await trx
@@ -259,7 +215,6 @@ export function cancelWave({ db }: Store, name: string, now: number) {
   });
 }
 
-/** How many invitations stand in each state (and carrier code), of one wave or all. */
 export async function invitationCounts({ db }: Store, wave?: string) {
   const rows = await db
     .selectFrom("invitations")
@@ -270,11 +225,7 @@ export async function invitationCounts({ db }: Store, wave?: string) {
   return rows.map((row) => ({ state: row.state, carrierCode: row.carrier_code, count: Number(row.count) }));
 }
 
-/**
- * Makes every queued invitation due now: the workflow answered again, so
- * those waiting for a later round of the schedule go out with the next pass,
- * at the pace and within their hours as ever.
- */
+/** The workflow answered again: what waits for a later round goes with the next pass, at the pace and within its hours. */
 export async function releaseQueued({ db }: Store, now: number) {
   await db
     .updateTable("invitations")
@@ -284,12 +235,7 @@ export async function releaseQueued({ db }: Store, now: number) {
     .execute();
 }
 
-/**
- * What waits on the invitations' receiver, as the alerts count a form's open
- * leads: `pending`, queued or waiting for sending hours, and `dead`, those
- * sent and failed for good once their schedule ran out; each with its
- * oldest queueing time.
- */
+/** As the alerts count a form's open leads: pending (queued or waiting for hours) and dead (failed after attempts). */
 export async function openInvitationCounts({ db }: Store) {
   const rows = await db
     .selectFrom("invitations")
@@ -307,7 +253,7 @@ export async function openInvitationCounts({ db }: Store) {
   return { pending: of(["queued", "waiting"]), dead: of(["failed"]) };
 }
 
-/** How many of those waiting are past due with a failure behind them: retried after an outage. */
+/** Retried after an outage: past due with a failure behind them. */
 export async function retryingCount({ db }: Store, wave?: string) {
   const row = await db
     .selectFrom("invitations")
@@ -319,7 +265,6 @@ export async function retryingCount({ db }: Store, wave?: string) {
   return Number(row?.count ?? 0);
 }
 
-/** Invitations in the order they were queued: of a wave, of a number, in a state, or all. */
 export function listInvitations(
   { db }: Store,
   filter: { wave?: string; phone?: string; state?: InvitationState } = {},
@@ -335,7 +280,7 @@ export function listInvitations(
     .execute();
 }
 
-/** Retention: invitations queued before `cutoff` go with the consent records of their time; so do waves left empty. */
+/** Retention: invitations go with the consent records of their time; so do waves left empty. */
 export function forgetOldInvitations({ db }: Store, cutoff: number) {
   return db.transaction().execute(async (trx) => {
     const { numDeletedRows } = await trx.deleteFrom("invitations").where("queued_at", "<", cutoff).executeTakeFirst();
@@ -354,10 +299,6 @@ export function forgetOldInvitations({ db }: Store, cutoff: number) {
   });
 }
 
-/**
- * The numbers an invitation of one of these states was made for (each number
- * has one invitation at most): a subquery the console's waitlist filters by,
- * so the consent's owner need not name this table.
- */
+/** A subquery the console's waitlist filters by, so the consent's owner need not name this table. */
 export const invitedPhones = ({ db }: Store, states: readonly InvitationState[]) =>
   db.selectFrom("invitations").select("phone").where("state", "in", states);

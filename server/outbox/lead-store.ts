@@ -5,12 +5,11 @@ import type { Store } from "@/server/db/connect";
 import type { Database, LeadAttemptsTable, LeadState, LeadsTable } from "@/server/db/schema";
 import type { LeadRow } from "./lead";
 
-/** The tables this file owns: the only file whose SQL names them (server/db/table-owners.test.ts). */
 export const ownedTables = ["leads", "lead_attempts"] as const satisfies readonly (keyof Database)[];
 
 const openStates: LeadState[] = ["pending", "held", "dead"];
 
-/** Keeps a new lead, as given; undefined when an open lead with the same values is kept already. */
+/** Undefined when an open lead with the same values is kept already. */
 function insertLead({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRow | undefined> {
   return db
     .insertInto("leads")
@@ -20,16 +19,11 @@ function insertLead({ db }: Store, lead: Insertable<LeadsTable>): Promise<LeadRo
     .executeTakeFirst();
 }
 
-/** Keeps a new lead, claimed by its sender; undefined when an open lead with the same values is kept already. */
 export function insertClaimed(store: Store, lead: Insertable<LeadsTable>, claim: Claim) {
   return insertLead(store, { ...lead, claimed_by: claim.token, claimed_until: claim.until });
 }
 
-/**
- * Keeps a web sign-up of a number whose consent was revoked: unclaimed, in
- * state awaiting_start, until the phone texts START. Undefined when an open
- * lead with the same values is kept already.
- */
+/** A sign-up of a revoked number: unclaimed, until the phone texts START. */
 export function insertAwaitingStart(store: Store, lead: Insertable<LeadsTable>) {
   return insertLead(store, { ...lead, state: "awaiting_start", claimed_by: null, claimed_until: null });
 }
@@ -42,7 +36,7 @@ export function leadById({ db }: Store, id: string) {
   return db.selectFrom("leads").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
-/** Claims one open lead by its webhook-id: undefined while someone else holds it, or when it is not open. */
+/** Undefined while someone else holds it, or when it is not open. */
 export function claimById({ db }: Store, id: string, claim: Claim, now = Date.now()) {
   return db
     .updateTable("leads")
@@ -54,22 +48,17 @@ export function claimById({ db }: Store, id: string, claim: Claim, now = Date.no
     .executeTakeFirst();
 }
 
-/** Which leads a pass takes. Pending ones due by `pendingDueBy`, held ones of forms that have a URL again, dead ones when asked. */
 export type LeadSelection = {
   pendingDueBy?: number;
   heldForms?: readonly string[];
   dead?: boolean;
   skipForms?: readonly string[];
-  /** Only this form's leads (a probe's). */
   form?: string;
-  /** Leads this pass sent already: a pass sends each lead once at most. */
+  /** A pass sends each lead once at most. */
   skipIds?: readonly string[];
 };
 
-/**
- * Claims the open lead that is due first, in one statement: SQLite lets one
- * writer at a time run it, Postgres skips rows another transaction is claiming.
- */
+/** One statement: SQLite lets one writer at a time run it, Postgres skips rows another transaction is claiming. */
 export function claimNextLead(store: Store, claim: Claim, selection: LeadSelection, now = Date.now()) {
   const { db, engine } = store;
   const due = db
@@ -103,7 +92,6 @@ export function claimNextLead(store: Store, claim: Claim, selection: LeadSelecti
     .executeTakeFirst();
 }
 
-/** The latest of these leads on a form in one of these states, made after `after`. */
 function latestAmong(
   { db }: Store,
   { ids, form, states, after = -1 }: { ids: readonly string[]; form: string; states: LeadState[]; after?: number },
@@ -121,23 +109,16 @@ function latestAmong(
     .executeTakeFirst();
 }
 
-/**
- * The latest of these leads (a number's, named by its consent records) on a
- * form made after `after`, still waiting (pending, held or dead) or
- * delivered: the lead the number was welcomed under, if any.
- */
+/** The lead the number was welcomed under, if any. */
 export const latestLeadAmong = (store: Store, form: string, ids: readonly string[], after: number) =>
   latestAmong(store, { ids, form, states: [...openStates, "delivered"], after });
 
-/** The latest of these leads on a form that waits for a START from the phone, if one does. */
 export const awaitingStartAmong = (store: Store, form: string, ids: readonly string[]) =>
   latestAmong(store, { ids, form, states: ["awaiting_start"] });
 
 /**
- * A revocation: these leads, if not delivered yet, are never sent. Each loses
- * its values and leaves its dedupe key free, so a new sign-up is a new lead
- * with a new consent. A claim in flight is let go: its sender's settlement
- * no longer matches, unless the lead was acknowledged meanwhile.
+ * A revocation: undelivered leads are never sent. Each loses its values and its dedupe key, so a new sign-up is a new
+ * lead with a new consent; a claim in flight is let go.
  */
 export async function stopLeads({ db }: Store, ids: readonly string[]) {
   if (!ids.length) return 0;
@@ -157,7 +138,7 @@ export async function stopLeads({ db }: Store, ids: readonly string[]) {
   return Number(numUpdatedRows);
 }
 
-/** A START: those of these leads that waited for it become pending, due `at`, for the next pass to send (once: claimed like any lead). */
+/** A START: due `at`, for the next pass to send. */
 export async function releaseAwaitingStart({ db }: Store, ids: readonly string[], at: number) {
   if (!ids.length) return 0;
   const { numUpdatedRows } = await db
@@ -169,7 +150,7 @@ export async function releaseAwaitingStart({ db }: Store, ids: readonly string[]
   return Number(numUpdatedRows);
 }
 
-/** Keeps a lead row as it is given, webhook-id and schedule included (a bench's fill); false when it is there already. */
+/** A bench's fill: the row as given, schedule included. */
 export async function importLead({ db }: Store, lead: Insertable<LeadsTable>) {
   const rows = await db
     .insertInto("leads")
@@ -180,7 +161,6 @@ export async function importLead({ db }: Store, lead: Insertable<LeadsTable>) {
   return rows.length > 0;
 }
 
-/** When the form's last delivered lead was delivered, or null when none was. */
 export async function lastDeliveredAt({ db }: Store, form: string) {
   const row = await db
     .selectFrom("leads")
@@ -193,12 +173,7 @@ export async function lastDeliveredAt({ db }: Store, form: string) {
 
 export type AttemptRecord = Omit<LeadAttemptsTable, "lead_id" | "number">;
 
-/**
- * Records a sender's attempts and where the lead stands now, in one
- * transaction, and lets the claim go. Only the claim's holder may change the
- * lead, except to record a delivery: an acknowledged lead is delivered,
- * whoever held it.
- */
+/** Only the claim's holder may change the lead, except to record a delivery: an acknowledged lead is delivered, whoever held it. */
 export async function settle(
   { db }: Store,
   {
@@ -210,7 +185,6 @@ export async function settle(
     lead: { id: string; attempts: number };
     claim: Claim;
     change: Updateable<LeadsTable>;
-    /** The sender's attempts, in order: numbered after the lead's earlier ones. */
     attempts: AttemptRecord[];
   },
 ) {
@@ -238,10 +212,7 @@ export async function settle(
   });
 }
 
-/**
- * Makes every pending lead of a form due now: its receiver answered again, so
- * what waits for a later round of the schedule goes out with the next pass.
- */
+/** Its receiver answered again: what waits for a later round goes with the next pass. */
 export async function releaseWaiting({ db }: Store, form: string, now: number) {
   await db
     .updateTable("leads")
@@ -252,11 +223,7 @@ export async function releaseWaiting({ db }: Store, form: string, now: number) {
     .execute();
 }
 
-/**
- * How many open leads each form has in each state, and when the oldest came
- * in: one grouped query over the open leads (the state index), for the
- * health check and the alerts. Of one form when `form` is given.
- */
+/** One grouped query over the open leads (the state index), for health and the alerts. */
 export async function openLeadCounts({ db }: Store, form?: string) {
   const rows = await db
     .selectFrom("leads")
@@ -273,7 +240,6 @@ export async function openLeadCounts({ db }: Store, form?: string) {
   }));
 }
 
-/** Which leads: in these states, of this form, only those whose values retention has not emptied yet. */
 export type LeadFilter = { states?: readonly LeadState[]; form?: string; withValues?: boolean };
 
 function filtered({ db }: Store, filter: LeadFilter) {
@@ -284,7 +250,6 @@ function filtered({ db }: Store, filter: LeadFilter) {
     .$if(Boolean(filter.withValues), (query) => query.where("payload", "is not", null));
 }
 
-/** The leads of a filter, oldest first (newest first with `newestFirst`), at most `limit` of them when it is given. */
 export function listLeads(
   store: Store,
   filter: LeadFilter = {},
@@ -298,7 +263,6 @@ export function listLeads(
     .execute();
 }
 
-/** How many leads a filter takes in. */
 export async function countLeads(store: Store, filter: LeadFilter = {}) {
   const row = await filtered(store, filter)
     .select((eb) => eb.fn.countAll<number | string>().as("count"))
@@ -311,10 +275,8 @@ export function attemptsOf({ db }: Store, id: string) {
 }
 
 /**
- * The leads of a form whose kept name holds this text, ignoring case: at most
- * `limit`, newest first. The payload's JSON is first matched as text, which
- * pg_trgm's index serves (decision 0017); then the name alone, so no other
- * field, key or quote of the JSON can be probed. `%`, `_` and `\\` match themselves.
+ * The payload's JSON is first matched as text, which pg_trgm's index serves (decision 0017); then the name alone, so
+ * no other field of the JSON can be probed. `%`, `_` and `\\` match themselves.
  */
 export async function leadIdsNamed(
   { db, engine }: Store,
@@ -340,7 +302,7 @@ export async function leadIdsNamed(
   return rows.map((row) => row.id);
 }
 
-/** Deletes one open lead and its delivery log; false when there is none. A delivered lead is the record of what was sent. */
+/** A delivered lead is the record of what was sent: only open ones are dropped. */
 export async function dropLead({ db }: Store, id: string) {
   const { numDeletedRows } = await db
     .deleteFrom("leads")
@@ -350,7 +312,7 @@ export async function dropLead({ db }: Store, id: string) {
   return numDeletedRows > 0n;
 }
 
-/** Retention: delivered leads older than `cutoff` lose their payload; their row and delivery log stay. */
+/** Retention: the row and its delivery log stay. */
 export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
   const { numUpdatedRows } = await db
     .updateTable("leads")
@@ -362,10 +324,7 @@ export async function forgetDeliveredPayloads({ db }: Store, cutoff: number) {
   return Number(numUpdatedRows);
 }
 
-/**
- * Retention: a sign-up that waited for a START since before `cutoff` is let
- * go unsent: it loses its values and its key, like a lead a revocation stopped.
- */
+/** Retention: a sign-up that waited too long for a START is let go unsent, like a lead a revocation stopped. */
 export async function forgetUnrenewedSignups({ db }: Store, cutoff: number) {
   const { numUpdatedRows } = await db
     .updateTable("leads")

@@ -18,17 +18,11 @@ import { postSigned } from "@/server/outbox/signed-post";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
-/** Who sends: the visitor's own post, a pass, the operator's command, or a pass's probe of a failing receiver. */
 export type Sender = "visitor" | "pass" | "operator" | "probe";
 
 export type Delivery = {
-  /** Sent as webhook-id on every attempt (receivers drop duplicates by it) and logged. */
   webhookId: string;
-  /**
-   * held: no webhook URL is set; the lead waits in the database. repeat: the
-   * number was on the list already, nothing sent. awaiting_start: the number
-   * revoked its consent; the lead waits for a START from the phone.
-   */
+  /** held: no webhook URL is set; repeat: the number was on the list already; awaiting_start: it waits for a START. */
   via: "webhook" | "held" | "repeat" | "awaiting_start";
   attempts: number;
   durationMs: number;
@@ -40,7 +34,6 @@ export type Delivery = {
 type SenderAnswer =
   { ok: true; status?: number } | { ok: false; reason: Extract<Delivery, { ok: false }>["reason"]; status?: number };
 
-/** The one way a Delivery is made: what a sender answers, with its time counted from `started`. */
 export function deliveryOf(
   webhookId: string,
   started: number,
@@ -50,18 +43,11 @@ export function deliveryOf(
   return { webhookId, via, attempts, durationMs: Math.round(performance.now() - started), ...answer };
 }
 
-/** Where a lead stands after a sender is done with it. */
 export type Sent = { state: Exclude<LeadState, "revoked" | "awaiting_start"> | "unreadable"; delivery: Delivery };
 
-// An attempt shorter than this is not worth starting.
 const MIN_ATTEMPT_MS = 250;
 
-/**
- * Posts a body until it is acknowledged, a failure will not change by
- * itself, or the time runs out. The visitor's sender retries transient
- * failures with backoff within WEBHOOK_DEADLINE_MS, counted from `started`
- * (performance.now()); a pass or the operator makes one attempt.
- */
+/** The visitor's sender retries transient failures with backoff within WEBHOOK_DEADLINE_MS; a pass or the operator makes one attempt. */
 async function attemptAll({
   webhook,
   lead: { id, payload: body, attempts, created_at: createdAt },
@@ -105,7 +91,7 @@ async function attemptAll({
   }
 }
 
-/** Where a failed lead goes: the visitor's failure keeps its place in the schedule, or starts it; a sender's follows nextRound. */
+/** The visitor's failure keeps its place in the schedule, or starts it. */
 function afterFailure(lead: LeadRow, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
   if (sender === "visitor") {
     const keepsPlace = lead.state === "pending" && lead.attempts > 0;
@@ -120,7 +106,6 @@ function afterFailure(lead: LeadRow, sender: Sender, env: ServerEnv, now: number
   return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
 }
 
-/** A lead its sender holds the claim of, and what sending it needs. */
 export type Claimed = {
   /** Undefined only when the database failed to keep a contact request: sent once, never redelivered. */
   store: Store | undefined;
@@ -128,11 +113,10 @@ export type Claimed = {
   claim: Claim;
   env: ServerEnv;
   sender: Sender;
-  /** When the visitor's wait began (performance.now()): their deadline counts from it. */
   started?: number;
 };
 
-/** Saves where the lead stands; a store that fails is logged once per outage and never keeps the visitor's answer. */
+/** A store that fails is logged once per outage and never keeps the visitor's answer. */
 async function recordSettlement(
   { store, row, claim }: Claimed,
   change: Updateable<LeadsTable>,
@@ -150,17 +134,7 @@ async function recordSettlement(
   }
 }
 
-/**
- * The one way a lead is sent, by every sender, once it holds the lead's
- * claim: the visitor's first attempt and retry, the timer's and the cron
- * route's passes, and the operator's retry. Without a webhook URL the lead is
- * held; acknowledged, it is delivered and never sent again; failed, it waits
- * for its next round, or is dead once the schedule is spent. Every attempt
- * goes into the delivery log. `store` is undefined only when the database
- * failed to keep a contact request: it is sent once, with no redelivery
- * after it (a sign-up never gets here without its consent record: submitLead
- * refuses it).
- */
+/** The one way a lead is sent, by every sender holding its claim. Every attempt goes into the delivery log. */
 export async function sendClaimed(claimed: Claimed): Promise<Sent> {
   const { store, row: lead, env, sender, started = performance.now() } = claimed;
   if (!sendable(lead)) {
@@ -170,7 +144,6 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
     return { state: "unreadable", delivery: deliveryOf(lead.id, started, { ok: false, reason: "unreadable" }) };
   }
 
-  // The alerts hear what the lead's fate says about its receiver.
   const tell = (outcome: Outcome, failure?: string) =>
     store && noteOutcome(store, { receiver: lead.form, outcome, env, failure });
   const webhook = readWebhook(lead.form);

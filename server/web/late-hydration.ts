@@ -1,42 +1,23 @@
-/**
- * Hydration after the first paint (docs/decisions/0010-system-font-and-late-hydration.md).
- *
- * Next writes the page's JavaScript as `<script src async>` tags (and one
- * preload) that the browser fetches and runs while it is still laying out the
- * page, so on a phone the scripts compete with the first paint, and PageSpeed's
- * model charges every one of them to it. Every form works without JavaScript and
- * the menu is a native popover, so nothing the visitor sees needs them first.
- * This rewrite takes those tags out and leaves, where the last one stood, one
- * inline loader that adds the same scripts, in the same order, once the browser
- * reports the largest contentful paint; or at the visitor's first press, key or
- * focus; or after 3 s if no paint is reported (a hidden tab); or after the first
- * frame where the browser cannot report it.
- *
- * Applied to the built pages (scripts/late-hydration.ts) and, through Next's
- * patched send-payload (patches/), to every page body Next sends whole, pages
- * regenerated at run time included. A page without such tags (already
- * rewritten, or not Next's) is returned as it is.
- */
+// Hydration after the first paint (decision 0010): Next's chunk tags compete with a phone's first paint, and every
+// form works without JavaScript. One inline loader adds the same scripts once the largest contentful paint is
+// reported, at the first press, key or focus, or after 3 s.
 
-/** The chunks Next serves: only these tags are moved, never a script of someone else's. */
+/** Only Next's chunks move, never someone else's script. */
 const chunkSource = String.raw`/_next/static/[^"<>\s]+\.js`;
 const asyncScript = new RegExp(String.raw`<script src="(${chunkSource})" async=""></script>`, "g");
 const scriptPreload = new RegExp(String.raw`<link rel="preload" as="script"[^>]*? href="(${chunkSource})"[^>]*/>`, "g");
 
-/** The attribute that marks the loader, so a test (and the build check) can find it. */
 export const loaderMark = "data-after-paint";
 
-/** Milliseconds the loader waits for a paint report before it loads the scripts anyway. */
 export const paintWaitMs = 3000;
 
-/** The folder every address shares ("/_next/static/chunks/"), written once in the loader. */
 function sharedFolder(sources: readonly string[]): string {
   let prefix = sources[0] ?? "";
   for (const source of sources) while (!source.startsWith(prefix)) prefix = prefix.slice(0, -1);
   return prefix.slice(0, prefix.lastIndexOf("/") + 1);
 }
 
-/** The loader, for these script addresses: small, no dependencies, ES5 so any browser parses it. */
+/** ES5, so any browser parses it. */
 export function loaderScript(sources: readonly string[]): string {
   const folder = sharedFolder(sources);
   const names = sources.map((source) => source.slice(folder.length));
@@ -55,7 +36,6 @@ export function loaderScript(sources: readonly string[]): string {
   return `<script ${loaderMark}="">${body}</script>`;
 }
 
-/** The page with its chunk scripts started after the first paint; any other text unchanged. */
 export function hydrateAfterPaint(html: string): string {
   const scripts = [...html.matchAll(asyncScript)];
   const last = scripts.at(-1);
@@ -66,7 +46,6 @@ export function hydrateAfterPaint(html: string): string {
   return (before + loaderScript(sources) + html.slice(end)).replace(scriptPreload, "");
 }
 
-/** The scripts a page starts with: its loader's list if it has one, else its `<script src async>` tags. */
 export function startScripts(html: string): string[] {
   const loader = new RegExp(String.raw`<script ${loaderMark}="">[^<]*\}\)\(("[^"]*"),(\[[^\]]*\])\)</script>`).exec(
     html,
@@ -78,27 +57,16 @@ export function startScripts(html: string): string[] {
   return [...html.matchAll(asyncScript)].map((match) => match[1] ?? "");
 }
 
-/**
- * Whether the page still starts a chunk script before its paint: an async
- * chunk tag (whatever follows its `async`) or a script preload. The build's check.
- */
+/** The build's check: an async chunk tag or a script preload left before the paint. */
 export function startsScriptsEarly(html: string): boolean {
   return new RegExp(String.raw`<script src="${chunkSource}" async=""|<link rel="preload" as="script"`).test(html);
 }
 
-/**
- * The page without the nonces Next wrote on its scripts. A page regenerated at
- * run time is rendered for the request that found it stale, and Next writes
- * that request's nonce (scripts/start.mjs gives every request one) on every
- * script: the page is then kept and sent whole to everyone, allowed by its
- * scripts' hashes (server/web/page-policy.ts), where a nonce means nothing,
- * and with it the chunk tags no longer read as the ones this rewrite moves.
- */
+/** A page regenerated at run time carries the nonce of the request that found it stale; kept and sent to everyone, it is allowed by its scripts' hashes instead. */
 export function withoutNonces(html: string): string {
   return html.replace(/(<script\b[^>]*?) nonce="[^"<>]*"/g, "$1");
 }
 
-/** What Next's patched send-payload calls with each body it sends whole: HTML pages only. */
 export function renderedBodyTransform(body: string, contentType: string | undefined): string {
   return contentType?.startsWith("text/html") ? hydrateAfterPaint(withoutNonces(body)) : body;
 }

@@ -1,28 +1,14 @@
 // @ts-check
-/**
- * Which requests may carry a body, and how much of it the site reads. The
- * server in front of Next (scripts/start.mjs) answers every other body
- * before a byte of it is read: 405 where no route takes one, 413 over the
- * route's limit, 411 for a form post that does not say its length. Plain
- * JavaScript, as that server loads it without the app's compiler.
- * server/web/request-bodies.test.ts keeps it in step with app/.
- */
+// Which requests may carry a body, and how much: scripts/start.mjs answers every other body before a byte is
+// read (405, 413, 411). Plain JavaScript, as that server loads it without the app's compiler.
 
-/** What a consent call from the workflow reads: a number and a word, signed. */
 export const CONSENT_CALL_BYTES = 4_096;
 
-/**
- * What a form's post may carry, with the JavaScript on (the action's encoded
- * reply) or off (multipart): the longest message, 3,000 characters of four
- * bytes each, and the form's other fields fit with room. next.config.ts gives
- * Next's own limit for actions the same number.
- */
+/** A form's post, JavaScript on or off: the longest message in four-byte characters and the other fields fit with room. next.config.ts gives actions the same. */
 export const FORM_POST_BYTES = 64 * 1024;
 
-/** What a console action's plain form posts: a few short fields (server/console/action-guard.ts). */
 export const CONSOLE_ACTION_BYTES = 16 * 1024;
 
-/** The route handlers that take a body (POST), by path, with their limits. */
 export const routeBodies = new Map([
   ["/api/consent/revoke", CONSENT_CALL_BYTES],
   ["/api/consent/renew", CONSENT_CALL_BYTES],
@@ -36,9 +22,7 @@ export const routeBodies = new Map([
 ]);
 
 /**
- * The paths of the pages that hold a server action, from the build's
- * server-reference manifest: `app/signup/page` is /signup, a dynamic segment
- * (`[form]`) any one segment, a route group (`(site)`) nothing.
+ * The paths of the pages that hold a server action, from the build's server-reference manifest.
  * @param {{ node?: Record<string, { workers?: Record<string, unknown> }> }} manifest
  * @returns {RegExp[]}
  */
@@ -60,9 +44,7 @@ export function actionPagesOf(manifest) {
 }
 
 /**
- * Whether an Origin names another site than the one the request was sent to
- * (its X-Forwarded-Host, else its Host), as Next's own check of a server
- * action decides it; no Origin (an older browser) is not foreign.
+ * An Origin of another site than the request's host, as Next's own check of an action decides it.
  * @param {string | undefined} origin @param {string | undefined} host
  */
 function foreign(origin, host) {
@@ -75,9 +57,7 @@ function foreign(origin, host) {
 }
 
 /**
- * The path a request names, as the routes match it: its query left aside, an
- * absolute-form target (`POST http://host/signup`) read for its path, and
- * percent-escapes decoded (`/%73ignup` is /signup to Next's router too).
+ * The path as the routes match it: an absolute-form target read for its path, percent-escapes decoded as Next's router does.
  * @param {string} target the request line's target (`request.url`)
  */
 export function pathOf(target) {
@@ -97,10 +77,7 @@ export function pathOf(target) {
 }
 
 /**
- * How a request's body is taken, before any of it is read: a form's post
- * from another site's page is 403 (Next would answer 500 with a stack). A
- * form's post is a POST to a page that holds a server action, or any POST
- * that names an action (the `Next-Action` header), whatever its path.
+ * A form's post from another site's page is 403 (Next would answer 500 with a stack).
  * @param {{ method: string, pathname: string, contentLength: string | undefined, chunked: boolean, origin?: string, host?: string, nextAction?: boolean }} request
  * @param {readonly RegExp[]} actionPages
  * @returns {{ take: true } | { take: false, status: 403 | 405 | 411 | 413 }}
@@ -122,10 +99,7 @@ export function bodyVerdict(
 }
 
 /**
- * The methods a path takes, for the `Allow` of a 405 made before Next: a
- * page with a server action GET, HEAD, POST and OPTIONS (answered here), a
- * route handler that takes a body (the consent calls, the console's actions)
- * POST alone, every other path GET and HEAD.
+ * The `Allow` of a 405 made before Next.
  * @param {string} pathname @param {readonly RegExp[]} actionPages
  */
 export function allowOf(pathname, actionPages) {
@@ -135,9 +109,7 @@ export function allowOf(pathname, actionPages) {
 }
 
 /**
- * The answer to OPTIONS on a page that takes a form's post, which Next answers
- * 405 with two Allow headers and no POST; undefined elsewhere (Next's own
- * answer: a route handler lists its methods).
+ * OPTIONS on a page with a form, which Next answers 405 with two Allow headers and no POST.
  * @param {string} pathname @param {readonly RegExp[]} actionPages
  */
 export const optionsAllow = (pathname, actionPages) =>

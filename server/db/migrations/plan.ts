@@ -8,25 +8,18 @@ import {
 } from "kysely";
 
 /**
- * A migration as data: the tables it creates, each with its columns written
- * as SQL reads them ("text not null default 0"), its primary key when it
- * spans columns, and its indexes; the columns it adds to tables an earlier
- * migration made (`alter`), with the value the rows already there take when it
- * is not the default; the indexes it adds to those tables; and the SQL that
- * fills a new table from rows already there; and what only Postgres has
- * (an index of an extension's kind), each with the statement that undoes it.
- * `why` says what a table, a column, an index, a fill or a step is for.
+ * A migration as data (decision 0005): tables with columns as SQL reads them, columns added to earlier tables, indexes,
+ * the SQL that fills a new table, and Postgres-only steps with their undo.
  */
 export type MigrationPlan = {
   tables?: Record<string, Table>;
   alter?: Record<string, { columns: Record<string, Column> }>;
   indexes?: Record<string, Index & { on: string }>;
-  /** SQL both engines read alike, run once the tables, columns and indexes exist: a new table filled from the rows already there. */
   fill?: { why: string; sql: string }[];
-  /** Postgres only, run last: what SQLite has no counterpart for, and the statement that undoes it (run first on the way down). */
+  /** Run first on the way down. */
   postgres?: { why: string; sql: string; undo: string }[];
 };
-/** `existingRowsFrom`: the column whose value the rows already there take (new rows take the default). */
+/** New rows take the default; rows already there take this column's value. */
 type Column = { why?: string; spec: string; existingRowsFrom?: string };
 type Table = { why?: string; columns: Record<string, string>; primaryKey?: string[]; indexes?: Record<string, Index> };
 type Index = { why?: string; columns: string[] };
@@ -46,7 +39,6 @@ const MODIFIERS: [RegExp, Modifier][] = [
   ],
 ];
 
-/** A column written as SQL reads it, as Kysely's builder takes it; anything it cannot read is refused. */
 export function columnOf(spec: string): [ColumnDataType, (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder] {
   const [type = ""] = spec.split(" ", 1);
   if (!TYPES.includes(type as ColumnDataType)) throw new Error(`Unknown column type in "${spec}"`);
@@ -67,7 +59,6 @@ async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record
     await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
-/** The migration a plan describes: up creates each table, column and index in order; down drops what up made, last first. */
 export function migrationOf(plan: MigrationPlan): Migration {
   const tables = Object.entries(plan.tables ?? {});
   const added = Object.entries(plan.alter ?? {}).flatMap(([table, { columns }]) =>
@@ -104,7 +95,6 @@ export function migrationOf(plan: MigrationPlan): Migration {
     },
     async down(db) {
       for (const { undo } of postgres(db).toReversed()) await sql.raw(undo).execute(db);
-      // A table's own indexes go with it.
       for (const [name] of indexes.toReversed()) await db.schema.dropIndex(name).execute();
       for (const { table, column } of added.toReversed())
         await db.schema.alterTable(table).dropColumn(column).execute();
@@ -113,14 +103,9 @@ export function migrationOf(plan: MigrationPlan): Migration {
   };
 }
 
-/** A table the migrations create: its name, the columns that key a row, and the tables its rows refer to. */
 export type PlannedTable = { name: string; key: string[]; refersTo: string[] };
 
-/**
- * The tables a list of plans creates, in an order their foreign keys allow
- * (a table after every table it refers to, else in the order they were
- * created), each with its key: what a copy of the whole database goes by.
- */
+/** In an order their foreign keys allow, each with its key: what a copy of the whole database goes by. */
 export function plannedTables(plans: readonly MigrationPlan[]): PlannedTable[] {
   const found = new Map<string, PlannedTable>();
   const refersIn = (spec: string) => [...spec.matchAll(/ references (\w+)\./g)].map(([, table]) => table!);
