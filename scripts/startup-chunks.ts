@@ -8,7 +8,7 @@
  * main thread, so the framework's start-up (React and the Next router, the
  * same on an empty Next page) spends most of its one long task compiling.
  * With it, Chrome 136 and later compile those files while they download, on a
- * background thread (docs/performance.md, "Compile hints", has the figures).
+ * background thread (decision 0006).
  * Other browsers read a comment.
  *
  * Only the start-up chunks get it: the framework's (build-manifest.json's
