@@ -56,7 +56,7 @@ beforeAll(async () => {
         last_failure: null,
         delivered_at: null,
       },
-      newClaim(0, 0),
+      newClaim(0),
     );
     const evidence = {
       phone,
@@ -270,7 +270,7 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
           last_failure: null,
           delivered_at: null,
         },
-        newClaim(0, 0),
+        newClaim(0),
       );
       await recordConsent(db, {
         evidence: {

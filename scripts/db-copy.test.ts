@@ -68,7 +68,7 @@ beforeAll(async () => {
     const phone = `+1555700${String(i).padStart(4, "0")}`;
     const lead = waitlistLead(phone, { created_at: 1_000 + i, state: i % 5 === 0 ? "dead" : "pending" });
     await inTransaction(source, async (db) => {
-      await insertClaimed(db, lead, newClaim(0, 0));
+      await insertClaimed(db, lead, newClaim(0));
       await recordConsent(db, {
         evidence: {
           phone,
@@ -86,7 +86,7 @@ beforeAll(async () => {
     if (i % 3 === 0) {
       await settle(source, {
         lead,
-        claim: newClaim(0, 0),
+        claim: newClaim(0),
         change: { state: "delivered", delivered_at: 3_000 + i, dedupe_key: null },
         attempts: [
           { at: 2_500 + i, status: 503, failure: "status", duration_ms: 12, sender: "visitor" },
@@ -124,8 +124,8 @@ beforeAll(async () => {
     at: Date.now(),
   });
   await renewConsent(source, { phone: invited[2]!, messageId: "SMstart", at: Date.now() });
-  await consumeInDatabase(source, { name: "phone", points: 3, duration: 3_600 }, invited[0]!, afternoon);
-  await limitKey(source, "person", afternoon);
+  await consumeInDatabase(source, { name: "phone", points: 3, duration: 3_600 }, invited[0]!);
+  await limitKey(source, "person");
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db

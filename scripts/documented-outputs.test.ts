@@ -74,7 +74,7 @@ beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), "sous-documented-"));
   const store = await connect({ DATA_DIR: folder, DATABASE_URL: undefined });
   const lead = waitlistLead(phone);
-  await insertClaimed(store, lead, newClaim(0, 0));
+  await insertClaimed(store, lead, newClaim(0));
   await recordConsent(store, { evidence: webConsent(phone), leadId: lead.id, at: Date.parse("2026-03-01T12:00:00Z") });
   await queueWave(store, {
     name: "launch-1",

@@ -223,13 +223,13 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     // A lead kept before consent records existed: no record for its number.
     const store = await database(readEnv());
     const older = waitlistLead("+15553009913", { state: "delivered" });
-    await insertClaimed(store, older, newClaim(0, 0));
+    await insertClaimed(store, older, newClaim(0));
     // A second, older lead of a number on the list: the export shows the number once, with its latest lead.
-    await insertClaimed(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0, 0));
+    await insertClaimed(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0));
     // Leads whose values are gone: one revoked before it was sent, one delivered and past retention.
     const emptiedRevoked = waitlistLead("+15553009914", { state: "revoked", payload: null });
     const pastRetention = waitlistLead("+15553009915", { state: "delivered", payload: null });
-    for (const lead of [emptiedRevoked, pastRetention]) await insertClaimed(store, lead, newClaim(0, 0));
+    for (const lead of [emptiedRevoked, pastRetention]) await insertClaimed(store, lead, newClaim(0));
 
     const { parse } = await import("csv-parse/sync");
     const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<

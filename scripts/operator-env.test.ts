@@ -38,7 +38,7 @@ afterAll(async () => {
 async function signUp(store: Store) {
   const lead = waitlistLead(phone);
   await inTransaction(store, async (db) => {
-    await insertClaimed(db, lead, newClaim(0, 0));
+    await insertClaimed(db, lead, newClaim(0));
     await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: Date.now() });
   });
   await store.db.destroy();
@@ -112,7 +112,7 @@ describe("a command whose reader stops early", () => {
     // Enough records that the export is still writing when the reader goes.
     const store = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
     const lead = waitlistLead(phone);
-    await insertClaimed(store, lead, newClaim(0, 0));
+    await insertClaimed(store, lead, newClaim(0));
     await inTransaction(store, async (db) => {
       for (let i = 0; i < 3_000; i += 1) {
         await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: 1_000 + i });

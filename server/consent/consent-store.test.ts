@@ -38,7 +38,7 @@ const open = setupBothEngines();
 async function signUp(store: Store, phone: string, at = Date.now(), overrides: Partial<LeadRow> = {}) {
   const row = lead(phone, overrides);
   await inTransaction(store, async (db) => {
-    await insertClaimed(db, row, newClaim(0, 0));
+    await insertClaimed(db, row, newClaim(0));
     await recordConsent(db, { evidence: evidence(phone), leadId: row.id, at });
   });
   return row;

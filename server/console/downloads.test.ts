@@ -17,7 +17,7 @@ import { download, downloads, isDownload } from "./downloads";
 async function signUp(store: Store, phone: string, at: number) {
   const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name: `Chef ${at}` }) };
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0, 0));
+    await insertClaimed(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
   });
 }

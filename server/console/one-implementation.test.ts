@@ -82,7 +82,7 @@ beforeAll(async () => {
   const lead = waitlistLead(phone);
   leadId = lead.id;
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0, 0));
+    await insertClaimed(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at: 1_000 });
   });
 });
@@ -172,7 +172,7 @@ describe("the console and the commands", () => {
     );
     expect(await calledBy(() => commandOutput(leadsCommand, ["retry", leadId]))).toStrictEqual({ redeliverLeads: 1 });
     const other = waitlistLead("+12125550189");
-    await insertClaimed(await database(readEnv()), other, newClaim(0, 0));
+    await insertClaimed(await database(readEnv()), other, newClaim(0));
     expect(
       await calledBy(() => dropRoute(posted("/console/deliveries/drop", { id: leadId, confirm: "drop" }))),
     ).toStrictEqual({ dropLeadById: 1 });

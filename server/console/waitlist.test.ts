@@ -25,7 +25,7 @@ async function open(engine: "sqlite" | "postgres") {
 async function signUp(store: Store, phone: string, at: number, name = `Chef ${at}`) {
   const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name }) };
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0, 0));
+    await insertClaimed(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
   });
   return lead;

@@ -12,7 +12,8 @@ export const ownedTables = ["limit_counts", "limit_keys"] as const satisfies rea
  * random the first time any instance asks, and the same for every instance
  * after: the first insert wins, the others read what it wrote.
  */
-export async function limitKey({ db }: Store, name: string, now = Date.now()) {
+export async function limitKey({ db }: Store, name: string) {
+  const now = Date.now();
   await db
     .insertInto("limit_keys")
     .values({ name, secret: randomBytes(32).toString("base64url"), created_at: now })
@@ -38,7 +39,8 @@ const rowKey = (window: Window, key: string) =>
  * window when the last one ran out. Resolves like rate-limiter-flexible's
  * consume (a RateLimiterRes), and rejects with one when the window is full.
  */
-export async function consumeInDatabase({ db }: Store, window: Window, key: string, now = Date.now()) {
+export async function consumeInDatabase({ db }: Store, window: Window, key: string) {
+  const now = Date.now();
   const expires = now + window.duration * 1000;
   const row = await db
     .insertInto("limit_counts")
@@ -72,7 +74,8 @@ export async function consumeInDatabase({ db }: Store, window: Window, key: stri
 }
 
 /** Gives one point back to `key`, within its window. */
-export async function rewardInDatabase({ db }: Store, window: Window, key: string, now = Date.now()) {
+export async function rewardInDatabase({ db }: Store, window: Window, key: string) {
+  const now = Date.now();
   await db
     .updateTable("limit_counts")
     .set((eb) => ({ points: eb("points", "-", 1) }))
@@ -83,7 +86,7 @@ export async function rewardInDatabase({ db }: Store, window: Window, key: strin
 }
 
 /** Retention: the windows that ran out. */
-export async function forgetSpentWindows({ db }: Store, now = Date.now()) {
+export async function forgetSpentWindows({ db }: Store, now: number) {
   const { numDeletedRows } = await db.deleteFrom("limit_counts").where("expires_at", "<=", now).executeTakeFirst();
   return Number(numDeletedRows);
 }

@@ -105,7 +105,7 @@ export type Submission = {
 export async function submitLead(submission: Submission): Promise<Delivery> {
   const { form, payload, env, started, consent } = submission;
   const now = Date.now();
-  const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
+  const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS);
   const fresh: LeadRow = {
     id: newWebhookId(),
     form,

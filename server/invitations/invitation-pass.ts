@@ -70,7 +70,7 @@ function takeDue(
     }
     const paceAt = await takeSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
     if (paceAt !== undefined) return { waitUntil: paceAt };
-    const held = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS, now);
+    const held = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
     await claim(tx, { id: row.id, claim: held, now, consentId: standing.recordId });
     return {
       claimed: { row: { ...row, consent_id: standing.recordId }, token: held.token },

@@ -518,7 +518,8 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
         consentId: row.consent_id,
       });
     // Both on their way: the cancel leaves them to their senders, and says so.
-    expect(await cancelInvitations(store, `${engine}-flight`, afternoon + 1)).toStrictEqual({
+    vi.setSystemTime(afternoon + 1);
+    expect(await cancelInvitations(store, `${engine}-flight`)).toStrictEqual({
       cancelled: 0,
       givenBack: 0,
       onTheirWay: 3,

@@ -68,7 +68,8 @@ export async function queueWave(
   return { plan, queued };
 }
 
-export async function cancelInvitations(store: Store, name: string, now = Date.now()) {
+export async function cancelInvitations(store: Store, name: string) {
+  const now = Date.now();
   const cancelled = await cancelWave(store, name, now);
   await store.durable();
   return cancelled;

@@ -38,14 +38,9 @@ export const emailKey = (email: string) => email.trim().toLowerCase();
 
 export async function insertOperator(
   { db }: Store,
-  {
-    email,
-    role,
-    id = `op_${randomUUID()}`,
-    now = Date.now(),
-  }: { email: string; role: OperatorRole; id?: string; now?: number },
+  { email, role, id = `op_${randomUUID()}` }: { email: string; role: OperatorRole; id?: string },
 ): Promise<Operator | undefined> {
-  const row = { id, email: emailKey(email), role, created_at: now };
+  const row = { id, email: emailKey(email), role, created_at: Date.now() };
   const inserted = await db
     .insertInto("operators")
     .values(row)
@@ -104,12 +99,14 @@ async function insertSecret(
   return token;
 }
 
-export async function insertLink(store: Store, { operatorId, now = Date.now() }: { operatorId: string; now?: number }) {
+export async function insertLink(store: Store, { operatorId }: { operatorId: string }) {
+  const now = Date.now();
   const token = await insertSecret(store, "operator_links", { operatorId, now, lifetime: LINK_TTL_MS });
   return { token, expiresAt: now + LINK_TTL_MS };
 }
 
-export async function linkOperator({ db }: Store, token: string, now = Date.now()) {
+export async function linkOperator({ db }: Store, token: string) {
+  const now = Date.now();
   const row = await db
     .selectFrom("operator_links")
     .innerJoin("operators", "operators.id", "operator_links.operator_id")
@@ -122,7 +119,8 @@ export async function linkOperator({ db }: Store, token: string, now = Date.now(
 }
 
 /** False when another request used it first. */
-export async function useLink({ db }: Store, linkId: string, now = Date.now()) {
+export async function useLink({ db }: Store, linkId: string) {
+  const now = Date.now();
   const { numUpdatedRows } = await db
     .updateTable("operator_links")
     .set({ used_at: now })
@@ -140,8 +138,7 @@ export async function insertChallenge(
     purpose,
     operatorId = null,
     linkId = null,
-    now = Date.now(),
-  }: { challenge: string; purpose: ChallengePurpose; operatorId?: string | null; linkId?: string | null; now?: number },
+  }: { challenge: string; purpose: ChallengePurpose; operatorId?: string | null; linkId?: string | null },
 ) {
   const id = newToken();
   await db
@@ -152,14 +149,15 @@ export async function insertChallenge(
       purpose,
       operator_id: operatorId,
       link_id: linkId,
-      expires_at: now + CHALLENGE_TTL_MS,
+      expires_at: Date.now() + CHALLENGE_TTL_MS,
     })
     .execute();
   return id;
 }
 
 /** Deleted as it is read, so it answers once. */
-export async function takeChallenge({ db }: Store, id: string, purpose: ChallengePurpose, now = Date.now()) {
+export async function takeChallenge({ db }: Store, id: string, purpose: ChallengePurpose) {
+  const now = Date.now();
   const row = await db
     .deleteFrom("console_challenges")
     .where("id", "=", hashOf(id))
@@ -177,7 +175,8 @@ export type Passkey = {
   transports: string[];
 };
 
-export async function insertPasskey({ db }: Store, { passkey, now = Date.now() }: { passkey: Passkey; now?: number }) {
+export async function insertPasskey({ db }: Store, { passkey }: { passkey: Passkey }) {
+  const now = Date.now();
   await db
     .insertInto("operator_passkeys")
     .values({
@@ -252,20 +251,16 @@ export async function deletePasskey({ db }: Store, id: string) {
   await db.deleteFrom("operator_passkeys").where("id", "=", id).execute();
 }
 
-export async function passkeyUsed(
-  { db }: Store,
-  { id, counter, now = Date.now() }: { id: string; counter: number; now?: number },
-) {
-  await db.updateTable("operator_passkeys").set({ counter, used_at: now }).where("id", "=", id).execute();
+export async function passkeyUsed({ db }: Store, { id, counter }: { id: string; counter: number }) {
+  await db.updateTable("operator_passkeys").set({ counter, used_at: Date.now() }).where("id", "=", id).execute();
 }
 
-export const insertSession = (
-  store: Store,
-  { operatorId, passkeyId, now = Date.now() }: { operatorId: string; passkeyId?: string; now?: number },
-) => insertSecret(store, "operator_sessions", { operatorId, passkeyId, now, lifetime: SESSION_ABSOLUTE_MS });
+export const insertSession = (store: Store, { operatorId, passkeyId }: { operatorId: string; passkeyId?: string }) =>
+  insertSecret(store, "operator_sessions", { operatorId, passkeyId, now: Date.now(), lifetime: SESSION_ABSOLUTE_MS });
 
 /** The role is the database's now, never the cookie's; a removed operator has no session. */
-export async function sessionOperator({ db }: Store, token: string, now = Date.now()) {
+export async function sessionOperator({ db }: Store, token: string) {
+  const now = Date.now();
   const row = await db
     .selectFrom("operator_sessions")
     .innerJoin("operators", "operators.id", "operator_sessions.operator_id")
@@ -322,7 +317,7 @@ export async function deleteSessions(
   return Number(numDeletedRows);
 }
 
-export async function forgetExpiredAccess({ db }: Store, now = Date.now()) {
+export async function forgetExpiredAccess({ db }: Store, now: number) {
   const sessions = await db
     .deleteFrom("operator_sessions")
     .where((eb) => eb.or([eb("expires_at", "<=", now), eb("seen_at", "<=", now - SESSION_IDLE_MS)]))

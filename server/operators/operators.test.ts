@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
 import { activityPage, cursorOf, forgetActivity, insertActivity, justDid, type ActivityCursor } from "./activity-store";
@@ -100,28 +100,38 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     const { link } = await addOperator(store, { email: "late@sous.example", role: "viewer", by: commandActor });
     const opened = await linkOperator(store, tokenOf(link.url));
     expect(opened).toBeDefined();
-    expect(await linkOperator(store, tokenOf(link.url), link.expiresAt)).toBeUndefined();
-    expect(await useLink(store, opened!.linkId, link.expiresAt)).toBe(false);
-    expect(await useLink(store, opened!.linkId, link.expiresAt - 1)).toBe(true);
+    at(link.expiresAt);
+    expect(await linkOperator(store, tokenOf(link.url))).toBeUndefined();
+    expect(await useLink(store, opened!.linkId)).toBe(false);
+    at(link.expiresAt - 1);
+    expect(await useLink(store, opened!.linkId)).toBe(true);
   });
 
   it("keep a session 12 hours idle and 7 days in all, as a hash; removing the operator ends it, and their passkeys go", async () => {
     const store = await open(engine);
     const { operator } = await addOperator(store, { email: "kept@sous.example", role: "viewer", by: commandActor });
-    const now = 1_000_000_000_000;
-    const token = await insertSession(store, { operatorId: operator.id, now });
+    const now = at(1_000_000_000_000);
+    const token = await insertSession(store, { operatorId: operator.id });
     expect(JSON.stringify(await store.db.selectFrom("operator_sessions").selectAll().execute())).not.toContain(token);
-    expect((await sessionOperator(store, token, now + SESSION_IDLE_MS - 1))?.email).toBe("kept@sous.example");
+    at(now + SESSION_IDLE_MS - 1);
+    expect((await sessionOperator(store, token))?.email).toBe("kept@sous.example");
     // That request moved its idle clock: 12 hours from it, not from the sign-in.
-    expect(await sessionOperator(store, token, now + 2 * SESSION_IDLE_MS - 2)).toBeDefined();
-    expect(await sessionOperator(store, token, now + 4 * SESSION_IDLE_MS)).toBeUndefined();
+    at(now + 2 * SESSION_IDLE_MS - 2);
+    expect(await sessionOperator(store, token)).toBeDefined();
+    at(now + 4 * SESSION_IDLE_MS);
+    expect(await sessionOperator(store, token)).toBeUndefined();
 
-    const busy = await insertSession(store, { operatorId: operator.id, now });
-    for (let at = now; at < now + SESSION_ABSOLUTE_MS; at += SESSION_IDLE_MS / 2)
-      expect(await sessionOperator(store, busy, at)).toBeDefined();
-    expect(await sessionOperator(store, busy, now + SESSION_ABSOLUTE_MS)).toBeUndefined();
-    expect(await sessionOperator(store, "not-a-session", now)).toBeUndefined();
+    at(now);
+    const busy = await insertSession(store, { operatorId: operator.id });
+    for (let time = now; time < now + SESSION_ABSOLUTE_MS; time += SESSION_IDLE_MS / 2) {
+      at(time);
+      expect(await sessionOperator(store, busy)).toBeDefined();
+    }
+    at(now + SESSION_ABSOLUTE_MS);
+    expect(await sessionOperator(store, busy)).toBeUndefined();
+    expect(await sessionOperator(store, "not-a-session")).toBeUndefined();
 
+    vi.useRealTimers();
     const live = await insertSession(store, { operatorId: operator.id });
     await insertPasskey(store, {
       passkey: { id: "cred-1", operatorId: operator.id, publicKey: "pk", counter: 0, transports: ["internal"] },
@@ -141,34 +151,41 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
 
   it("answer a ceremony's challenge once, for its purpose, within 5 minutes", async () => {
     const store = await open(engine);
-    const now = 2_000_000_000_000;
-    const id = await insertChallenge(store, { challenge: "c1", purpose: "sign-in", now });
-    expect(await takeChallenge(store, id, "enrol", now)).toBeUndefined();
+    const now = at(2_000_000_000_000);
+    const id = await insertChallenge(store, { challenge: "c1", purpose: "sign-in" });
+    expect(await takeChallenge(store, id, "enrol")).toBeUndefined();
     // A wrong purpose spent it too: a ceremony is one try.
-    expect(await takeChallenge(store, id, "sign-in", now)).toBeUndefined();
-    const again = await insertChallenge(store, { challenge: "c2", purpose: "sign-in", now });
-    expect(await takeChallenge(store, again, "sign-in", now + 1)).toStrictEqual({
+    expect(await takeChallenge(store, id, "sign-in")).toBeUndefined();
+    const again = await insertChallenge(store, { challenge: "c2", purpose: "sign-in" });
+    at(now + 1);
+    expect(await takeChallenge(store, again, "sign-in")).toStrictEqual({
       challenge: "c2",
       operatorId: null,
       linkId: null,
     });
-    expect(await takeChallenge(store, again, "sign-in", now + 1)).toBeUndefined();
-    const stale = await insertChallenge(store, { challenge: "c3", purpose: "sign-in", now });
-    expect(await takeChallenge(store, stale, "sign-in", now + CHALLENGE_TTL_MS)).toBeUndefined();
+    expect(await takeChallenge(store, again, "sign-in")).toBeUndefined();
+    at(now);
+    const stale = await insertChallenge(store, { challenge: "c3", purpose: "sign-in" });
+    at(now + CHALLENGE_TTL_MS);
+    expect(await takeChallenge(store, stale, "sign-in")).toBeUndefined();
   });
 
   it("forget the sessions, links and ceremonies that ran out, and keep the rest", async () => {
     const store = await open(engine);
     const { operator } = await addOperator(store, { email: "old@sous.example", role: "owner", by: commandActor });
     const now = Date.now();
-    await insertSession(store, { operatorId: operator.id, now: now - SESSION_ABSOLUTE_MS });
-    await insertSession(store, { operatorId: operator.id, now: now - SESSION_IDLE_MS });
-    await insertChallenge(store, { challenge: "x", purpose: "sign-in", now: now - CHALLENGE_TTL_MS });
-    const kept = await insertSession(store, { operatorId: operator.id, now });
-    await insertChallenge(store, { challenge: "y", purpose: "sign-in", now });
+    at(now - SESSION_ABSOLUTE_MS);
+    await insertSession(store, { operatorId: operator.id });
+    at(now - SESSION_IDLE_MS);
+    await insertSession(store, { operatorId: operator.id });
+    at(now - CHALLENGE_TTL_MS);
+    await insertChallenge(store, { challenge: "x", purpose: "sign-in" });
+    at(now);
+    const kept = await insertSession(store, { operatorId: operator.id });
+    await insertChallenge(store, { challenge: "y", purpose: "sign-in" });
     // The link addOperator issued is still good: only the two sessions and the ceremony go.
     expect(await forgetExpiredAccess(store, now)).toBe(3);
-    expect(await sessionOperator(store, kept, now)).toBeDefined();
+    expect(await sessionOperator(store, kept)).toBeDefined();
     expect(await forgetExpiredAccess(store, now + LINK_TTL_MS)).toBe(2);
   });
 
@@ -293,6 +310,13 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect(await forgetActivity(store, Date.now() + 1)).toBe(4);
   });
 });
+
+/** Sets the clock the store reads (Date.now()) to `time`, and returns it. */
+function at(time: number) {
+  vi.setSystemTime(time);
+  return time;
+}
+afterEach(() => vi.useRealTimers());
 
 describe("a command's actor", () => {
   it("is the operator --as names, as an address is kept, else the machine's user, else command", () => {

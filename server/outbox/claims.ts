@@ -14,7 +14,7 @@ export type Claim = { token: string; until: number };
 export const CLAIM_MARGIN_MS = 5_000;
 
 /** A claim of `ms` from `now`. */
-export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: randomUUID(), until: now + ms });
+export const newClaim = (ms: number): Claim => ({ token: randomUUID(), until: Date.now() + ms });
 
 /** A fresh webhook-id: one per delivery, kept by every attempt and every redelivery, so receivers drop duplicates. */
 export const newWebhookId = () => `msg_${randomUUID()}`;

@@ -418,7 +418,7 @@ describe("redeliveryPass", () => {
           created_at: 0,
           next_attempt_at: i,
         },
-        newClaim(0, 0),
+        newClaim(0),
       );
     }
     const body = payload("[fail=3]");
@@ -441,7 +441,7 @@ describe("redeliveryPass", () => {
         created_at: 0,
         next_attempt_at: 0,
       },
-      newClaim(0, 0),
+      newClaim(0),
     );
     await insertClaimed(
       db,
@@ -454,7 +454,7 @@ describe("redeliveryPass", () => {
         created_at: 0,
         next_attempt_at: 0,
       },
-      newClaim(0, 0),
+      newClaim(0),
     );
     const body = payload("[fail=3]");
     const good = await send(body);

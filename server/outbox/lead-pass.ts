@@ -78,7 +78,7 @@ export const leadProbe = (store: Store, env: ServerEnv): ProbeKind => ({
   owns: (receiver) => isFormName(receiver) && Boolean(readWebhook(receiver).url),
   async probe(form) {
     const claim = attemptClaim(env);
-    const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form }, Date.now());
+    const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form });
     if (!row) return undefined;
     const { state } = await sendClaimed({ store, row, claim, env, sender: "probe" });
     if (state === "delivered") await releaseWaiting(store, form, Date.now());

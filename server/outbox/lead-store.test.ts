@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Store } from "@/server/db/connect";
 import { migrations } from "@/server/db/migrations";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -23,6 +23,7 @@ import { newClaim } from "@/server/outbox/claims";
 const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);
 
 const open = setupBothEngines();
+afterEach(() => vi.useRealTimers());
 
 /** Keeps a lead as if its sender had let it go: inserted with a claim that already ran out. */
 async function kept(store: Store, overrides: Partial<LeadRow> = {}) {
@@ -90,12 +91,15 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
 
   it("gives a claimed lead to no one else until the claim expires", async () => {
     const lead = await kept(store);
-    const mine = newClaim(60_000, 10_000);
-    expect(await claimById(store, lead.id, mine, 10_000)).toMatchObject({ id: lead.id, claimed_by: mine.token });
-    expect(await claimById(store, lead.id, newClaim(60_000, 20_000), 20_000)).toBeUndefined();
+    vi.setSystemTime(10_000);
+    const mine = newClaim(60_000);
+    expect(await claimById(store, lead.id, mine)).toMatchObject({ id: lead.id, claimed_by: mine.token });
+    vi.setSystemTime(20_000);
+    expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
     // A claim left by a process that died runs out, and is taken over.
-    const later = newClaim(60_000, 80_000);
-    expect(await claimById(store, lead.id, later, 80_000)).toMatchObject({ claimed_by: later.token });
+    vi.setSystemTime(80_000);
+    const later = newClaim(60_000);
+    expect(await claimById(store, lead.id, later)).toMatchObject({ claimed_by: later.token });
   });
 
   it("claims the lead due first, and only what the selection asks for", async () => {
@@ -105,30 +109,30 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const notDue = await kept(store, { next_attempt_at: 9_000 });
     const held = await kept(store, { state: "held", next_attempt_at: 1_000, form: "contact" });
     const dead = await kept(store, { state: "dead", next_attempt_at: 0 });
-    const claim = () => newClaim(60_000, 6_000);
+    vi.setSystemTime(6_000);
+    const claim = () => newClaim(60_000);
 
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(early.id);
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(late.id);
-    expect(await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000)).toBeUndefined();
-    expect(await claimNextLead(store, claim(), { heldForms: ["waitlist"] }, 6_000)).toBeUndefined();
-    expect(
-      await claimNextLead(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] }, 6_000),
-    ).toBeUndefined();
-    expect((await claimNextLead(store, claim(), { heldForms: ["contact"] }, 6_000))?.id).toBe(held.id);
-    expect((await claimNextLead(store, claim(), { dead: true }, 6_000))?.id).toBe(dead.id);
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 10_000 }, 6_000))?.id).toBe(notDue.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(early.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(late.id);
+    expect(await claimNextLead(store, claim(), { pendingDueBy: 6_000 })).toBeUndefined();
+    expect(await claimNextLead(store, claim(), { heldForms: ["waitlist"] })).toBeUndefined();
+    expect(await claimNextLead(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] })).toBeUndefined();
+    expect((await claimNextLead(store, claim(), { heldForms: ["contact"] }))?.id).toBe(held.id);
+    expect((await claimNextLead(store, claim(), { dead: true }))?.id).toBe(dead.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 10_000 }))?.id).toBe(notDue.id);
   });
 
   it("claims one form's lead when the selection names the form (a probe of that form's receiver), however due another's is", async () => {
     await store.db.deleteFrom("leads").execute();
     const waitlist = await kept(store, { next_attempt_at: 1_000 });
     const contact = await kept(store, { next_attempt_at: 8_000, form: "contact" });
-    const claim = () => newClaim(60_000, 6_000);
+    vi.setSystemTime(6_000);
+    const claim = () => newClaim(60_000);
     const probe = { pendingDueBy: Number.MAX_SAFE_INTEGER, form: "contact" };
-    expect((await claimNextLead(store, claim(), probe, 6_000))?.id).toBe(contact.id);
-    expect(await claimNextLead(store, claim(), probe, 6_000)).toBeUndefined();
+    expect((await claimNextLead(store, claim(), probe))?.id).toBe(contact.id);
+    expect(await claimNextLead(store, claim(), probe)).toBeUndefined();
     // The working twin: the waitlist's lead was there to take, and due first.
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }, 6_000))?.id).toBe(waitlist.id);
+    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(waitlist.id);
   });
 
   it("two servers claiming at once never take the same lead", async () => {

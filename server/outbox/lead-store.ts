@@ -37,13 +37,13 @@ export function leadById({ db }: Store, id: string) {
 }
 
 /** Undefined while someone else holds it, or when it is not open. */
-export function claimById({ db }: Store, id: string, claim: Claim, now = Date.now()) {
+export function claimById({ db }: Store, id: string, claim: Claim) {
   return db
     .updateTable("leads")
     .set({ claimed_by: claim.token, claimed_until: claim.until })
     .where("id", "=", id)
     .where("state", "in", openStates)
-    .where(unclaimed(now))
+    .where(unclaimed(Date.now()))
     .returningAll()
     .executeTakeFirst();
 }
@@ -59,8 +59,9 @@ export type LeadSelection = {
 };
 
 /** One statement: SQLite lets one writer at a time run it, Postgres skips rows another transaction is claiming. */
-export function claimNextLead(store: Store, claim: Claim, selection: LeadSelection, now = Date.now()) {
+export function claimNextLead(store: Store, claim: Claim, selection: LeadSelection) {
   const { db, engine } = store;
+  const now = Date.now();
   const due = db
     .selectFrom("leads")
     .select("id")

@@ -36,7 +36,7 @@ export function leadKey(form: string, payload: Record<string, unknown>) {
 }
 
 /** Where a lead stands, for the operator's log: no values. */
-export function leadFacts(lead: Pick<LeadRow, "form" | "id" | "attempts" | "created_at">, now = Date.now()) {
+export function leadFacts(lead: Pick<LeadRow, "form" | "id" | "attempts" | "created_at">, now: number) {
   return {
     form: lead.form,
     webhookId: lead.id,
