@@ -64,13 +64,22 @@ async function stored(page: Page, id: string) {
   ).data;
 }
 
-/** ⋯ → Import → From file, with the workflow's own file from workflows/n8n/editor/. */
+/**
+ * ⋯ → Import → From file, with the workflow's own file from workflows/n8n/editor/. The submenu opens on a hover and
+ * can close before the click lands (a loaded run waited 20 minutes on a detached "From file"): the menu is opened
+ * again until the file chooser appears.
+ */
 async function importFile(page: Page, key: Key) {
-  await page.locator("[data-test-id=workflow-menu]").click();
-  await page.getByText("Import", { exact: true }).hover();
-  const chooser = page.waitForEvent("filechooser");
-  await page.getByText("From file", { exact: true }).click();
-  await (await chooser).setFiles(editorFiles[key]);
+  await expect(async () => {
+    await page.keyboard.press("Escape");
+    await page.locator("[data-test-id=workflow-menu]").click({ timeout: 10_000 });
+    await page.getByText("Import", { exact: true }).hover({ timeout: 10_000 });
+    const [chooser] = await Promise.all([
+      page.waitForEvent("filechooser", { timeout: 10_000 }),
+      page.getByText("From file", { exact: true }).click({ timeout: 10_000 }),
+    ]);
+    await chooser.setFiles(editorFiles[key]);
+  }).toPass({ timeout: 120_000 });
 }
 
 /**
