@@ -4,28 +4,28 @@ import { waitlist } from "@/lib/forms/waitlist";
 import { EnvError, problemsOf, readEnv } from "./env";
 import { readCeiling, readWebhook, sendsInClear } from "@/server/outbox/receiver-settings";
 import { analyticsEnabled, siteUrl, waitlistPhonePolicy } from "./site-settings";
-import { envOf } from "@/tests/support/check-schema";
+import { withEnv } from "@/tests/support/check-schema";
 
 const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString("base64")}`;
 
 describe("readEnv", () => {
   it("takes a blank variable as unset, so its default applies", () => {
-    const env = readEnv(envOf({ DATA_DIR: "  ", WEBHOOK_DEADLINE_MS: "", WAITLIST_PHONE_COUNTRIES: " " }));
+    const env = withEnv({ DATA_DIR: "  ", WEBHOOK_DEADLINE_MS: "", WAITLIST_PHONE_COUNTRIES: " " }, () => readEnv());
     expect(env.DATA_DIR).toBe("data");
     expect(env.WEBHOOK_DEADLINE_MS).toBe(9_000);
     expect(env.WAITLIST_PHONE_COUNTRIES).toStrictEqual(["US", "CA"]);
   });
 
   it("reads DATA_DIR, or OUTBOX_DIR (its name before the database) when it is unset", () => {
-    expect(readEnv(envOf({ DATA_DIR: "/srv/sous", OUTBOX_DIR: "/old" })).DATA_DIR).toBe("/srv/sous");
-    expect(readEnv(envOf({ DATA_DIR: "", OUTBOX_DIR: "/old" })).DATA_DIR).toBe("/old");
+    expect(withEnv({ DATA_DIR: "/srv/sous", OUTBOX_DIR: "/old" }, () => readEnv()).DATA_DIR).toBe("/srv/sous");
+    expect(withEnv({ DATA_DIR: "", OUTBOX_DIR: "/old" }, () => readEnv()).DATA_DIR).toBe("/old");
   });
 
   it("takes only a Postgres URL as DATABASE_URL", () => {
-    expect(readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@db.example.com:5432/sous" })).DATABASE_URL).toBe(
-      "postgresql://sous:pw@db.example.com:5432/sous",
-    );
-    expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "mysql://db.example.com/sous" })))).toStrictEqual([
+    expect(
+      withEnv({ DATABASE_URL: "postgresql://sous:pw@db.example.com:5432/sous" }, () => readEnv()).DATABASE_URL,
+    ).toBe("postgresql://sous:pw@db.example.com:5432/sous");
+    expect(problemsOf(() => withEnv({ DATABASE_URL: "mysql://db.example.com/sous" }, () => readEnv()))).toStrictEqual([
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     ]);
   });
@@ -36,53 +36,54 @@ describe("readEnv", () => {
       "postgres:///sous?host=/var/run/postgresql",
       "postgresql://sous:p%40ss%20word@db.example.com/sous",
     ])
-      expect(readEnv(envOf({ DATABASE_URL: url })).DATABASE_URL).toBe(url);
+      expect(withEnv({ DATABASE_URL: url }, () => readEnv()).DATABASE_URL).toBe(url);
     // No host anywhere: not a database one can reach.
-    expect(problemsOf(() => readEnv(envOf({ DATABASE_URL: "postgresql://sous:pw@/sous" })))).toStrictEqual([
+    expect(problemsOf(() => withEnv({ DATABASE_URL: "postgresql://sous:pw@/sous" }, () => readEnv()))).toStrictEqual([
       "DATABASE_URL must be a postgres:// or postgresql:// URL",
     ]);
   });
 
   it("believes no proxy unless told, except on Vercel, whose edge is one; and says where the value came from", () => {
-    expect(readEnv(envOf({}))).toMatchObject({ TRUSTED_PROXY_HOPS: 0, trustedProxyHopsFrom: "default" });
-    expect(readEnv(envOf({ VERCEL: "1" }))).toMatchObject({ TRUSTED_PROXY_HOPS: 1, trustedProxyHopsFrom: "vercel" });
-    expect(readEnv(envOf({ VERCEL: "1", TRUSTED_PROXY_HOPS: "0" }))).toMatchObject({
+    expect(withEnv({}, () => readEnv())).toMatchObject({ TRUSTED_PROXY_HOPS: 0, trustedProxyHopsFrom: "default" });
+    expect(withEnv({ VERCEL: "1" }, () => readEnv())).toMatchObject({
+      TRUSTED_PROXY_HOPS: 1,
+      trustedProxyHopsFrom: "vercel",
+    });
+    expect(withEnv({ VERCEL: "1", TRUSTED_PROXY_HOPS: "0" }, () => readEnv())).toMatchObject({
       TRUSTED_PROXY_HOPS: 0,
       trustedProxyHopsFrom: "setting",
     });
-    expect(readEnv(envOf({ TRUSTED_PROXY_HOPS: "2" }))).toMatchObject({
+    expect(withEnv({ TRUSTED_PROXY_HOPS: "2" }, () => readEnv())).toMatchObject({
       TRUSTED_PROXY_HOPS: 2,
       trustedProxyHopsFrom: "setting",
     });
   });
 
   it("takes LEGAL_EFFECTIVE_DATE only as a real calendar day", () => {
-    expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2026-11-01" })).LEGAL_EFFECTIVE_DATE).toBe("2026-11-01");
-    expect(readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "2028-02-29" })).LEGAL_EFFECTIVE_DATE).toBe("2028-02-29");
+    expect(withEnv({ LEGAL_EFFECTIVE_DATE: "2026-11-01" }, () => readEnv()).LEGAL_EFFECTIVE_DATE).toBe("2026-11-01");
+    expect(withEnv({ LEGAL_EFFECTIVE_DATE: "2028-02-29" }, () => readEnv()).LEGAL_EFFECTIVE_DATE).toBe("2028-02-29");
     for (const day of ["2026-02-30", "2027-02-29", "2026-13-01", "2026-00-10", "2026-04-31"]) {
       expect(
-        problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: day }))),
+        problemsOf(() => withEnv({ LEGAL_EFFECTIVE_DATE: day }, () => readEnv())),
         day,
       ).toStrictEqual(["LEGAL_EFFECTIVE_DATE must be a real date"]);
     }
-    expect(problemsOf(() => readEnv(envOf({ LEGAL_EFFECTIVE_DATE: "1 Nov 2026" })))).toContain(
+    expect(problemsOf(() => withEnv({ LEGAL_EFFECTIVE_DATE: "1 Nov 2026" }, () => readEnv()))).toContain(
       "LEGAL_EFFECTIVE_DATE must be a date, YYYY-MM-DD",
     );
   });
 
   it("reads a list of countries with spaces and empty entries, upper-cased", () => {
-    expect(readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " })).WAITLIST_PHONE_COUNTRIES).toStrictEqual([
-      "US",
-      "CA",
-      "GB",
-    ]);
-    expect(problemsOf(() => readEnv(envOf({ WAITLIST_PHONE_COUNTRIES: ",," })))).toHaveLength(1);
+    expect(
+      withEnv({ WAITLIST_PHONE_COUNTRIES: " us, ca ,,gb, " }, () => readEnv()).WAITLIST_PHONE_COUNTRIES,
+    ).toStrictEqual(["US", "CA", "GB"]);
+    expect(problemsOf(() => withEnv({ WAITLIST_PHONE_COUNTRIES: ",," }, () => readEnv()))).toHaveLength(1);
   });
 
   it("names every bad variable in one error", () => {
     let thrown: unknown;
     try {
-      readEnv(envOf({ WEBHOOK_DEADLINE_MS: "soon", REDIS_URL: "http://cache:6379" }));
+      withEnv({ WEBHOOK_DEADLINE_MS: "soon", REDIS_URL: "http://cache:6379" }, () => readEnv());
     } catch (error) {
       thrown = error;
     }
@@ -113,13 +114,13 @@ describe("sendsInClear", () => {
 describe("readWebhook", () => {
   it("reads a form's three variables by its name", () => {
     const secret = secretOf(32);
-    const webhook = readWebhook(
-      "waitlist",
-      envOf({
+    const webhook = withEnv(
+      {
         WAITLIST_WEBHOOK_URL: "https://hooks.example/w",
         WAITLIST_WEBHOOK_SECRET: secret,
         WAITLIST_WEBHOOK_AUTH_HEADER: "X-Api-Key:   k3y value  ",
-      }),
+      },
+      () => readWebhook("waitlist"),
     );
     expect(webhook).toStrictEqual({
       url: "https://hooks.example/w",
@@ -132,25 +133,25 @@ describe("readWebhook", () => {
   it("takes several secrets separated by any run of spaces: the rotation path", () => {
     const [oldSecret, newSecret] = [secretOf(24), secretOf(64)];
     expect(
-      readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` })).secrets,
+      withEnv({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` }, () => readWebhook("contact")).secrets,
     ).toStrictEqual([oldSecret, newSecret]);
   });
 
   it("refuses a secret of fewer than 24 or more than 64 random bytes", () => {
     for (const bytes of [24, 64])
       expect(
-        problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }))),
+        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readWebhook("contact"))),
       ).toStrictEqual([]);
     for (const bytes of [23, 65]) {
       expect(
-        problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }))),
+        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readWebhook("contact"))),
       ).toStrictEqual(["CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes"]);
     }
   });
 
   it("refuses a URL with only a user name, or only a password", () => {
     for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
-      expect(problemsOf(() => readWebhook("contact", envOf({ CONTACT_WEBHOOK_URL: url })))[0]).toMatch(
+      expect(problemsOf(() => withEnv({ CONTACT_WEBHOOK_URL: url }, () => readWebhook("contact")))[0]).toMatch(
         /^CONTACT_WEBHOOK_URL must not hold/,
       );
     }
@@ -162,17 +163,20 @@ describe("readCeiling", () => {
   if (!ceiling) throw new Error("the waitlist's definition names its ceiling");
 
   it("reads the variables a form's definition names, each its fallback when unset or blank", () => {
-    expect(readCeiling(ceiling, envOf({}))).toStrictEqual({ perMinute: 30, perDay: 500 });
+    expect(withEnv({}, () => readCeiling(ceiling))).toStrictEqual({ perMinute: 30, perDay: 500 });
     expect(
-      readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " })),
+      withEnv({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " }, () => readCeiling(ceiling)),
     ).toStrictEqual({ perMinute: 4, perDay: 500 });
-    expect(readCeiling(ceiling, envOf({ WAITLIST_DAILY_LIMIT: "7" }))).toStrictEqual({ perMinute: 30, perDay: 7 });
+    expect(withEnv({ WAITLIST_DAILY_LIMIT: "7" }, () => readCeiling(ceiling))).toStrictEqual({
+      perMinute: 30,
+      perDay: 7,
+    });
   });
 
   it("names each bad variable", () => {
     expect(
       problemsOf(() =>
-        readCeiling(ceiling, envOf({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" })),
+        withEnv({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" }, () => readCeiling(ceiling)),
       ),
     ).toStrictEqual([
       "RATE_LIMIT_WAITLIST_PER_MINUTE Too small: expected number to be >=1",
@@ -184,26 +188,31 @@ describe("readCeiling", () => {
 describe("siteUrl", () => {
   it("is SITE_URL, else Vercel's production domain over https, else the local server", () => {
     expect(
-      siteUrl(envOf({ SITE_URL: "https://sous.example", VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href,
+      withEnv({ SITE_URL: "https://sous.example", VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" }, () => siteUrl())
+        .href,
     ).toBe("https://sous.example/");
-    expect(siteUrl(envOf({ VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" })).href).toBe("https://sous.vercel.app/");
-    expect(siteUrl(envOf({})).href).toBe("http://localhost:3000/");
+    expect(withEnv({ VERCEL_PROJECT_PRODUCTION_URL: "sous.vercel.app" }, () => siteUrl()).href).toBe(
+      "https://sous.vercel.app/",
+    );
+    expect(withEnv({}, () => siteUrl()).href).toBe("http://localhost:3000/");
   });
 });
 
 describe("analyticsEnabled", () => {
   it("is on on Vercel, or where the operator turns it on, and off elsewhere", () => {
-    expect(analyticsEnabled(envOf({ VERCEL: "1" }))).toBe(true);
-    expect(analyticsEnabled(envOf({ ENABLE_VERCEL_ANALYTICS: "true" }))).toBe(true);
-    expect(analyticsEnabled(envOf({}))).toBe(false);
-    expect(analyticsEnabled(envOf({ VERCEL: "0", ENABLE_VERCEL_ANALYTICS: "false" }))).toBe(false);
+    expect(withEnv({ VERCEL: "1" }, () => analyticsEnabled())).toBe(true);
+    expect(withEnv({ ENABLE_VERCEL_ANALYTICS: "true" }, () => analyticsEnabled())).toBe(true);
+    expect(withEnv({}, () => analyticsEnabled())).toBe(false);
+    expect(withEnv({ VERCEL: "0", ENABLE_VERCEL_ANALYTICS: "false" }, () => analyticsEnabled())).toBe(false);
   });
 });
 
 describe("waitlistPhonePolicy", () => {
   it("hands the browser the default country and the accepted ones", () => {
-    expect(waitlistPhonePolicy(envOf({}))).toStrictEqual({ defaultCountry: "US", countries: ["US", "CA"] });
-    expect(waitlistPhonePolicy(envOf({ PHONE_DEFAULT_COUNTRY: "ca", WAITLIST_PHONE_COUNTRIES: "CA" }))).toStrictEqual({
+    expect(withEnv({}, () => waitlistPhonePolicy())).toStrictEqual({ defaultCountry: "US", countries: ["US", "CA"] });
+    expect(
+      withEnv({ PHONE_DEFAULT_COUNTRY: "ca", WAITLIST_PHONE_COUNTRIES: "CA" }, () => waitlistPhonePolicy()),
+    ).toStrictEqual({
       defaultCountry: "CA",
       countries: ["CA"],
     });
@@ -212,7 +221,7 @@ describe("waitlistPhonePolicy", () => {
 
 describe("the settings' defaults and bounds, as .env.example documents them", () => {
   it("gives every setting left unset its documented default", () => {
-    const env = readEnv(envOf({}));
+    const env = withEnv({}, () => readEnv());
     // toEqual: an optional setting left unset is absent, which equals undefined here.
     expect(env).toEqual({
       DATA_DIR: "data",
@@ -290,7 +299,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
   ];
   it.each(bounds)("takes %s from %i to %i, and nothing outside, nor a fraction", (variable, lowest, highest) => {
     const read = (value: number | string) =>
-      readEnv(envOf({ [variable]: String(value) }))[variable as keyof ReturnType<typeof readEnv>];
+      withEnv({ [variable]: String(value) }, () => readEnv())[variable as keyof ReturnType<typeof readEnv>];
     expect(read(lowest)).toBe(lowest);
     expect(read(highest)).toBe(highest);
     for (const refused of [lowest - 1, highest + 1, `${lowest}.5`]) {
@@ -302,18 +311,18 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
   });
 
   it("takes redelivery delays of 1 s to 7 days, and secrets of 16 characters or more", () => {
-    expect(readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" })).REDELIVERY_SCHEDULE_SECONDS).toStrictEqual([
-      1, 604_800,
-    ]);
+    expect(
+      withEnv({ REDELIVERY_SCHEDULE_SECONDS: "1, 604800" }, () => readEnv()).REDELIVERY_SCHEDULE_SECONDS,
+    ).toStrictEqual([1, 604_800]);
     for (const schedule of ["0", "604801", "5,x", ","]) {
       expect(
-        problemsOf(() => readEnv(envOf({ REDELIVERY_SCHEDULE_SECONDS: schedule }))),
+        problemsOf(() => withEnv({ REDELIVERY_SCHEDULE_SECONDS: schedule }, () => readEnv())),
         schedule,
       ).toHaveLength(1);
     }
     for (const variable of ["CRON_SECRET", "HEALTH_TOKEN"]) {
-      expect(readEnv(envOf({ [variable]: "x".repeat(16) }))[variable as "CRON_SECRET"]).toBe("x".repeat(16));
-      expect(problemsOf(() => readEnv(envOf({ [variable]: "x".repeat(15) })))).toStrictEqual([
+      expect(withEnv({ [variable]: "x".repeat(16) }, () => readEnv())[variable as "CRON_SECRET"]).toBe("x".repeat(16));
+      expect(problemsOf(() => withEnv({ [variable]: "x".repeat(15) }, () => readEnv()))).toStrictEqual([
         `${variable} must be at least 16 characters`,
       ]);
     }
@@ -349,17 +358,17 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     ],
   ];
   it.each(refusals)("%s=%s is refused: %s", (variable, value, message) => {
-    expect(problemsOf(() => readEnv(envOf({ [variable]: value })))).toContainEqual(`${variable} ${message}`);
+    expect(problemsOf(() => withEnv({ [variable]: value }, () => readEnv()))).toContainEqual(`${variable} ${message}`);
   });
 
   it("tells a webhook URL with no scheme only that it must be an http(s) URL, not that it holds a user name", () => {
-    expect(problemsOf(() => readEnv(envOf({ ALERT_WEBHOOK_URL: "hooks.example/x" })))).toStrictEqual([
+    expect(problemsOf(() => withEnv({ ALERT_WEBHOOK_URL: "hooks.example/x" }, () => readEnv()))).toStrictEqual([
       "ALERT_WEBHOOK_URL must be an http(s) URL",
     ]);
   });
 
   it("takes the URL schemes it names, and the business's name and address up to their lengths", () => {
-    const read = (variables: Record<string, string>) => readEnv(envOf(variables));
+    const read = (variables: Record<string, string>) => withEnv(variables, () => readEnv());
     expect(read({ SITE_URL: "http://sous.example" }).SITE_URL).toBe("http://sous.example");
     expect(read({ DATABASE_URL: "postgres://db/sous" }).DATABASE_URL).toBe("postgres://db/sous");
     expect(read({ DATABASE_URL: "postgresql://db/sous" }).DATABASE_URL).toBe("postgresql://db/sous");
@@ -386,12 +395,12 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
       ["X-Key: clé", "must be printable ASCII"],
     ] as const) {
       expect(
-        problemsOf(() => readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: value }))),
+        problemsOf(() => withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: value }, () => readWebhook("waitlist"))),
         value,
       ).toContainEqual(`WAITLIST_WEBHOOK_AUTH_HEADER ${message}`);
     }
     expect(
-      readWebhook("waitlist", envOf({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" })).auth,
+      withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" }, () => readWebhook("waitlist")).auth,
     ).toStrictEqual({ name: "X-Key", value: "value with spaces" });
   });
 });

@@ -266,7 +266,8 @@ export function parseOrThrow<T extends z.ZodType>(
   throw new EnvError(result.error.issues.map((issue) => `${variable(String(issue.path[0]))} ${issue.message}`));
 }
 
-export function readEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
+export function readEnv(): ServerEnv {
+  const source = process.env;
   const env = parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
   return { ...env, ...trustedProxyHops(env) };
 }

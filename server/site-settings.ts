@@ -8,16 +8,16 @@ import { businessDefaults, envSchema, parseOrThrow, type ServerEnv } from "./env
 const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
 
 /** On Vercel, or where an operator turns it on: elsewhere its script would 404. */
-export function analyticsEnabled(source: NodeJS.ProcessEnv = process.env) {
-  const env = analyticsSchema.parse(source);
+export function analyticsEnabled() {
+  const env = analyticsSchema.parse(process.env);
   return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
 }
 
 const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
 
 /** SITE_URL, else Vercel's production domain, else the local server. */
-export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
-  const env = siteSchema.parse(source);
+export function siteUrl() {
+  const env = siteSchema.parse(process.env);
   if (env.SITE_URL) return new URL(env.SITE_URL);
   if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
   return new URL("http://localhost:3000");
@@ -26,8 +26,8 @@ export function siteUrl(source: NodeJS.ProcessEnv = process.env) {
 const aliasSchema = envSchema.pick({ SITE_ALIASES: true });
 
 /** Never a request's own Host. */
-export function siteHosts(source: NodeJS.ProcessEnv = process.env) {
-  return [siteUrl(source).host, ...aliasSchema.parse(source).SITE_ALIASES];
+export function siteHosts() {
+  return [siteUrl().host, ...aliasSchema.parse(process.env).SITE_ALIASES];
 }
 
 const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
@@ -36,8 +36,8 @@ export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WA
   return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
 }
 
-export function waitlistPhonePolicy(source: NodeJS.ProcessEnv = process.env): PhonePolicy {
-  return phonePolicyOf(phoneSchema.parse(source));
+export function waitlistPhonePolicy(): PhonePolicy {
+  return phonePolicyOf(phoneSchema.parse(process.env));
 }
 
 const businessSchema = envSchema.pick({
@@ -50,8 +50,8 @@ const businessSchema = envSchema.pick({
   WAITLIST_PHONE_COUNTRIES: true,
 });
 
-export function businessIdentity(source: NodeJS.ProcessEnv = process.env): BusinessIdentity {
-  const env = parseOrThrow(businessSchema, source);
+export function businessIdentity(): BusinessIdentity {
+  const env = parseOrThrow(businessSchema, process.env);
   return {
     legalName: env.BUSINESS_LEGAL_NAME,
     postalAddress: env.BUSINESS_POSTAL_ADDRESS,
@@ -72,6 +72,6 @@ export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS"
 
 const creditSchema = envSchema.pick({ STUDIO_CREDIT: true });
 
-export function studioCredit(source: NodeJS.ProcessEnv = process.env): string {
-  return parseOrThrow(creditSchema, source).STUDIO_CREDIT;
+export function studioCredit(): string {
+  return parseOrThrow(creditSchema, process.env).STUDIO_CREDIT;
 }

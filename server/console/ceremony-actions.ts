@@ -150,33 +150,30 @@ const setupFields = (token: unknown, email: unknown) => ({
   email: String(email ?? "").slice(0, 320),
 });
 
-const setupEnv = () => ({ ...process.env, CONSOLE_SETUP_TOKEN: readEnv().CONSOLE_SETUP_TOKEN });
-
 const setupGone = "Page not found.";
 
 /** Nothing is read once setup is closed, so a token can be told right from wrong only while it is open. */
-async function setupStep<T>(work: (env: ReturnType<typeof setupEnv>) => Promise<T>) {
+async function setupStep<T>(work: () => Promise<T>) {
   return step("setup", async () => {
-    const env = setupEnv();
-    if (!(await setupOpen(await store(), env))) throw new CeremonyError(setupGone);
+    if (!(await setupOpen(await store(), readEnv()))) throw new CeremonyError(setupGone);
     await limited("address", await requestAddress());
-    return work(env);
+    return work();
   });
 }
 
 export async function startSetup(token: string, email: string) {
-  return setupStep(async (env) => {
-    const { options, ceremony } = await setupOptions(await store(), { ...setupFields(token, email), env });
+  return setupStep(async () => {
+    const { options, ceremony } = await setupOptions(await store(), setupFields(token, email));
     await keepCeremony(ceremony);
     return options;
   });
 }
 
 export async function finishSetup(answer: unknown, token: string, email: string) {
-  return setupStep(async (env) => {
+  return setupStep(async () => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email), env });
+    const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email) });
     await setSessionCookie(session);
     return "/console";
   });

@@ -1,24 +1,24 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { consolePath, cookieOf, isSessionToken } from "./cookie";
 import { newToken } from "@/server/operators/operator-store";
 
 describe("the console's cookies", () => {
   it("on https: the __Host- prefix, Secure, HttpOnly, SameSite=Strict, the whole site's path", () => {
-    const https = { ...process.env, SITE_URL: "https://sous.example" };
-    expect(cookieOf("session", https)).toStrictEqual({
+    vi.stubEnv("SITE_URL", "https://sous.example");
+    expect(cookieOf("session")).toStrictEqual({
       name: "__Host-sous-console",
       attributes: { httpOnly: true, secure: true, sameSite: "strict", path: "/" },
     });
-    expect(cookieOf("ceremony", https).name).toBe("__Host-sous-ceremony");
+    expect(cookieOf("ceremony").name).toBe("__Host-sous-ceremony");
   });
 
   it("on http://localhost: a plain name, not Secure, HttpOnly and Strict all the same", () => {
-    const local = { ...process.env, SITE_URL: "http://localhost:3000" };
-    expect(cookieOf("session", local)).toStrictEqual({
+    vi.stubEnv("SITE_URL", "http://localhost:3000");
+    expect(cookieOf("session")).toStrictEqual({
       name: "sous-console",
       attributes: { httpOnly: true, secure: false, sameSite: "strict", path: "/" },
     });
-    expect(cookieOf("ceremony", local).name).toBe("sous-ceremony");
+    expect(cookieOf("ceremony").name).toBe("sous-ceremony");
   });
 
   it("looks up only a token as the console makes them", () => {

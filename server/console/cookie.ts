@@ -8,8 +8,8 @@ import { siteUrl } from "@/server/site-settings";
  * demands it, a plain name. `HttpOnly` and `SameSite=Strict` always: no
  * script reads it, and no other site's page or form sends it.
  */
-export function cookieOf(kind: "session" | "ceremony" | "search" = "session", env: NodeJS.ProcessEnv = process.env) {
-  const secure = siteUrl(env).protocol === "https:";
+export function cookieOf(kind: "session" | "ceremony" | "search" = "session") {
+  const secure = siteUrl().protocol === "https:";
   const base = { session: "sous-console", ceremony: "sous-ceremony", search: "sous-search" }[kind];
   return {
     name: secure ? `__Host-${base}` : base,

@@ -10,7 +10,7 @@ import { sql } from "kysely";
 import { describe, expect, it, vi } from "vitest";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { readEnv } from "@/server/env";
-import { envOf } from "@/tests/support/check-schema";
+import { withEnv } from "@/tests/support/check-schema";
 import { startPostgresServer } from "@/tests/support/postgres-server";
 import { closeDatabases, connect, database, postgresTarget } from "./connect";
 import { checkpointersStopped, groupSync } from "./sqlite";
@@ -327,7 +327,7 @@ describe("a Postgres reached through its Unix socket, in libpq's URL form", () =
   it("opens, migrates and takes writes, as DATABASE_URL reads it", async () => {
     const postgres = await startPostgresServer();
     try {
-      const url = readEnv(envOf({ DATABASE_URL: postgres.socketUrl })).DATABASE_URL!;
+      const url = withEnv({ DATABASE_URL: postgres.socketUrl }, () => readEnv()).DATABASE_URL!;
       const store = await connect({ DATA_DIR: "unused", DATABASE_URL: url });
       try {
         expect(store.engine).toBe("postgres");

@@ -10,7 +10,7 @@ import { freePort } from "@/tests/support/processes";
 import { freshAddress } from "@/tests/support/request-headers";
 import { processWide } from "@/server/process-wide";
 import { checkLimits, connectLimitStore, consoleLimits, consumeConsoleAttempt } from "./limits";
-import { envOf } from "@/tests/support/check-schema";
+import { withEnv } from "@/tests/support/check-schema";
 
 /** The key a count of `value` has under `secret`, computed here apart from the server's code. */
 const hmacKey = (secret: string, value: string) => createHmac("sha256", secret).update(value).digest("base64url");
@@ -30,7 +30,7 @@ const logged = (event: string) =>
 
 describe("checkLimits without Redis", () => {
   it("keeps a number's count in the database: a restarted server (its counters in memory gone) still refuses it, the address counts anew", async () => {
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_PHONE_POINTS: "1" }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_PHONE_POINTS: "1" }, () => readEnv());
     const phone = uniquePhone();
     expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
       ok: true,
@@ -50,8 +50,9 @@ describe("checkLimits without Redis", () => {
   });
 
   it("gives back only the address's point when asked, never the phone's", async () => {
-    const env = readEnv(
-      envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "1", RATE_LIMIT_PHONE_POINTS: "1" }),
+    const env = withEnv(
+      { DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "1", RATE_LIMIT_PHONE_POINTS: "1" },
+      () => readEnv(),
     );
     const address = freshAddress();
     const phone = uniquePhone();
@@ -69,7 +70,7 @@ describe("checkLimits without Redis", () => {
 
   it("warns when the day's budget is 80% spent", async () => {
     const ceiling = { perMinute: 100, perDay: 5 };
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }, () => readEnv());
     for (let i = 0; i < 3; i += 1) await checkLimits({ formName: "contact", address: freshAddress(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
     await checkLimits({ formName: "contact", address: freshAddress(), ceiling }, env);
@@ -78,7 +79,7 @@ describe("checkLimits without Redis", () => {
 
   it("does not warn for the minute's burst ceiling", async () => {
     const ceiling = { perMinute: 5, perDay: 1_000 };
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_FORM_POINTS: "100" }, () => readEnv());
     for (let i = 0; i < 5; i += 1)
       await checkLimits({ formName: "waitlist", address: freshAddress(), phone: uniquePhone(), ceiling }, env);
     expect(logged("daily_budget_80")).toStrictEqual([]);
@@ -88,7 +89,7 @@ describe("checkLimits without Redis", () => {
 describe("the console's attempts, without Redis", () => {
   it("take 20 ceremonies from an address and 10 answers for an operator in 10 minutes, kept in the database under the HMAC; another address or operator is counted apart", async () => {
     const secret = "k".repeat(32);
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }, () => readEnv());
     const address = freshAddress();
     for (let attempt = 1; attempt <= 20; attempt += 1)
       expect(await consumeConsoleAttempt("address", address, env), `attempt ${attempt}`).toStrictEqual({ ok: true });
@@ -124,8 +125,9 @@ describe("checkLimits with Redis", () => {
     const secret = "limit-key-secret-of-32-characters-or-more";
     const phone = uniquePhone();
     const address = freshAddress();
-    const keyed = readEnv(
-      envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_KEY_SECRET: secret }),
+    const keyed = withEnv(
+      { DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_KEY_SECRET: secret },
+      () => readEnv(),
     );
     expect(await connectLimitStore(redis.url, keyed.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     expect(await checkLimits({ formName: "waitlist", address, phone, email: "Chef@Example.com" }, keyed)).toMatchObject(
@@ -143,7 +145,7 @@ describe("checkLimits with Redis", () => {
     expect(await redis.client.get(`rl:phone:${hmacKey(secret, phone)}`)).toBe("2");
 
     // Without Redis the per-number count is a row of limit_counts: not the unkeyed hash anyone could compute.
-    const inDatabase = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }));
+    const inDatabase = withEnv({ DATA_DIR: process.env.DATA_DIR!, RATE_LIMIT_KEY_SECRET: secret }, () => readEnv());
     const other = uniquePhone();
     await checkLimits({ formName: "waitlist", address: freshAddress(), phone: other }, inDatabase);
     const store = await database(inDatabase);
@@ -156,7 +158,7 @@ describe("checkLimits with Redis", () => {
   });
 
   it("with no RATE_LIMIT_KEY_SECRET, keys every count under the site's own random key, kept in the database: still no store holds a number, an email or an address", async () => {
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url }, () => readEnv());
     expect(env.RATE_LIMIT_KEY_SECRET).toBeUndefined();
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const [phone, address] = [uniquePhone(), freshAddress()];
@@ -185,7 +187,7 @@ describe("checkLimits with Redis", () => {
     expect(await redis.client.get(`rl:phone:${hmacKey(site, phone)}`)).toBe("2");
     expect(await store.db.selectFrom("limit_keys").selectAll().execute()).toStrictEqual(made);
     // Without Redis, limit_counts holds the keyed hash, never the unkeyed one anyone could compute.
-    const inDatabase = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR! }));
+    const inDatabase = withEnv({ DATA_DIR: process.env.DATA_DIR! }, () => readEnv());
     const other = uniquePhone();
     await checkLimits({ formName: "waitlist", address: freshAddress(), phone: other }, inDatabase);
     const rows = (await store.db.selectFrom("limit_counts").select("key").execute()).map((row) => row.key);
@@ -202,7 +204,7 @@ describe("checkLimits with Redis", () => {
     const dataDir = path.join(parent, "data");
     await writeFile(dataDir, "not a folder");
     try {
-      const env = readEnv(envOf({ DATA_DIR: dataDir, REDIS_URL: redis.url }));
+      const env = withEnv({ DATA_DIR: dataDir, REDIS_URL: redis.url }, () => readEnv());
       expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
       const phone = uniquePhone();
       expect(await checkLimits({ formName: "waitlist", address: freshAddress(), phone }, env)).toMatchObject({
@@ -235,7 +237,9 @@ describe("checkLimits with Redis", () => {
   });
 
   it("keeps the counts in Redis, one key per rule and subject, where every instance sees them", async () => {
-    const env = readEnv(envOf({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }));
+    const env = withEnv({ DATA_DIR: process.env.DATA_DIR!, REDIS_URL: redis.url, RATE_LIMIT_FORM_POINTS: "2" }, () =>
+      readEnv(),
+    );
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const address = freshAddress();
     const ceiling = { perMinute: 100, perDay: 1000 };
@@ -266,13 +270,14 @@ describe("checkLimits with Redis", () => {
   });
 
   it("counts in memory while Redis stalls, saying so once, and once when it is back", async () => {
-    const env = readEnv(
-      envOf({
+    const env = withEnv(
+      {
         DATA_DIR: process.env.DATA_DIR!,
         REDIS_URL: redis.url,
         REDIS_COMMAND_TIMEOUT_MS: "50",
         RATE_LIMIT_FORM_POINTS: "2",
-      }),
+      },
+      () => readEnv(),
     );
     expect(await connectLimitStore(redis.url, env.REDIS_COMMAND_TIMEOUT_MS)).toBe(true);
     const address = freshAddress();

@@ -3,11 +3,11 @@ import { EnvError } from "@/server/env";
 import { readInviteSettings } from "./invite-settings";
 
 // A server's environment holding only these variables.
-const envOf = (values: Record<string, string>) => values as NodeJS.ProcessEnv;
+import { withEnv } from "@/tests/support/check-schema";
 
 const problemsOf = (values: Record<string, string>) => {
   try {
-    readInviteSettings(envOf(values));
+    withEnv(values, () => readInviteSettings());
     return [];
   } catch (error) {
     if (error instanceof EnvError) return error.problems;
@@ -17,18 +17,18 @@ const problemsOf = (values: Record<string, string>) => {
 
 describe("the invitations' settings", () => {
   it("default to 60 a minute between 9:00 and 20:00, with no webhook and no link", () => {
-    const settings = readInviteSettings(envOf({}));
+    const settings = withEnv({}, () => readInviteSettings());
     // Blank is unset, as in the other settings: empty, or spaces only (a value pasted between quotes).
     for (const blank of ["", "   "])
-      expect(readInviteSettings(envOf({ INVITE_HOURS: " ", INVITE_URL: blank }))).toMatchObject({
+      expect(withEnv({ INVITE_HOURS: " ", INVITE_URL: blank }, () => readInviteSettings())).toMatchObject({
         link: undefined,
         hours: { from: 9, to: 20 },
       });
     expect(settings).toMatchObject({ link: undefined, perMinute: 60, hours: { from: 9, to: 20 } });
     expect(settings.webhook).toMatchObject({ url: undefined, urlVariable: "INVITE_WEBHOOK_URL" });
     expect(
-      readInviteSettings(
-        envOf({ INVITE_HOURS: " 8-21 ", INVITE_PER_MINUTE: "6000", INVITE_URL: "https://sous.example/start" }),
+      withEnv({ INVITE_HOURS: " 8-21 ", INVITE_PER_MINUTE: "6000", INVITE_URL: "https://sous.example/start" }, () =>
+        readInviteSettings(),
       ),
     ).toMatchObject({
       link: "https://sous.example/start",
@@ -40,7 +40,7 @@ describe("the invitations' settings", () => {
       ["10-20", { from: 10, to: 20 }],
       ["9 - 20", { from: 9, to: 20 }],
     ] as const)
-      expect(readInviteSettings(envOf({ INVITE_HOURS: written })).hours, written).toStrictEqual(hours);
+      expect(withEnv({ INVITE_HOURS: written }, () => readInviteSettings()).hours, written).toStrictEqual(hours);
   });
 
   it("refuse hours outside 8-21 or backwards, a pace of 0, and a link that is not https or would not fit one segment", () => {
@@ -57,7 +57,7 @@ describe("the invitations' settings", () => {
     ]);
     // At the bound: 57 characters are taken, 58 are not.
     const atBound = `https://sous.example/${"s".repeat(57 - "https://sous.example/".length)}`;
-    expect(readInviteSettings(envOf({ INVITE_URL: atBound })).link).toHaveLength(57);
+    expect(withEnv({ INVITE_URL: atBound }, () => readInviteSettings()).link).toHaveLength(57);
     expect(problemsOf({ INVITE_URL: `${atBound}s` })).toStrictEqual([
       "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
     ]);

@@ -70,8 +70,9 @@ export type InviteSettings = {
 };
 
 /** The invitations' settings; throws an EnvError naming each bad variable. */
-export function readInviteSettings(source: NodeJS.ProcessEnv = process.env): InviteSettings {
-  const webhook = readWebhook("invite", source);
+export function readInviteSettings(): InviteSettings {
+  const source = process.env;
+  const webhook = readWebhook("invite");
   const values = parseOrThrow(schema, {
     INVITE_URL: source.INVITE_URL,
     INVITE_PER_MINUTE: source.INVITE_PER_MINUTE,

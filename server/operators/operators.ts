@@ -50,8 +50,7 @@ const parsed = <T>(schema: z.ZodType<T>, value: unknown) => {
   return result.data;
 };
 
-export const enrolmentUrl = (token: string, env: NodeJS.ProcessEnv = process.env) =>
-  new URL(`/console/enrol/${token}`, siteUrl(env)).toString();
+export const enrolmentUrl = (token: string) => new URL(`/console/enrol/${token}`, siteUrl()).toString();
 
 export async function addOperator(
   store: Store,

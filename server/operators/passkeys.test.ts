@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { readEnv, type ServerEnv } from "@/server/env";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
 import { SoftAuthenticator } from "@/tests/support/soft-authenticator";
@@ -38,9 +38,12 @@ const open = consoleStores(setupBothEngines());
 
 // The console's address: a passkey belongs to its host.
 const site = "https://sous.example";
-const env = { ...process.env, SITE_URL: site };
 const setupToken = "s".repeat(40);
-const setupEnv = { ...env, ...readEnv({ ...env, CONSOLE_SETUP_TOKEN: setupToken }) } as ServerEnv & NodeJS.ProcessEnv;
+const setupEnv = { CONSOLE_SETUP_TOKEN: setupToken };
+beforeEach(() => {
+  vi.stubEnv("SITE_URL", site);
+  vi.stubEnv("CONSOLE_SETUP_TOKEN", setupToken);
+});
 const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
@@ -52,8 +55,8 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   async function enrolled(store: Awaited<ReturnType<typeof open>>, email: string, role: "owner" | "viewer" = "owner") {
     const { link } = await addOperator(store, { email, role, by: commandActor });
     const authenticator = new SoftAuthenticator();
-    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url), env });
-    const done = await completeEnrolment(store, { ceremony, response: authenticator.register(options, site), env });
+    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url) });
+    const done = await completeEnrolment(store, { ceremony, response: authenticator.register(options, site) });
     return { authenticator, done, link };
   }
 
@@ -65,8 +68,8 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(await passkeysOf(store, done.operator.id)).toMatchObject([{ id: authenticator.id, counter: 0 }]);
 
     for (const round of [1, 2]) {
-      const { options, ceremony } = await signInOptions(store, env);
-      const signedIn = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env });
+      const { options, ceremony } = await signInOptions(store);
+      const signedIn = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site) });
       expect(signedIn.operator.email).toBe("owner@sous.example");
       // A new session each time.
       expect(signedIn.session).not.toBe(done.session);
@@ -81,18 +84,17 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 
   /** Signs in with this authenticator: the new session's token. */
   async function signInWith(store: Awaited<ReturnType<typeof open>>, authenticator: SoftAuthenticator) {
-    const { options, ceremony } = await signInOptions(store, env);
-    return (await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env })).session;
+    const { options, ceremony } = await signInOptions(store);
+    return (await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site) })).session;
   }
 
   /** The add ceremony's options, once the operator's own passkey (`own`) confirmed it. */
   async function confirmedAdd(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
-    const asked = await confirmationOptions(store, { operator, env });
+    const asked = await confirmationOptions(store, { operator });
     return addPasskeyOptions(store, {
       operator,
       ceremony: asked.ceremony,
       response: own.signIn(asked.options, site),
-      env,
     });
   }
 
@@ -100,7 +102,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   async function addedPasskey(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
     const device = new SoftAuthenticator();
     const { options, ceremony } = await confirmedAdd(store, operator, own);
-    await completeAddPasskey(store, { operator, ceremony, response: device.register(options, site), env });
+    await completeAddPasskey(store, { operator, ceremony, response: device.register(options, site) });
     return device;
   }
 
@@ -108,7 +110,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const store = await open(engine);
     const { authenticator: own, done } = await enrolled(store, "owner@sous.example");
     const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
-    const asked = await confirmationOptions(store, { operator: done.operator, env });
+    const asked = await confirmationOptions(store, { operator: done.operator });
     // Only the operator's own passkeys may answer, their user verified.
     expect(asked.options).toMatchObject({ userVerification: "required", allowCredentials: [{ id: own.id }] });
     const tries: Array<[string, () => Promise<unknown>]> = [
@@ -121,13 +123,13 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     ];
     let current = asked;
     async function ask() {
-      current = await confirmationOptions(store, { operator: done.operator, env });
+      current = await confirmationOptions(store, { operator: done.operator });
       return current;
     }
     for (const [label, answer] of tries) {
       const response = (await answer()) as Parameters<typeof addPasskeyOptions>[1]["response"];
       expect(
-        await refusal(addPasskeyOptions(store, { operator: done.operator, ceremony: current.ceremony, response, env })),
+        await refusal(addPasskeyOptions(store, { operator: done.operator, ceremony: current.ceremony, response })),
         label,
       ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
     }
@@ -139,19 +141,17 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           operator: helper.operator,
           ceremony: owners.ceremony,
           response: helperKey.signIn(owners.options, site),
-          env,
         }),
       ),
     ).toMatch(/^This sign-in or enrolment took too long/);
     // A sign-in's ceremony is no confirmation.
-    const signIn = await signInOptions(store, env);
+    const signIn = await signInOptions(store);
     expect(
       await refusal(
         addPasskeyOptions(store, {
           operator: done.operator,
           ceremony: signIn.ceremony,
           response: own.signIn(signIn.options, site),
-          env,
         }),
       ),
     ).toMatch(/^This sign-in or enrolment took too long/);
@@ -163,7 +163,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   it("ask nothing of an operator with no passkey: they sign in again first", async () => {
     const store = await open(engine);
     const { operator } = await addOperator(store, { email: "nokey@sous.example", role: "viewer", by: commandActor });
-    expect(await refusal(confirmationOptions(store, { operator, env }))).toBe(
+    expect(await refusal(confirmationOptions(store, { operator }))).toBe(
       "You have no passkey to confirm with. Sign in again with a passkey.",
     );
   });
@@ -190,7 +190,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           operator: other.operator,
           ceremony,
           response: second.register(options, site),
-          env,
         }),
       ),
     ).toMatch(/^This sign-in or enrolment took too long/);
@@ -199,7 +198,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
       operator: done.operator,
       ceremony: again.ceremony,
       response: second.register(again.options, site),
-      env,
     });
     expect(added).toBe(second.id);
     expect((await passkeysOf(store, done.operator.id)).map(({ id }) => id)).toStrictEqual([first.id, second.id]);
@@ -228,7 +226,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           operator: done.operator,
           ceremony: twice.ceremony,
           response: second.register(twice.options, site),
-          env,
         }),
       ),
     ).toBe("This passkey is registered already.");
@@ -364,8 +361,8 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   it("sign out: that session ends and is recorded, another of the same operator's stays; a second sign-out does nothing", async () => {
     const store = await open(engine);
     const { authenticator, done } = await enrolled(store, "owner@sous.example");
-    const { options, ceremony } = await signInOptions(store, env);
-    const other = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site), env });
+    const { options, ceremony } = await signInOptions(store);
+    const other = await completeSignIn(store, { ceremony, response: authenticator.signIn(options, site) });
 
     await signOutSession(store, done.session);
     expect(await sessionOperator(store, done.session)).toBeUndefined();
@@ -384,60 +381,57 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const { authenticator, link } = await enrolled(store, "owner@sous.example");
     const before = await passkeysOf(store, (await listOperators(store))[0]!.id);
 
-    expect(await refusal(enrolmentOptions(store, { token: tokenOf(link.url), env }))).toMatch(
+    expect(await refusal(enrolmentOptions(store, { token: tokenOf(link.url) }))).toMatch(
       /^This enrolment link is not valid/,
     );
-    expect(await refusal(enrolmentOptions(store, { token: "x".repeat(10_000), env }))).toMatch(
+    expect(await refusal(enrolmentOptions(store, { token: "x".repeat(10_000) }))).toMatch(
       /^This enrolment link is not valid/,
     );
 
     // The answer to a sign-in, given twice: the challenge is gone the second time.
-    const first = await signInOptions(store, env);
+    const first = await signInOptions(store);
     const answer = authenticator.signIn(first.options, site);
-    await completeSignIn(store, { ceremony: first.ceremony, response: answer, env });
-    expect(await refusal(completeSignIn(store, { ceremony: first.ceremony, response: answer, env }))).toMatch(
+    await completeSignIn(store, { ceremony: first.ceremony, response: answer });
+    expect(await refusal(completeSignIn(store, { ceremony: first.ceremony, response: answer }))).toMatch(
       /took too long or was already answered/,
     );
 
     // Made for another origin, or another site's host.
-    const elsewhere = await signInOptions(store, env);
+    const elsewhere = await signInOptions(store);
     expect(
       await refusal(
         completeSignIn(store, {
           ceremony: elsewhere.ceremony,
           response: authenticator.signIn(elsewhere.options, "https://evil.example"),
-          env,
         }),
       ),
     ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
-    const otherHost = await signInOptions(store, env);
+    const otherHost = await signInOptions(store);
     expect(
       await refusal(
         completeSignIn(store, {
           ceremony: otherHost.ceremony,
           response: authenticator.signIn(otherHost.options, site, { rpId: "evil.example" }),
-          env,
         }),
       ),
     ).toMatch(/did not sign you in/);
 
     // A cloned authenticator: its counter goes back.
-    const cloned = await signInOptions(store, env);
+    const cloned = await signInOptions(store);
     expect(
       await refusal(
         completeSignIn(store, {
           ceremony: cloned.ceremony,
           response: authenticator.signIn(cloned.options, site, { counter: 1 }),
-          env,
         }),
       ),
     ).toMatch(/did not sign you in/);
 
     const stranger = new SoftAuthenticator();
-    const unknown = await signInOptions(store, env);
+    const unknown = await signInOptions(store);
     expect(
       await refusal(
-        completeSignIn(store, { ceremony: unknown.ceremony, response: stranger.signIn(unknown.options, site), env }),
+        completeSignIn(store, { ceremony: unknown.ceremony, response: stranger.signIn(unknown.options, site) }),
       ),
     ).toMatch(/did not sign you in/);
 
@@ -455,36 +449,33 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const store = await open(engine);
     const { link } = await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
     const authenticator = new SoftAuthenticator();
-    const wrong = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const wrong = await enrolmentOptions(store, { token: tokenOf(link.url) });
     expect(
       await refusal(
         completeEnrolment(store, {
           ceremony: wrong.ceremony,
           response: authenticator.register(wrong.options, "https://evil.example"),
-          env,
         }),
       ),
     ).toBe("The passkey could not be verified. Try again from the start.");
     // Without user verification (a security key without its PIN): refused too.
-    const unverified = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const unverified = await enrolmentOptions(store, { token: tokenOf(link.url) });
     expect(
       await refusal(
         completeEnrolment(store, {
           ceremony: unverified.ceremony,
           response: authenticator.register(unverified.options, site, { flags: 0x41 }),
-          env,
         }),
       ),
     ).toMatch(/could not be verified/);
     expect(await passkeysOf(store, (await listOperators(store))[0]!.id)).toStrictEqual([]);
     // Its working twin: the same link, answered right.
-    const right = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const right = await enrolmentOptions(store, { token: tokenOf(link.url) });
     // A second tab opened the same link before the first finished: the link is used once, by whichever ends first.
-    const secondTab = await enrolmentOptions(store, { token: tokenOf(link.url), env });
+    const secondTab = await enrolmentOptions(store, { token: tokenOf(link.url) });
     const done = await completeEnrolment(store, {
       ceremony: right.ceremony,
       response: authenticator.register(right.options, site),
-      env,
     });
     expect(done.operator.role).toBe("viewer");
     expect(
@@ -492,7 +483,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
         completeEnrolment(store, {
           ceremony: secondTab.ceremony,
           response: new SoftAuthenticator().register(secondTab.options, site),
-          env,
         }),
       ),
     ).toMatch(/^This enrolment link is not valid/);
@@ -505,7 +495,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const { options, ceremony } = await setupOptions(store, {
       token: setupToken,
       email: "helper@sous.example",
-      env: setupEnv,
     });
     expect(
       await refusal(
@@ -514,7 +503,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           response: new SoftAuthenticator().register(options, site),
           token: setupToken,
           email: "helper@sous.example",
-          env: setupEnv,
         }),
       ),
     ).toBe("helper@sous.example is already an operator: set up with another address");
@@ -524,27 +512,25 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   it("enrol the first owner on the setup token once, and never again", async () => {
     const store = await open(engine);
     expect(await setupOpen(store, setupEnv)).toBe(true);
-    expect(await setupOpen(store, readEnv({ ...env }))).toBe(false);
-    expect(
-      await refusal(setupOptions(store, { token: "t".repeat(40), email: "first@sous.example", env: setupEnv })),
-    ).toBe("That is not the setup token.");
-    expect(await refusal(setupOptions(store, { token: setupToken, email: "not an address", env: setupEnv }))).toBe(
+    expect(await setupOpen(store, { CONSOLE_SETUP_TOKEN: undefined })).toBe(false);
+    expect(await refusal(setupOptions(store, { token: "t".repeat(40), email: "first@sous.example" }))).toBe(
+      "That is not the setup token.",
+    );
+    expect(await refusal(setupOptions(store, { token: setupToken, email: "not an address" }))).toBe(
       "That is not an email address",
     );
     const authenticator = new SoftAuthenticator();
     const { options, ceremony } = await setupOptions(store, {
       token: setupToken,
       email: "First@Sous.Example",
-      env: setupEnv,
     });
     // A second browser starts setup before the first finishes.
-    const racing = await setupOptions(store, { token: setupToken, email: "second@sous.example", env: setupEnv });
+    const racing = await setupOptions(store, { token: setupToken, email: "second@sous.example" });
     const done = await completeSetup(store, {
       ceremony,
       response: authenticator.register(options, site),
       token: setupToken,
       email: "First@Sous.Example",
-      env: setupEnv,
     });
     expect(done.operator).toMatchObject({ email: "first@sous.example", role: "owner" });
     expect(await ownerExists(store)).toBe(true);
@@ -556,7 +542,6 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           response: new SoftAuthenticator().register(racing.options, site),
           token: setupToken,
           email: "second@sous.example",
-          env: setupEnv,
         }),
       ),
     ).toBe("Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.");
@@ -568,24 +553,22 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
           response: new SoftAuthenticator().register(racing.options, site),
           token: "t".repeat(40),
           email: "third@sous.example",
-          env: setupEnv,
         }),
       ),
     ).toBe("Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.");
-    expect(
-      await refusal(setupOptions(store, { token: setupToken, email: "third@sous.example", env: setupEnv })),
-    ).toMatch(/^Setup is closed/);
+    expect(await refusal(setupOptions(store, { token: setupToken, email: "third@sous.example" }))).toMatch(
+      /^Setup is closed/,
+    );
     expect((await listOperators(store)).map(({ email, passkeys }) => [email, passkeys])).toStrictEqual([
       ["first@sous.example", 1],
     ]);
     // The owner it made signs in.
-    const signIn = await signInOptions(store, env);
+    const signIn = await signInOptions(store);
     expect(
       (
         await completeSignIn(store, {
           ceremony: signIn.ceremony,
           response: authenticator.signIn(signIn.options, site),
-          env,
         })
       ).operator.email,
     ).toBe("first@sous.example");
@@ -595,18 +578,17 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 describe("what the ceremonies ask of an authenticator", () => {
   it("a discoverable passkey that verifies its user, no attestation, for the site's host under the name Sous", async () => {
     const store = await open("sqlite");
-    expect(relyingParty(env)).toStrictEqual({ id: "sous.example", origin: site, name: "Sous" });
+    expect(relyingParty()).toStrictEqual({ id: "sous.example", origin: site, name: "Sous" });
     const { link } = await addOperator(store, { email: "asks@sous.example", role: "viewer", by: commandActor });
-    const enrolment = (await enrolmentOptions(store, { token: tokenOf(link.url), env })).options;
-    const setup = (await setupOptions(store, { token: setupToken, email: "first@sous.example", env: setupEnv }))
-      .options;
+    const enrolment = (await enrolmentOptions(store, { token: tokenOf(link.url) })).options;
+    const setup = (await setupOptions(store, { token: setupToken, email: "first@sous.example" })).options;
     for (const options of [enrolment, setup])
       expect(options).toMatchObject({
         rp: { id: "sous.example", name: "Sous" },
         attestation: "none",
         authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
       });
-    expect((await signInOptions(store, env)).options).toMatchObject({
+    expect((await signInOptions(store)).options).toMatchObject({
       rpId: "sous.example",
       userVerification: "required",
     });
@@ -616,23 +598,21 @@ describe("what the ceremonies ask of an authenticator", () => {
     const store = await open("sqlite");
     const { link } = await addOperator(store, { email: "verified@sous.example", role: "viewer", by: commandActor });
     const authenticator = new SoftAuthenticator();
-    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url), env });
-    await completeEnrolment(store, { ceremony, response: authenticator.register(options, site), env });
-    const unverified = await signInOptions(store, env);
+    const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url) });
+    await completeEnrolment(store, { ceremony, response: authenticator.register(options, site) });
+    const unverified = await signInOptions(store);
     expect(
       await refusal(
         completeSignIn(store, {
           ceremony: unverified.ceremony,
           response: authenticator.signIn(unverified.options, site, { flags: 0x01 }),
-          env,
         }),
       ),
     ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
-    const verified = await signInOptions(store, env);
+    const verified = await signInOptions(store);
     const done = await completeSignIn(store, {
       ceremony: verified.ceremony,
       response: authenticator.signIn(verified.options, site),
-      env,
     });
     expect(done.operator.email).toBe("verified@sous.example");
     // Each line the console's ceremonies write says they came through the console.
@@ -650,9 +630,9 @@ describe("what the ceremonies ask of an authenticator", () => {
     const store = await open("sqlite");
     const authenticator = new SoftAuthenticator();
     const email = "first@sous.example";
-    const { options, ceremony } = await setupOptions(store, { token: setupToken, email, env: setupEnv });
+    const { options, ceremony } = await setupOptions(store, { token: setupToken, email });
     const response = authenticator.register(options, site);
-    await completeSetup(store, { ceremony, response, token: setupToken, email, env: setupEnv });
+    await completeSetup(store, { ceremony, response, token: setupToken, email });
     const [line] = await activityPage(store, { limit: 1 });
     expect(line).toMatchObject({ actor: email, via: "console", action: "enrolled", subject: "setup", rows: 1 });
     expect(setupTokenMatches(setupToken, setupEnv)).toBe(true);

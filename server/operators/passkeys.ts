@@ -9,7 +9,7 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { inTransaction, type Store } from "@/server/db/connect";
-import type { ServerEnv } from "@/server/env";
+import { readEnv, type ServerEnv } from "@/server/env";
 import { siteUrl } from "@/server/site-settings";
 import { insertActivity } from "./activity-store";
 import {
@@ -41,8 +41,8 @@ import { OperatorError, operatorEmail } from "./operators";
 // The console's passkey ceremonies (decision 0014): options with a challenge kept once for 5 minutes, then the
 // authenticator's answer verified by SimpleWebAuthn. A session's token goes to the cookie; only its hash is kept.
 
-export function relyingParty(env: Pick<ServerEnv, "SITE_URL"> | NodeJS.ProcessEnv = process.env) {
-  const url = siteUrl(env as NodeJS.ProcessEnv);
+export function relyingParty() {
+  const url = siteUrl();
   return { id: url.hostname, origin: url.origin, name: "Sous" };
 }
 
@@ -56,8 +56,8 @@ const linkGone =
   "This enrolment link is not valid: it was used, it ran out (15 minutes), or it never was. Ask an owner for a new one (npm run operators -- link EMAIL).";
 
 /** A discoverable passkey (sign-in names no one first), the user verified, no attestation. */
-function registrationFor(operator: Operator, exclude: readonly KnownPasskey[], env?: NodeJS.ProcessEnv) {
-  const rp = relyingParty(env);
+function registrationFor(operator: Operator, exclude: readonly KnownPasskey[]) {
+  const rp = relyingParty();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -72,9 +72,9 @@ function registrationFor(operator: Operator, exclude: readonly KnownPasskey[], e
 type KnownPasskey = Awaited<ReturnType<typeof passkeysOf>>[number];
 
 /** They list none of the operator's passkeys: a link's holder learns no credential id. */
-export async function enrolmentOptions(store: Store, { token, env }: { token: string; env?: NodeJS.ProcessEnv }) {
+export async function enrolmentOptions(store: Store, { token }: { token: string }) {
   const found = (await linkOperator(store, token)) ?? refused(linkGone);
-  const options = await registrationFor(found.operator, [], env);
+  const options = await registrationFor(found.operator, []);
   const ceremony = await insertChallenge(store, {
     challenge: options.challenge,
     purpose: "enrol",
@@ -94,18 +94,14 @@ export async function setupOpen(store: Store, env: Pick<ServerEnv, "CONSOLE_SETU
   return Boolean(env.CONSOLE_SETUP_TOKEN) && !(await ownerExists(store));
 }
 
-type SetupEnv = Pick<ServerEnv, "CONSOLE_SETUP_TOKEN"> & NodeJS.ProcessEnv;
-
 const setupClosed = "Setup is closed: an owner exists, or CONSOLE_SETUP_TOKEN is not set.";
 
-export async function setupOptions(
-  store: Store,
-  { token, email, env }: { token: string; email: string; env: SetupEnv },
-) {
+export async function setupOptions(store: Store, { token, email }: { token: string; email: string }) {
+  const env = readEnv();
   if (!(await setupOpen(store, env))) refused(setupClosed);
   if (!setupTokenMatches(token, env)) refused("That is not the setup token.");
   const address = parsedEmail(email);
-  const rp = relyingParty(env);
+  const rp = relyingParty();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -126,8 +122,8 @@ const parsedEmail = (email: string) => {
   return result.success ? emailKey(result.data) : refused(result.error.issues[0]!.message);
 };
 
-async function verifiedRegistration(response: RegistrationResponseJSON, challenge: string, env?: NodeJS.ProcessEnv) {
-  const rp = relyingParty(env);
+async function verifiedRegistration(response: RegistrationResponseJSON, challenge: string) {
+  const rp = relyingParty();
   const verification = await verifyRegistrationResponse({
     response,
     expectedChallenge: challenge,
@@ -148,10 +144,10 @@ async function verifiedRegistration(response: RegistrationResponseJSON, challeng
 /** The link is used once: a second answer, or another tab, is refused. */
 export async function completeEnrolment(
   store: Store,
-  { ceremony, response, env }: { ceremony: string; response: RegistrationResponseJSON; env?: NodeJS.ProcessEnv },
+  { ceremony, response }: { ceremony: string; response: RegistrationResponseJSON },
 ) {
   const taken = (await takeChallenge(store, ceremony, "enrol")) ?? refused(ceremonyGone);
-  const passkey = await verifiedRegistration(response, taken.challenge, env);
+  const passkey = await verifiedRegistration(response, taken.challenge);
   return inTransaction(store, async (tx) => {
     if (!(await useLink(tx, taken.linkId!))) refused(linkGone);
     const operator = (await operatorById(tx, taken.operatorId!)) ?? refused(linkGone);
@@ -168,20 +164,19 @@ export async function completeSetup(
     response,
     token,
     email,
-    env,
   }: {
     ceremony: string;
     response: RegistrationResponseJSON;
     token: string;
     email: string;
-    env: SetupEnv;
   },
 ) {
+  const env = readEnv();
   if (!(await setupOpen(store, env))) refused(setupClosed);
   if (!setupTokenMatches(token, env)) refused("That is not the setup token.");
   const address = parsedEmail(email);
   const taken = (await takeChallenge(store, ceremony, "setup")) ?? refused(ceremonyGone);
-  const passkey = await verifiedRegistration(response, taken.challenge, env);
+  const passkey = await verifiedRegistration(response, taken.challenge);
   return inTransaction(store, async (tx) => {
     if (await ownerExists(tx)) refused(setupClosed);
     const operator = await insertFirstOwner(tx, address);
@@ -199,8 +194,8 @@ async function insertFirstOwner(store: Store, email: string): Promise<Operator> 
 
 const ceremonyGone = "This sign-in or enrolment took too long or was already answered. Start again.";
 
-export async function signInOptions(store: Store, env?: NodeJS.ProcessEnv) {
-  const rp = relyingParty(env);
+export async function signInOptions(store: Store) {
+  const rp = relyingParty();
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required" });
   const ceremony = await insertChallenge(store, { challenge: options.challenge, purpose: "sign-in" });
   return { options, ceremony };
@@ -210,10 +205,10 @@ const notSignedIn = "That passkey did not sign you in. Use a passkey registered 
 
 async function verifiedAssertion(
   store: Store,
-  { challenge, response, env }: { challenge: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
+  { challenge, response }: { challenge: string; response: AuthenticationResponseJSON },
 ) {
   const passkey = (await passkeyById(store, String(response.id))) ?? refused(notSignedIn);
-  const rp = relyingParty(env);
+  const rp = relyingParty();
   const verification = await verifyAuthenticationResponse({
     response,
     expectedChallenge: challenge,
@@ -238,16 +233,14 @@ export async function completeSignIn(
     ceremony,
     response,
     admit,
-    env,
   }: {
     ceremony: string;
     response: AuthenticationResponseJSON;
     admit?: (operatorId: string) => Promise<void>;
-    env?: NodeJS.ProcessEnv;
   },
 ) {
   const taken = (await takeChallenge(store, ceremony, "sign-in")) ?? refused(ceremonyGone);
-  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response, env });
+  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response });
   await admit?.(passkey.operatorId);
   return inTransaction(store, async (tx) => {
     const operator = (await operatorById(tx, passkey.operatorId)) ?? refused(notSignedIn);
@@ -267,14 +260,11 @@ export async function signOutSession(store: Store, token: string) {
 }
 
 /** The operator's own passkey is asked again before another is added: a borrowed session alone cannot add one. */
-export async function confirmationOptions(
-  store: Store,
-  { operator, env }: { operator: Operator; env?: NodeJS.ProcessEnv },
-) {
+export async function confirmationOptions(store: Store, { operator }: { operator: Operator }) {
   const own = await passkeysOf(store, operator.id);
   if (!own.length) refused("You have no passkey to confirm with. Sign in again with a passkey.");
   const options = await generateAuthenticationOptions({
-    rpID: relyingParty(env).id,
+    rpID: relyingParty().id,
     userVerification: "required",
     // No transports: at a new device the passkey is elsewhere (a phone), which "internal" would rule out.
     allowCredentials: own.map(({ id }) => ({ id })),
@@ -290,35 +280,25 @@ export async function confirmationOptions(
 /** The ones they have are excluded, so an authenticator that holds one says so instead of registering it twice. */
 export async function addPasskeyOptions(
   store: Store,
-  {
-    operator,
-    ceremony,
-    response,
-    env,
-  }: { operator: Operator; ceremony: string; response: AuthenticationResponseJSON; env?: NodeJS.ProcessEnv },
+  { operator, ceremony, response }: { operator: Operator; ceremony: string; response: AuthenticationResponseJSON },
 ) {
   const taken = (await takeChallenge(store, ceremony, "confirm")) ?? refused(ceremonyGone);
   if (taken.operatorId !== operator.id) refused(ceremonyGone);
-  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response, env });
+  const { passkey, counter } = await verifiedAssertion(store, { challenge: taken.challenge, response });
   if (passkey.operatorId !== operator.id) refused(notSignedIn);
   await passkeyUsed(store, { id: passkey.id, counter });
-  const options = await registrationFor(operator, await passkeysOf(store, operator.id), env);
+  const options = await registrationFor(operator, await passkeysOf(store, operator.id));
   const next = await insertChallenge(store, { challenge: options.challenge, purpose: "add", operatorId: operator.id });
   return { options, ceremony: next };
 }
 
 export async function completeAddPasskey(
   store: Store,
-  {
-    operator,
-    ceremony,
-    response,
-    env,
-  }: { operator: Operator; ceremony: string; response: RegistrationResponseJSON; env?: NodeJS.ProcessEnv },
+  { operator, ceremony, response }: { operator: Operator; ceremony: string; response: RegistrationResponseJSON },
 ) {
   const taken = (await takeChallenge(store, ceremony, "add")) ?? refused(ceremonyGone);
   if (taken.operatorId !== operator.id) refused(ceremonyGone);
-  const passkey = await verifiedRegistration(response, taken.challenge, env);
+  const passkey = await verifiedRegistration(response, taken.challenge);
   await inTransaction(store, async (tx) => {
     if (await passkeyById(tx, passkey.id)) refused("This passkey is registered already.");
     await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });

@@ -35,8 +35,9 @@ export type WebhookSettings = z.output<typeof webhookSchema> & {
 };
 
 /** Where a form delivers and how it proves it. */
-export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.env): WebhookSettings {
+export function readWebhook(form: string): WebhookSettings {
   const names = webhookVariables(form);
+  const source = process.env;
   const values = { url: source[names.url], secrets: source[names.secrets], auth: source[names.auth] };
   const settings = parseOrThrow(webhookSchema, values, (key) => names[key as keyof typeof names]);
   return { ...settings, urlVariable: names.url };
@@ -47,10 +48,8 @@ export function readWebhook(form: string, source: NodeJS.ProcessEnv = process.en
  * e.g. WAITLIST_DAILY_LIMIT), each its fallback when unset; a new form's
  * ceiling needs no change here.
  */
-export function readCeiling(
-  ceiling: { perMinute: CountSetting; perDay: CountSetting },
-  source: NodeJS.ProcessEnv = process.env,
-) {
+export function readCeiling(ceiling: { perMinute: CountSetting; perDay: CountSetting }) {
+  const source = process.env;
   const schema = z.object({ perMinute: count(ceiling.perMinute.fallback), perDay: count(ceiling.perDay.fallback) });
   const values = { perMinute: source[ceiling.perMinute.variable], perDay: source[ceiling.perDay.variable] };
   return parseOrThrow(schema, values, (key) => ceiling[key as keyof typeof ceiling].variable);
