@@ -164,7 +164,11 @@ describe("GET /api/health", () => {
     await closeDatabases();
     const working = process.env.DATA_DIR!;
     vi.stubEnv("DATA_DIR", `${import.meta.filename}/no-folder-inside-a-file`);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["database_unreachable"] } });
+    // The outage is logged once, saying where it was seen.
+    const failed = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; during?: string });
+    expect(failed.filter(({ event }) => event === "lead_store_failed")).toMatchObject([{ during: "health" }]);
     // Back, so the next test starts with a database that answers (and its outage's alerts settled).
     vi.stubEnv("DATA_DIR", working);
     expect((await health()).status).toBe(200);

@@ -34,7 +34,7 @@ describe("sendable and valuesOf", () => {
   );
 
   it("refuse a form this site does not have, and an id that is not a webhook-id", () => {
-    for (const bad of [{ form: "catering" }, { id: "abc" }, { id: "msg_" }, { id: "msg_a b" }]) {
+    for (const bad of [{ form: "catering" }, { id: "abc" }, { id: "msg_" }, { id: "msg_a b" }, { id: "x_msg_abc" }]) {
       expect(sendable(row(bad))).toBe(false);
       expect(valuesOf(row(bad))).toBeUndefined();
     }

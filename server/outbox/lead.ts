@@ -7,9 +7,10 @@ import { isFormName, type FormName } from "@/lib/forms";
 /** A lead, as the database keeps it and every sender sends it: `payload` is the body, the bytes every attempt posts. */
 export type LeadRow = Selectable<LeadsTable>;
 
-function objectOf(json: string) {
+// JSON.parse(null) is null: a row emptied by retention reads as no object, like any other.
+function objectOf(json: string | null) {
   try {
-    const value: unknown = JSON.parse(json);
+    const value: unknown = JSON.parse(json as string);
     return typeof value === "object" && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;
@@ -20,9 +21,7 @@ function objectOf(json: string) {
 
 /** A row this site wrote and may send: a form of ours, a webhook-id, a payload that is a JSON object. */
 export function sendable(row: LeadRow): row is LeadRow & { form: FormName; payload: string } {
-  return (
-    row.payload !== null && isFormName(row.form) && /^msg_[\w-]+$/.test(row.id) && objectOf(row.payload) !== undefined
-  );
+  return isFormName(row.form) && /^msg_[\w-]+$/.test(row.id) && objectOf(row.payload) !== undefined;
 }
 
 /** The webhook's values a row holds, or undefined for a row nobody should send. */

@@ -7,6 +7,8 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { dueNow, redeliveryPass } from "./lead-pass";
 import { submitLead } from "@/server/forms/submit-lead";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { webConsent } from "@/tests/support/waitlist-lead";
 
 const receiver = setupWebhookReceiver();
 
@@ -41,5 +43,33 @@ describe("what the alerts hear of a sender, with no one to name them", () => {
     storeAnswered();
     storeAnswered();
     expect(events("info")).toStrictEqual(["lead_store_recovered"]);
+  });
+
+  it("an outage ends at the next write that answers: a pass's settlement, or a repeat sign-up that sends nothing", async () => {
+    vi.stubEnv("CONTACT_WEBHOOK_URL", `${receiver.url}/hooks/contact`);
+    vi.stubEnv("WAITLIST_WEBHOOK_URL", `${receiver.url}/hooks/waitlist`);
+    vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
+    vi.stubEnv("WEBHOOK_MAX_RETRIES", "0");
+    for (const level of ["warn", "info", "error"] as const) vi.spyOn(console, level).mockImplementation(() => {});
+    const recovered = () => events("info").filter((event) => event === "lead_store_recovered").length;
+    const payload = { name: `Later ${Date.now()} [fail=1]`, email: "later@example.com", message: "Hello" };
+    await submitLead({ form: "contact", payload, env: readEnv(), started: performance.now() });
+    storeFailed(new Error("disk I/O error"));
+    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    expect(recovered()).toBe(1);
+
+    const phone = "+15035550177";
+    const signUp = () =>
+      submitLead({
+        form: "waitlist",
+        payload: { phone, name: `Ada ${Date.now()}` },
+        env: readEnv(),
+        started: performance.now(),
+        consent: webConsent(phone),
+      });
+    expect(await signUp()).toMatchObject({ ok: true, via: "webhook" });
+    storeFailed(new Error("disk I/O error"));
+    expect(await signUp()).toMatchObject({ ok: true, via: "repeat" });
+    expect(recovered()).toBe(2);
   });
 });

@@ -5,6 +5,11 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
 import { submitted } from "@/tests/support/lead-sending";
 import { failureOf } from "@/server/outbox/failures";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { newClaim } from "./claims";
+import { insertClaimed } from "./lead-store";
+import { sendClaimed } from "./send";
 
 const receiver = setupWebhookReceiver();
 let token = 0;
@@ -177,5 +182,30 @@ describe("failureOf: why an attempt failed, as the operator reads it", () => {
     );
     expect(failureOf(refused(503, JSON.stringify({ error: "e", twilioStatus: 100 })))).toBe("status 503 e 100");
     expect(failureOf(refused(503, JSON.stringify({ error: "e", twilioStatus: 599 })))).toBe("status 503 e 599");
+  });
+});
+
+describe("a row no form of this site wrote", () => {
+  it("is never posted: it settles dead, and its sender is told it was unreadable", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const store = await database(readEnv());
+    const claim = newClaim(60_000);
+    const row = await insertClaimed(
+      store,
+      {
+        id: `msg_foreign-${Date.now()}`,
+        form: "catering",
+        dedupe_key: null,
+        payload: "{}",
+        state: "pending",
+        created_at: 0,
+        next_attempt_at: 0,
+      },
+      claim,
+    );
+    const before = receiver.received.length;
+    const sent = await sendClaimed({ store, row: row!, claim, env: readEnv(), sender: "pass" });
+    expect(sent).toMatchObject({ state: "unreadable", delivery: { ok: false, reason: "unreadable", attempts: 0 } });
+    expect(receiver.received.length).toBe(before);
   });
 });
