@@ -14,8 +14,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Kysely, SqliteDialect } from "kysely";
 import { connect, openPostgres, postgresTarget, sqliteFile } from "@/server/db/connect";
-import { migrations, plans } from "@/server/db/migrations";
-import { plannedTables } from "@/server/db/migrations/plan";
+import { migrations, specs } from "@/server/db/migrations";
+import { specifiedTables } from "@/server/db/migrations/spec";
 import type { Database } from "@/server/db/schema";
 import { SQLite } from "@/server/db/sqlite-driver";
 
@@ -23,7 +23,7 @@ import { SQLite } from "@/server/db/sqlite-driver";
 export type Side = { engine: "sqlite"; dataDir: string } | { engine: "postgres"; url: string };
 
 /** Every table the migrations create, in the order a copy fills them: a lead before its attempts. */
-export const copiedTables = plannedTables(Object.values(plans));
+export const copiedTables = specifiedTables(Object.values(specs));
 
 /** Rows copied, per table, in the order they were copied. */
 export type CopyResult = Record<string, number>;
@@ -31,7 +31,7 @@ export type CopyResult = Record<string, number>;
 // Well under Postgres's 65,535 bound parameters, and SQLite's 32,766, for the widest table.
 const ROWS_PER_INSERT = 500;
 
-// Tables are named at run time here, from the plans: the schema's types cannot follow them.
+// Tables are named at run time here, from the specs: the schema's types cannot follow them.
 type AnyDb = Kysely<Record<string, Record<string, unknown>>>;
 
 const nameOf = (side: Side) =>

@@ -14,7 +14,7 @@ import { readEnv, type ServerEnv } from "@/server/env";
 import { waveNamed } from "@/server/outbox/invitation-store";
 import { planWave, type WavePlan, type WaveSelection } from "@/server/invitations/waves";
 import { toCsv } from "@/server/console/csv";
-import { cancelWaveNamed, isWaveName, sendWave, waveStateLabels, waveStatus } from "@/server/invitations/launch";
+import { cancelWaveNamed, isWaveName, launchWave, waveStateLabels, waveStatus } from "@/server/invitations/launch";
 import { invitationExport, recordExport } from "@/server/console/exports";
 import { commandActorAs } from "@/server/operators/operators";
 import { jsonSafe, safeSinks } from "./safe-output";
@@ -145,7 +145,7 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
   async send({ values, env, print }) {
     const name = waveName(values);
     const selection = selectionOf(values, env);
-    const { queued, settings } = await sendWave(await database(env), {
+    const { queued, settings } = await launchWave(await database(env), {
       name,
       selection,
       unsigned: Boolean(values.unsigned),

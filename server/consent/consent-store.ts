@@ -117,7 +117,12 @@ export type Revocation = {
 };
 
 /** One workflow message is one consent event: a STOP's id replayed as a START is a replay too. The id is the key, so two calls at once on any instances leave one row. */
-async function claimMessage(db: Kysely<Database>, messageId: string | undefined, kind: "revoke" | "renew", at: number) {
+async function reserveMessage(
+  db: Kysely<Database>,
+  messageId: string | undefined,
+  kind: "revoke" | "renew",
+  at: number,
+) {
   if (messageId === undefined) return true;
   const claimed = await db
     .insertInto("consent_messages")
@@ -131,7 +136,7 @@ async function claimMessage(db: Kysely<Database>, messageId: string | undefined,
 export async function recordRevocation(store: Store, revocation: Revocation) {
   const { db } = store;
   const at = revocation.at ?? Date.now();
-  if (!(await claimMessage(db, revocation.messageId, "revoke", at))) return undefined;
+  if (!(await reserveMessage(db, revocation.messageId, "revoke", at))) return undefined;
   const inserted = await db
     .insertInto("consent_revocations")
     .values({
@@ -158,7 +163,7 @@ export type Renewal = {
 export async function recordRenewal(store: Store, renewal: Renewal) {
   const { db } = store;
   const at = renewal.at ?? Date.now();
-  if (!(await claimMessage(db, renewal.messageId, "renew", at))) return undefined;
+  if (!(await reserveMessage(db, renewal.messageId, "renew", at))) return undefined;
   const inserted = await db
     .insertInto("consent_renewals")
     .values({

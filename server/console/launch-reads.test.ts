@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimAlert, lastAlerts } from "@/server/outbox/alert-store";
+import { reserveAlert, lastAlerts } from "@/server/outbox/alert-store";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { newWebhookId } from "@/server/outbox/claims";
@@ -43,9 +43,9 @@ describe.each(["sqlite", "postgres"] as const)("what the console reads of the la
 
   it("the last alerts sent, newest first, as many as asked", async () => {
     const store = await open(engine);
-    await claimAlert(store, { kind: "failing", form: "waitlist", now: 1_000, intervalMs: 0 });
-    await claimAlert(store, { kind: "dead", form: "contact", now: 3_000, intervalMs: 0 });
-    await claimAlert(store, { kind: "recovered", form: "waitlist", now: 2_000, intervalMs: 0 });
+    await reserveAlert(store, { kind: "failing", form: "waitlist", now: 1_000, intervalMs: 0 });
+    await reserveAlert(store, { kind: "dead", form: "contact", now: 3_000, intervalMs: 0 });
+    await reserveAlert(store, { kind: "recovered", form: "waitlist", now: 2_000, intervalMs: 0 });
     expect(await lastAlerts(store)).toStrictEqual([
       { kind: "dead", form: "contact", sentAt: 3_000 },
       { kind: "recovered", form: "waitlist", sentAt: 2_000 },

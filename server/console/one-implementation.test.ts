@@ -27,7 +27,7 @@ import { cookieOf } from "./cookie";
 // and one is changed for a moment: the console's answer and the command's both carry the change.
 vi.mock("@/server/invitations/launch", async (original) => {
   const actual = await original<typeof launch>();
-  return { ...actual, sendWave: vi.fn(actual.sendWave), cancelWaveNamed: vi.fn(actual.cancelWaveNamed) };
+  return { ...actual, launchWave: vi.fn(actual.launchWave), cancelWaveNamed: vi.fn(actual.cancelWaveNamed) };
 });
 vi.mock("@/server/invitations/waves", async (original) => {
   const actual = await original<typeof waves>();
@@ -50,7 +50,7 @@ vi.mock("@/server/ops/lead-actions", async (original) => {
 
 const shared = {
   planWave: waves.planWave,
-  sendWave: launch.sendWave,
+  launchWave: launch.launchWave,
   cancelWaveNamed: launch.cancelWaveNamed,
   leadExport: exportsModule.leadExport,
   consentExport: exportsModule.consentExport,
@@ -117,9 +117,9 @@ describe("the console and the commands", () => {
       sendRoute(posted("/console/invitations/send", { plan: "next", next: "1", name: "from-console", count: "1" })),
     );
     const command = await calledBy(() => commandOutput(inviteCommand, ["send", "--next", "1", "--wave", "from-shell"]));
-    // Both plan once, inside sendWave's queueing, which checks the console's typed count against that plan.
-    expect(fromConsole).toStrictEqual({ sendWave: 1 });
-    expect(command).toStrictEqual({ sendWave: 1 });
+    // Both plan once, inside launchWave's queueing, which checks the console's typed count against that plan.
+    expect(fromConsole).toStrictEqual({ launchWave: 1 });
+    expect(command).toStrictEqual({ launchWave: 1 });
     expect(await calledBy(() => commandOutput(inviteCommand, ["plan", "--next", "1"]))).toStrictEqual({ planWave: 1 });
 
     expect(
@@ -132,7 +132,7 @@ describe("the console and the commands", () => {
 
   it("a change to the shared send reaches both: a refusal it makes is the console's and the command's", async () => {
     const refusal = new launch.WaveError("a wave named changed exists already; nothing was queued", "exists");
-    shared.sendWave!.mockRejectedValueOnce(refusal).mockRejectedValueOnce(refusal);
+    shared.launchWave!.mockRejectedValueOnce(refusal).mockRejectedValueOnce(refusal);
     const count = String((await waves.planWave(await database(readEnv()), { next: 1 })).chosen.length);
     const answer = await sendRoute(
       posted("/console/invitations/send", { plan: "next", next: "1", name: "changed", count }),

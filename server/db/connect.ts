@@ -7,7 +7,7 @@ import { parse as parseConnectionString } from "pg-connection-string";
 import { EnvError, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { processWide } from "@/server/process-wide";
-import { migrations, plans } from "./migrations";
+import { migrations, specs } from "./migrations";
 import type { Database } from "./schema";
 import { checkpointersStopped, openSqlite, sqliteFile } from "./sqlite";
 import type { Store } from "./store";
@@ -73,7 +73,7 @@ async function searchIndex(store: Store) {
       )
     ).rows.length > 0;
   if (await present()) return;
-  for (const { sql: statement } of plans["0016-search-by-trigrams"]!.postgres!)
+  for (const { sql: statement } of specs["0016-search-by-trigrams"]!.postgres!)
     await sql.raw(statement).execute(store.db);
   if (await present()) return;
   const { rows } = await sql<{ installed: boolean }>`select exists (

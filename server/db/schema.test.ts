@@ -5,7 +5,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { startPostgresServer } from "@/tests/support/postgres-server";
 import { connect, type Store } from "./connect";
-import { plans } from "./migrations";
+import { specs } from "./migrations";
 
 /**
  * server/db/schema.ts is what the code believes the tables are; the
@@ -27,12 +27,12 @@ function migrated(engine?: "sqlite" | "postgres") {
     nullable: !/ not null/.test(spec) && (nullKey(spec) || !/ primary key/.test(spec)),
     generated: / default /.test(spec),
   });
-  for (const plan of Object.values(plans)) {
-    for (const [name, table] of Object.entries(plan.tables ?? {}))
+  for (const spec of Object.values(specs)) {
+    for (const [name, table] of Object.entries(spec.tables ?? {}))
       tables[name] = Object.fromEntries(
         Object.entries(table.columns).map(([column, spec]) => [column, columnOf(spec)]),
       );
-    for (const [name, { columns }] of Object.entries(plan.alter ?? {}))
+    for (const [name, { columns }] of Object.entries(spec.alter ?? {}))
       for (const [column, { spec }] of Object.entries(columns)) tables[name]![column] = columnOf(spec);
   }
   return tables;
@@ -119,7 +119,7 @@ describe("server/db/schema.ts", () => {
     expect(declared()).toStrictEqual(fromMigrations);
   }, 60_000);
 
-  // What the code is checked against, compared with what each engine holds: the plans are the bridge, read by both.
+  // What the code is checked against, compared with what each engine holds: the specs are the bridge, read by both.
   it.each(["sqlite", "postgres"] as const)(
     "is what a %s database holds once migrated: every table and column, its type, its null and its default",
     async (engine) => {

@@ -61,7 +61,7 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
 }
 
 /** A previous try of the same values finds its open lead, so the workflow sees one webhook-id; one a pass is sending is waited for. */
-async function take(
+async function claimLeadOf(
   store: Store,
   {
     fresh,
@@ -126,7 +126,7 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   let taken: Taken;
   try {
     store = await database(env);
-    taken = await take(store, { fresh, claim, env, started, consent });
+    taken = await claimLeadOf(store, { fresh, claim, env, started, consent });
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });

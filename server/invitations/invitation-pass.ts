@@ -14,12 +14,12 @@ import type { ProbeKind } from "@/server/outbox/probe";
 import { postSigned } from "@/server/outbox/signed-post";
 import { logEvent } from "@/server/log";
 import {
-  claim,
+  claimInvitation,
   nextDue,
   releaseQueued,
   setUnclaimed,
   settleInvitation,
-  takeSlot,
+  reserveSlot,
   type InvitationRow,
 } from "@/server/outbox/invitation-store";
 import { readInviteSettings, type InviteSettings } from "./invite-settings";
@@ -37,7 +37,7 @@ type Claimed = { row: InvitationRow; token: string };
  * One transaction: consent and country checked again (changed since it was queued: skipped, never sent), the sending
  * hours (outside them, it waits), then a slot of the pace every instance shares, and only then the claim.
  */
-function takeDue(
+function claimDue(
   store: Store,
   {
     env,
@@ -68,10 +68,10 @@ function takeDue(
       await setUnclaimed(tx, row.id, { state: "waiting", next_attempt_at: time.opensAt! });
       return { settled: "waiting" };
     }
-    const paceAt = await takeSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
+    const paceAt = await reserveSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
     if (paceAt !== undefined) return { waitUntil: paceAt };
     const held = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
-    await claim(tx, { id: row.id, claim: held, now, consentId: standing.recordId });
+    await claimInvitation(tx, { id: row.id, claim: held, now, consentId: standing.recordId });
     return {
       claimed: { row: { ...row, consent_id: standing.recordId }, token: held.token },
       id: row.id,
@@ -178,7 +178,7 @@ export async function invitationPass(
   const invitations: DeliveryKind<Claimed, InvitationOutcome> = {
     states: invitationStates,
     next: async ({ sent, paused }) =>
-      paused.length ? undefined : takeDue(store, { env, settings, now: Date.now(), sent, ahead: false }),
+      paused.length ? undefined : claimDue(store, { env, settings, now: Date.now(), sent, ahead: false }),
     async send(claimed) {
       const state = await sendInvitation(store, env, { settings }, claimed);
       return { state, answered: state === "texted" || state === "refused" };
@@ -197,7 +197,7 @@ export async function invitationPass(
 export async function probeInvitations(store: Store, env: ServerEnv) {
   const settings = readInviteSettings();
   if (!settings.webhook.url) return "unset";
-  const step = await takeDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
+  const step = await claimDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
   if (!step) return "none";
   if (!("claimed" in step)) return "settled" in step ? step.settled : "pace";
   const state = await sendInvitation(store, env, { settings, probe: true }, step.claimed);

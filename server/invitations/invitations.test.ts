@@ -12,7 +12,7 @@ import { newWebhookId } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import {
-  claim,
+  claimInvitation,
   forgetOldInvitations,
   listInvitations,
   openInvitationCounts,
@@ -511,7 +511,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     });
     const rows = await listInvitations(store, { wave: `${engine}-flight` });
     for (const row of rows)
-      await claim(store, {
+      await claimInvitation(store, {
         id: row.id,
         claim: { token: `t-${row.id}`, until: afternoon + 60_000 },
         now: afternoon,
@@ -748,7 +748,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, { name: `${engine}-lost`, selection: { phones: [texted!, failed!] }, text, now: afternoon });
     const rows = await listInvitations(store, { wave: `${engine}-lost` });
     for (const row of rows)
-      await claim(store, {
+      await claimInvitation(store, {
         id: row.id,
         claim: { token: "new-holder", until: afternoon + 60_000 },
         now: afternoon,

@@ -7,7 +7,7 @@ import { newWebhookId } from "@/server/outbox/claims";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
-import { cancelWaveNamed, isWaveName, sendWave, WaveError, waveStatus } from "./launch";
+import { cancelWaveNamed, isWaveName, launchWave, WaveError, waveStatus } from "./launch";
 
 const by = { actor: "founder@sous.example", via: "console" as const };
 const store = async () => database(readEnv());
@@ -29,7 +29,7 @@ beforeEach(() => {
   vi.stubEnv("INVITE_URL", "https://sous.example/start");
 });
 
-/** What sendWave refused with: its code and words, or "queued". */
+/** What launchWave refused with: its code and words, or "queued". */
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => "queued",
@@ -48,14 +48,14 @@ describe("sending a wave", () => {
   it("is refused, naming each setting missing, when the invitations would have nowhere to go; nothing queued", async () => {
     vi.stubEnv("INVITE_WEBHOOK_URL", "");
     vi.stubEnv("INVITE_URL", "");
-    expect(await refusal(sendWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toStrictEqual({
+    expect(await refusal(launchWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toStrictEqual({
       code: "unset",
       message:
         "not set: INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them), INVITE_URL (the link " +
         "the invitation text gives); nothing was queued",
     });
     vi.stubEnv("INVITE_URL", "https://sous.example/start");
-    expect(await refusal(sendWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toMatchObject({
+    expect(await refusal(launchWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toMatchObject({
       code: "unset",
       message:
         "not set: INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them); nothing was queued",
@@ -65,14 +65,14 @@ describe("sending a wave", () => {
 
   it("is refused unsigned unless asked so, and says why; asked so, it queues", async () => {
     vi.stubEnv("INVITE_WEBHOOK_SECRET", "");
-    expect(await refusal(sendWave(await store(), { name: "unsigned-1", selection: { next: 1 }, by }))).toStrictEqual({
+    expect(await refusal(launchWave(await store(), { name: "unsigned-1", selection: { next: 1 }, by }))).toStrictEqual({
       code: "unsigned",
       message:
         "INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER: the invitations would go out unsigned, and " +
         "anyone who learns the URL could have the workflow text any number. Set the secret (docs/webhooks.md), or " +
         "pass --unsigned to send them so; nothing was queued",
     });
-    const { queued } = await sendWave(await store(), {
+    const { queued } = await launchWave(await store(), {
       name: "unsigned-1",
       selection: { next: 1 },
       unsigned: true,
@@ -86,30 +86,32 @@ describe("sending a wave", () => {
     const store_ = await store();
     const waves = async () => (await store_.db.selectFrom("invitation_waves").select("name").execute()).length;
     const before = await waves();
-    expect(await refusal(sendWave(store_, { name: "counted-1", selection: { next: 1 }, count: 2, by }))).toStrictEqual({
+    expect(
+      await refusal(launchWave(store_, { name: "counted-1", selection: { next: 1 }, count: 2, by })),
+    ).toStrictEqual({
       code: "count",
       message: "the plan texts 1 now, not the 2 typed; nothing was queued",
     });
     expect(await waves()).toBe(before);
-    const { queued } = await sendWave(store_, { name: "counted-1", selection: { next: 1 }, count: 1, by });
+    const { queued } = await launchWave(store_, { name: "counted-1", selection: { next: 1 }, count: 1, by });
     expect(queued.queued).toBe(1);
     await cancelWaveNamed(store_, { name: "counted-1", by });
   });
 
   it("writes who sent it and how many to the activity, once it queued any; a name is used once", async () => {
-    const { queued } = await sendWave(await store(), { name: "activity-1", selection: { next: 2 }, by });
+    const { queued } = await launchWave(await store(), { name: "activity-1", selection: { next: 2 }, by });
     expect(queued.queued).toBe(2);
     const [line] = await activityPage(await store(), { limit: 1 });
     expect(line).toMatchObject({ ...by, action: "wave sent", subject: "activity-1", rows: 2 });
-    expect(await refusal(sendWave(await store(), { name: "activity-1", selection: { next: 1 }, by }))).toStrictEqual({
+    expect(await refusal(launchWave(await store(), { name: "activity-1", selection: { next: 1 }, by }))).toStrictEqual({
       code: "exists",
       message: "a wave named activity-1 exists already; nothing was queued (a name is used once)",
     });
 
     // Everyone already invited: a wave of none is recorded, and no activity line says one was sent.
-    await sendWave(await store(), { name: "rest", selection: { all: true }, by });
+    await launchWave(await store(), { name: "rest", selection: { all: true }, by });
     const before = (await activityPage(await store(), { limit: 1 }))[0]!.id;
-    const { queued: none } = await sendWave(await store(), { name: "nobody-left", selection: { all: true }, by });
+    const { queued: none } = await launchWave(await store(), { name: "nobody-left", selection: { all: true }, by });
     expect(none.queued).toBe(0);
     expect((await activityPage(await store(), { limit: 1 }))[0]!.id).toBe(before);
   });
@@ -118,7 +120,7 @@ describe("sending a wave", () => {
 describe("a wave's status", () => {
   it("counts the refused by carrier code (unknown without one), and says since when the workflow fails and what to do", async () => {
     const { db } = await store();
-    await sendWave(await store(), { name: "refusals", selection: { all: true }, by });
+    await launchWave(await store(), { name: "refusals", selection: { all: true }, by });
     // The invitations of an earlier wave, as Twilio answered them.
     const rows = await db.selectFrom("invitations").select("id").where("wave", "=", "activity-1").execute();
     const codes = ["30007", null];

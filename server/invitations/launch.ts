@@ -40,7 +40,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * go (INVITE_WEBHOOK_URL, INVITE_URL), would go unsigned without `unsigned`,
  * or when the plan the queue makes does not text the `count` the operator typed.
  */
-export async function sendWave(
+export async function launchWave(
   store: Store,
   {
     name,

@@ -1,7 +1,7 @@
 import "server-only";
 import { reviewReceivers } from "@/server/outbox/alerts";
 import { database, type Store } from "@/server/db/connect";
-import { claimProbe, failingReceivers } from "@/server/outbox/alert-store";
+import { reserveProbe, failingReceivers } from "@/server/outbox/alert-store";
 import { probeFailingReceivers, type FailingReceivers, type Probed } from "@/server/outbox/probe";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { readEnv, type ServerEnv } from "@/server/env";
@@ -30,7 +30,7 @@ export type TickOptions = {
 
 const failing = (store: Store, env: ServerEnv): FailingReceivers => ({
   failing: () => failingReceivers(store),
-  claim: (form, now) => claimProbe(store, form, now, env.REDELIVERY_PROBE_SECONDS * 1000),
+  claim: (form, now) => reserveProbe(store, form, now, env.REDELIVERY_PROBE_SECONDS * 1000),
 });
 
 type Task = (run: { store: Store; env: ServerEnv; options: TickOptions; budgetMs: number }) => Promise<object>;

@@ -29,7 +29,7 @@ export const unsaid: AlertState = {
 const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
 
 /** One statement: false when one went out within the interval, from any instance. */
-export async function claimAlert(
+export async function reserveAlert(
   { db }: Store,
   { kind, form, now, intervalMs }: { kind: AlertKind; form: string; now: number; intervalMs: number },
 ) {
@@ -80,7 +80,7 @@ export async function changeAlertState({ db }: Store, form: string, change: Part
 }
 
 /** One statement, from the state this instance read: false when another instance told it meanwhile. */
-export async function claimReport(
+export async function reserveReport(
   { db }: Store,
   { form, read, said, now }: { form: string; read: AlertState; said: Said; now: number },
 ) {
@@ -178,7 +178,7 @@ export async function stopFailing(
 }
 
 /** One statement: true for one instance once `intervalMs` has passed since it began failing or was last probed. */
-export async function claimProbe({ db }: Store, form: string, now: number, intervalMs: number) {
+export async function reserveProbe({ db }: Store, form: string, now: number, intervalMs: number) {
   const row = await db
     .updateTable("receivers")
     .set({ probed_at: now })

@@ -3,30 +3,30 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
-import { claimAlert } from "./alert-store";
+import { reserveAlert } from "./alert-store";
 import { adviceFor, alertsSettled, noteOutcome, noteStoreChange, reviewReceivers } from "./alerts";
 import type { Outcome } from "@/server/outbox/outcomes";
 
 const open = setupBothEngines();
 
-describe.each(["sqlite", "postgres"] as const)("claimAlert on %s", (engine) => {
+describe.each(["sqlite", "postgres"] as const)("reserveAlert on %s", (engine) => {
   it("lets one instance of many send an alert of a kind for a form per interval", async () => {
     const [a, b] = [await open(engine), await open(engine)];
     const hour = 3_600_000;
     const claims = await Promise.all(
       [a, b, a, b].map((store) =>
-        claimAlert(store, { kind: "dead", form: "waitlist", now: 10 * hour, intervalMs: hour }),
+        reserveAlert(store, { kind: "dead", form: "waitlist", now: 10 * hour, intervalMs: hour }),
       ),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);
     // Another kind, another form: their own interval.
-    expect(await claimAlert(b, { kind: "failing", form: "waitlist", now: 10 * hour, intervalMs: hour })).toBe(true);
-    expect(await claimAlert(b, { kind: "dead", form: "contact", now: 10 * hour, intervalMs: hour })).toBe(true);
-    expect(await claimAlert(a, { kind: "dead", form: "waitlist", now: 10 * hour + hour - 1, intervalMs: hour })).toBe(
+    expect(await reserveAlert(b, { kind: "failing", form: "waitlist", now: 10 * hour, intervalMs: hour })).toBe(true);
+    expect(await reserveAlert(b, { kind: "dead", form: "contact", now: 10 * hour, intervalMs: hour })).toBe(true);
+    expect(await reserveAlert(a, { kind: "dead", form: "waitlist", now: 10 * hour + hour - 1, intervalMs: hour })).toBe(
       false,
     );
-    expect(await claimAlert(a, { kind: "dead", form: "waitlist", now: 11 * hour, intervalMs: hour })).toBe(true);
-    expect(await claimAlert(b, { kind: "dead", form: "waitlist", now: 11 * hour + 1, intervalMs: hour })).toBe(false);
+    expect(await reserveAlert(a, { kind: "dead", form: "waitlist", now: 11 * hour, intervalMs: hour })).toBe(true);
+    expect(await reserveAlert(b, { kind: "dead", form: "waitlist", now: 11 * hour + 1, intervalMs: hour })).toBe(false);
   });
 });
 

@@ -12,8 +12,8 @@ import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
   changeAlertState,
-  claimAlert,
-  claimReport,
+  reserveAlert,
+  reserveReport,
   failingSinceOf,
   receiverFailure,
   formsWithReceivers,
@@ -221,7 +221,7 @@ async function sendAlert(
   env: ServerEnv,
   { kind, form, now }: { kind: AlertKind; form: string; now: number },
 ) {
-  if (!(await claimAlert(store, { kind, form, now, intervalMs: env.ALERT_MIN_INTERVAL_MINUTES * 60_000 }))) return;
+  if (!(await reserveAlert(store, { kind, form, now, intervalMs: env.ALERT_MIN_INTERVAL_MINUTES * 60_000 }))) return;
   const message = await alertMessage(store, { kind, form, since: now, now });
   if (await post({ kind, form, message, env, now })) return;
   // Not sent: the next event of this kind may try again, instead of an interval of silence.
@@ -263,7 +263,7 @@ async function review(
   const kind: AlertKind = failing ? "failing" : "recovered";
   const refusedAt = refused.get(`${kind} ${form}`);
   if (byTimer && refusedAt !== undefined && now >= refusedAt && now - refusedAt < RETRY_REFUSED_MS) return;
-  if (!(await claimReport(store, { form, read: state, said: actual, now }))) return;
+  if (!(await reserveReport(store, { form, read: state, said: actual, now }))) return;
   const message = await alertMessage(store, { kind, form, since: failing ? failingSince! : now, now, state });
   if (await post({ kind, form, message, env, now })) return;
   // Not told: the channel's last word is still the one before, with what happened since.

@@ -117,7 +117,7 @@ const PACE = "invitations";
 const CLOCK_SET_BACK_MS = 60_000;
 
 /** One compare-and-set, so two instances never take one slot: undefined when taken, else the time the slot is due. */
-export async function takeSlot({ db }: Store, now: number, intervalMs: number) {
+export async function reserveSlot({ db }: Store, now: number, intervalMs: number) {
   await db
     .insertInto("invitation_pace")
     .values({ id: PACE, next_at: 0 })
@@ -135,7 +135,7 @@ export async function takeSlot({ db }: Store, now: number, intervalMs: number) {
   return Number(row?.next_at ?? now);
 }
 
-export const claim = ({ db }: Store, taken: { id: string; claim: Claim; now: number; consentId: string }) =>
+export const claimInvitation = ({ db }: Store, taken: { id: string; claim: Claim; now: number; consentId: string }) =>
   db
     .updateTable("invitations")
     .set({

@@ -16,10 +16,10 @@ import startNeedsARecord from "./0014-start-needs-a-record.json";
 import sessionPasskeys from "./0015-session-passkeys.json";
 import searchByTrigrams from "./0016-search-by-trigrams.json";
 import sessionBrowser from "./0017-session-browser.json";
-import { migrationOf, type MigrationPlan } from "./plan";
+import { migrationOf, type MigrationSpec } from "./spec";
 
-/** Every migration's plan, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
-export const plans: Record<string, MigrationPlan> = {
+/** Every migration's spec, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
+export const specs: Record<string, MigrationSpec> = {
   "0001-leads": leads,
   "0002-consent": consent,
   "0003-alerts": alerts,
@@ -45,5 +45,5 @@ export const plans: Record<string, MigrationPlan> = {
  * pinned by migrations.test.ts): a later change is a new file.
  */
 export const migrations: Record<string, Migration> = Object.fromEntries(
-  Object.entries(plans).map(([name, plan]) => [name, migrationOf(plan)]),
+  Object.entries(specs).map(([name, spec]) => [name, migrationOf(spec)]),
 );

@@ -10,8 +10,8 @@ import {
   type Dialect,
 } from "kysely";
 import { describe, expect, it } from "vitest";
-import { migrations, plans } from "./index";
-import { columnOf, plannedTables } from "./plan";
+import { migrations, specs } from "./index";
+import { columnOf, specifiedTables } from "./spec";
 
 const dialects: Record<string, Dialect> = {
   sqlite: {
@@ -53,7 +53,7 @@ describe("the committed migrations", () => {
   }
 });
 
-describe("a column as a plan writes it", () => {
+describe("a column as a spec writes it", () => {
   const compiled = (spec: string) => {
     const db = new Kysely<unknown>({ dialect: dialects.sqlite! });
     return db.schema
@@ -82,7 +82,7 @@ describe("a column as a plan writes it", () => {
 
 describe("the tables the migrations create, as a copy reads them", () => {
   it("are every table, each after the tables it refers to, with its key", () => {
-    const tables = plannedTables(Object.values(plans));
+    const tables = specifiedTables(Object.values(specs));
     expect(tables.map(({ name }) => name)).toStrictEqual([
       "leads",
       "lead_attempts",
@@ -116,7 +116,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
   });
 
   it("put a table after one a later migration adds, a reference added by a column included", () => {
-    const tables = plannedTables([
+    const tables = specifiedTables([
       { tables: { child: { columns: { id: "text primary key", parent: "text references parent.id" } } } },
       { tables: { parent: { columns: { id: "text primary key" } } } },
       { tables: { other: { columns: { id: "text primary key" } } } },
@@ -128,7 +128,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
 
   it("wait for every table a table refers to, and take a table that refers to itself", () => {
     // Created last first: each must wait until the one it names is placed, not merely until something is.
-    const tables = plannedTables([
+    const tables = specifiedTables([
       { tables: { dish: { columns: { id: "text primary key", menu: "text references menu.id" } } } },
       { tables: { menu: { columns: { id: "text primary key", chef: "text references chef.id" } } } },
       { tables: { chef: { columns: { id: "text primary key", mentor: "text references chef.id" } } } },
@@ -138,11 +138,11 @@ describe("the tables the migrations create, as a copy reads them", () => {
   });
 
   it("refuse a table without a key, and tables that refer to each other in a circle", () => {
-    expect(() => plannedTables([{ tables: { loose: { columns: { note: "text" } } } }])).toThrow(
+    expect(() => specifiedTables([{ tables: { loose: { columns: { note: "text" } } } }])).toThrow(
       "Table loose has no primary key",
     );
     expect(() =>
-      plannedTables([
+      specifiedTables([
         { tables: { a: { columns: { id: "text primary key", b: "text references b.id" } } } },
         { tables: { b: { columns: { id: "text primary key", a: "text references a.id" } } } },
       ]),

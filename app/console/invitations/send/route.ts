@@ -1,5 +1,5 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
-import { isWaveName, sendWave, WaveError } from "@/server/invitations/launch";
+import { isWaveName, launchWave, WaveError } from "@/server/invitations/launch";
 import { selectionOf } from "@/server/console/invitations";
 
 /**
@@ -22,7 +22,7 @@ export async function POST(request: Request) {
   if (!/^\d{1,9}$/.test(typed)) return back("count");
   const { store, operator } = checked.signed;
   try {
-    await sendWave(store, {
+    await launchWave(store, {
       name,
       selection: selection.selection,
       count: Number(typed),

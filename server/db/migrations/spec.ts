@@ -11,7 +11,7 @@ import {
  * A migration as data (decision 0005): tables with columns as SQL reads them, columns added to earlier tables, indexes,
  * the SQL that fills a new table, and Postgres-only steps with their undo.
  */
-export type MigrationPlan = {
+export type MigrationSpec = {
   tables?: Record<string, Table>;
   alter?: Record<string, { columns: Record<string, Column> }>;
   indexes?: Record<string, Index & { on: string }>;
@@ -59,14 +59,14 @@ async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record
     await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
-export function migrationOf(plan: MigrationPlan): Migration {
-  const tables = Object.entries(plan.tables ?? {});
-  const added = Object.entries(plan.alter ?? {}).flatMap(([table, { columns }]) =>
+export function migrationOf(spec: MigrationSpec): Migration {
+  const tables = Object.entries(spec.tables ?? {});
+  const added = Object.entries(spec.alter ?? {}).flatMap(([table, { columns }]) =>
     Object.entries(columns).map(([column, { spec, existingRowsFrom }]) => ({ table, column, spec, existingRowsFrom })),
   );
-  const indexes = Object.entries(plan.indexes ?? {});
+  const indexes = Object.entries(spec.indexes ?? {});
   const postgres = (db: Kysely<unknown>) =>
-    db.getExecutor().adapter instanceof PostgresAdapter ? (plan.postgres ?? []) : [];
+    db.getExecutor().adapter instanceof PostgresAdapter ? (spec.postgres ?? []) : [];
   return {
     async up(db) {
       for (const [name, table] of tables) {
@@ -90,7 +90,7 @@ export function migrationOf(plan: MigrationPlan): Migration {
             .execute();
       }
       for (const [name, { on, ...index }] of indexes) await createIndexes(db, on, { [name]: index });
-      for (const { sql: statement } of plan.fill ?? []) await sql.raw(statement).execute(db);
+      for (const { sql: statement } of spec.fill ?? []) await sql.raw(statement).execute(db);
       for (const { sql: statement } of postgres(db)) await sql.raw(statement).execute(db);
     },
     async down(db) {
@@ -103,23 +103,23 @@ export function migrationOf(plan: MigrationPlan): Migration {
   };
 }
 
-export type PlannedTable = { name: string; key: string[]; refersTo: string[] };
+export type SpecifiedTable = { name: string; key: string[]; refersTo: string[] };
 
 /** In an order their foreign keys allow, each with its key: what a copy of the whole database goes by. */
-export function plannedTables(plans: readonly MigrationPlan[]): PlannedTable[] {
-  const found = new Map<string, PlannedTable>();
+export function specifiedTables(specs: readonly MigrationSpec[]): SpecifiedTable[] {
+  const found = new Map<string, SpecifiedTable>();
   const refersIn = (spec: string) => [...spec.matchAll(/ references (\w+)\./g)].map(([, table]) => table!);
-  for (const plan of plans) {
-    for (const [name, table] of Object.entries(plan.tables ?? {})) {
+  for (const spec of specs) {
+    for (const [name, table] of Object.entries(spec.tables ?? {})) {
       const specs = Object.entries(table.columns);
       const key = table.primaryKey ?? specs.filter(([, spec]) => / primary key/.test(spec)).map(([column]) => column);
       if (!key.length) throw new Error(`Table ${name} has no primary key: a copy could not page through it`);
       found.set(name, { name, key, refersTo: specs.flatMap(([, spec]) => refersIn(spec)) });
     }
-    for (const [name, { columns }] of Object.entries(plan.alter ?? {}))
+    for (const [name, { columns }] of Object.entries(spec.alter ?? {}))
       for (const { spec } of Object.values(columns)) found.get(name)!.refersTo.push(...refersIn(spec));
   }
-  const ordered: PlannedTable[] = [];
+  const ordered: SpecifiedTable[] = [];
   const waiting = [...found.values()];
   while (waiting.length) {
     const next = waiting.findIndex((table) =>
