@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { database } from "@/server/db/connect";
+import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupRedisServer } from "@/tests/support/setup-redis-server";
 import { freePort } from "@/tests/support/processes";
@@ -232,6 +232,7 @@ describe("checkLimits with Redis", () => {
       expect(await redis.client.get(`rl:phone:${hmacKey(secret, phone)}`)).toBe("1");
       expect(logged("limit_key_unread")).toHaveLength(1);
     } finally {
+      await closeDatabases();
       await rm(parent, { recursive: true, force: true });
     }
   });

@@ -5,7 +5,7 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { freePort } from "@/tests/support/processes";
 import { startRedisServer } from "@/tests/support/redis-server";
-import { database } from "@/server/db/connect";
+import { closeDatabases, database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { addOperator, commandActor } from "@/server/operators/operators";
 import { checkEnvironmentAtStart } from "./startup";
@@ -73,6 +73,8 @@ describe("checkEnvironmentAtStart", () => {
       await checkEnvironmentAtStart();
       expect(await store.db.selectFrom("limit_keys").selectAll().execute()).toStrictEqual(made);
     } finally {
+      // Closed first: its checkpointer may still be writing in the folder.
+      await closeDatabases();
       await rm(dataDir, { recursive: true, force: true });
     }
   });
