@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { waitlist } from "@/lib/forms/waitlist";
-import { EnvError, problemsOf, readEnv } from "./env";
-import { readCeiling, readWebhook, sendsInClear } from "@/server/outbox/receiver-settings";
+import { EnvError, problemsOf, readEnv, sendsInClear } from "./env";
 import { analyticsEnabled, siteUrl, waitlistPhonePolicy } from "./site-settings";
 import { withEnv } from "@/tests/support/check-schema";
 
@@ -111,7 +110,7 @@ describe("sendsInClear", () => {
   });
 });
 
-describe("readWebhook", () => {
+describe("readEnv().webhooks", () => {
   it("reads a form's three variables by its name", () => {
     const secret = secretOf(32);
     const webhook = withEnv(
@@ -120,7 +119,7 @@ describe("readWebhook", () => {
         WAITLIST_WEBHOOK_SECRET: secret,
         WAITLIST_WEBHOOK_AUTH_HEADER: "X-Api-Key:   k3y value  ",
       },
-      () => readWebhook("waitlist"),
+      () => readEnv().webhooks.waitlist,
     );
     expect(webhook).toStrictEqual({
       url: "https://hooks.example/w",
@@ -133,41 +132,41 @@ describe("readWebhook", () => {
   it("takes several secrets separated by any run of spaces: the rotation path", () => {
     const [oldSecret, newSecret] = [secretOf(24), secretOf(64)];
     expect(
-      withEnv({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` }, () => readWebhook("contact")).secrets,
+      withEnv({ CONTACT_WEBHOOK_SECRET: ` ${oldSecret}  \t${newSecret} ` }, () => readEnv().webhooks.contact).secrets,
     ).toStrictEqual([oldSecret, newSecret]);
   });
 
   it("refuses a secret of fewer than 24 or more than 64 random bytes", () => {
     for (const bytes of [24, 64])
       expect(
-        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readWebhook("contact"))),
+        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readEnv().webhooks.contact)),
       ).toStrictEqual([]);
     for (const bytes of [23, 65]) {
       expect(
-        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readWebhook("contact"))),
+        problemsOf(() => withEnv({ CONTACT_WEBHOOK_SECRET: secretOf(bytes) }, () => readEnv().webhooks.contact)),
       ).toStrictEqual(["CONTACT_WEBHOOK_SECRET must hold 24 to 64 random bytes"]);
     }
   });
 
   it("refuses a URL with only a user name, or only a password", () => {
     for (const url of ["https://user@hooks.example/w", "https://:pass@hooks.example/w"]) {
-      expect(problemsOf(() => withEnv({ CONTACT_WEBHOOK_URL: url }, () => readWebhook("contact")))[0]).toMatch(
+      expect(problemsOf(() => withEnv({ CONTACT_WEBHOOK_URL: url }, () => readEnv().webhooks.contact))[0]).toMatch(
         /^CONTACT_WEBHOOK_URL must not hold/,
       );
     }
   });
 });
 
-describe("readCeiling", () => {
+describe("readEnv().ceilings", () => {
   const { ceiling } = waitlist.limits;
   if (!ceiling) throw new Error("the waitlist's definition names its ceiling");
 
   it("reads the variables a form's definition names, each its fallback when unset or blank", () => {
-    expect(withEnv({}, () => readCeiling(ceiling))).toStrictEqual({ perMinute: 30, perDay: 500 });
+    expect(withEnv({}, () => readEnv().ceilings.waitlist)).toStrictEqual({ perMinute: 30, perDay: 500 });
     expect(
-      withEnv({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " }, () => readCeiling(ceiling)),
+      withEnv({ RATE_LIMIT_WAITLIST_PER_MINUTE: "4", WAITLIST_DAILY_LIMIT: " " }, () => readEnv().ceilings.waitlist),
     ).toStrictEqual({ perMinute: 4, perDay: 500 });
-    expect(withEnv({ WAITLIST_DAILY_LIMIT: "7" }, () => readCeiling(ceiling))).toStrictEqual({
+    expect(withEnv({ WAITLIST_DAILY_LIMIT: "7" }, () => readEnv().ceilings.waitlist)).toStrictEqual({
       perMinute: 30,
       perDay: 7,
     });
@@ -176,7 +175,10 @@ describe("readCeiling", () => {
   it("names each bad variable", () => {
     expect(
       problemsOf(() =>
-        withEnv({ RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" }, () => readCeiling(ceiling)),
+        withEnv(
+          { RATE_LIMIT_WAITLIST_PER_MINUTE: "0", WAITLIST_DAILY_LIMIT: "many" },
+          () => readEnv().ceilings.waitlist,
+        ),
       ),
     ).toStrictEqual([
       "RATE_LIMIT_WAITLIST_PER_MINUTE Too small: expected number to be >=1",
@@ -270,6 +272,14 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       VERCEL_PROJECT_PRODUCTION_URL: undefined,
       VERCEL: false,
       ENABLE_VERCEL_ANALYTICS: false,
+      SOUS_SOCKET_ADDRESS_HEADER: undefined,
+      webhooks: {
+        contact: { url: undefined, secrets: undefined, auth: undefined, urlVariable: "CONTACT_WEBHOOK_URL" },
+        waitlist: { url: undefined, secrets: undefined, auth: undefined, urlVariable: "WAITLIST_WEBHOOK_URL" },
+        invitations: { url: undefined, secrets: undefined, auth: undefined, urlVariable: "INVITE_WEBHOOK_URL" },
+      },
+      ceilings: { waitlist: { perMinute: 30, perDay: 500 } },
+      invite: { webhook: env.webhooks.invitations, link: undefined, perMinute: 60, hours: { from: 9, to: 20 } },
     });
   });
 
@@ -395,12 +405,78 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
       ["X-Key: clé", "must be printable ASCII"],
     ] as const) {
       expect(
-        problemsOf(() => withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: value }, () => readWebhook("waitlist"))),
+        problemsOf(() => withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: value }, () => readEnv().webhooks.waitlist)),
         value,
       ).toContainEqual(`WAITLIST_WEBHOOK_AUTH_HEADER ${message}`);
     }
     expect(
-      withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" }, () => readWebhook("waitlist")).auth,
+      withEnv({ WAITLIST_WEBHOOK_AUTH_HEADER: "X-Key:\tvalue with spaces" }, () => readEnv().webhooks.waitlist).auth,
     ).toStrictEqual({ name: "X-Key", value: "value with spaces" });
+  });
+});
+
+const inviteProblems = (values: Record<string, string>) => {
+  try {
+    withEnv(values, () => readEnv().invite);
+    return [];
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+};
+
+describe("the invitations' settings", () => {
+  it("default to 60 a minute between 9:00 and 20:00, with no webhook and no link", () => {
+    const settings = withEnv({}, () => readEnv().invite);
+    // Blank is unset, as in the other settings: empty, or spaces only (a value pasted between quotes).
+    for (const blank of ["", "   "])
+      expect(withEnv({ INVITE_HOURS: " ", INVITE_URL: blank }, () => readEnv().invite)).toMatchObject({
+        link: undefined,
+        hours: { from: 9, to: 20 },
+      });
+    expect(settings).toMatchObject({ link: undefined, perMinute: 60, hours: { from: 9, to: 20 } });
+    expect(settings.webhook).toMatchObject({ url: undefined, urlVariable: "INVITE_WEBHOOK_URL" });
+    expect(
+      withEnv(
+        { INVITE_HOURS: " 8-21 ", INVITE_PER_MINUTE: "6000", INVITE_URL: "https://sous.example/start" },
+        () => readEnv().invite,
+      ),
+    ).toMatchObject({
+      link: "https://sous.example/start",
+      perMinute: 6000,
+      hours: { from: 8, to: 21 },
+    });
+    // Two digits for each hour, and spaces around the dash.
+    for (const [written, hours] of [
+      ["10-20", { from: 10, to: 20 }],
+      ["9 - 20", { from: 9, to: 20 }],
+    ] as const)
+      expect(withEnv({ INVITE_HOURS: written }, () => readEnv().invite).hours, written).toStrictEqual(hours);
+  });
+
+  it("refuse hours outside 8-21 or backwards, a pace of 0, and a link that is not https or would not fit one segment", () => {
+    for (const hours of ["7-20", "9-22", "20-9", "9-9", "nine to five", "9", "9-20 pm", "from 9-20", "9x-20"])
+      expect(inviteProblems({ INVITE_HOURS: hours })).toStrictEqual([
+        expect.stringMatching(/^INVITE_HOURS must be two local hours FROM-TO within 8-21/),
+      ]);
+    expect(inviteProblems({ INVITE_PER_MINUTE: "0" })).toStrictEqual([expect.stringMatching(/^INVITE_PER_MINUTE/)]);
+    expect(inviteProblems({ INVITE_URL: "http://sous.example/start" })).toStrictEqual([
+      "INVITE_URL must be an https:// URL",
+    ]);
+    expect(inviteProblems({ INVITE_URL: `https://sous.example/${"s".repeat(40)}` })).toStrictEqual([
+      "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
+    ]);
+    // At the bound: 57 characters are taken, 58 are not.
+    const atBound = `https://sous.example/${"s".repeat(57 - "https://sous.example/".length)}`;
+    expect(withEnv({ INVITE_URL: atBound }, () => readEnv().invite).link).toHaveLength(57);
+    expect(inviteProblems({ INVITE_URL: `${atBound}s` })).toStrictEqual([
+      "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
+    ]);
+    expect(inviteProblems({ INVITE_URL: "https://sous.example/~start" })).toStrictEqual([
+      expect.stringMatching(/^INVITE_URL must hold only GSM-7 characters/),
+    ]);
+    expect(
+      inviteProblems({ INVITE_WEBHOOK_URL: "https://user:pass@n8n.example/webhook/sous-invitation" }),
+    ).toStrictEqual([expect.stringMatching(/^INVITE_WEBHOOK_URL must not hold a user name or password/)]);
   });
 });

@@ -1,11 +1,19 @@
 import "server-only";
 import { defaultStudioCredit } from "@/lib/studio";
+import { forms, formNames, type FormName } from "@/lib/forms";
+import { invitationLinkMax, isOneSegment, smsTexts } from "@/lib/sms/program";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
 
 // The one place that reads the server's environment, parsed afresh on every call: a restart with new values takes
 // effect without a rebuild.
+
+/** The receiver of the launch invitations (INVITE_WEBHOOK_URL), beside each form's: failing and recovering the same way. */
+export const INVITATIONS = "invitations";
+
+/** Whose receiver a delivery goes to: a form's, or the invitations'. */
+export type Receiver = FormName | typeof INVITATIONS;
 
 /** Blank is unset: spaces only too (a value pasted between quotes). */
 export const blankToUndefined = (value: unknown) =>
@@ -148,6 +156,71 @@ const postgresUrl = z.string().refine(
   { error: "must be a postgres:// or postgresql:// URL" },
 );
 
+/** A form's upper-cased name is its variables' prefix (waitlist → WAITLIST_WEBHOOK_URL); the invitations' is INVITE. */
+export function webhookVariables(receiver: Receiver) {
+  const prefix = `${receiver === INVITATIONS ? "INVITE" : receiver.toUpperCase()}_WEBHOOK`;
+  return { url: `${prefix}_URL`, secrets: `${prefix}_SECRET`, auth: `${prefix}_AUTH_HEADER` } as const;
+}
+
+const receivers: readonly Receiver[] = [...formNames, INVITATIONS];
+
+// Each form's variables are named by its definition: a new form adds its own without a line here.
+const receiverShape = Object.fromEntries(
+  receivers.flatMap((receiver) => {
+    const names = webhookVariables(receiver);
+    return [
+      [names.url, webhookUrl],
+      [names.secrets, webhookSecrets],
+      [names.auth, authHeader],
+    ];
+  }),
+);
+const ceilings = Object.values(forms).flatMap(({ name, limits }) =>
+  limits.ceiling ? [{ name, ...limits.ceiling }] : [],
+);
+const ceilingShape = Object.fromEntries(
+  ceilings.flatMap(({ perMinute, perDay }) => [
+    [perMinute.variable, count(perMinute.fallback)],
+    [perDay.variable, count(perDay.fallback)],
+  ]),
+);
+
+/** Local hours, on the number's clock. */
+export type SendingHours = { from: number; to: number };
+
+// The hours no state rule we know of is narrower than, and no wider than the TCPA's 8 a.m. to 9 p.m.
+const defaultHours: SendingHours = { from: 9, to: 20 };
+const bounds = { from: 8, to: 21 };
+
+const hours = withDefault(
+  z
+    .string()
+    .default(`${defaultHours.from}-${defaultHours.to}`)
+    .transform((text, context) => {
+      const match = /^\s*(\d{1,2})\s*-\s*(\d{1,2})\s*$/.exec(text);
+      const [from, to] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+      if (!(from >= bounds.from && to <= bounds.to && from < to)) {
+        context.addIssue({
+          code: "custom",
+          message: `must be two local hours FROM-TO within ${bounds.from}-${bounds.to} (the TCPA's 8 a.m. to 9 p.m.), FROM before TO, e.g. 9-20`,
+        });
+        return z.NEVER;
+      }
+      return { from, to } satisfies SendingHours;
+    }),
+);
+
+const invitationLink = optional(
+  z
+    .url({ protocol: /^https$/, error: "must be an https:// URL" })
+    .refine((url) => url.length <= invitationLinkMax, {
+      error: `must be ${invitationLinkMax} characters or fewer, so the invitation stays one SMS segment`,
+    })
+    .refine((url) => url.length > invitationLinkMax || isOneSegment(smsTexts.invitation(url)), {
+      error: "must hold only GSM-7 characters (no ~, {, }, [, ], \\, ^ or |), so the invitation stays one SMS segment",
+    }),
+);
+
 export const envSchema = z.object({
   // OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
@@ -219,16 +292,41 @@ export const envSchema = z.object({
   VERCEL_PROJECT_PRODUCTION_URL: optional(z.string()),
   VERCEL: flag,
   ENABLE_VERCEL_ANALYTICS: flag,
+
+  // The launch invitations: the link their text gives, their pace and their sending hours.
+  INVITE_URL: invitationLink,
+  INVITE_PER_MINUTE: count(60, 6_000),
+  INVITE_HOURS: hours,
+  // Set by `npm start` (scripts/start.mjs), never by an operator: the header carrying the socket's address.
+  SOUS_SOCKET_ADDRESS_HEADER: optional(z.string()),
 });
+
+// The receivers' and the forms' variables, parsed with the rest; read through `webhooks` and `ceilings`.
+const settingsSchema = envSchema.extend({ ...receiverShape, ...ceilingShape });
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
 export type ProxyHopsSource = "setting" | "default" | "vercel";
 
-export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS"> & {
+export type WebhookSettings = {
+  url: string | undefined;
+  secrets: string[] | undefined;
+  auth: { name: string; value: string } | undefined;
+  /** The variable that holds the URL, for log lines. */
+  urlVariable: string;
+};
+
+export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS" | "INVITE_URL" | "INVITE_PER_MINUTE" | "INVITE_HOURS"> & {
   TRUSTED_PROXY_HOPS: number;
   trustedProxyHopsFrom: ProxyHopsSource;
+  /** Where each receiver is sent, and how it proves it. */
+  webhooks: Record<Receiver, WebhookSettings>;
+  /** A form's ceiling for every client together, where its definition sets one. */
+  ceilings: Partial<Record<FormName, { perMinute: number; perDay: number }>>;
+  invite: { webhook: WebhookSettings; link: string | undefined; perMinute: number; hours: SendingHours };
 };
+
+export type InviteSettings = ServerEnv["invite"];
 
 /** None under `npm start` (a client's X-Forwarded-For is not believed); one on Vercel, whose edge always writes it. */
 function trustedProxyHops(env: ParsedEnv): Pick<ServerEnv, "TRUSTED_PROXY_HOPS" | "trustedProxyHopsFrom"> {
@@ -268,6 +366,44 @@ export function parseOrThrow<T extends z.ZodType>(
 
 export function readEnv(): ServerEnv {
   const source = process.env;
-  const env = parseOrThrow(envSchema, { ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
-  return { ...env, ...trustedProxyHops(env) };
+  const values: Record<string, unknown> = parseOrThrow(settingsSchema, {
+    ...source,
+    DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR,
+  });
+  const parsed = Object.fromEntries(Object.keys(envSchema.shape).map((key) => [key, values[key]])) as ParsedEnv;
+  const { INVITE_URL, INVITE_PER_MINUTE, INVITE_HOURS, ...env } = parsed;
+  const webhooks = Object.fromEntries(
+    receivers.map((receiver) => {
+      const names = webhookVariables(receiver);
+      const webhook = { url: values[names.url], secrets: values[names.secrets], auth: values[names.auth] };
+      return [receiver, { ...webhook, urlVariable: names.url } as WebhookSettings];
+    }),
+  ) as ServerEnv["webhooks"];
+  return {
+    ...env,
+    ...trustedProxyHops(parsed),
+    webhooks,
+    ceilings: Object.fromEntries(
+      ceilings.map(({ name, perMinute, perDay }) => [
+        name,
+        { perMinute: values[perMinute.variable] as number, perDay: values[perDay.variable] as number },
+      ]),
+    ),
+    invite: { webhook: webhooks[INVITATIONS], link: INVITE_URL, perMinute: INVITE_PER_MINUTE, hours: INVITE_HOURS },
+  };
 }
+
+const loopbackHosts = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** Whether a URL sends in clear to another machine: http:// to anything but this one. */
+export const sendsInClear = (url: string) => {
+  const { protocol, hostname } = new URL(url);
+  return protocol === "http:" && !loopbackHosts.test(hostname);
+};
+
+/**
+ * Whether `npm run invite -- send` (and the console's Send) refuses a wave unless told to send it unsigned: when
+ * the invitations would carry neither a signature nor the auth header. The start-up lines say the same from here.
+ */
+export const sendRefusesUnsigned = ({ secrets, auth }: Pick<WebhookSettings, "secrets" | "auth">) =>
+  !secrets?.length && !auth;

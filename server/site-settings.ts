@@ -1,57 +1,39 @@
 import "server-only";
 import type { PhonePolicy } from "@/lib/forms/phone";
 import type { BusinessIdentity } from "@/lib/business-identity";
-import { businessDefaults, envSchema, parseOrThrow, type ServerEnv } from "./env";
+import { businessDefaults, readEnv, type ServerEnv } from "./env";
 
 // What the pages read of the environment when they render: at build, and at each hourly revalidation.
 
-const analyticsSchema = envSchema.pick({ VERCEL: true, ENABLE_VERCEL_ANALYTICS: true });
-
 /** On Vercel, or where an operator turns it on: elsewhere its script would 404. */
 export function analyticsEnabled() {
-  const env = analyticsSchema.parse(process.env);
+  const env = readEnv();
   return env.VERCEL || env.ENABLE_VERCEL_ANALYTICS;
 }
 
-const siteSchema = envSchema.pick({ SITE_URL: true, VERCEL_PROJECT_PRODUCTION_URL: true });
-
 /** SITE_URL, else Vercel's production domain, else the local server. */
 export function siteUrl() {
-  const env = siteSchema.parse(process.env);
+  const env = readEnv();
   if (env.SITE_URL) return new URL(env.SITE_URL);
   if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
   return new URL("http://localhost:3000");
 }
 
-const aliasSchema = envSchema.pick({ SITE_ALIASES: true });
-
 /** Never a request's own Host. */
 export function siteHosts() {
-  return [siteUrl().host, ...aliasSchema.parse(process.env).SITE_ALIASES];
+  return [siteUrl().host, ...readEnv().SITE_ALIASES];
 }
-
-const phoneSchema = envSchema.pick({ PHONE_DEFAULT_COUNTRY: true, WAITLIST_PHONE_COUNTRIES: true });
 
 export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {
   return { defaultCountry: env.PHONE_DEFAULT_COUNTRY, countries: env.WAITLIST_PHONE_COUNTRIES };
 }
 
 export function waitlistPhonePolicy(): PhonePolicy {
-  return phonePolicyOf(phoneSchema.parse(process.env));
+  return phonePolicyOf(readEnv());
 }
 
-const businessSchema = envSchema.pick({
-  BUSINESS_LEGAL_NAME: true,
-  BUSINESS_POSTAL_ADDRESS: true,
-  BUSINESS_SUPPORT_EMAIL: true,
-  LEGAL_EFFECTIVE_DATE: true,
-  LEAD_RETENTION_DAYS: true,
-  CONSENT_RETENTION_DAYS: true,
-  WAITLIST_PHONE_COUNTRIES: true,
-});
-
 export function businessIdentity(): BusinessIdentity {
-  const env = parseOrThrow(businessSchema, process.env);
+  const env = readEnv();
   return {
     legalName: env.BUSINESS_LEGAL_NAME,
     postalAddress: env.BUSINESS_POSTAL_ADDRESS,
@@ -70,8 +52,6 @@ export function defaultedIdentity(env: Pick<ServerEnv, "BUSINESS_POSTAL_ADDRESS"
   );
 }
 
-const creditSchema = envSchema.pick({ STUDIO_CREDIT: true });
-
 export function studioCredit(): string {
-  return parseOrThrow(creditSchema, process.env).STUDIO_CREDIT;
+  return readEnv().STUDIO_CREDIT;
 }

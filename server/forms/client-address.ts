@@ -1,7 +1,9 @@
+import { readEnv } from "@/server/env";
+
 export function addressSource(trustedHops: number) {
   if (trustedHops > 0) return "x-forwarded-for" as const;
   // Named by `npm start` at start; absent under plain `next start` or `next dev`.
-  return process.env.SOUS_SOCKET_ADDRESS_HEADER ? ("socket" as const) : ("unavailable" as const);
+  return readEnv().SOUS_SOCKET_ADDRESS_HEADER ? ("socket" as const) : ("unavailable" as const);
 }
 
 /**
@@ -10,7 +12,7 @@ export function addressSource(trustedHops: number) {
  */
 export function clientAddress(headers: Pick<Headers, "get">, trustedHops: number) {
   if (trustedHops === 0) {
-    const header = process.env.SOUS_SOCKET_ADDRESS_HEADER;
+    const header = readEnv().SOUS_SOCKET_ADDRESS_HEADER;
     // A dual-stack socket reports an IPv4 visitor as ::ffff:203.0.113.9; the record keeps 203.0.113.9.
     return (header && headers.get(header)?.replace(/^::ffff:(?=\d{1,3}(?:\.\d{1,3}){3}$)/i, "")) || "unknown";
   }

@@ -8,7 +8,6 @@ import { consentTextOf, pageOf, type FormDefinition, type PostedValues } from "@
 import { isKept, type FieldErrors, type FormState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { readCeiling } from "@/server/outbox/receiver-settings";
 import { phonePolicyOf } from "@/server/site-settings";
 import { logEvent } from "@/server/log";
 import { addressKey, clientAddress } from "@/server/forms/client-address";
@@ -90,7 +89,7 @@ async function check({ definition, formData, values, answer, log }: Post, env: S
   }
   const lead = parsed.data as Record<string, unknown>;
   const started = performance.now();
-  const { phone, email, ceiling } = definition.limits;
+  const { phone, email } = definition.limits;
   const request = await headers();
   const address = clientAddress(request, env.TRUSTED_PROXY_HOPS);
   const limits = await checkLimits(
@@ -99,7 +98,7 @@ async function check({ definition, formData, values, answer, log }: Post, env: S
       address: addressKey(address),
       phone: phone ? String(lead[phone]) : undefined,
       email: email ? String(lead[email]) : undefined,
-      ceiling: ceiling && readCeiling(ceiling),
+      ceiling: env.ceilings[definition.name as FormName],
     },
     env,
   );

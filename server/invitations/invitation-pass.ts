@@ -3,9 +3,8 @@ import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
 import type { InvitationState } from "@/server/db/schema";
-import type { ServerEnv } from "@/server/env";
+import { INVITATIONS, type InviteSettings, type ServerEnv } from "@/server/env";
 import { CLAIM_MARGIN_MS, newClaim } from "@/server/outbox/claims";
-import { INVITATIONS } from "@/server/outbox/outcomes";
 import { noteOutcome } from "@/server/outbox/alerts";
 import { nextRound } from "@/server/outbox/retry-policy";
 import { failureOf } from "@/server/outbox/failures";
@@ -22,7 +21,6 @@ import {
   reserveSlot,
   type InvitationRow,
 } from "@/server/outbox/invitation-store";
-import { readInviteSettings, type InviteSettings } from "./invite-settings";
 import { sendingTime, zonesOf } from "./quiet-hours";
 import { acceptedToday } from "./waves";
 
@@ -174,7 +172,7 @@ export async function invitationPass(
   env: ServerEnv,
   { budgetMs, stopping }: { budgetMs: number; stopping?: () => boolean },
 ): Promise<InvitationSummary> {
-  const settings = readInviteSettings();
+  const settings = env.invite;
   const invitations: DeliveryKind<Claimed, InvitationOutcome> = {
     states: invitationStates,
     next: async ({ sent, paused }) =>
@@ -195,7 +193,7 @@ export async function invitationPass(
  * queued invitation is due now.
  */
 export async function probeInvitations(store: Store, env: ServerEnv) {
-  const settings = readInviteSettings();
+  const settings = env.invite;
   if (!settings.webhook.url) return "unset";
   const step = await claimDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
   if (!step) return "none";

@@ -4,9 +4,8 @@ import { adviceFor } from "@/server/outbox/alerts";
 import { receiverFailure } from "@/server/outbox/alert-store";
 import type { Store } from "@/server/db/connect";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
-import { INVITATIONS } from "@/server/outbox/outcomes";
+import { INVITATIONS, readEnv, sendRefusesUnsigned } from "@/server/env";
 import { invitationCounts, listInvitations, retryingCount } from "@/server/outbox/invitation-store";
-import { readInviteSettings, sendRefusesUnsigned } from "@/server/invitations/invite-settings";
 import { cancelInvitations, queueWave, whyWaiting, type WaveSelection } from "@/server/invitations/waves";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -50,7 +49,7 @@ export async function launchWave(
     by,
   }: { name: string; selection: WaveSelection; count?: number; unsigned?: boolean; by: Actor },
 ) {
-  const settings = readInviteSettings();
+  const settings = readEnv().invite;
   const missing = [
     ...(settings.webhook.url ? [] : ["INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them)"]),
     ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),

@@ -1,10 +1,9 @@
 import "server-only";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import type { SendingHours } from "@/server/env";
 import data from "./number-zones.json";
 
 // An invitation goes out only inside the sending hours of every time zone its number could be in.
-
-export type SendingHours = { from: number; to: number };
 
 const zonesAt = (indexes: readonly number[]) => indexes.map((i) => data.zones[i]!);
 const prefixes: Record<string, number[]> = data.prefixes;

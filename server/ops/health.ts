@@ -4,8 +4,7 @@ import { failingReceivers } from "@/server/outbox/alert-store";
 import { openInvitationCounts } from "@/server/outbox/invitation-store";
 import { lastDeliveredAt, openLeadCounts } from "@/server/outbox/lead-store";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
-import { INVITATIONS } from "@/server/outbox/outcomes";
-import type { ServerEnv } from "@/server/env";
+import { INVITATIONS, type ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/forms/limits";
 

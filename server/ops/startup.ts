@@ -3,10 +3,17 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { database, postgresTarget, sqliteFile, type Store } from "@/server/db/connect";
 import { ownerExists } from "@/server/operators/operator-store";
-import { forms, formNames } from "@/lib/forms";
-import { EnvError, problemsOf, readEnv, type ServerEnv } from "@/server/env";
-import { readCeiling, readWebhook, sendsInClear } from "@/server/outbox/receiver-settings";
-import { readInviteSettings, sendRefusesUnsigned } from "@/server/invitations/invite-settings";
+import {
+  EnvError,
+  INVITATIONS,
+  problemsOf,
+  readEnv,
+  sendRefusesUnsigned,
+  sendsInClear,
+  type Receiver,
+  type ServerEnv,
+  type WebhookSettings,
+} from "@/server/env";
 import { defaultedIdentity } from "@/server/site-settings";
 import { smsTexts } from "@/lib/sms/program";
 import { logEvent } from "@/server/log";
@@ -40,7 +47,7 @@ async function openDatabase(env: ServerEnv) {
 
 function checkClearUrls(env: ServerEnv) {
   const urls = [
-    ...[...formNames, "invite"].map((name) => [readWebhook(name).urlVariable, readWebhook(name).url] as const),
+    ...Object.values(env.webhooks).map(({ urlVariable, url }) => [urlVariable, url] as const),
     ["ALERT_WEBHOOK_URL", env.ALERT_WEBHOOK_URL] as const,
   ].filter((entry): entry is readonly [string, string] => Boolean(entry[1]) && sendsInClear(entry[1]!));
   const variables = urls.map(([variable]) => variable);
@@ -104,14 +111,14 @@ function logClientAddress(env: ServerEnv) {
   });
 }
 
-const unsetMessages = (name: string, urlVariable: string) =>
-  name === "invite"
+const unsetMessages = (name: Receiver, urlVariable: string) =>
+  name === INVITATIONS
     ? `${urlVariable} is not set: npm run invite -- send refuses, and invitations already queued wait until it is set`
     : `${urlVariable} is not set: ${name} submissions are kept as held leads (npm run leads -- export --form ${name}) and delivered once it is set`;
-const unsignedMessages = (name: string, webhook: ReturnType<typeof readWebhook>) => {
+const unsignedMessages = (name: Receiver, webhook: WebhookSettings) => {
   const { urlVariable } = webhook;
   const secret = urlVariable.replace(/_URL$/, "_SECRET");
-  if (name !== "invite")
+  if (name !== INVITATIONS)
     return `${urlVariable} is set without ${secret}: ${name} deliveries go out unsigned, and anyone who learns the URL can send the workflow leads (docs/webhooks.md)`;
   return sendRefusesUnsigned(webhook)
     ? `${urlVariable} is set without ${secret}: invitations would go out unsigned, and anyone who learns the URL could have the workflow text any number (docs/webhooks.md); npm run invite -- send refuses a wave unless told --unsigned`
@@ -119,10 +126,9 @@ const unsignedMessages = (name: string, webhook: ReturnType<typeof readWebhook>)
 };
 
 /** By host only: automation URLs often carry a secret in their path. */
-function logWebhooks() {
-  for (const name of [...formNames, "invite"]) {
-    const webhook = readWebhook(name);
-    const who = name === "invite" ? { receiver: "invitations" } : { form: name };
+function logWebhooks(env: ServerEnv) {
+  for (const [name, webhook] of Object.entries(env.webhooks) as [Receiver, WebhookSettings][]) {
+    const who = name === INVITATIONS ? { receiver: INVITATIONS } : { form: name };
     if (!webhook.url) {
       logEvent("warn", { event: "webhook_unset", ...who, message: unsetMessages(name, webhook.urlVariable) });
       continue;
@@ -170,16 +176,12 @@ function warnAboutSettings(env: ServerEnv) {
 
 /** A bad setting stops the process here, loudly, naming it, rather than letting the site run until the first lead fails. */
 export function checkSettings() {
-  const perForm = Object.values(forms).flatMap(({ name, limits }) => [
-    () => readWebhook(name),
-    ...(limits.ceiling ? [readCeiling.bind(null, limits.ceiling)] : []),
-  ]);
-  const problems = [readEnv, ...perForm, () => readInviteSettings()].flatMap(problemsOf);
+  const problems = problemsOf(readEnv);
   if (problems.length) refuse(problems);
   const env = readEnv();
   checkClearUrls(env);
   warnReadableEnvFiles();
-  logWebhooks();
+  logWebhooks(env);
   logClientAddress(env);
   warnAboutSettings(env);
   return env;

@@ -1,13 +1,11 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Store } from "@/server/db/connect";
-import type { ServerEnv } from "@/server/env";
-import { readEnv } from "@/server/env";
-import { webhookVariables } from "@/server/outbox/receiver-settings";
+import { INVITATIONS, readEnv, webhookVariables, type Receiver, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { openInvitationCounts, releaseQueued } from "@/server/outbox/invitation-store";
 import { openLeadCounts, releaseWaiting } from "@/server/outbox/lead-store";
-import { INVITATIONS, type Settled, type StoreChange } from "@/server/outbox/outcomes";
+import type { Settled, StoreChange } from "@/server/outbox/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
@@ -55,7 +53,6 @@ function wordsOf(receiver: string) {
       onceFixed:
         "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them at INVITE_PER_MINUTE, within their hours.",
       retryDead: undefined,
-      prefix: "INVITE",
     };
   return {
     item: "lead",
@@ -64,13 +61,12 @@ function wordsOf(receiver: string) {
     onceFixed:
       "Once it answers, the site finds out within REDELIVERY_PROBE_SECONDS (60 s) and sends them; `npm run leads -- retry` sends them now.",
     retryDead: "npm run leads -- retry --dead",
-    prefix: receiver,
   };
 }
 
 /** The workflows say why they refused ("status 503 twilio_refused 401"), and each reason has its one place to look. */
 export function adviceFor(receiver: string, failure: string | null) {
-  const variables = webhookVariables(wordsOf(receiver).prefix);
+  const variables = webhookVariables(receiver as Receiver);
   const [kind, status, reason, twilio] = (failure ?? "").split(" ");
   if (reason === "signature" || reason === "unsigned")
     return `The workflow refused the site's signature: ${variables.secrets} is not a secret the workflow checks.`;
@@ -132,7 +128,7 @@ async function alertMessage(store: Store, { kind, form, since, now, state = unsa
   }
   if (kind === "held") {
     const { count, oldest } = leadsIn("held");
-    const variable = webhookVariables(words.prefix).url;
+    const variable = webhookVariables(form as Receiver).url;
     const command = words.see;
     return {
       since: oldest ?? since,

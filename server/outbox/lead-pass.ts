@@ -1,7 +1,6 @@
 import "server-only";
 import { database } from "@/server/db/connect";
-import { type ServerEnv } from "@/server/env";
-import { readWebhook } from "@/server/outbox/receiver-settings";
+import { readEnv, type ServerEnv } from "@/server/env";
 import { formNames, isFormName } from "@/lib/forms";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
 import { runPass, type DeliveryKind, type PassSummary } from "@/server/outbox/pass";
@@ -24,7 +23,10 @@ export type PassOptions = {
   stopping?: () => boolean;
 };
 
-const formsWithUrl = () => formNames.filter((form) => readWebhook(form).url);
+const formsWithUrl = () => {
+  const { webhooks } = readEnv();
+  return formNames.filter((form) => webhooks[form].url);
+};
 export const dueNow = (now: number): LeadSelection => ({ pendingDueBy: now, heldForms: formsWithUrl() });
 
 /** A lead's claim: its attempt's whole timeout and a margin, so no other pass takes it while the attempt may still answer. */
@@ -75,7 +77,7 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
  * the form is due now, and the lead pass that follows sends them.
  */
 export const leadProbe = (store: Store, env: ServerEnv): ProbeKind => ({
-  owns: (receiver) => isFormName(receiver) && Boolean(readWebhook(receiver).url),
+  owns: (receiver) => isFormName(receiver) && Boolean(env.webhooks[receiver].url),
   async probe(form) {
     const claim = attemptClaim(env);
     const row = await claimNextLead(store, claim, { pendingDueBy: Number.MAX_SAFE_INTEGER, form });

@@ -1,12 +1,5 @@
 import "server-only";
-import type { ServerEnv } from "@/server/env";
-import type { FormName } from "@/lib/forms";
-
-/** The receiver of the launch invitations (INVITE_WEBHOOK_URL), beside each form's: failing and recovering the same way. */
-export const INVITATIONS = "invitations";
-
-/** Whose receiver an outcome speaks of: a form's, or the invitations'. */
-export type Receiver = FormName | typeof INVITATIONS;
+import type { Receiver, ServerEnv } from "@/server/env";
 
 /** What happened to a lead (or an invitation), as the sender that settled it saw it. */
 export type Outcome = "delivered" | "pending" | "dead" | "held";

@@ -2,8 +2,7 @@ import "server-only";
 import type { Updateable } from "kysely";
 import type { Store } from "@/server/db/connect";
 import type { LeadState, LeadsTable } from "@/server/db/schema";
-import { type ServerEnv } from "@/server/env";
-import { readWebhook, type WebhookSettings } from "@/server/outbox/receiver-settings";
+import type { ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { leadFacts, sendable, type LeadRow } from "./lead";
 import type { Outcome } from "@/server/outbox/outcomes";
@@ -146,7 +145,7 @@ export async function sendClaimed(claimed: Claimed): Promise<Sent> {
 
   const tell = (outcome: Outcome, failure?: string) =>
     store && noteOutcome(store, { receiver: lead.form, outcome, env, failure });
-  const webhook = readWebhook(lead.form);
+  const webhook = env.webhooks[lead.form];
   if (!webhook.url) {
     await recordSettlement(claimed, { state: "held", next_attempt_at: lead.created_at }, []);
     tell("held");

@@ -1,5 +1,5 @@
 import "server-only";
-import type { WebhookSettings } from "./receiver-settings";
+import type { WebhookSettings } from "@/server/env";
 import { postJson } from "./post-json";
 import { signatureHeaders } from "./signing";
 

@@ -14,7 +14,6 @@ const config = {
   ...base,
   mutate: [
     "server/env.ts",
-    "server/outbox/receiver-settings.ts",
     "server/site-settings.ts",
     "server/consent/workflow-calls.ts",
     "lib/forms/honeypot.ts",

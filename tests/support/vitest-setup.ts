@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, vi } from "vitest";
-import { closeDatabases } from "@/server/db/connect";
 import type * as NextServer from "next/server";
 import { cookieAttributes, cookieJar, pinRequestHeaders } from "./request-headers";
 
@@ -31,6 +30,8 @@ delete process.env.DATABASE_URL;
 // The tests' requests come as through one proxy: each writes the X-Forwarded-For of the visitor it plays.
 process.env.TRUSTED_PROXY_HOPS = "1";
 afterAll(async () => {
+  // Imported here, not above: loaded before a test file's vi.mock, the settings would read the real form registry.
+  const { closeDatabases } = await import("@/server/db/connect");
   await closeDatabases();
   rmSync(dataDir, { recursive: true, force: true });
 });
