@@ -14,7 +14,8 @@ export const metadata: Metadata = { title: "Overview" };
 type Search = Promise<{ days?: string | string[] }>;
 
 export default async function OverviewPage({ searchParams }: { searchParams: Search }) {
-  const { operator, store } = await requirePageOperator("/console");
+  const signed = await requirePageOperator("/console");
+  const { store } = signed;
   const days = (await searchParams).days === "30" ? 30 : 90;
   const [seen, health, alerts] = await Promise.all([
     overview(store),
@@ -33,7 +34,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
     ["Texted", seen.texted],
   ] as const;
   return (
-    <ConsoleFrame operator={operator} current="/console" title="Overview">
+    <ConsoleFrame signed={signed} current="/console" title="Overview">
       <dl className="mt-6 grid grid-cols-2 gap-4 sm:grid-cols-5">
         {counts.map(([label, value]) => (
           <div key={label} className="rounded-lg border border-stone-300 bg-white p-4">

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import type { Operator } from "@/server/operators/operator-store";
+import type { SignedIn } from "@/server/operators/operators";
 import { signOut } from "@/server/console/ceremony-actions";
 
 const sections = [
@@ -15,12 +15,12 @@ const sections = [
 
 /** A signed-in console page: the sections, who is signed in with what role, sign-out, and the page. */
 export function ConsoleFrame({
-  operator,
+  signed: { operator },
   current,
   title,
   children,
 }: {
-  operator: Operator;
+  signed: SignedIn;
   current: string;
   title: string;
   children: ReactNode;

@@ -5,7 +5,8 @@ import { CONSOLE_ACTION_BYTES } from "@/server/web/request-bodies.mjs";
 import { logEvent } from "@/server/log";
 import { siteUrl } from "@/server/site-settings";
 import { cookieOf } from "./cookie";
-import { signedInWith, type SignedIn } from "./session";
+import type { SignedIn } from "@/server/operators/operators";
+import { consoleStore, signedInWith } from "./session";
 
 /**
  * Every console action and download is a route handler a plain form posts to (decision 0015): another site's post is
@@ -45,7 +46,7 @@ export async function gate(request: Request, { action, role }: { action: string;
       action,
       "origin",
     );
-  const signed = await signedInWith(sessionTokenOf(request.headers));
+  const signed = await signedInWith(await consoleStore(), sessionTokenOf(request.headers));
   if (!signed) return refusal(404, "Not found.", action, "no session");
   if (role === "owner" && signed.operator.role !== "owner")
     return refusal(403, "Only an owner can do this. Nothing was changed.", action, "role");

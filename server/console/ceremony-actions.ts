@@ -179,18 +179,18 @@ export async function finishSetup(answer: unknown, token: string, email: string)
   });
 }
 
-async function signedInOperator() {
+async function signedInOrEnded() {
   const found = await signedIn();
   if (!found) throw new CeremonyError("Your session has ended. Sign in again, then add the passkey.");
-  return found.operator;
+  return found;
 }
 
 /** A new device: first the operator's own passkey, asked again. */
 export async function startAddPasskey() {
   return step("add", async () => {
-    const operator = await signedInOperator();
-    await limited("operator", operator.id);
-    const { options, ceremony } = await confirmationOptions(await store(), { operator });
+    const signed = await signedInOrEnded();
+    await limited("operator", signed.operator.id);
+    const { options, ceremony } = await confirmationOptions(signed);
     await keepCeremony(ceremony);
     return options;
   });
@@ -198,10 +198,10 @@ export async function startAddPasskey() {
 
 export async function confirmAddPasskey(answer: unknown) {
   return step("add", async () => {
-    const operator = await signedInOperator();
+    const signed = await signedInOrEnded();
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<AuthenticationResponseJSON>(answer) ?? malformed();
-    const { options, ceremony: next } = await addPasskeyOptions(await store(), { operator, ceremony, response });
+    const { options, ceremony: next } = await addPasskeyOptions(signed, { ceremony, response });
     await keepCeremony(next);
     return options;
   });
@@ -209,10 +209,10 @@ export async function confirmAddPasskey(answer: unknown) {
 
 export async function finishAddPasskey(answer: unknown) {
   return step("add", async () => {
-    const operator = await signedInOperator();
+    const signed = await signedInOrEnded();
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    await completeAddPasskey(await store(), { operator, ceremony, response });
+    await completeAddPasskey(signed, { ceremony, response });
     return "/console/passkeys?done=added";
   });
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { database, inTransaction, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { recordConsent } from "@/server/consent/consent-store";
@@ -11,6 +11,7 @@ import { activityPage } from "@/server/operators/activity-store";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 import { leadStates } from "@/server/db/schema";
+import { signedInAs } from "@/tests/support/console-store";
 import { download, downloads, isDownload } from "./downloads";
 
 /** A web sign-up as a visitor's is kept: the lead and its consent record. */
@@ -36,21 +37,23 @@ async function filled() {
   return store;
 }
 
-const owner = { actor: "owner@sous.example", via: "console" as const };
+const owner = (store: Store) => signedInAs(store, "owner@sous.example");
 const lines = (csv: string) => csv.split("\r\n").filter(Boolean);
 
 describe("a console download", () => {
   it("is a CSV attachment named for what it holds and the day, kept by no cache", async () => {
     const store = await filled();
-    const answer = await download(store, { name: "waitlist", by: owner, now: new Date("2026-12-03T23:59:00Z") });
+    vi.setSystemTime(new Date("2026-12-03T23:59:00Z"));
+    const answer = await download(await owner(store), "waitlist");
     expect(answer.status).toBe(200);
     expect(Object.fromEntries(answer.headers)).toStrictEqual({
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": 'attachment; filename="sous-waitlist-2026-12-03.csv"',
       "cache-control": "no-store",
     });
-    const named = await download(store, { name: "invitations", by: owner, now: new Date("2027-01-02T00:00:00Z") });
-    expect(named.headers.get("content-disposition")).toBe('attachment; filename="sous-invitations-2027-01-02.csv"');
+    vi.setSystemTime(new Date("2026-01-02T00:00:00Z"));
+    const named = await download(await owner(store), "invitations");
+    expect(named.headers.get("content-disposition")).toBe('attachment; filename="sous-invitations-2026-01-02.csv"');
   });
 
   it("holds what the matching command exports, and writes who, what and how many rows to the activity", async () => {
@@ -66,7 +69,7 @@ describe("a console download", () => {
     for (const name of ["waitlist", "consents", "invitations"] as const) {
       const exported = await commands[name]();
       expect(exported.rows, name).toHaveLength(counts[name]);
-      const csv = await (await download(store, { name, by: owner })).text();
+      const csv = await (await download(await owner(store), name)).text();
       expect(csv, name).toBe(toCsv(exported.columns, exported.rows));
       expect(lines(csv), name).toHaveLength(counts[name] + 1);
       const [line] = await activityPage(store, { limit: 1 });

@@ -3,7 +3,7 @@ import type { Store } from "@/server/db/connect";
 import { leadStates } from "@/server/db/schema";
 import { toCsv } from "@/server/console/csv";
 import { consentExport, invitationExport, leadExport, recordExport } from "@/server/console/exports";
-import type { Actor } from "@/server/operators/operators";
+import { consoleActor, type SignedIn } from "@/server/operators/operators";
 
 /** The console's downloads, each what the matching command exports (server/console/exports.ts), as CSV. */
 export const downloads = {
@@ -28,17 +28,14 @@ export type DownloadName = keyof typeof downloads;
 export const isDownload = (name: string): name is DownloadName => Object.hasOwn(downloads, name);
 
 /** One download as a CSV file, and its line in the activity log. */
-export async function download(
-  store: Store,
-  { name, by, now = new Date() }: { name: DownloadName; by: Actor; now?: Date },
-) {
+export async function download(signed: SignedIn, name: DownloadName) {
   const { kind, make } = downloads[name];
-  const made = await make(store);
-  await recordExport(store, { by, kind, rows: made.rows.length });
+  const made = await make(signed.store);
+  await recordExport(signed.store, { by: consoleActor(signed), kind, rows: made.rows.length });
   return new Response(toCsv(made.columns, made.rows), {
     headers: {
       "Content-Type": "text/csv; charset=utf-8",
-      "Content-Disposition": `attachment; filename="sous-${name}-${now.toISOString().slice(0, 10)}.csv"`,
+      "Content-Disposition": `attachment; filename="sous-${name}-${new Date().toISOString().slice(0, 10)}.csv"`,
       "Cache-Control": "no-store",
     },
   });

@@ -7,6 +7,7 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { queueWave } from "@/server/invitations/waves";
 import { cancelWaveNamed } from "@/server/invitations/launch";
+import type { Actor } from "@/server/operators/operators";
 import { wavesWithStatus } from "./invitations";
 
 const engines = setupBothEngines();
@@ -27,7 +28,7 @@ describe.each(["sqlite", "postgres"] as const)("what the console reads of the la
       await recordConsent(store, { evidence: plainEvidence(phone, disclosure), leadId: newWebhookId(), at: 1_000 + i });
     await queueWave(store, { name: "first", selection: { next: 1 }, text: "Hi", now: 10_000 });
     await queueWave(store, { name: "second", selection: { all: true }, text: "Hi", now: 20_000 });
-    await cancelWaveNamed(store, { name: "second", by: { actor: "owner@sous.example", via: "console" } });
+    await cancelWaveNamed(store, { name: "second", by: { actor: "owner@sous.example", via: "console" } as Actor });
 
     const waves = await wavesWithStatus(store);
     expect(waves.map(({ name, createdAt, size }) => ({ name, createdAt, size }))).toStrictEqual([

@@ -1,37 +1,29 @@
 import "server-only";
 import { cookies, headers } from "next/headers";
-import { notFound, redirect } from "next/navigation";
+import { redirect } from "next/navigation";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import {
-  deleteSession,
-  labelSession,
-  sessionOperator,
-  SESSION_ABSOLUTE_MS,
-  type Operator,
-} from "@/server/operators/operator-store";
+import { deleteSession, labelSession, sessionOperator, SESSION_ABSOLUTE_MS } from "@/server/operators/operator-store";
 import { signOutSession } from "@/server/operators/passkeys";
+import type { SignedIn } from "@/server/operators/operators";
 import type { OperatorRole } from "@/server/db/schema";
 import { cookieOf, consolePath, isSessionToken } from "./cookie";
 
 // Checked in every console page, action and download, first thing (decision 0015): middleware.ts only adds headers,
 // so a bypass of it opens nothing. The role is read from the database on each request, never from the cookie.
 
-export type SignedIn = { operator: Operator; store: Store };
-
 export async function consoleStore() {
   return database(readEnv());
 }
 
-export async function signedInWith(token: string | undefined): Promise<SignedIn | undefined> {
+export async function signedInWith(store: Store, token: string | undefined): Promise<SignedIn | undefined> {
   if (!isSessionToken(token)) return undefined;
-  const store = await consoleStore();
   const operator = await sessionOperator(store, token);
-  return operator ? { operator, store } : undefined;
+  return operator ? ({ operator, store } as SignedIn) : undefined;
 }
 
 export async function signedIn(): Promise<SignedIn | undefined> {
-  return signedInWith((await cookies()).get(cookieOf().name)?.value);
+  return signedInWith(await consoleStore(), (await cookies()).get(cookieOf().name)?.value);
 }
 
 const allows = (role: OperatorRole, needed: OperatorRole) => needed === "viewer" || role === "owner";
@@ -40,13 +32,6 @@ const allows = (role: OperatorRole, needed: OperatorRole) => needed === "viewer"
 export async function requirePageOperator(path: string, role: OperatorRole = "viewer") {
   const found = await signedIn();
   if (!found) redirect(`/console/sign-in?next=${encodeURIComponent(consolePath(path))}`);
-  return { ...found, allowed: allows(found.operator.role, role) };
-}
-
-/** Without a session: 404, as an unknown URL, and nothing done. */
-export async function requireOperator(role: OperatorRole = "viewer") {
-  const found = await signedIn();
-  if (!found) notFound();
   return { ...found, allowed: allows(found.operator.role, role) };
 }
 

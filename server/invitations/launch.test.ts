@@ -7,9 +7,11 @@ import { newWebhookId } from "@/server/outbox/claims";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
+import type { Actor } from "@/server/operators/operators";
 import { cancelWaveNamed, isWaveName, launchWave, WaveError, waveStatus } from "./launch";
 
-const by = { actor: "founder@sous.example", via: "console" as const };
+// As the console's guard would make it for this operator.
+const by = { actor: "founder@sous.example", via: "console" } as Actor;
 const store = async () => database(readEnv());
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 // Fictional numbers of New York, in sign-up order.

@@ -45,13 +45,13 @@ export type Activity = {
 // with this process's count of the lines it wrote, fixed-width so that the ids sort as the count does.
 const written = processWide("activity-lines", () => ({ count: 0 }));
 
-export async function insertActivity({ db }: Store, { at = Date.now(), ...activity }: Activity & { at?: number }) {
+export async function insertActivity({ db }: Store, activity: Activity) {
   written.count += 1;
   await db
     .insertInto("operator_activity")
     .values({
       id: `act_${written.count.toString(36).padStart(8, "0")}_${randomUUID()}`,
-      at,
+      at: Date.now(),
       actor: activity.actor,
       via: activity.via,
       action: activity.action,

@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Store } from "@/server/db/connect";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { consoleStores } from "@/tests/support/console-store";
 import { activityPage, cursorOf, forgetActivity, insertActivity, justDid, type ActivityCursor } from "./activity-store";
@@ -29,11 +30,20 @@ import {
   issueLink,
   listOperators,
   removeOperator,
+  type Actor,
 } from "./operators";
 
 const open = consoleStores(setupBothEngines());
 const tokenOf = (url: string) => new URL(url).pathname.split("/").at(-1)!;
-const console_ = { actor: "owner@sous.example", via: "console" as const };
+
+/** A line written at `at`, by the clock set there and back. */
+async function insertActivityAt(store: Store, line: Parameters<typeof insertActivity>[1], at: number) {
+  vi.setSystemTime(at);
+  await insertActivity(store, line);
+  vi.useRealTimers();
+}
+// As the console's guard would make it for this operator.
+const console_ = { actor: "owner@sous.example", via: "console" } as Actor;
 
 describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
   it("are added with a one-time link to the enrolment page, 15 minutes long, its token kept only as a hash", async () => {
@@ -195,7 +205,7 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     const at = 7_000;
     const subjects = Array.from({ length: 12 }, (_, i) => `wave-${i}`);
     for (const subject of subjects)
-      await insertActivity(store, { ...commandActor, action: "wave sent", subject, rows: 1, at });
+      await insertActivityAt(store, { ...commandActor, action: "wave sent", subject, rows: 1 }, at);
     const seen: string[] = [];
     let after: ActivityCursor | undefined;
     for (let page = 0; page < 4; page += 1) {
@@ -209,7 +219,7 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
   it("tell what an operator just did in the console: their last line, if of that action (and subject), in the last five minutes", async () => {
     const store = await open(engine);
     const at = Date.now();
-    await insertActivity(store, { ...console_, action: "drop", subject: "msg_a", rows: 1, at: at - 1_000 });
+    await insertActivityAt(store, { ...console_, action: "drop", subject: "msg_a", rows: 1 }, at - 1_000);
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toStrictEqual({
       rows: 1,
     });
@@ -219,12 +229,12 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect(await justDid(store, { actor: console_.actor, action: "redeliver", subject: "msg_a" })).toBeUndefined();
     expect(await justDid(store, { actor: "other@sous.example", action: "drop", subject: "msg_a" })).toBeUndefined();
     // Only the last line counts: a later action of theirs, in the console, hides it; a command's does not.
-    await insertActivity(store, { ...commandActor, action: "export", subject: "waitlist", rows: 3, at: at - 500 });
+    await insertActivityAt(store, { ...commandActor, action: "export", subject: "waitlist", rows: 3 }, at - 500);
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeDefined();
-    await insertActivity(store, { ...console_, action: "export", subject: "waitlist", rows: 3, at: at - 100 });
+    await insertActivityAt(store, { ...console_, action: "export", subject: "waitlist", rows: 3 }, at - 100);
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeUndefined();
     // Older than five minutes: nothing either.
-    await insertActivity(store, { ...console_, action: "sessions ended", rows: 2, at: at - 5 * 60_000 - 1_000 });
+    await insertActivityAt(store, { ...console_, action: "sessions ended", rows: 2 }, at - 5 * 60_000 - 1_000);
     await store.db.deleteFrom("operator_activity").where("action", "=", "export").execute();
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toBeDefined();
     await store.db

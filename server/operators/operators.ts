@@ -4,7 +4,7 @@ import { z } from "zod";
 import { inTransaction, type Store } from "@/server/db/connect";
 import { operatorRoles, type OperatorRole } from "@/server/db/schema";
 import { siteUrl } from "@/server/site-settings";
-import { insertActivity, type Activity } from "./activity-store";
+import { insertActivity } from "./activity-store";
 import {
   deleteOperator,
   insertLink,
@@ -17,7 +17,17 @@ import {
 
 // The same for `npm run operators` and the console: each action written to the activity log in the same transaction.
 
-export type Actor = { actor: string; via: Activity["via"] };
+declare const guarded: unique symbol;
+/** Made only by the console's guard (server/console/session.ts): a console handler without it has no one to act as. */
+export type Guarded<T> = T & { readonly [guarded]: true };
+
+/** What the guard hands a console page, route or action; the console's frame, downloads and actions take nothing else. */
+export type SignedIn = Guarded<{ operator: Operator; store: Store }>;
+
+/** Who did it, for the activity log: a command's user, or an operator the console's guard found signed in. */
+export type Actor = { actor: string; via: "command" } | Guarded<{ actor: string; via: "console" }>;
+
+export const consoleActor = ({ operator }: SignedIn) => ({ actor: operator.email, via: "console" }) as Actor;
 /** The tests' actor, and a machine whose user cannot be read. */
 export const commandActor: Actor = { actor: "command", via: "command" };
 

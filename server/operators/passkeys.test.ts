@@ -14,7 +14,8 @@ import {
   sessionsOf,
   type Operator,
 } from "./operator-store";
-import { addOperator, commandActor } from "./operators";
+import type { Store } from "@/server/db/connect";
+import { addOperator, commandActor, type SignedIn } from "./operators";
 import {
   addPasskeyOptions,
   CeremonyError,
@@ -33,6 +34,9 @@ import {
   signInOptions,
   signOutSession,
 } from "./passkeys";
+
+/** As the console's guard hands an operator to a route. */
+const signedIn = (store: Store, operator: Operator) => ({ store, operator }) as SignedIn;
 
 const open = consoleStores(setupBothEngines());
 
@@ -90,9 +94,8 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 
   /** The add ceremony's options, once the operator's own passkey (`own`) confirmed it. */
   async function confirmedAdd(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
-    const asked = await confirmationOptions(store, { operator });
-    return addPasskeyOptions(store, {
-      operator,
+    const asked = await confirmationOptions(signedIn(store, operator));
+    return addPasskeyOptions(signedIn(store, operator), {
       ceremony: asked.ceremony,
       response: own.signIn(asked.options, site),
     });
@@ -102,7 +105,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   async function addedPasskey(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
     const device = new SoftAuthenticator();
     const { options, ceremony } = await confirmedAdd(store, operator, own);
-    await completeAddPasskey(store, { operator, ceremony, response: device.register(options, site) });
+    await completeAddPasskey(signedIn(store, operator), { ceremony, response: device.register(options, site) });
     return device;
   }
 
@@ -110,7 +113,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const store = await open(engine);
     const { authenticator: own, done } = await enrolled(store, "owner@sous.example");
     const { authenticator: helperKey, done: helper } = await enrolled(store, "viewer@sous.example", "viewer");
-    const asked = await confirmationOptions(store, { operator: done.operator });
+    const asked = await confirmationOptions(signedIn(store, done.operator));
     // Only the operator's own passkeys may answer, their user verified.
     expect(asked.options).toMatchObject({ userVerification: "required", allowCredentials: [{ id: own.id }] });
     const tries: Array<[string, () => Promise<unknown>]> = [
@@ -123,13 +126,13 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     ];
     let current = asked;
     async function ask() {
-      current = await confirmationOptions(store, { operator: done.operator });
+      current = await confirmationOptions(signedIn(store, done.operator));
       return current;
     }
     for (const [label, answer] of tries) {
       const response = (await answer()) as Parameters<typeof addPasskeyOptions>[1]["response"];
       expect(
-        await refusal(addPasskeyOptions(store, { operator: done.operator, ceremony: current.ceremony, response })),
+        await refusal(addPasskeyOptions(signedIn(store, done.operator), { ceremony: current.ceremony, response })),
         label,
       ).toBe("That passkey did not sign you in. Use a passkey registered for this console.");
     }
@@ -137,8 +140,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const owners = await ask();
     expect(
       await refusal(
-        addPasskeyOptions(store, {
-          operator: helper.operator,
+        addPasskeyOptions(signedIn(store, helper.operator), {
           ceremony: owners.ceremony,
           response: helperKey.signIn(owners.options, site),
         }),
@@ -148,8 +150,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const signIn = await signInOptions(store);
     expect(
       await refusal(
-        addPasskeyOptions(store, {
-          operator: done.operator,
+        addPasskeyOptions(signedIn(store, done.operator), {
           ceremony: signIn.ceremony,
           response: own.signIn(signIn.options, site),
         }),
@@ -163,7 +164,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   it("ask nothing of an operator with no passkey: they sign in again first", async () => {
     const store = await open(engine);
     const { operator } = await addOperator(store, { email: "nokey@sous.example", role: "viewer", by: commandActor });
-    expect(await refusal(confirmationOptions(store, { operator }))).toBe(
+    expect(await refusal(confirmationOptions(signedIn(store, operator)))).toBe(
       "You have no passkey to confirm with. Sign in again with a passkey.",
     );
   });
@@ -186,16 +187,14 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     // Started by the owner, answered in the viewer's session: refused, and the challenge is spent.
     expect(
       await refusal(
-        completeAddPasskey(store, {
-          operator: other.operator,
+        completeAddPasskey(signedIn(store, other.operator), {
           ceremony,
           response: second.register(options, site),
         }),
       ),
     ).toMatch(/^This sign-in or enrolment took too long/);
     const again = await confirmedAdd(store, done.operator, first);
-    const added = await completeAddPasskey(store, {
-      operator: done.operator,
+    const added = await completeAddPasskey(signedIn(store, done.operator), {
       ceremony: again.ceremony,
       response: second.register(again.options, site),
     });
@@ -222,8 +221,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const twice = await confirmedAdd(store, done.operator, first);
     expect(
       await refusal(
-        completeAddPasskey(store, {
-          operator: done.operator,
+        completeAddPasskey(signedIn(store, done.operator), {
           ceremony: twice.ceremony,
           response: second.register(twice.options, site),
         }),
@@ -244,7 +242,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const onLaptop = await signInWith(store, laptop);
     const by = done.operator;
 
-    expect(await removePasskey(store, { id: phone.id, operator: by })).toMatchObject({
+    expect(await removePasskey(signedIn(store, by), phone.id)).toMatchObject({
       removed: { id: phone.id, email: "owner@sous.example" },
     });
     expect(await sessionOperator(store, onPhone)).toBeUndefined();
@@ -262,10 +260,10 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
 
     // The laptop's is the owner's last: the viewer's passkey does not count, an owner's alone manages the console.
-    expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
+    expect(await removePasskey(signedIn(store, by), laptop.id)).toStrictEqual({ refused: "last" });
     // An owner revokes anyone's: the viewer's laptop key, added and revoked again.
     const helperLaptop = await addedPasskey(store, helper.operator, helperKey);
-    expect(await removePasskey(store, { id: helperLaptop.id, operator: by })).toMatchObject({
+    expect(await removePasskey(signedIn(store, by), helperLaptop.id)).toMatchObject({
       removed: { id: helperLaptop.id, email: "viewer@sous.example" },
     });
     expect((await activityPage(store, { limit: 1 }))[0]).toMatchObject({
@@ -275,22 +273,22 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
       subject: "viewer@sous.example",
     });
     // A viewer revokes their own passkeys only.
-    expect(await removePasskey(store, { id: phone.id, operator: helper.operator })).toStrictEqual({
+    expect(await removePasskey(signedIn(store, helper.operator), phone.id)).toStrictEqual({
       refused: "unknown",
     });
-    expect(await removePasskey(store, { id: laptop.id, operator: helper.operator })).toStrictEqual({
+    expect(await removePasskey(signedIn(store, helper.operator), laptop.id)).toStrictEqual({
       refused: "unknown",
     });
     // A viewer's passkey may go, whoever's last it is: owners still sign in.
-    expect(await removePasskey(store, { id: helperKey.id, operator: helper.operator })).toMatchObject({
+    expect(await removePasskey(signedIn(store, helper.operator), helperKey.id)).toMatchObject({
       removed: { id: helperKey.id },
     });
     expect(await sessionOperator(store, helper.session)).toBeUndefined();
 
     // The laptop's is now the only passkey any owner has.
     const before = await listPasskeys(store);
-    expect(await removePasskey(store, { id: laptop.id, operator: by })).toStrictEqual({ refused: "last" });
-    expect(await removePasskey(store, { id: "no-such-passkey", operator: by })).toStrictEqual({ refused: "unknown" });
+    expect(await removePasskey(signedIn(store, by), laptop.id)).toStrictEqual({ refused: "last" });
+    expect(await removePasskey(signedIn(store, by), "no-such-passkey")).toStrictEqual({ refused: "unknown" });
     expect(await listPasskeys(store)).toStrictEqual(before);
     expect((await sessionOperator(store, onLaptop))?.email).toBe("owner@sous.example");
     expect((await activityPage(store, { limit: 1 }))[0]).toMatchObject({
@@ -301,7 +299,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 
     // A second owner with a passkey: then the first owner's last one may go.
     const { authenticator: partnerKey } = await enrolled(store, "partner@sous.example");
-    expect(await removePasskey(store, { id: laptop.id, operator: by })).toMatchObject({ removed: { id: laptop.id } });
+    expect(await removePasskey(signedIn(store, by), laptop.id)).toMatchObject({ removed: { id: laptop.id } });
     expect(await sessionOperator(store, onLaptop)).toBeUndefined();
     expect((await listPasskeys(store)).map(({ id, email }) => `${email} ${id}`)).toStrictEqual([
       `partner@sous.example ${partnerKey.id}`,
@@ -321,21 +319,21 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
 
     // Another operator's session, named by its id: nothing ends.
     const helperId = (await sessionsOf(store, helper.operator.id, helper.session))[0]!.id;
-    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [helperId] })).toBe(0);
+    expect(await endSessions(signedIn(store, done.operator), { current: done.session, ids: [helperId] })).toBe(0);
     expect((await sessionOperator(store, helper.session))?.email).toBe("viewer@sous.example");
     // One by its id.
-    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [secondId] })).toBe(1);
+    expect(await endSessions(signedIn(store, done.operator), { current: done.session, ids: [secondId] })).toBe(1);
     expect(await sessionOperator(store, second)).toBeUndefined();
     expect((await sessionOperator(store, third))?.email).toBe("owner@sous.example");
     // Every one but this browser's.
     await signInWith(store, authenticator);
-    expect(await endSessions(store, { operator: done.operator, current: done.session })).toBe(2);
+    expect(await endSessions(signedIn(store, done.operator), { current: done.session })).toBe(2);
     expect((await sessionsOf(store, done.operator.id, done.session)).map(({ current }) => current)).toStrictEqual([
       true,
     ]);
     expect((await sessionOperator(store, helper.session))?.email).toBe("viewer@sous.example");
     // No id at all (a malformed one was posted): nothing ends.
-    expect(await endSessions(store, { operator: done.operator, current: done.session, ids: [] })).toBe(0);
+    expect(await endSessions(signedIn(store, done.operator), { current: done.session, ids: [] })).toBe(0);
     expect((await sessionsOf(store, done.operator.id, done.session)).map(({ current }) => current)).toStrictEqual([
       true,
     ]);

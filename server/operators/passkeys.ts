@@ -36,7 +36,7 @@ import {
   type ListedPasskey,
   type Operator,
 } from "./operator-store";
-import { OperatorError, operatorEmail } from "./operators";
+import { OperatorError, operatorEmail, type SignedIn } from "./operators";
 
 // The console's passkey ceremonies (decision 0014): options with a challenge kept once for 5 minutes, then the
 // authenticator's answer verified by SimpleWebAuthn. A session's token goes to the cookie; only its hash is kept.
@@ -260,7 +260,7 @@ export async function signOutSession(store: Store, token: string) {
 }
 
 /** The operator's own passkey is asked again before another is added: a borrowed session alone cannot add one. */
-export async function confirmationOptions(store: Store, { operator }: { operator: Operator }) {
+export async function confirmationOptions({ store, operator }: SignedIn) {
   const own = await passkeysOf(store, operator.id);
   if (!own.length) refused("You have no passkey to confirm with. Sign in again with a passkey.");
   const options = await generateAuthenticationOptions({
@@ -279,8 +279,8 @@ export async function confirmationOptions(store: Store, { operator }: { operator
 
 /** The ones they have are excluded, so an authenticator that holds one says so instead of registering it twice. */
 export async function addPasskeyOptions(
-  store: Store,
-  { operator, ceremony, response }: { operator: Operator; ceremony: string; response: AuthenticationResponseJSON },
+  { store, operator }: SignedIn,
+  { ceremony, response }: { ceremony: string; response: AuthenticationResponseJSON },
 ) {
   const taken = (await takeChallenge(store, ceremony, "confirm")) ?? refused(ceremonyGone);
   if (taken.operatorId !== operator.id) refused(ceremonyGone);
@@ -293,8 +293,8 @@ export async function addPasskeyOptions(
 }
 
 export async function completeAddPasskey(
-  store: Store,
-  { operator, ceremony, response }: { operator: Operator; ceremony: string; response: RegistrationResponseJSON },
+  { store, operator }: SignedIn,
+  { ceremony, response }: { ceremony: string; response: RegistrationResponseJSON },
 ) {
   const taken = (await takeChallenge(store, ceremony, "add")) ?? refused(ceremonyGone);
   if (taken.operatorId !== operator.id) refused(ceremonyGone);
@@ -309,8 +309,8 @@ export async function completeAddPasskey(
 
 /** Its sessions end at once. Refused ("last") when it would leave no owner with a passkey: only the shell could then manage operators. */
 export async function removePasskey(
-  store: Store,
-  { id, operator }: { id: string; operator: Operator },
+  { store, operator }: SignedIn,
+  id: string,
 ): Promise<{ removed: ListedPasskey } | { refused: "unknown" | "last" }> {
   return inTransaction(store, async (tx) => {
     const passkeys = await listPasskeys(tx);
@@ -334,8 +334,8 @@ export async function removePasskey(
 }
 
 export async function endSessions(
-  store: Store,
-  { operator, current, ids }: { operator: Operator; current: string; ids?: readonly string[] },
+  { store, operator }: SignedIn,
+  { current, ids }: { current: string; ids?: readonly string[] },
 ) {
   return inTransaction(store, async (tx) => {
     const ended = await deleteSessions(tx, { operatorId: operator.id, ...(ids ? { ids } : { except: current }) });

@@ -206,8 +206,11 @@ describe("activity retention, with a pass", () => {
       subject: "waitlist",
       rows: 1,
     };
-    await insertActivity(db, { ...line, at: now - 401 * day });
-    await insertActivity(db, { ...line, at: now - 399 * day });
+    for (const age of [401, 399]) {
+      vi.setSystemTime(now - age * day);
+      await insertActivity(db, line);
+    }
+    vi.setSystemTime(now);
     await everyTask();
     expect((await activityPage(db, { limit: 10 })).map((row) => row.at)).toContain(now - 399 * day);
     expect((await activityPage(db, { limit: 10 })).map((row) => row.at)).not.toContain(now - 401 * day);

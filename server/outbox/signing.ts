@@ -7,7 +7,8 @@ import { Webhook } from "standardwebhooks";
  * so a receiver that knows either secret accepts it: add the new secret here,
  * switch the receiver, then drop the old one.
  */
-export function signatureHeaders(id: string, body: string, secrets: readonly string[], now = new Date()) {
+export function signatureHeaders(id: string, body: string, secrets: readonly string[]) {
+  const now = new Date();
   return {
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),

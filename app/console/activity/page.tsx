@@ -15,11 +15,12 @@ const PAGE = 100;
  * most, never a chef. Older lines a page at a time (`?after=` the last line's time and id).
  */
 export default async function ActivityPage({ searchParams }: { searchParams: Promise<{ after?: string }> }) {
-  const { operator, store } = await requirePageOperator("/console/activity");
+  const signed = await requirePageOperator("/console/activity");
+  const { store } = signed;
   const after = cursorOf((await searchParams).after);
   const lines = await activityPage(store, { limit: PAGE, ...(after ? { after } : {}) });
   return (
-    <ConsoleFrame operator={operator} current="/console/activity" title="Activity">
+    <ConsoleFrame signed={signed} current="/console/activity" title="Activity">
       <p className="mt-2">Kept for AUDIT_RETENTION_DAYS (400 days unless set). Times in UTC.</p>
       {lines.length === 0 ? (
         <p className="mt-6">Nothing recorded{after ? " before that" : ""}.</p>

@@ -30,14 +30,15 @@ async function outcomeOf(store: Store, actor: string, done: unknown, id: string)
 }
 
 export default async function DeliveriesPage({ searchParams }: { searchParams: Search }) {
-  const { operator, store } = await requirePageOperator("/console/deliveries");
+  const signed = await requirePageOperator("/console/deliveries");
+  const { operator, store } = signed;
   const query = await searchParams;
   const owner = operator.role === "owner";
   const seen = await deliveries(store);
   const id = typeof query.id === "string" && /^msg_[\w-]{1,80}$/.test(query.id) ? query.id : "";
   const outcome = await outcomeOf(store, operator.email, query.done, id);
   return (
-    <ConsoleFrame operator={operator} current="/console/deliveries" title="Deliveries">
+    <ConsoleFrame signed={signed} current="/console/deliveries" title="Deliveries">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
       <section aria-labelledby="waiting" className="mt-8">
         <h2 id="waiting" className="text-xl font-bold">

@@ -7,9 +7,10 @@ export const metadata: Metadata = { title: "Exports" };
 
 /** The downloads: CSV files safe to open in a spreadsheet, each written to the activity log. An owner's page. */
 export default async function ExportsPage() {
-  const { operator, allowed } = await requirePageOperator("/console/exports", "owner");
+  const signed = await requirePageOperator("/console/exports", "owner");
+  const { allowed } = signed;
   return (
-    <ConsoleFrame operator={operator} current="/console/exports" title="Exports">
+    <ConsoleFrame signed={signed} current="/console/exports" title="Exports">
       {allowed ? (
         <>
           <p className="mt-2">

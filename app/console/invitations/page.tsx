@@ -23,7 +23,8 @@ const one = (value: string | string[] | undefined) => (typeof value === "string"
  * typing its name and its count; each wave's live status; cancel one.
  */
 export default async function InvitationsPage({ searchParams }: { searchParams: Search }) {
-  const { operator, store } = await requirePageOperator("/console/invitations");
+  const signed = await requirePageOperator("/console/invitations");
+  const { operator, store } = signed;
   const query = await searchParams;
   const owner = operator.role === "owner";
   const chosen = selectionOf(one(query.plan), one(query.next));
@@ -35,7 +36,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   const cancelled = waves.find((wave) => wave.name === one(query.cancelled) && wave.cancelledAt !== null);
 
   return (
-    <ConsoleFrame operator={operator} current="/console/invitations" title="Invitations">
+    <ConsoleFrame signed={signed} current="/console/invitations" title="Invitations">
       {error ? <Outcome alert>{error}</Outcome> : null}
       {sent ? (
         <Outcome>

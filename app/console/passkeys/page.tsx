@@ -128,7 +128,8 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
  * and can revoke one (a lost device), which ends the sessions it opened.
  */
 export default async function PasskeysPage({ searchParams }: { searchParams: Promise<{ done?: string }> }) {
-  const { operator, store } = await requirePageOperator("/console/passkeys");
+  const signed = await requirePageOperator("/console/passkeys");
+  const { operator, store } = signed;
   const done = String((await searchParams).done);
   const report = reports.get(done);
   const did = report && (await justDid(store, { actor: operator.email, action: report.action }));
@@ -137,7 +138,7 @@ export default async function PasskeysPage({ searchParams }: { searchParams: Pro
   const passkeys = await listPasskeys(store, owner ? {} : { operatorId: operator.id });
   const sessions = await sessionsOf(store, operator.id, (await cookies()).get(cookieOf().name)?.value ?? "");
   return (
-    <ConsoleFrame operator={operator} current="/console/passkeys" title="Passkeys">
+    <ConsoleFrame signed={signed} current="/console/passkeys" title="Passkeys">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
       <section aria-labelledby="yours" className="mt-8">
         <h2 id="yours" className="text-xl font-bold">

@@ -25,7 +25,8 @@ const control =
   "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
 
 export default async function WaitlistPage({ searchParams }: { searchParams: Search }) {
-  const { operator, store } = await requirePageOperator("/console/waitlist");
+  const signed = await requirePageOperator("/console/waitlist");
+  const { operator, store } = signed;
   const query = await searchParams;
   const filter = (waitlistFilters as readonly string[]).includes(String(query.filter))
     ? (query.filter as WaitlistFilter)
@@ -48,7 +49,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
     })}`;
 
   return (
-    <ConsoleFrame operator={operator} current="/console/waitlist" title="Waitlist">
+    <ConsoleFrame signed={signed} current="/console/waitlist" title="Waitlist">
       <form
         method="post"
         action="/console/waitlist/search"

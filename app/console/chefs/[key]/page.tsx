@@ -5,7 +5,7 @@ import { ConsoleFrame } from "@/components/console/console-frame";
 import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
 import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
-import type { Operator } from "@/server/operators/operator-store";
+import type { SignedIn } from "@/server/operators/operators";
 import { consentWords } from "@/server/console/waitlist";
 
 export const metadata: Metadata = { title: "A chef's records" };
@@ -108,13 +108,14 @@ function changesOf<R extends Change, N extends Change>(chef: {
  */
 export default async function ChefPage({ params }: { params: Promise<{ key: string }> }) {
   const { key } = await params;
-  const { operator, store } = await requirePageOperator(`/console/chefs/${key}`);
+  const signed = await requirePageOperator(`/console/chefs/${key}`);
+  const { operator, store } = signed;
   const chef = await chefOf(store, key);
   // Said in the console's own page rather than with notFound(): Next renders a dynamic page's 404 in the browser only
   // (an empty <html id="__next_error__"> without JavaScript, vercel/next.js#57583 and #62228).
   if (!chef)
     return (
-      <ConsoleFrame operator={operator} current="/console/waitlist" title="No such chef">
+      <ConsoleFrame signed={signed} current="/console/waitlist" title="No such chef">
         <p className="mt-4">
           No sign-up has this address. Its link may be cut short, or its records were removed after the retention
           period.
@@ -126,9 +127,9 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
         </p>
       </ConsoleFrame>
     );
-  if (operator.role !== "owner") return <ViewersPage operator={operator} chef={viewersShare(chef)} />;
+  if (operator.role !== "owner") return <ViewersPage signed={signed} chef={viewersShare(chef)} />;
   return (
-    <ConsoleFrame operator={operator} current="/console/waitlist" title={chef.phone}>
+    <ConsoleFrame signed={signed} current="/console/waitlist" title={chef.phone}>
       <p className="mt-2">Consent: {consentWords(chef.state)}</p>
       <Section id="consents" title="Consent records">
         {chef.consents.length === 0 ? <p className="mt-2">None kept.</p> : null}
@@ -169,10 +170,10 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
 }
 
 /** A viewer's page of the same chef: the states, no evidence. */
-function ViewersPage({ operator, chef }: { operator: Operator; chef: ReturnType<typeof viewersShare> }) {
+function ViewersPage({ signed, chef }: { signed: SignedIn; chef: ReturnType<typeof viewersShare> }) {
   const changes = changesOf(chef);
   return (
-    <ConsoleFrame operator={operator} current="/console/waitlist" title={chef.phone}>
+    <ConsoleFrame signed={signed} current="/console/waitlist" title={chef.phone}>
       <p className="mt-2">Consent: {consentWords(chef.state)}</p>
       <p className="mt-2">
         The consent evidence ({chef.consents.length} {chef.consents.length === 1 ? "record" : "records"}: the words

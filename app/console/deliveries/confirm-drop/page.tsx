@@ -7,17 +7,18 @@ export const metadata: Metadata = { title: "Drop a lead?" };
 
 /** Drop asks first: this page names the lead, and only its form drops it. */
 export default async function ConfirmDropPage({ searchParams }: { searchParams: Promise<{ id?: string }> }) {
-  const { operator, allowed } = await requirePageOperator("/console/deliveries", "owner");
+  const signed = await requirePageOperator("/console/deliveries", "owner");
+  const { allowed } = signed;
   if (!allowed)
     return (
-      <ConsoleFrame operator={operator} current="/console/deliveries" title="Owners only">
+      <ConsoleFrame signed={signed} current="/console/deliveries" title="Owners only">
         <p className="mt-4">Only an owner drops a lead.</p>
       </ConsoleFrame>
     );
   const { id } = await searchParams;
   const valid = typeof id === "string" && /^msg_[\w-]{1,80}$/.test(id);
   return (
-    <ConsoleFrame operator={operator} current="/console/deliveries" title="Drop this lead?">
+    <ConsoleFrame signed={signed} current="/console/deliveries" title="Drop this lead?">
       {valid ? (
         <form method="post" action="/console/deliveries/drop" className="mt-4 space-y-4">
           <p>

@@ -1,6 +1,7 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
 import { readEnv } from "@/server/env";
 import { dropLeadById } from "@/server/ops/lead-actions";
+import { consoleActor } from "@/server/operators/operators";
 
 /** Drop: deletes one lead and its delivery log, once confirmed (an owner's action); then the deliveries page. */
 export async function POST(request: Request) {
@@ -12,6 +13,6 @@ export async function POST(request: Request) {
   // Not confirmed: the page that asks, and nothing dropped.
   if (fields.get("confirm") !== "drop")
     return seeOther(`/console/deliveries/confirm-drop?${new URLSearchParams({ id })}`);
-  const dropped = await dropLeadById(readEnv(), { id, by: { actor: checked.signed.operator.email, via: "console" } });
+  const dropped = await dropLeadById(readEnv(), { id, by: consoleActor(checked.signed) });
   return seeOther(`/console/deliveries?${new URLSearchParams({ done: dropped ? "dropped" : "unknown", id })}`);
 }

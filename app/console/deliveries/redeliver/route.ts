@@ -1,6 +1,7 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
 import { readEnv } from "@/server/env";
 import { redeliverLeads } from "@/server/ops/lead-actions";
+import { consoleActor } from "@/server/operators/operators";
 
 /** Redeliver: one open lead now, by its webhook-id (an owner's action); then the deliveries page says what it did. */
 export async function POST(request: Request) {
@@ -8,7 +9,7 @@ export async function POST(request: Request) {
   if (!checked.ok) return checked.answer;
   const id = (await formFields(request)).get("id") ?? "";
   if (!/^msg_[\w-]{1,80}$/.test(id)) return seeOther("/console/deliveries?done=unknown");
-  const summary = await redeliverLeads(readEnv(), { id, by: { actor: checked.signed.operator.email, via: "console" } });
+  const summary = await redeliverLeads(readEnv(), { id, by: consoleActor(checked.signed) });
   return seeOther(
     `/console/deliveries?${new URLSearchParams({ done: summary.delivered ? "delivered" : "tried", id })}`,
   );

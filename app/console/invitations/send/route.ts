@@ -1,6 +1,7 @@
 import { formFields, gate, seeOther } from "@/server/console/action-guard";
 import { isWaveName, launchWave, WaveError } from "@/server/invitations/launch";
 import { selectionOf } from "@/server/console/invitations";
+import { consoleActor } from "@/server/operators/operators";
 
 /**
  * Send a wave (an owner's action): the owner typed the wave's name and how
@@ -20,13 +21,12 @@ export async function POST(request: Request) {
   if (!selection.valid) return back("plan");
   if (!isWaveName(name)) return back("name");
   if (!/^\d{1,9}$/.test(typed)) return back("count");
-  const { store, operator } = checked.signed;
   try {
-    await launchWave(store, {
+    await launchWave(checked.signed.store, {
       name,
       selection: selection.selection,
       count: Number(typed),
-      by: { actor: operator.email, via: "console" },
+      by: consoleActor(checked.signed),
     });
     return seeOther(`/console/invitations?${new URLSearchParams({ sent: name })}`);
   } catch (error) {

@@ -14,7 +14,6 @@ export async function POST(request: Request) {
   if (!checked.ok) return checked.answer;
   const id = (await formFields(request)).get("id") ?? "";
   if (!credentialId.test(id)) return seeOther("/console/passkeys?done=unknown");
-  const { operator, store } = checked.signed;
-  const outcome = await removePasskey(store, { id, operator });
+  const outcome = await removePasskey(checked.signed, id);
   return seeOther(`/console/passkeys?done=${"removed" in outcome ? "removed" : outcome.refused}`);
 }

@@ -9,10 +9,8 @@ export async function POST(request: Request) {
   const checked = await gate(request, { action: "end sessions", role: "viewer" });
   if (!checked.ok) return checked.answer;
   const fields = await formFields(request);
-  const { operator, store } = checked.signed;
   const id = fields.get("id") ?? "";
-  await endSessions(store, {
-    operator,
+  await endSessions(checked.signed, {
     current: sessionTokenOf(request.headers)!,
     ...(fields.get("others") === "1" ? {} : { ids: /^[0-9a-f]{64}$/.test(id) ? [id] : [] }),
   });
