@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -308,6 +309,27 @@ describe("the SQLite database", () => {
     expect(reopened).not.toBe(store);
     await closeDatabases();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it("holds its process until closed: a command that closes the database and then prints still prints", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-db-"));
+    // The checkpointer's thread holds nothing open; its stop must, or the process ends mid-await, exit code 0.
+    const script = path.join(dir, "command.ts");
+    await writeFile(
+      script,
+      `import { closeDatabases, database } from ${JSON.stringify(path.resolve("server/db/connect.ts"))};
+      (async () => {
+        await database({ DATA_DIR: ${JSON.stringify(dir)}, DATABASE_URL: undefined });
+        await closeDatabases();
+        console.log("after the close");
+      })();`,
+    );
+    const { stdout, status } = spawnSync(process.execPath, ["--conditions=react-server", "--import", "tsx", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    await rm(dir, { recursive: true, force: true });
+    expect({ stdout, status }).toStrictEqual({ stdout: "after the close\n", status: 0 });
   });
 
   it("is tried again after it could not be opened", async () => {

@@ -77,8 +77,8 @@ function startCheckpointer(file: string, database: SQLiteDatabase) {
     // Never terminate() first: ending the thread while it loads the native driver aborts the process on Node 26.
     stop() {
       worker.postMessage("stop");
+      // Held until the thread ends: an unref'd wait let a process whose last step closed the database exit mid-await.
       const stuck = setTimeout(() => void worker.terminate(), STOP_WAIT_MS);
-      stuck.unref();
       return exited.finally(() => clearTimeout(stuck));
     },
   };
