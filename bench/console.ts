@@ -10,9 +10,8 @@
  * the overview, the waitlist's first and last page, a search by a whole
  * number and by a name, the waitlist filtered by invitation, a chef's page,
  * each run 30 times after 3 warm-ups, with
- * p50 and p95 against the 150 ms budget; then the query plans of the
- * statements they run, as each engine explains them. With --json, the same
- * as one line of JSON, which `npm run bench` reads (bench/lib/console.mjs).
+ * p50 and p95 against the 150 ms budget. With --json, the same as one line of
+ * JSON, which `npm run bench` reads (bench/lib/console.mjs).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -140,138 +139,6 @@ async function time(read: string, work: () => Promise<unknown>): Promise<Timing>
 const line = ({ read, p50, p95 }: Timing) =>
   `  ${read.padEnd(34)} p50 ${p50.toFixed(1).padStart(7)} ms   p95 ${p95.toFixed(1).padStart(7)} ms   ${p95 <= BUDGET_MS ? "within" : "OVER"} ${BUDGET_MS} ms`;
 
-/** The search by a name, its indexed part as leadIdsNamed sends it for "Chef 99999". */
-const nameSearch = sql`select id from leads where form = 'waitlist' and lower(payload) like '%chef 99999%' escape '\\' order by created_at desc limit 450`;
-
-/** The plans of the statements the console's reads run, as the engine explains them. */
-async function plans(store: Store) {
-  const statements = {
-    "the counts by standing": sql`select state, count(*) from consent_standings group by state`,
-    "the sign-ups per day": sql`select cast(first_at / 86400000 as integer), count(*) from consent_standings where first_at >= 0 group by 1`,
-    "a waitlist page": sql`select phone, first_at, first_id, state from consent_standings order by first_at desc, phone limit 50 offset 99950`,
-    "a page of numbers in force": sql`select phone from consent_standings where state = 'in force' order by first_at desc, phone limit 50`,
-    "a whole number": sql`select phone from consent_standings where phone = '+12000000007'`,
-    "a name in the kept values": nameSearch,
-    "a lead's numbers (phonesOfLeads)": sql`select distinct phone from consents where lead_id in ('msg_bench-1')`,
-    "a chef's records (by number)": sql`select * from consents where phone = '+12000000007'`,
-    "a chef by key (phoneOfConsent)": sql`select phone from consents where id = 'con_bench-1'`,
-    "the numbers invited in a state (invitedPhones)": sql`select phone from consent_standings where phone in (select phone from invitations where state in ('refused')) order by first_at desc, phone limit 50`,
-    "the leads waiting (openLeadCounts)": sql`select form, state, count(*) from leads where state in ('pending', 'held', 'dead', 'awaiting_start') group by form, state`,
-  };
-  const lines: { statement: string; plan: string }[] = [];
-  for (const [label, statement] of Object.entries(statements)) {
-    const explain = store.engine === "sqlite" ? sql`explain query plan ${statement}` : sql`explain ${statement}`;
-    const { rows } = await explain.execute(store.db);
-    const text = rows
-      .map((row) => {
-        const record = row as Record<string, unknown>;
-        return String(record.detail ?? record["QUERY PLAN"] ?? JSON.stringify(record));
-      })
-      .join(" | ");
-    lines.push({ statement: label, plan: text });
-  }
-  if (store.engine === "postgres") lines.push(...(await wholeTableCounts(store)), await nameWithoutTrigrams(store));
-  return [...lines, await indexesOf(store)];
-}
-
-/** The indexes the migrations made (every one but those a primary key or a unique column makes), with their columns. */
-async function indexesOf(store: Store) {
-  const { rows } =
-    store.engine === "sqlite"
-      ? await sql<{
-          definition: string;
-        }>`select sql as definition from sqlite_master where type = 'index' and sql is not null order by name`.execute(
-          store.db,
-        )
-      : await sql<{ definition: string }>`select indexdef as definition from pg_indexes
-          where schemaname = current_schema() and indexname not like '%_pkey' and indexname not like '%_key'
-          order by indexname`.execute(store.db);
-  return {
-    statement: "the indexes the migrations made",
-    plan: rows
-      .map(({ definition }) =>
-        definition
-          .replace(/^CREATE (UNIQUE )?INDEX /i, (_, unique?: string) => (unique ? "unique " : ""))
-          .replace(/ ON public\./, " ON "),
-      )
-      .join(" | "),
-  };
-}
-
-/**
- * The search by a name by the trigram index (migration 0016), and as a host
- * without pg_trgm runs it, reading every lead (index scans turned off on one
- * connection): both execution times side by side, the fastest of 5 each.
- */
-async function nameWithoutTrigrams(store: Store) {
-  return store.db.connection().execute(async (db) => {
-    const fastest = async () => {
-      let best = Infinity;
-      for (let i = 0; i < 5; i += 1)
-        best = Math.min(best, executionMs((await sql`explain (analyze, costs off) ${nameSearch}`.execute(db)).rows));
-      return best;
-    };
-    const indexed = await fastest();
-    await sql`set enable_bitmapscan = off`.execute(db);
-    await sql`set enable_indexscan = off`.execute(db);
-    const scan = await fastest();
-    const { rows } = await sql`explain ${nameSearch}`.execute(db);
-    await sql`reset enable_bitmapscan`.execute(db);
-    await sql`reset enable_indexscan`.execute(db);
-    return {
-      statement: `a name in the kept values, measured: by the trigram index ${indexed.toFixed(1)} ms, every lead read (a host without pg_trgm) ${scan.toFixed(1)} ms`,
-      plan: rows.map((row) => String(Object.values(row as object)[0])).join(" | "),
-    };
-  });
-}
-
-/** The time, in ms, Postgres reports having run a statement's plan in (`explain analyze`'s last line). */
-const executionMs = (rows: readonly unknown[]) =>
-  Number(
-    /Execution Time: ([\d.]+) ms/.exec(rows.map((row) => String(Object.values(row as object)[0])).join("\n"))?.[1],
-  );
-
-/**
- * The two counts that read every number (by standing, per day) are the only
- * statements Postgres runs with a sequential scan: a count of every row reads
- * every row. Measured side by side, on one connection, with the index the
- * migrations add forced instead (`enable_seqscan = off`): its plan and both
- * execution times, the fastest of 5 each.
- */
-async function wholeTableCounts(store: Store) {
-  const counts = {
-    "the counts by standing": sql`select state, count(*) from consent_standings group by state`,
-    "the sign-ups per day": sql`select cast(first_at / 86400000 as integer), count(*) from consent_standings where first_at >= 0 group by 1`,
-  };
-  return store.db.connection().execute(async (db) => {
-    const lines: { statement: string; plan: string }[] = [];
-    for (const [label, statement] of Object.entries(counts)) {
-      const fastest = async () => {
-        let best = Infinity;
-        let plan = "";
-        for (let i = 0; i < 5; i += 1) {
-          const { rows } = await sql`explain (analyze, costs off) ${statement}`.execute(db);
-          best = Math.min(best, executionMs(rows));
-          plan = rows
-            .map((row) => String(Object.values(row as object)[0]))
-            .filter((row) => !/Time:/.test(row))
-            .join(" | ");
-        }
-        return { best, plan };
-      };
-      const scan = await fastest();
-      await sql`set enable_seqscan = off`.execute(db);
-      const indexed = await fastest();
-      await sql`reset enable_seqscan`.execute(db);
-      lines.push({
-        statement: `${label}, measured: the sequential scan ${scan.best.toFixed(1)} ms, the index forced ${indexed.best.toFixed(1)} ms`,
-        plan: indexed.plan,
-      });
-    }
-    return lines;
-  });
-}
-
 /** An owner of its own per read: the console counts each operator's searches. */
 const owner = () => ({ id: `op_bench_${randomUUID()}`, role: "owner" as const });
 
@@ -295,17 +162,14 @@ async function measure(engine: string, store: Store) {
     // What every consent record, revocation and renewal now also writes, in its own transaction here.
     await time("a number's standing rewritten", () => refreshStandings(store, [phoneOf(4_242)])),
   ];
-  const result = { engine, signups, filledSeconds: filled, budgetMs: BUDGET_MS, timings, plans: await plans(store) };
   if (!json)
     console.log(
       [
         `${engine}: ${signups.toLocaleString("en")} sign-ups written in ${filled.toFixed(1)} s`,
         ...timings.map(line),
-        "Query plans:",
-        ...result.plans.map(({ statement, plan }) => `  ${statement}: ${plan}`),
       ].join("\n"),
     );
-  return result;
+  return { engine, signups, filledSeconds: filled, budgetMs: BUDGET_MS, timings };
 }
 
 async function main() {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 // Installed packages, builds, test and bench output, and the generated results: not the project's documents.
-const notDocuments = /(^|\/)(node_modules|\.[^/]+|reports|test-results|playwright-report)\/|^bench\/RESULTS/;
+const notDocuments = /(^|\/)(node_modules|\.[^/]+|reports|test-results|playwright-report)\//;
 
 /**
  * The project's Markdown files, found on disk rather than through git: a

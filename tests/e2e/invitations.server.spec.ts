@@ -131,8 +131,8 @@ for (const [index, on] of (["postgres", "sqlite"] as const).entries())
 
     // The pace is the site's promise (docs/operating.md, "The pace"): its claims, each attempt a slot of its own, redeliveries
     // included, never closer than 60,000 / INVITE_PER_MINUTE ms, so never more than INVITE_PER_MINUTE in any minute. What
-    // reaches Twilio also carries the workflow's varying latency (a minute there held 122 once in CI): reported, and
-    // measured by bench/invitations.ts, not asserted.
+    // reaches Twilio also carries the workflow's varying latency (a minute there held 122 once in CI): reported, not
+    // asserted.
     const exported = (await invite("export", "--format", "jsonl"))
       .trim()
       .split("\n")

@@ -8,7 +8,7 @@ export type Probed = { at: number; status: number; body?: string };
 /**
  * Posts an unsigned call to a webhook 100 ms after the last one's answer,
  * until stopped: what an upgrade of the workflows costs, as a caller sees it
- * (bench/n8n-upgrade.ts, tests/e2e/n8n-editor-upgrade.server.spec.ts).
+ * (tests/e2e/n8n-editor-upgrade.server.spec.ts).
  */
 export function probeWebhook(url: string) {
   const seen: Probed[] = [];
