@@ -16,15 +16,14 @@ export const INVITATIONS = "invitations";
 export type Receiver = FormName | typeof INVITATIONS;
 
 /** Blank is unset: spaces only too (a value pasted between quotes). */
-export const blankToUndefined = (value: unknown) =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
+const blankToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 const withDefault = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema);
 const flag = withDefault(z.stringbool().default(false));
 const milliseconds = (fallback: number) => withDefault(z.coerce.number().int().min(1).max(60_000).default(fallback));
 
-export const count = (fallback: number, max = 1_000_000_000) =>
+const count = (fallback: number, max = 1_000_000_000) =>
   withDefault(z.coerce.number().int().min(1).max(max).default(fallback));
 
 const anyHttpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -46,7 +45,7 @@ const withoutCredentials = (url: string) => {
   const { username, password } = new URL(url);
   return !username && !password;
 };
-export const webhookUrl = optional(
+const webhookUrl = optional(
   anyHttpUrl.refine(withoutCredentials, {
     error: "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
   }),
@@ -102,7 +101,7 @@ const webhookSecret = z
     },
     { error: "must hold 24 to 64 random bytes" },
   );
-export const webhookSecrets = optional(
+const webhookSecrets = optional(
   z
     .string()
     .transform((value) => value.trim().split(/\s+/))
@@ -119,7 +118,7 @@ function fetchAccepts({ name, value }: { name: string; value: string }) {
 }
 
 // Printable ASCII only: anything else is not read alike by every receiver, and fetch refuses some of it.
-export const authHeader = optional(
+const authHeader = optional(
   z
     .string()
     .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[ \t]*[^\r\n]*[^\s][^\r\n]*$/, {
@@ -221,7 +220,7 @@ const invitationLink = optional(
     }),
 );
 
-export const envSchema = z.object({
+const envSchema = z.object({
   // OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
   DATABASE_URL: optional(postgresUrl),
@@ -306,7 +305,7 @@ const settingsSchema = envSchema.extend({ ...receiverShape, ...ceilingShape });
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-export type ProxyHopsSource = "setting" | "default" | "vercel";
+type ProxyHopsSource = "setting" | "default" | "vercel";
 
 export type WebhookSettings = {
   url: string | undefined;
@@ -354,22 +353,12 @@ export function problemsOf(read: () => unknown) {
   }
 }
 
-export function parseOrThrow<T extends z.ZodType>(
-  schema: T,
-  input: object,
-  variable = (key: string) => key,
-): z.output<T> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new EnvError(result.error.issues.map((issue) => `${variable(String(issue.path[0]))} ${issue.message}`));
-}
-
 export function readEnv(): ServerEnv {
   const source = process.env;
-  const values: Record<string, unknown> = parseOrThrow(settingsSchema, {
-    ...source,
-    DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR,
-  });
+  const result = settingsSchema.safeParse({ ...source, DATA_DIR: source.DATA_DIR?.trim() || source.OUTBOX_DIR });
+  if (!result.success)
+    throw new EnvError(result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`));
+  const values: Record<string, unknown> = result.data;
   const parsed = Object.fromEntries(Object.keys(envSchema.shape).map((key) => [key, values[key]])) as ParsedEnv;
   const { INVITE_URL, INVITE_PER_MINUTE, INVITE_HOURS, ...env } = parsed;
   const webhooks = Object.fromEntries(
