@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 /**
- * patches/next+16.4.6.patch (docs/decisions/0003-stylesheet-and-etag.md): a
+ * patches/next+16.5.0.patch (docs/decisions/0003-stylesheet-and-etag.md): a
  * prerendered page's ETag and bytes are computed once per body, not on every
  * request. Fails when an upgrade of Next drops the patch (patch-package also
  * refuses to apply it to another version, at `npm install`).

@@ -60,7 +60,7 @@ export async function lateHydration(distDir: string) {
   }
   if (!patched)
     problems.push(
-      "the server bundles lack patches/next+16.4.6.patch (pages sent at run time would hydrate before the paint, and have their scripts refused): run npm install, which applies it",
+      "the server bundles lack patches/next+16.5.0.patch (pages sent at run time would hydrate before the paint, and have their scripts refused): run npm install, which applies it",
     );
   return { problems, pages: pages.length, rewritten, hashed: written.length };
 }

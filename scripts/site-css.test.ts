@@ -137,7 +137,7 @@ describe("buildProblems, over a build's files", () => {
           `${path.join("server", "app", "signup.html")}: the stylesheet 2 times (once expected)`,
           `${path.join("server", "app", "signup.rsc")}: the stylesheet in a payload file`,
           `${path.join("static", "chunks", "site.css")}: Next emitted a stylesheet of its own`,
-          expect.stringContaining("the server bundles lack patches/next+16.4.6.patch"),
+          expect.stringContaining("the server bundles lack patches/next+16.5.0.patch"),
         ]),
       });
       expect((await buildProblems(dir)).problems).toHaveLength(4);

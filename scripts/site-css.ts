@@ -13,7 +13,7 @@
  *   finish    after `next build`: fails the build when a prerendered page holds
  *             the stylesheet other than once, in its <style>, when Next
  *             emitted a stylesheet of its own, or when the server bundles lack
- *             patches/next+16.4.6.patch (the served page's ETag and bytes kept).
+ *             patches/next+16.5.0.patch (the served page's ETag and bytes kept).
  */
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -108,7 +108,7 @@ export async function buildProblems(distDir: string) {
   if (pages === 0) problems.push(`no prerendered page in ${distDir}`);
   if (!bundledPatch)
     problems.push(
-      "the server bundles lack patches/next+16.4.6.patch (each page's ETag and bytes kept): run npm install, which applies it",
+      "the server bundles lack patches/next+16.5.0.patch (each page's ETag and bytes kept): run npm install, which applies it",
     );
   return { problems, pages };
 }
