@@ -18,6 +18,7 @@ describe("readEnv", () => {
   it("reads DATA_DIR, or OUTBOX_DIR (its name before the database) when it is unset", () => {
     expect(withEnv({ DATA_DIR: "/srv/sous", OUTBOX_DIR: "/old" }, () => readEnv()).DATA_DIR).toBe("/srv/sous");
     expect(withEnv({ DATA_DIR: "", OUTBOX_DIR: "/old" }, () => readEnv()).DATA_DIR).toBe("/old");
+    expect(withEnv({ DATA_DIR: "  ", OUTBOX_DIR: "/old" }, () => readEnv()).DATA_DIR).toBe("/old");
   });
 
   it("takes only a Postgres URL as DATABASE_URL", () => {
@@ -471,6 +472,10 @@ describe("the invitations' settings", () => {
     expect(withEnv({ INVITE_URL: atBound }, () => readEnv().invite).link).toHaveLength(57);
     expect(inviteProblems({ INVITE_URL: `${atBound}s` })).toStrictEqual([
       "INVITE_URL must be 57 characters or fewer, so the invitation stays one SMS segment",
+    ]);
+    // At the bound too: a link of 57 characters is checked for GSM-7 like a shorter one.
+    expect(inviteProblems({ INVITE_URL: `${atBound.slice(0, -1)}~` })).toStrictEqual([
+      expect.stringMatching(/^INVITE_URL must hold only GSM-7 characters/),
     ]);
     expect(inviteProblems({ INVITE_URL: "https://sous.example/~start" })).toStrictEqual([
       expect.stringMatching(/^INVITE_URL must hold only GSM-7 characters/),
