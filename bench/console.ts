@@ -25,7 +25,7 @@ import { chefOf } from "@/server/console/chef";
 import { queueWave } from "@/server/invitations/waves";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { recordConsent, refreshStandings } from "@/server/consent/consent-store";
-import { importLead } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 import { startPostgresServer } from "../tests/support/postgres-server";
 
@@ -66,9 +66,9 @@ async function fill(store: Store) {
     });
     await inTransaction(store, async (tx) => {
       for (const { i, at, phone, lead } of rows) {
-        await importLead(tx, {
+        await insertLead(tx, {
           id: lead,
-          form: "waitlist",
+          receiver: "waitlist",
           dedupe_key: null,
           payload: JSON.stringify({ phone, name: `Chef ${i}` }),
           state: "delivered",
@@ -106,12 +106,14 @@ async function fill(store: Store) {
     text: "Sous is open.",
     now,
   });
-  await store.db.updateTable("invitations").set({ state: "texted", answered_at: now }).execute();
   await store.db
-    .updateTable("invitations")
-    .set({ state: "refused", carrier_code: "21610" })
-    .where("position", "in", sql<number>`(select position from invitations where position % 10 = 3)`)
+    .updateTable("outbox")
+    .set({ state: "texted", delivered_at: now })
+    .where("receiver", "=", "invitations")
     .execute();
+  const refused = sql<string>`(select id from invitations where position % 10 = 3)`;
+  await store.db.updateTable("invitations").set({ carrier_code: "21610" }).where("id", "in", refused).execute();
+  await store.db.updateTable("outbox").set({ state: "refused" }).where("id", "in", refused).execute();
   // Then Postgres vacuumed and its statistics taken, as its autovacuum does after that many rows (the vacuum
   // marks the pages all-visible, which lets a count read an index alone).
   if (store.engine === "postgres") await sql`vacuum analyze`.execute(store.db);

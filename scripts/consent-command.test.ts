@@ -7,12 +7,12 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { consentForms } from "@/lib/forms";
 import { inTransaction, database } from "@/server/db/connect";
-import { insertClaimed, leadById } from "@/server/outbox/lead-store";
+import { insertLead, leadById } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { activityPage } from "@/server/operators/activity-store";
 import { renewConsent } from "@/server/consent/consent-changes";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
-import { leadKey } from "@/server/outbox/lead";
+import { leadKey } from "@/server/forms/leads";
 import { newWebhookId } from "@/server/outbox/claims";
 import { readEnv } from "@/server/env";
 import { consentCommand } from "./consent-command";
@@ -41,11 +41,11 @@ beforeAll(async () => {
   const payload = { phone, name: "Ada CLI" };
   leadId = newWebhookId();
   await inTransaction(store, async (db) => {
-    await insertClaimed(
+    await insertLead(
       db,
       {
         id: leadId,
-        form: "waitlist",
+        receiver: "waitlist",
         dedupe_key: leadKey("waitlist", payload),
         payload: JSON.stringify(payload),
         state: "pending",
@@ -255,11 +255,11 @@ describe("npm run consent -- export, as an attacker would fill it", () => {
     const id = newWebhookId();
     const payload = { phone: attacker.phone, name: "-2+3+cmd|' /C calc'!A0" };
     await inTransaction(store, async (db) => {
-      await insertClaimed(
+      await insertLead(
         db,
         {
           id,
-          form: "waitlist",
+          receiver: "waitlist",
           dedupe_key: leadKey("waitlist", payload),
           payload: JSON.stringify(payload),
           state: "pending",

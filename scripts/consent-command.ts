@@ -13,7 +13,7 @@ import {
   type RevocationChannel,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
-import { listInvitations } from "@/server/outbox/invitation-store";
+import { listInvitations } from "@/server/invitations/invitation-store";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { readEnv } from "@/server/env";
 import { commandActorAs } from "@/server/operators/operators";

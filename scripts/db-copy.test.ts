@@ -17,7 +17,7 @@ import { readEnv } from "@/server/env";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { queueWave } from "@/server/invitations/waves";
 import { newWebhookId } from "@/server/outbox/claims";
-import { insertClaimed, settle } from "@/server/outbox/lead-store";
+import { insertLead, settle } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { consumeInDatabase, limitKey } from "@/server/forms/limit-store";
 import { insertChallenge, insertPasskey, insertSession } from "@/server/operators/operator-store";
@@ -68,7 +68,7 @@ beforeAll(async () => {
     const phone = `+1555700${String(i).padStart(4, "0")}`;
     const lead = waitlistLead(phone, { created_at: 1_000 + i, state: i % 5 === 0 ? "dead" : "pending" });
     await inTransaction(source, async (db) => {
-      await insertClaimed(db, lead, newClaim(0));
+      await insertLead(db, lead, newClaim(0));
       await recordConsent(db, {
         evidence: {
           phone,
@@ -85,7 +85,8 @@ beforeAll(async () => {
     });
     if (i % 3 === 0) {
       await settle(source, {
-        lead,
+        row: lead,
+        answered: ["delivered"],
         claim: newClaim(0),
         change: { state: "delivered", delivered_at: 3_000 + i, dedupe_key: null },
         attempts: [
@@ -203,8 +204,6 @@ describe("npm run db:copy", () => {
     const copied = await copyDatabase({ from: sqliteSide(dataDir), to: postgresSide() });
     expect(await sha256(sqliteFile(dataDir))).toBe(before);
     expect(copied).toStrictEqual({
-      leads: 1_203,
-      lead_attempts: 401 * 2,
       disclosures: 2,
       consents: 1_203 + 11,
       consent_revocations: 173,
@@ -227,6 +226,9 @@ describe("npm run db:copy", () => {
       consent_messages: 173 + 87,
       // Each number with a sign-up record, once: 1,214 records of 1,213 numbers.
       consent_standings: 1_203 + 10,
+      // The leads and the ten invitations; each lead's two attempts, and each invitation's one.
+      outbox: 1_203 + 10,
+      outbox_attempts: 401 * 2 + 10,
     });
 
     const source = await openSqlite(dataDir);
@@ -279,7 +281,7 @@ describe("npm run db:copy", () => {
     try {
       const before = await tablesOf(target.db);
       await expect(copyDatabase({ from: sqliteSide(dataDir), to: postgresSide() })).rejects.toThrow(
-        /already holds rows \(leads: 1203, lead_attempts: 802, .*copy into an empty database only/,
+        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812\): copy into an empty database only/,
       );
       expect(await tablesOf(target.db)).toStrictEqual(before);
     } finally {
@@ -313,7 +315,7 @@ describe("npm run db:copy", () => {
           /has tables no migration creates \(newsletter\): copy into a database of this site only/,
         );
         const left = await openSqlite(empty);
-        expect((await tablesOf(left.db)).leads).toStrictEqual([]);
+        expect((await tablesOf(left.db)).outbox).toStrictEqual([]);
         await sql`drop table newsletter`.execute(left.db);
         await left.db.destroy();
         // Its twin: without the table, the same copy goes through.

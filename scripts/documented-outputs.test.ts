@@ -9,7 +9,7 @@ import { smsTexts } from "@/lib/sms/program";
 import { recordConsent } from "@/server/consent/consent-store";
 import { connect } from "@/server/db/connect";
 import { queueWave } from "@/server/invitations/waves";
-import { insertClaimed } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 
@@ -74,7 +74,7 @@ beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), "sous-documented-"));
   const store = await connect({ DATA_DIR: folder, DATABASE_URL: undefined });
   const lead = waitlistLead(phone);
-  await insertClaimed(store, lead, newClaim(0));
+  await insertLead(store, lead, newClaim(0));
   await recordConsent(store, { evidence: webConsent(phone), leadId: lead.id, at: Date.parse("2026-03-01T12:00:00Z") });
   await queueWave(store, {
     name: "launch-1",

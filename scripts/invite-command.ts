@@ -11,7 +11,7 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database, type Store } from "@/server/db/connect";
 import { invitationStates } from "@/server/db/schema";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { waveNamed } from "@/server/outbox/invitation-store";
+import { waveNamed } from "@/server/invitations/invitation-store";
 import { planWave, type WavePlan, type WaveSelection } from "@/server/invitations/waves";
 import { toCsv } from "@/server/console/csv";
 import { cancelWaveNamed, isWaveName, launchWave, waveStateLabels, waveStatus } from "@/server/invitations/launch";

@@ -4,7 +4,7 @@ import { emptyWaitlistValues } from "@/lib/forms/waitlist";
 import { idleState } from "@/lib/forms/form-state";
 import { sendForm } from "@/server/forms/send-form";
 import { database } from "@/server/db/connect";
-import { leadById, listLeads } from "@/server/outbox/lead-store";
+import { leadById, listLeads } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
@@ -175,10 +175,10 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
       clientCount: "1-5",
     });
     // Values a form trims, kept as an older store kept them: a leading tab or carriage return starts a formula too.
-    const { importLead } = await import("@/server/outbox/lead-store");
+    const { insertLead } = await import("@/server/outbox/outbox-store");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const untrimmed = { phone: "+15553009903", name: "\t=1+1", note: "\r=SUM(A1)" };
-    await importLead(await database(readEnv()), waitlistLead(untrimmed.phone, { payload: JSON.stringify(untrimmed) }));
+    await insertLead(await database(readEnv()), waitlistLead(untrimmed.phone, { payload: JSON.stringify(untrimmed) }));
     const [kept] = (
       parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
         string,
@@ -208,7 +208,7 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
 describe("npm run leads -- export and list, after a number revoked its consent", () => {
   it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
     const { consentCommand } = await import("./consent-command");
-    const { insertClaimed } = await import("@/server/outbox/lead-store");
+    const { insertLead } = await import("@/server/outbox/outbox-store");
     const { newClaim } = await import("@/server/outbox/claims");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
@@ -223,13 +223,13 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     // A lead kept before consent records existed: no record for its number.
     const store = await database(readEnv());
     const older = waitlistLead("+15553009913", { state: "delivered" });
-    await insertClaimed(store, older, newClaim(0));
+    await insertLead(store, older, newClaim(0));
     // A second, older lead of a number on the list: the export shows the number once, with its latest lead.
-    await insertClaimed(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0));
+    await insertLead(store, waitlistLead("+15553009911", { state: "dead", created_at: 1 }), newClaim(0));
     // Leads whose values are gone: one revoked before it was sent, one delivered and past retention.
     const emptiedRevoked = waitlistLead("+15553009914", { state: "revoked", payload: null });
     const pastRetention = waitlistLead("+15553009915", { state: "delivered", payload: null });
-    for (const lead of [emptiedRevoked, pastRetention]) await insertClaimed(store, lead, newClaim(0));
+    for (const lead of [emptiedRevoked, pastRetention]) await insertLead(store, lead, newClaim(0));
 
     const { parse } = await import("csv-parse/sync");
     const exported = parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<

@@ -8,8 +8,8 @@
 import { parseArgs } from "node:util";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";
-import { valuesOf, type LeadRow } from "@/server/outbox/lead";
-import { attemptsOf, leadById, listLeads } from "@/server/outbox/lead-store";
+import { valuesOf, type LeadRow } from "@/server/forms/leads";
+import { attemptsOf, leadById, listLeads } from "@/server/outbox/outbox-store";
 import { commandActorAs } from "@/server/operators/operators";
 import { dropLeadById, redeliverLeads } from "@/server/ops/lead-actions";
 import { readEnv, type ServerEnv } from "@/server/env";
@@ -59,7 +59,7 @@ function statesOf(option: string | undefined): LeadState[] {
 /** What scripts get of a lead: where it stands, never its values. */
 const summaryOf = (row: LeadRow) => ({
   id: row.id,
-  form: row.form,
+  form: row.receiver,
   state: row.state,
   attempts: row.attempts,
   createdAt: iso(row.created_at),
@@ -71,8 +71,8 @@ function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
   if (!rows.length) return line("No pending, held, dead or awaiting_start leads.");
   const now = Date.now();
   for (const state of openStates) {
-    for (const form of [...new Set(rows.map((row) => row.form))].sort()) {
-      const group = rows.filter((row) => row.state === state && row.form === form);
+    for (const form of [...new Set(rows.map((row) => row.receiver))].sort()) {
+      const group = rows.filter((row) => row.state === state && row.receiver === form);
       if (!group.length) continue;
       line(`\n${form}: ${group.length} ${state}`);
       for (const row of group) {

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { inTransaction, connect, type Store } from "@/server/db/connect";
-import { insertClaimed } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
@@ -38,7 +38,7 @@ afterAll(async () => {
 async function signUp(store: Store) {
   const lead = waitlistLead(phone);
   await inTransaction(store, async (db) => {
-    await insertClaimed(db, lead, newClaim(0));
+    await insertLead(db, lead, newClaim(0));
     await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: Date.now() });
   });
   await store.db.destroy();
@@ -112,7 +112,7 @@ describe("a command whose reader stops early", () => {
     // Enough records that the export is still writing when the reader goes.
     const store = await connect({ DATA_DIR: dataDir, DATABASE_URL: undefined });
     const lead = waitlistLead(phone);
-    await insertClaimed(store, lead, newClaim(0));
+    await insertLead(store, lead, newClaim(0));
     await inTransaction(store, async (db) => {
       for (let i = 0; i < 3_000; i += 1) {
         await recordConsent(db, { evidence: webConsent(phone), leadId: lead.id, at: 1_000 + i });

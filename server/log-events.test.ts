@@ -18,9 +18,14 @@ function loggedEvents() {
   const names = roots
     .flatMap(sourceFiles)
     // The first name-like literal after `event:`: a mutation run's instrumented copy wraps it in counters ("123").
-    .flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(/\bevent: [^\n]*?"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!),
-    );
+    .flatMap((file) => {
+      const text = readFileSync(file, "utf8");
+      // A kind of outbox row names its events in a map: `events: { pending: "lead_pending", ... }`.
+      const kinds = [...text.matchAll(/\bevents: \{([^}]*)\}/g)].flatMap(([, map]) =>
+        [...map!.matchAll(/"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!),
+      );
+      return [...[...text.matchAll(/\bevent: [^\n]*?"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!), ...kinds];
+    });
   return [...new Set(names)].sort();
 }
 

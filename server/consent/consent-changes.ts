@@ -10,7 +10,7 @@ import {
 } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
-import { releaseAwaitingStart, stopLeads } from "@/server/outbox/lead-store";
+import { releaseAwaitingStart, stopLeads } from "@/server/outbox/outbox-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 

@@ -5,7 +5,7 @@ import { idleState } from "@/lib/forms/form-state";
 import { honeypotName } from "@/lib/forms/honeypot";
 import { emptyWaitlistValues, waitlistFields } from "@/lib/forms/waitlist";
 import { closeDatabases, database } from "@/server/db/connect";
-import { leadById } from "@/server/outbox/lead-store";
+import { leadById } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
-import type { LeadRow } from "@/server/outbox/lead";
-import { claimNextLead, insertClaimed, leadById, settle } from "@/server/outbox/lead-store";
+import type { LeadRow } from "@/server/forms/leads";
+import { claimNext, insertLead, leadById, settle, type Due } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
@@ -38,7 +38,7 @@ const open = setupBothEngines();
 async function signUp(store: Store, phone: string, at = Date.now(), overrides: Partial<LeadRow> = {}) {
   const row = lead(phone, overrides);
   await inTransaction(store, async (db) => {
-    await insertClaimed(db, row, newClaim(0));
+    await insertLead(db, row, newClaim(0));
     await recordConsent(db, { evidence: evidence(phone), leadId: row.id, at });
   });
   return row;
@@ -97,7 +97,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     // Released, as after the visitor's failed attempt.
     for (const row of [pending, held, dead, someoneElse])
       await store.db
-        .updateTable("leads")
+        .updateTable("outbox")
         .set({ claimed_by: null, claimed_until: null })
         .where("id", "=", row.id)
         .execute();
@@ -120,10 +120,10 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     expect(await leadById(store, delivered.id)).toMatchObject({ state: "delivered" });
     expect(await leadById(store, someoneElse.id)).toMatchObject({ state: "pending" });
 
-    const everything = { pendingDueBy: Number.MAX_SAFE_INTEGER, heldForms: ["waitlist"], dead: true };
-    const claimed = await claimNextLead(store, newClaim(60_000), everything);
+    const everything: Due = { wanted: [{ receivers: ["waitlist"], states: ["pending", "held", "dead"] }] };
+    const claimed = await claimNext(store, everything, newClaim(60_000));
     expect(claimed?.id).toBe(someoneElse.id);
-    expect(await claimNextLead(store, newClaim(60_000), everything)).toBeUndefined();
+    expect(await claimNext(store, everything, newClaim(60_000))).toBeUndefined();
 
     // A new sign-up from the number is a new lead with a new consent.
     const again = await signUp(store, phone);
@@ -160,13 +160,14 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const row = await signUp(store, phone);
     const claim = newClaim(60_000);
     await store.db
-      .updateTable("leads")
+      .updateTable("outbox")
       .set({ claimed_by: claim.token, claimed_until: claim.until })
       .where("id", "=", row.id)
       .execute();
     await revokeConsent(store, { phone, channel: "sms", source: "workflow" });
     await settle(store, {
-      lead: row,
+      row,
+      answered: ["delivered"],
       claim,
       change: { state: "pending", next_attempt_at: 9_000, last_failure: "status 503" },
       attempts: [],
@@ -249,7 +250,7 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     const store = await open(engine);
     const phone = `+1555${engine === "sqlite" ? 1 : 2}000007`;
     const row = await signUp(store, phone);
-    await store.db.deleteFrom("leads").where("id", "=", row.id).execute();
+    await store.db.deleteFrom("outbox").where("id", "=", row.id).execute();
     expect((await consentRecords(store, { phone })).consents).toStrictEqual([
       expect.objectContaining({ lead_id: row.id }),
     ]);

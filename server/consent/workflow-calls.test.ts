@@ -2,8 +2,8 @@ import { Webhook } from "standardwebhooks";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { POST } from "@/app/api/consent/revoke/route";
 import { database } from "@/server/db/connect";
-import { leadById } from "@/server/outbox/lead-store";
-import { dueNow, redeliveryPass } from "@/server/outbox/lead-pass";
+import { leadById } from "@/server/outbox/outbox-store";
+import { dueNow, redeliveryPass } from "@/server/forms/leads";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
@@ -291,7 +291,7 @@ describe("POST /api/consent/revoke", () => {
     const response = await call({ type: "consent.revoke", phone, channel: "sms" });
     expect(await response.json()).toMatchObject({ recorded: true, leadsStopped: 1 });
     const summary = await redeliveryPass(readEnv(), {
-      selection: () => dueNow(Number.MAX_SAFE_INTEGER),
+      due: () => dueNow(Number.MAX_SAFE_INTEGER),
     });
     // The same pass delivered the other number's lead: it ran, and skipped only the revoked one.
     expect(summary.delivered).toBe(1);
@@ -360,8 +360,8 @@ describe("POST /api/consent/renew", () => {
       leadsReleased: 0,
     });
     expect((await consentRecords(store, { phone: other })).renewals).toStrictEqual([]);
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
     expect(receiver.withName(stranger.name).map((request) => request.answered)).toStrictEqual([200]);
     expect((await consentRecords(store, { phone })).renewals).toStrictEqual([
       expect.objectContaining({ phone, channel: "sms", source: "workflow", message_id: "SM-start" }),

@@ -1,8 +1,8 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { consentRecords, consentStandings, leadIdsOfNumber, phoneOfConsent } from "@/server/consent/consent-store";
-import { listInvitations } from "@/server/outbox/invitation-store";
-import { attemptsOf, leadById } from "@/server/outbox/lead-store";
+import { listInvitations } from "@/server/invitations/invitation-store";
+import { attemptsOf, leadById } from "@/server/outbox/outbox-store";
 import { maskedPhone } from "./waitlist";
 
 /** The name a lead's kept payload holds, if it still holds one (retention empties it after delivery). */
@@ -56,16 +56,16 @@ export function viewersShare(chef: Chef) {
     consents: chef.consents.map(({ id, consented_at }) => ({ id, consented_at })),
     revocations: chef.revocations.map(({ id, revoked_at, channel, source }) => ({ id, revoked_at, channel, source })),
     renewals: chef.renewals.map(({ id, renewed_at, channel, source }) => ({ id, renewed_at, channel, source })),
-    leads: chef.leads.map(({ lead: { id, form, state, created_at, delivered_at }, attempts }) => ({
-      lead: { id, form, state, created_at, delivered_at },
+    leads: chef.leads.map(({ lead: { id, receiver, state, created_at, delivered_at }, attempts }) => ({
+      lead: { id, receiver, state, created_at, delivered_at },
       attempts,
     })),
-    invitations: chef.invitations.map(({ id, wave, state, queued_at, answered_at }) => ({
+    invitations: chef.invitations.map(({ id, wave, state, created_at, delivered_at }) => ({
       id,
       wave,
       state,
-      queued_at,
-      answered_at,
+      created_at,
+      delivered_at,
     })),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importLead } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { deliveries, KEPT_SHOWN, WAITING_SHOWN } from "./deliveries";
@@ -9,21 +9,21 @@ const engines = setupBothEngines();
 describe.each(["sqlite", "postgres"] as const)("the console's deliveries on %s", (engine) => {
   it("show the oldest waiting leads and the newest kept contact requests, each with how many there are in all", async () => {
     const store = await engines(engine);
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     const states = ["pending", "held", "dead"] as const;
     // More waiting than the page shows, in every open state, and one delivered: not waiting.
     for (let i = 0; i < WAITING_SHOWN + 5; i += 1)
-      await importLead(
+      await insertLead(
         store,
         waitlistLead(`+1212555${String(1000 + i)}`, { state: states[i % 3], created_at: 10_000 + i }),
       );
-    await importLead(store, waitlistLead("+12125559999", { state: "delivered", created_at: 1 }));
+    await insertLead(store, waitlistLead("+12125559999", { state: "delivered", created_at: 1 }));
     // Kept contact requests: more than shown; one whose values retention emptied; a delivered sign-up (not a contact request).
     const contact = (i: number, payload: string | null) =>
-      waitlistLead("+12125550000", { form: "contact", state: "delivered", created_at: 50_000 + i, payload });
+      waitlistLead("+12125550000", { receiver: "contact", state: "delivered", created_at: 50_000 + i, payload });
     for (let i = 0; i < KEPT_SHOWN + 2; i += 1)
-      await importLead(store, contact(i, JSON.stringify({ name: `Guest ${i}`, email: `g${i}@example.com` })));
-    await importLead(store, contact(999, null));
+      await insertLead(store, contact(i, JSON.stringify({ name: `Guest ${i}`, email: `g${i}@example.com` })));
+    await insertLead(store, contact(999, null));
 
     const seen = await deliveries(store);
     expect(seen.waitingCount).toBe(WAITING_SHOWN + 5);

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
-import { attemptsOf, countLeads, listLeads } from "@/server/outbox/lead-store";
+import { attemptsOf, countLeads, listLeads } from "@/server/outbox/outbox-store";
 
 /** How many kept contact requests the page shows, newest first. */
 export const KEPT_SHOWN = 50;

@@ -6,7 +6,7 @@ import { newClaim } from "@/server/outbox/claims";
 import { toCsv } from "@/server/console/csv";
 import { consentExport, invitationExport, leadExport } from "@/server/console/exports";
 import { queueWave } from "@/server/invitations/waves";
-import { insertClaimed } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { activityPage } from "@/server/operators/activity-store";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
@@ -18,7 +18,7 @@ import { download, downloads, isDownload } from "./downloads";
 async function signUp(store: Store, phone: string, at: number) {
   const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name: `Chef ${at}` }) };
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0));
+    await insertLead(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
   });
 }
@@ -26,7 +26,7 @@ async function signUp(store: Store, phone: string, at: number) {
 /** This file's database: three numbers, one signed up twice, one revoked, two invited. */
 async function filled() {
   const store = await database(readEnv());
-  if ((await store.db.selectFrom("leads").select("id").execute()).length === 0) {
+  if ((await store.db.selectFrom("outbox").select("id").execute()).length === 0) {
     await signUp(store, "+14155550101", 1_000);
     await signUp(store, "+14155550102", 2_000);
     await signUp(store, "+14155550101", 3_000);

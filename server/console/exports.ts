@@ -10,10 +10,10 @@ import {
 } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import type { LeadState } from "@/server/db/schema";
-import { listInvitations, type InvitationRow } from "@/server/outbox/invitation-store";
+import { listInvitations, type InvitationRow } from "@/server/invitations/invitation-store";
 import { whyWaiting } from "@/server/invitations/waves";
-import { valuesOf, type LeadRow } from "@/server/outbox/lead";
-import { listLeads } from "@/server/outbox/lead-store";
+import { valuesOf, type LeadRow } from "@/server/forms/leads";
+import { listLeads } from "@/server/outbox/outbox-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 
@@ -56,9 +56,9 @@ export const exportRow = (row: InvitationRow) => ({
   state: row.state,
   consent_id: row.consent_id,
   text: row.text,
-  queued_at: iso(row.queued_at),
+  queued_at: iso(row.created_at),
   claimed_at: iso(row.claimed_at),
-  answered_at: iso(row.answered_at),
+  answered_at: iso(row.delivered_at),
   answer: row.answer,
   carrier_code: row.carrier_code,
   attempts: row.attempts,
@@ -143,7 +143,7 @@ export async function consentExport(store: Store, { since }: { since?: number } 
 /** A lead whose values are gone was revoked, or is past retention (null). */
 export async function consentOf(store: Store, rows: readonly LeadRow[]) {
   const phoneOf = (row: LeadRow) => {
-    const form = consentForms.find((candidate) => candidate.form === row.form);
+    const form = consentForms.find((candidate) => candidate.form === row.receiver);
     const phone = form ? valuesOf(row)?.[form.phoneKey] : undefined;
     return typeof phone === "string" ? phone : undefined;
   };
@@ -152,7 +152,7 @@ export async function consentOf(store: Store, rows: readonly LeadRow[]) {
     rows.map(phoneOf).filter((phone): phone is string => phone !== undefined),
   );
   return (row: LeadRow): ConsentState | null | undefined => {
-    if (!consentForms.some((form) => form.form === row.form)) return undefined;
+    if (!consentForms.some((form) => form.form === row.receiver)) return undefined;
     const phone = phoneOf(row);
     if (phone) return states.get(phone) ?? "none";
     return row.state === "revoked" ? "revoked" : null;

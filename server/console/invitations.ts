@@ -1,6 +1,6 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
-import { allWaves } from "@/server/outbox/invitation-store";
+import { allWaves } from "@/server/invitations/invitation-store";
 import type { WaveSelection } from "@/server/invitations/waves";
 import { waveStatus } from "@/server/invitations/launch";
 

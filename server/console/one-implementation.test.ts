@@ -6,7 +6,7 @@ import * as exportsModule from "@/server/console/exports";
 import * as launch from "@/server/invitations/launch";
 import * as waves from "@/server/invitations/waves";
 import * as leadActions from "@/server/ops/lead-actions";
-import { insertClaimed } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { newClaim } from "@/server/outbox/claims";
 import { insertSession } from "@/server/operators/operator-store";
 import { addOperator, commandActor } from "@/server/operators/operators";
@@ -82,7 +82,7 @@ beforeAll(async () => {
   const lead = waitlistLead(phone);
   leadId = lead.id;
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0));
+    await insertLead(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at: 1_000 });
   });
 });
@@ -172,7 +172,7 @@ describe("the console and the commands", () => {
     );
     expect(await calledBy(() => commandOutput(leadsCommand, ["retry", leadId]))).toStrictEqual({ redeliverLeads: 1 });
     const other = waitlistLead("+12125550189");
-    await insertClaimed(await database(readEnv()), other, newClaim(0));
+    await insertLead(await database(readEnv()), other, newClaim(0));
     expect(
       await calledBy(() => dropRoute(posted("/console/deliveries/drop", { id: leadId, confirm: "drop" }))),
     ).toStrictEqual({ dropLeadById: 1 });

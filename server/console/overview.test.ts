@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { updateInvitations } from "@/tests/support/lead-rows";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { newWebhookId } from "@/server/outbox/claims";
 import { queueWave } from "@/server/invitations/waves";
-import { importLead } from "@/server/outbox/lead-store";
+import { insertLead } from "@/server/outbox/outbox-store";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence, waitlistLead } from "@/tests/support/waitlist-lead";
@@ -55,7 +56,7 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       "consent_revocations",
       "consent_standings",
       "consent_messages",
-      "leads",
+      "outbox",
     ] as const)
       await store.db.deleteFrom(table).execute();
     const now = day("2026-11-28") + 12 * 3_600_000;
@@ -83,9 +84,9 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       putsInForce: false,
     });
     await queueWave(store, { name: "w", selection: { next: 1 }, text: "Hi", now });
-    await store.db.updateTable("invitations").set({ state: "texted" }).execute();
+    await updateInvitations(store.db, { state: "texted" });
     await queueWave(store, { name: "w2", selection: { next: 1 }, text: "Hi", now });
-    await importLead(store, waitlistLead(phones[0]!, { state: "dead" }));
+    await insertLead(store, waitlistLead(phones[0]!, { state: "dead" }));
 
     const seen = await overview(store);
     expect(seen).toMatchObject({ onList: 4, inForce: 2, revoked: 1, invited: 2, texted: 1 });
@@ -101,7 +102,7 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       ["cancelled", 1],
       ["skipped", 1],
     ] as const) {
-      await store.db.updateTable("invitations").set({ state }).where("wave", "=", "w2").execute();
+      await updateInvitations(store.db, { state }, { wave: "w2" });
       expect((await overview(store)).invited, state).toBe(invited);
     }
     expect(seen.waiting).toStrictEqual([expect.objectContaining({ form: "waitlist", state: "dead", count: 1 })]);

@@ -1,8 +1,9 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { signedUpCounts } from "@/server/consent/consent-store";
-import { invitationCounts } from "@/server/outbox/invitation-store";
-import { openLeadCounts } from "@/server/outbox/lead-store";
+import { invitationCounts } from "@/server/invitations/invitation-store";
+import { formNames } from "@/lib/forms";
+import { openCounts } from "@/server/outbox/outbox-store";
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -36,11 +37,11 @@ export async function overview(store: Store) {
   const [signedUp, invitations, waiting] = await Promise.all([
     signedUpCounts(store, { since: (Math.floor(now / DAY_MS) - DAYS + 1) * DAY_MS, dayMs: DAY_MS }),
     invitationCounts(store),
-    openLeadCounts(store),
+    openCounts(store),
   ]);
   const { states } = signedUp;
   const invitationsIn = (wanted: readonly string[]) =>
-    invitations.filter((row) => wanted.includes(row.state)).reduce((sum, row) => sum + row.count, 0);
+    invitations.states.filter((row) => wanted.includes(row.state)).reduce((sum, row) => sum + row.count, 0);
   return {
     onList: states["in force"] + states.revoked + states.none,
     inForce: states["in force"],
@@ -48,6 +49,11 @@ export async function overview(store: Store) {
     invited: invitationsIn(["queued", "waiting", "texted", "refused", "failed"]),
     texted: invitationsIn(["texted"]),
     signups: perDay(signedUp.days, { days: DAYS, now }),
-    waiting,
+    waiting: formNames.flatMap((form) =>
+      (["pending", "held", "dead"] as const).flatMap((state) => {
+        const count = waiting.get(form)?.[state].count ?? 0;
+        return count ? [{ form, state, count }] : [];
+      }),
+    ),
   };
 }

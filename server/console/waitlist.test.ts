@@ -1,9 +1,9 @@
-import { forgetConsents } from "@/tests/support/lead-rows";
+import { forgetConsents, updateInvitations } from "@/tests/support/lead-rows";
 import { describe, expect, it } from "vitest";
 import { inTransaction, type Store } from "@/server/db/connect";
 import { forgetOldConsents, recordConsent } from "@/server/consent/consent-store";
 import { newClaim } from "@/server/outbox/claims";
-import { dropLead, insertClaimed } from "@/server/outbox/lead-store";
+import { dropLead, insertLead } from "@/server/outbox/outbox-store";
 import { revokeConsent, renewConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
@@ -17,7 +17,7 @@ const engines = setupBothEngines();
 async function open(engine: "sqlite" | "postgres") {
   const store = await engines(engine);
   await forgetConsents(store.db);
-  await store.db.deleteFrom("leads").execute();
+  await store.db.deleteFrom("outbox").execute();
   return store;
 }
 
@@ -25,7 +25,7 @@ async function open(engine: "sqlite" | "postgres") {
 async function signUp(store: Store, phone: string, at: number, name = `Chef ${at}`) {
   const lead = { ...waitlistLead(phone), payload: JSON.stringify({ phone, name }) };
   await inTransaction(store, async (tx) => {
-    await insertClaimed(tx, lead, newClaim(0));
+    await insertLead(tx, lead, newClaim(0));
     await recordConsent(tx, { evidence: webConsent(phone), leadId: lead.id, at });
   });
   return lead;
@@ -46,6 +46,7 @@ const refusal = (promise: Promise<unknown>) =>
 describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (engine) => {
   it("filters by invitation: none at all, or one in a state; with the consent filter at once", async () => {
     const store = await open(engine);
+    await store.db.deleteFrom("outbox").where("receiver", "=", "invitations").execute();
     await store.db.deleteFrom("invitations").execute();
     await store.db.deleteFrom("invitation_waves").execute();
     await signUp(store, "+14155550101", 1_000);
@@ -53,7 +54,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await signUp(store, "+14155550103", 3_000);
     // The wave takes the oldest two; the first is texted, the second still queued.
     await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 4_000 });
-    await store.db.updateTable("invitations").set({ state: "texted" }).where("phone", "=", "+14155550101").execute();
+    await updateInvitations(store.db, { state: "texted" }, { phone: "+14155550101" });
     const invited = async (invitation: Parameters<typeof waitlistPage>[2]["invitation"]) =>
       phones(await waitlistPage(store, owner(), { invitation }));
     expect(await invited("texted")).toStrictEqual(["+14155550101"]);
@@ -138,14 +139,14 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await renewConsent(store, { phone: "+14155550142", at: 5_000, messageId: "SM-start" });
     // The STOP emptied the three; as a kept one the first is empty, the others hold no name as text.
     const setPayload = (id: string, payload: string | null) =>
-      store.db.updateTable("leads").set({ payload }).where("id", "=", id).execute();
+      store.db.updateTable("outbox").set({ payload }).where("id", "=", id).execute();
     await setPayload(emptied.id, null);
     await setPayload(numbered.id, JSON.stringify({ phone: "+14155550142", name: 42 }));
     await setPayload(unreadable.id, "{not json");
     // One lead's delivery log: its two attempts, in order.
-    const attempt = { lead_id: numbered.id, status: 502, failure: "status", duration_ms: 40, sender: "visitor" };
+    const attempt = { outbox_id: numbered.id, status: 502, failure: "status", duration_ms: 40, sender: "visitor" };
     await store.db
-      .insertInto("lead_attempts")
+      .insertInto("outbox_attempts")
       .values([
         { ...attempt, number: 2, at: 2_500, status: 200, failure: null, sender: "pass" },
         { ...attempt, number: 1, at: 2_000 },
@@ -194,9 +195,9 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // Signed up again after the START: this lead still holds its name.
     const lead = await signUp(store, "+14155550143", 6_000, "Ada Lovelace");
     await store.db
-      .insertInto("lead_attempts")
+      .insertInto("outbox_attempts")
       .values({
-        lead_id: lead.id,
+        outbox_id: lead.id,
         number: 1,
         at: 6_500,
         status: 200,
@@ -225,11 +226,17 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       revocations: [{ id: chef.revocations[0]!.id, revoked_at: 4_000, channel: "sms", source: "workflow" }],
       renewals: [{ id: chef.renewals[0]!.id, renewed_at: 5_000, channel: "sms", source: "workflow" }],
       leads: [first, lead].map(({ id }) => ({
-        lead: { id, form: "waitlist", state: expect.any(String), created_at: expect.any(Number), delivered_at: null },
+        lead: {
+          id,
+          receiver: "waitlist",
+          state: expect.any(String),
+          created_at: expect.any(Number),
+          delivered_at: null,
+        },
         attempts: id === lead.id ? [expect.objectContaining({ number: 1, status: 200, sender: "visitor" })] : [],
       })),
       invitations: [
-        { id: chef.invitations[0]!.id, wave: "viewers", state: "queued", queued_at: 8_000, answered_at: null },
+        { id: chef.invitations[0]!.id, wave: "viewers", state: "queued", created_at: 8_000, delivered_at: null },
       ],
     });
     expect(share.consents.map((record) => record.consented_at)).toStrictEqual([1_000, 6_000]);

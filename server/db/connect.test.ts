@@ -71,7 +71,7 @@ describe("postgresTarget", () => {
 /** A lead to commit, held for want of a webhook URL. */
 const heldLead = {
   id: "msg_1",
-  form: "waitlist",
+  receiver: "waitlist",
   dedupe_key: null,
   payload: "{}",
   state: "held" as const,
@@ -101,7 +101,7 @@ describe("the SQLite database", () => {
       expect((await stat(path.join(dir, "sous.db"))).mode & 0o777).toBe(0o600);
       const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
       expect(rows).toStrictEqual([{ journal_mode: "wal" }]);
-      await store.db.insertInto("leads").values(heldLead).execute();
+      await store.db.insertInto("outbox").values(heldLead).execute();
       await expect(store.durable()).resolves.toBeUndefined();
     } finally {
       await store.db.destroy();
@@ -126,7 +126,7 @@ describe("the SQLite database", () => {
       const size = async () => (await stat(path.join(dir, "sous.db"))).size;
       const row = (n: number) => ({
         id: `msg_${n}`,
-        form: "waitlist",
+        receiver: "waitlist",
         dedupe_key: null,
         payload: "x".repeat(2_000),
         state: "held" as const,
@@ -135,7 +135,7 @@ describe("the SQLite database", () => {
       });
       const before = await size();
       await store.db
-        .insertInto("leads")
+        .insertInto("outbox")
         .values(Array.from({ length: 100 }, (_, n) => row(n)))
         .execute();
       expect(await size()).toBe(before);
@@ -241,7 +241,7 @@ describe("the SQLite database", () => {
     const file = path.join(dir, "sous.db");
     try {
       const store = await connect({ DATA_DIR: dir, DATABASE_URL: undefined });
-      await store.db.insertInto("leads").values(heldLead).execute();
+      await store.db.insertInto("outbox").values(heldLead).execute();
       await store.durable();
       // Its twin: while open, the sync handle is on the WAL, beside SQLite's own descriptors.
       expect((await descriptorsOn(file)).filter((target) => target === `${file}-wal`).length).toBeGreaterThanOrEqual(2);

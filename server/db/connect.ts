@@ -73,8 +73,7 @@ async function searchIndex(store: Store) {
       )
     ).rows.length > 0;
   if (await present()) return;
-  for (const { sql: statement } of specs["0016-search-by-trigrams"]!.postgres!)
-    await sql.raw(statement).execute(store.db);
+  for (const { sql: statement } of specs["0018-one-outbox"]!.postgres!) await sql.raw(statement).execute(store.db);
   if (await present()) return;
   const { rows } = await sql<{ installed: boolean }>`select exists (
     select 1 from pg_available_extensions where name = 'pg_trgm'

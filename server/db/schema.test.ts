@@ -34,6 +34,13 @@ function migrated(engine?: "sqlite" | "postgres") {
       );
     for (const [name, { columns }] of Object.entries(spec.alter ?? {}))
       for (const [column, { spec }] of Object.entries(columns)) tables[name]![column] = columnOf(spec);
+    for (const [from, { to = from, columns = {} }] of Object.entries(spec.rename ?? {})) {
+      const renamed = Object.entries(tables[from]!).map(([column, kept]) => [columns[column] ?? column, kept]);
+      delete tables[from];
+      tables[to] = Object.fromEntries(renamed);
+    }
+    for (const [name, { columns }] of Object.entries(spec.drop ?? {}))
+      for (const column of Object.keys(columns)) delete tables[name]![column];
   }
   return tables;
 }

@@ -6,28 +6,31 @@ import type { Generated } from "kysely";
 export const leadStates = ["pending", "held", "dead", "delivered", "revoked", "awaiting_start"] as const;
 export type LeadState = (typeof leadStates)[number];
 
-export type LeadsTable = {
+/** What the site sends, each kind in its own words: a lead (LeadState) to its form's workflow, an invitation (InvitationState) to the texting one. */
+export type OutboxTable = {
   /** The webhook-id every attempt carries: receivers drop duplicates by it. */
   id: string;
-  form: string;
-  /** Set while the lead is open, so a visitor's retry of the same values finds it. */
+  /** A form's name, or "invitations". */
+  receiver: string;
+  /** Set while a lead is open, so a visitor's retry of the same values finds it. */
   dedupe_key: string | null;
-  /** The webhook body, exactly as first sent; NULL once retention has passed. */
+  /** The body, exactly as first sent; NULL once retention has passed. */
   payload: string | null;
-  state: LeadState;
+  state: LeadState | InvitationState;
   attempts: Generated<number>;
   rounds: Generated<number>;
   created_at: number;
   next_attempt_at: number;
   last_failure: string | null;
+  /** When its receiver acknowledged it (an invitation: answered texted or refused). */
   delivered_at: number | null;
   claimed_by: string | null;
   claimed_until: number | null;
 };
 
 /** The delivery log: one row per HTTP attempt. It outlives the payload. */
-export type LeadAttemptsTable = {
-  lead_id: string;
+export type OutboxAttemptsTable = {
+  outbox_id: string;
   number: number;
   at: number;
   status: number | null;
@@ -116,7 +119,7 @@ export type InvitationWavesTable = { name: string; created_at: number; size: num
 export const invitationStates = ["queued", "waiting", "texted", "refused", "skipped", "failed", "cancelled"] as const;
 export type InvitationState = (typeof invitationStates)[number];
 
-/** At most one per number for the whole launch. */
+/** At most one per number for the whole launch; its delivery state is the outbox row of the same id. */
 export type InvitationsTable = {
   id: string;
   phone: string;
@@ -125,20 +128,11 @@ export type InvitationsTable = {
   /** The consent record it relied on, checked again when it is claimed. */
   consent_id: string;
   text: string;
-  state: InvitationState;
-  attempts: Generated<number>;
   /** How many attempts may have reached the carrier; none, and a cancelled or failed one is given back to later waves. */
   reached: Generated<number>;
-  rounds: Generated<number>;
-  queued_at: number;
-  next_attempt_at: number;
   claimed_at: number | null;
-  answered_at: number | null;
   answer: string | null;
   carrier_code: string | null;
-  last_failure: string | null;
-  claimed_by: string | null;
-  claimed_until: number | null;
 };
 
 /** The earliest time the next invitation may be claimed, across every instance. */
@@ -210,8 +204,8 @@ export type OperatorActivityTable = {
 };
 
 export type Database = {
-  leads: LeadsTable;
-  lead_attempts: LeadAttemptsTable;
+  outbox: OutboxTable;
+  outbox_attempts: OutboxAttemptsTable;
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;

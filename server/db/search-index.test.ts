@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { leadIdsNamed } from "@/server/outbox/lead-store";
+import { leadIdsNamed } from "@/server/outbox/outbox-store";
 import { startPostgresCluster, type PostgresServer } from "@/tests/support/postgres-server";
 import { connect } from "./connect";
 import { migrations } from "./migrations";
@@ -54,13 +54,13 @@ const warnings = (spy: { mock: { calls: unknown[][] } }) =>
 
 /** The leads of the waitlist, each a name of its own, written as the store keeps them, then vacuumed. */
 async function fillLeads(store: Store, count: number) {
-  await sql`insert into leads (id, form, payload, state, created_at, next_attempt_at, delivered_at)
+  await sql`insert into outbox (id, receiver, payload, state, created_at, next_attempt_at, delivered_at)
     select 'msg_' || i, 'waitlist', json_build_object('phone', '+1415555' || lpad(i::text, 4, '0'), 'name', 'Chef ' || i)::text,
       'delivered', i, i, i
     from generate_series(1, ${count}) as i`.execute(store.db);
   // As autovacuum does after so many inserts: the rows GIN keeps in its pending list move into the index, which
   // the planner then prices as it is (with a long pending list, reading the table is cheaper).
-  await sql`vacuum analyze leads`.execute(store.db);
+  await sql`vacuum analyze outbox`.execute(store.db);
 }
 
 /** The statements this store sends, with their parameters: what the product runs, planned below by the same server. */
@@ -90,7 +90,7 @@ describe("the search by a name on Postgres", () => {
       const { rows } = await sql<{ indexdef: string }>`
         select indexdef from pg_indexes where indexname = 'leads_kept_values'`.execute(store.db);
       expect(rows).toStrictEqual([
-        { indexdef: expect.stringMatching(/ON public\.leads USING gin \(lower\(payload\) gin_trgm_ops\)$/) },
+        { indexdef: expect.stringMatching(/ON public\.outbox USING gin \(lower\(payload\) gin_trgm_ops\)$/) },
       ]);
       await fillLeads(store, 5_000);
 
@@ -137,7 +137,7 @@ describe("the search by a name on Postgres", () => {
       expect(await leadIdsNamed(watched, { form: "waitlist", text: "chef 4321", limit: 450 })).toStrictEqual([
         "msg_4321",
       ]);
-      expect(await planOf(pool, sent.at(-1)!)).toMatch(/Seq Scan on leads/);
+      expect(await planOf(pool, sent.at(-1)!)).toMatch(/Seq Scan on outbox/);
 
       // A second start says it again.
       warn.mockClear();
@@ -152,7 +152,7 @@ describe("the search by a name on Postgres", () => {
       expect(warnings(warn).filter(({ event }) => event === "search_index_missing")).toStrictEqual([]);
       const { rows } = await sql`select 1 from pg_indexes where indexname = 'leads_kept_values'`.execute(again.db);
       expect(rows).toHaveLength(1);
-      await sql`analyze leads`.execute(again.db);
+      await sql`analyze outbox`.execute(again.db);
       expect(await planOf(pool, sent.at(-1)!)).toMatch(/Bitmap Index Scan on leads_kept_values/);
     } finally {
       warn.mockRestore();

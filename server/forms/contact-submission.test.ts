@@ -8,8 +8,8 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { sendForm } from "@/server/forms/send-form";
 import { database } from "@/server/db/connect";
-import { listLeads } from "@/server/outbox/lead-store";
-import { dueNow, redeliveryPass } from "@/server/outbox/lead-pass";
+import { listLeads } from "@/server/outbox/outbox-store";
+import { dueNow, redeliveryPass } from "@/server/forms/leads";
 import { readEnv } from "@/server/env";
 // What the forms' components bind the action to (see useServerForm).
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
@@ -228,11 +228,11 @@ describe("a contact request the webhook failed", () => {
     const fields = lead({}, "[fail=3]");
     expect((await submit(fields)).status).toBe("failed");
     const [kept] = await pendingLeads(fields.name);
-    expect(kept).toMatchObject({ form: "contact", state: "pending", attempts: 3 });
+    expect(kept).toMatchObject({ receiver: "contact", state: "pending", attempts: 3 });
 
     // This lead alone, due now: the other tests' failures and the schedule's wait are not this test's.
-    await (await database(readEnv())).db.deleteFrom("leads").where("id", "!=", kept!.id).execute();
-    expect(await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) })).toMatchObject({
+    await (await database(readEnv())).db.deleteFrom("outbox").where("id", "!=", kept!.id).execute();
+    expect(await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) })).toMatchObject({
       delivered: 1,
     });
     const requests = receiver.withName(fields.name);

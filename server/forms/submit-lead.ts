@@ -4,21 +4,20 @@ import { consentStates, recordConsent, type ConsentEvidence } from "@/server/con
 import { database, inTransaction, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
-import { leadKey, type LeadRow } from "@/server/outbox/lead";
+import { leadKey, sendLead, type LeadRow } from "@/server/forms/leads";
 import { newWebhookId } from "@/server/outbox/claims";
 import { leadsOfNumber } from "@/server/consent/consent-changes";
 import {
   awaitingStartAmong,
-  claimById,
-  insertAwaitingStart,
-  insertClaimed,
+  claimLead,
+  insertLead,
   leadById,
   latestLeadAmong,
   openLeadByKey,
-} from "@/server/outbox/lead-store";
+} from "@/server/outbox/outbox-store";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
-import { deliveryOf, sendClaimed, type Delivery } from "@/server/outbox/send";
+import { deliveryOf, type Delivery } from "@/server/outbox/send";
 
 const WAIT_POLL_MS = 100;
 
@@ -38,21 +37,22 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
       const number = state === "none" ? undefined : await leadsOfNumber(tx, consent.phone);
       if (state === "revoked") {
         const waiting =
-          (await awaitingStartAmong(tx, fresh.form, number!.ids)) ??
-          (await insertAwaitingStart(tx, fresh)) ??
+          (await awaitingStartAmong(tx, fresh.receiver, number!.ids)) ??
+          // Unclaimed, until the phone texts START.
+          (await insertLead(tx, { ...fresh, state: "awaiting_start" })) ??
           (await openLeadByKey(tx, fresh.dedupe_key!))!;
         await recordConsent(tx, { evidence: consent, leadId: waiting.id, at: fresh.created_at, putsInForce: false });
         return { kept: waiting, via: "awaiting_start" };
       }
       // Only leads since the number's last revocation count: a number that left and came back is welcomed again.
-      const prior = number && (await latestLeadAmong(tx, fresh.form, number.ids, number.revokedAt));
+      const prior = number && (await latestLeadAmong(tx, fresh.receiver, number.ids, number.revokedAt));
       if (prior) {
         await recordConsent(tx, { evidence: consent, leadId: prior.id, at: fresh.created_at });
         const waiting = prior.state === "pending" || prior.state === "dead";
         return waiting ? { open: prior } : { kept: prior, via: "repeat" };
       }
     }
-    const inserted = await insertClaimed(tx, fresh, claim);
+    const inserted = await insertLead(tx, fresh, claim);
     const open = inserted ? undefined : await openLeadByKey(tx, fresh.dedupe_key!);
     const lead = inserted ?? open;
     if (lead && consent) await recordConsent(tx, { evidence: consent, leadId: lead.id, at: fresh.created_at });
@@ -79,7 +79,7 @@ async function claimLeadOf(
     if (inserted) return { row: inserted, inserted: true };
     if (!open) continue; // Delivered meanwhile: these values are a new lead.
     for (;;) {
-      const claimed = await claimById(store, open.id, claim);
+      const claimed = await claimLead(store, open.id, claim);
       if (claimed) return { row: claimed };
       const now = await leadById(store, open.id);
       if (!now) break;
@@ -108,7 +108,7 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS);
   const fresh: LeadRow = {
     id: newWebhookId(),
-    form,
+    receiver: form,
     dedupe_key: leadKey(form, payload),
     payload: JSON.stringify(payload),
     state: "pending",
@@ -141,5 +141,5 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
     return deliveryOf(taken.kept.id, started, { ok: true }, { via: taken.via });
   }
   if ("busy" in taken) return deliveryOf(taken.busy.id, started, { ok: false, reason: "busy" });
-  return (await sendClaimed({ store, row: taken.row, claim, env, sender: "visitor", started })).delivery;
+  return (await sendLead(store, { row: taken.row, claim }, env, "visitor", started)).delivery;
 }

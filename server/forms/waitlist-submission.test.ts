@@ -233,7 +233,7 @@ describe("a number on the list already", () => {
     expect(records).toHaveLength(4);
     expect(new Set(records.map((record) => record.lead_id)).size).toBe(1);
     const { db } = await database(readEnv());
-    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+    expect(await db.selectFrom("outbox").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
   it("a repeat while its lead still waits sends that lead, under its one webhook-id, not a second", async () => {
@@ -249,7 +249,7 @@ describe("a number on the list already", () => {
     expect(receiver.withName(again.name)).toEqual([]);
     expect(receiver.withName(first.name).at(-1)?.answered).toBe(200);
     const { db } = await database(readEnv());
-    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+    expect(await db.selectFrom("outbox").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
   it("a repeat while its lead is dead (its schedule spent) sends that lead again, under its one webhook-id", async () => {
@@ -258,13 +258,13 @@ describe("a number on the list already", () => {
     expect((await submit(first)).status).toBe("failed");
     // As the passes leave it once its redelivery schedule ran out.
     const { db } = await database(readEnv());
-    await db.updateTable("leads").set({ state: "dead" }).execute();
+    await db.updateTable("outbox").set({ state: "dead" }).execute();
     const again = signup({ phone });
     expect((await submit(again)).status).toBe("success");
     expect(new Set(receiver.withName(first.name).map((request) => request.headers["webhook-id"])).size).toBe(1);
     expect(receiver.withName(first.name).at(-1)?.answered).toBe(200);
     expect(receiver.withName(again.name)).toEqual([]);
-    expect(await db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+    expect(await db.selectFrom("outbox").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
   it("a STOP while a web sign-up awaits a START revokes that sign-up too: its values go, and the START sends nothing", async () => {
@@ -274,12 +274,12 @@ describe("a number on the list already", () => {
     await revokeConsent(store, { phone: "+15551234567", channel: "email", source: "operator" });
     const stranger = signup({ phone });
     expect((await submit(stranger)).status).toBe("success");
-    const [waiting] = await store.db.selectFrom("leads").select("id").where("state", "=", "awaiting_start").execute();
+    const [waiting] = await store.db.selectFrom("outbox").select("id").where("state", "=", "awaiting_start").execute();
     expect(waiting).toBeDefined();
 
     await revokeConsent(store, { phone: "+15551234567", channel: "sms", source: "workflow", messageId: "SM-stop-2" });
     expect(
-      await store.db.selectFrom("leads").select(["state", "payload"]).where("id", "=", waiting!.id).execute(),
+      await store.db.selectFrom("outbox").select(["state", "payload"]).where("id", "=", waiting!.id).execute(),
     ).toStrictEqual([{ state: "revoked", payload: null }]);
     expect(await renewConsent(store, { phone: "+15551234567", messageId: "SM-start-2" })).toMatchObject({
       recorded: true,
@@ -308,7 +308,7 @@ describe("a number on the list already", () => {
     }
     expect((await consentStates(store, ["+15551234567"])).get("+15551234567")).toBe("revoked");
     const waiting = await store.db
-      .selectFrom("leads")
+      .selectFrom("outbox")
       .select(["id", "state"])
       .where("state", "=", "awaiting_start")
       .execute();

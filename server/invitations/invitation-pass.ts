@@ -1,26 +1,14 @@
 import "server-only";
+import type { Selectable } from "kysely";
 import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
-import { inTransaction } from "@/server/db/connect";
-import type { InvitationState } from "@/server/db/schema";
-import { INVITATIONS, type InviteSettings, type ServerEnv } from "@/server/env";
-import { CLAIM_MARGIN_MS, newClaim } from "@/server/outbox/claims";
-import { noteOutcome } from "@/server/outbox/alerts";
-import { nextRound } from "@/server/outbox/retry-policy";
-import { failureOf } from "@/server/outbox/failures";
-import { nothingSent, runPass, type DeliveryKind, type PassSummary, type Step } from "@/server/outbox/pass";
+import type { InvitationsTable } from "@/server/db/schema";
+import { INVITATIONS, type ServerEnv } from "@/server/env";
+import type { OutboxRow } from "@/server/outbox/outbox-store";
+import { nothingSent, probeReceiver, sendDue, type Check, type PassSummary, type Sending } from "@/server/outbox/pass";
 import type { ProbeKind } from "@/server/outbox/probe";
-import { postSigned } from "@/server/outbox/signed-post";
-import { logEvent } from "@/server/log";
-import {
-  claimInvitation,
-  nextDue,
-  releaseQueued,
-  setUnclaimed,
-  settleInvitation,
-  reserveSlot,
-  type InvitationRow,
-} from "@/server/outbox/invitation-store";
+import type { Kind } from "@/server/outbox/send";
+import { invitationById, markClaimed, recordAnswer, reserveSlot, waveNamed } from "./invitation-store";
 import { sendingTime, zonesOf } from "./quiet-hours";
 import { acceptedToday } from "./waves";
 
@@ -29,62 +17,36 @@ const invitationStates = ["texted", "refused", "skipped", "waiting", "failed", "
 export type InvitationSummary = PassSummary<InvitationOutcome>;
 
 type InvitationOutcome = (typeof invitationStates)[number];
-type Claimed = { row: InvitationRow; token: string };
+type Invitation = Selectable<InvitationsTable>;
 
 /**
- * One transaction: consent and country checked again (changed since it was queued: skipped, never sent), the sending
- * hours (outside them, it waits), then a slot of the pace every instance shares, and only then the claim.
+ * Consent and country checked again (changed since it was queued: skipped, never sent), the sending hours (outside
+ * them, it waits), then a slot of the pace every instance shares.
  */
-function claimDue(
-  store: Store,
-  {
-    env,
-    settings,
-    now,
-    sent,
-    ahead,
-  }: { env: ServerEnv; settings: InviteSettings; now: number; sent: readonly string[]; ahead: boolean },
-) {
-  return inTransaction(store, async (tx): Promise<Step<Claimed, InvitationOutcome>> => {
-    const row = await nextDue(tx, { now, skipIds: sent, ahead });
-    if (!row) return undefined;
-    const standing = (await consentStandings(tx, [row.phone])).get(row.phone);
-    if (!standing?.recordId) {
-      await setUnclaimed(tx, row.id, { state: "skipped", last_failure: `consent ${standing?.state ?? "none"}` });
-      return { settled: "skipped" };
-    }
-    if (!acceptedToday(row.phone, env)) {
-      await setUnclaimed(tx, row.id, { state: "skipped", last_failure: "country not accepted" });
-      return { settled: "skipped" };
-    }
-    const time = sendingTime(zonesOf(row.phone).zones, now, settings.hours);
-    if (!time.open && time.opensAt === undefined) {
-      await setUnclaimed(tx, row.id, { state: "failed", last_failure: "no sending hours in its time zones" });
-      return { settled: "failed" };
-    }
-    if (!time.open) {
-      await setUnclaimed(tx, row.id, { state: "waiting", next_attempt_at: time.opensAt! });
-      return { settled: "waiting" };
-    }
-    const paceAt = await reserveSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
-    if (paceAt !== undefined) return { waitUntil: paceAt };
-    const held = newClaim(env.WEBHOOK_ATTEMPT_TIMEOUT_MS + CLAIM_MARGIN_MS);
-    await claimInvitation(tx, { id: row.id, claim: held, now, consentId: standing.recordId });
-    return {
-      claimed: { row: { ...row, consent_id: standing.recordId }, token: held.token },
-      id: row.id,
-      receiver: INVITATIONS,
-    };
-  });
+async function check(tx: Store, row: OutboxRow, env: ServerEnv): Promise<Check<Invitation>> {
+  const now = Date.now();
+  const settings = env.invite;
+  const invitation = await invitationById(tx, row.id);
+  const standing = (await consentStandings(tx, [invitation.phone])).get(invitation.phone);
+  if (!standing?.recordId)
+    return { settled: "skipped", change: { last_failure: `consent ${standing?.state ?? "none"}` } };
+  if (!acceptedToday(invitation.phone, env))
+    return { settled: "skipped", change: { last_failure: "country not accepted" } };
+  const time = sendingTime(zonesOf(invitation.phone).zones, now, settings.hours);
+  if (!time.open && time.opensAt === undefined)
+    return { settled: "failed", change: { last_failure: "no sending hours in its time zones" } };
+  if (!time.open) return { settled: "waiting", change: { next_attempt_at: time.opensAt! } };
+  const paceAt = await reserveSlot(tx, now, Math.ceil(60_000 / settings.perMinute));
+  if (paceAt !== undefined) return { waitUntil: paceAt };
+  await markClaimed(tx, row.id, { at: now, consentId: standing.recordId });
+  return { own: { ...invitation, consent_id: standing.recordId } };
 }
 
 /**
  * A 2xx that says neither texted nor refused is no answer: n8n answers 200 with an empty body when an execution dies
  * before its Respond node, so the text may not have gone.
  */
-function invitationAnswer(
-  body: string | undefined,
-): { texted: true } | { texted: false; code: string | null } | undefined {
+function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } | undefined {
   try {
     const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown } | null;
     if (answer?.texted === true) return { texted: true };
@@ -103,68 +65,44 @@ export function mayHaveReachedCarrier(failure: string) {
   return !/^status 5\d\d (twilio_not_configured|twilio_refused 4\d\d)$/.test(failure);
 }
 
-async function sendInvitation(
-  store: Store,
-  env: ServerEnv,
-  { settings, probe = false }: { settings: InviteSettings; probe?: boolean },
-  { row, token }: Claimed,
-) {
-  const { webhook } = settings;
-  const body = JSON.stringify({ phone: row.phone, text: row.text });
-  // Claimed before: sent and answered, or left by an instance that died while sending. Either way it may have gone.
-  const sentBefore = row.claimed_at !== null;
-  const result = await postSigned(
-    { ...webhook, url: webhook.url! },
-    {
-      webhookId: row.id,
-      body,
-      timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS,
-      readAnswer: true,
-      redeliverySince: sentBefore ? row.queued_at : undefined,
-    },
-  );
-  const now = Date.now();
-  const answer = result.ok ? invitationAnswer(result.body) : undefined;
-  if (answer) {
-    const state: InvitationState = answer.texted ? "texted" : "refused";
-    await settleInvitation(store, {
-      row,
-      token,
-      change: {
-        state,
-        answered_at: now,
+/** A launch invitation: the texting workflow answers whether it texted the number. */
+export const invitationKind: Kind<Invitation> = {
+  owns: (receiver) => receiver === INVITATIONS,
+  webhook: (env) => env.invite.webhook,
+  words: { pending: "queued", dead: "failed", held: "queued", answered: ["texted", "refused"] },
+  readAnswer: true,
+  answer: (result) => {
+    const answer = answerOf(result.body);
+    return answer && (answer.texted ? "texted" : "refused");
+  },
+  /** Its carrier's answer, and whether it may have reached the carrier; a failure in a wave cancelled meanwhile ends it cancelled. */
+  async settling(tx, { row, own }, { state, result, failure }) {
+    const answer = result.ok ? answerOf(result.body) : undefined;
+    await recordAnswer(tx, row.id, {
+      reached: result.ok || mayHaveReachedCarrier(failure!),
+      ...(answer && {
         answer: answer.texted ? "texted" : "texted:false",
         carrier_code: answer.texted ? null : answer.code,
-        last_failure: null,
-      },
-      reached: true,
+      }),
     });
-    noteOutcome(store, { receiver: INVITATIONS, outcome: "delivered", env });
-    return state;
-  }
-  const { rounds, next } = nextRound(row, { probe, schedule: env.REDELIVERY_SCHEDULE_SECONDS, now });
-  // Sent again under its webhook-id: a workflow that did text it answers that it did, and texts nothing.
-  const failure = result.ok ? `unconfirmed ${result.status}` : failureOf(result)!;
-  await settleInvitation(store, {
-    row,
-    token,
-    change:
-      next === undefined
-        ? { state: "failed", rounds, last_failure: failure }
-        : { state: "queued", rounds, next_attempt_at: next, last_failure: failure },
-    reached: result.ok || mayHaveReachedCarrier(failure),
-  });
-  noteOutcome(store, {
-    receiver: INVITATIONS,
-    outcome: next === undefined ? "dead" : "pending",
-    env,
-    failure,
-  });
-  const facts = { webhookId: row.id, wave: row.wave, attempts: row.attempts + 1, reason: failure };
-  if (next === undefined) logEvent("error", { event: "invitation_failed", ...facts });
-  else logEvent("warn", { event: "invitation_pending", ...facts, nextAttemptAt: new Date(next).toISOString() });
-  return next === undefined ? "failed" : "retrying";
-}
+    if (answer) return state;
+    const wave = await waveNamed(tx, own.wave);
+    return wave?.cancelled_at !== null && wave !== undefined ? "cancelled" : state;
+  },
+  // Claimed before: sent and answered, or left by an instance that died while sending. Either way it may have gone.
+  sentBefore: ({ row, own }) => (own.claimed_at !== null ? row.created_at : undefined),
+  events: { pending: "invitation_pending", dead: "invitation_failed" },
+  facts: ({ row, own }) => ({ webhookId: row.id, wave: own.wave, attempts: row.attempts }),
+};
+
+const sending = (env: ServerEnv): Sending<Invitation, InvitationOutcome> => ({
+  kind: invitationKind,
+  due: (by) => ({ wanted: [{ receivers: [INVITATIONS], states: ["queued", "waiting"], by }] }),
+  check: (tx, row) => check(tx, row, env),
+  outcomes: invitationStates,
+  outcome: (state) =>
+    state === "queued" ? "retrying" : state === "cancelled" ? "failed" : (state as InvitationOutcome),
+});
 
 /** One at a time at the shared pace; nothing while INVITE_WEBHOOK_URL is unset. */
 export async function invitationPass(
@@ -172,35 +110,16 @@ export async function invitationPass(
   env: ServerEnv,
   { budgetMs, stopping }: { budgetMs: number; stopping?: () => boolean },
 ): Promise<InvitationSummary> {
-  const settings = env.invite;
-  const invitations: DeliveryKind<Claimed, InvitationOutcome> = {
-    states: invitationStates,
-    next: async ({ sent, paused }) =>
-      paused.length ? undefined : claimDue(store, { env, settings, now: Date.now(), sent, ahead: false }),
-    async send(claimed) {
-      const state = await sendInvitation(store, env, { settings }, claimed);
-      return { state, answered: state === "texted" || state === "refused" };
-    },
-  };
-  if (!settings.webhook.url) return nothingSent(invitationStates);
-  const summary = await runPass(invitations, { concurrency: 1, budgetMs, stopping });
+  if (!env.invite.webhook.url) return nothingSent(invitationStates);
+  const summary = await sendDue(store, env, sending(env), { concurrency: 1, budgetMs, stopping });
   await store.durable();
   return summary;
 }
 
-/**
- * The first invitation a failure put back, sent ahead of its schedule with every check a pass makes; answered, every
- * queued invitation is due now.
- */
+/** The probe of the texting workflow, with every check a pass makes. */
 export async function probeInvitations(store: Store, env: ServerEnv) {
-  const settings = env.invite;
-  if (!settings.webhook.url) return "unset";
-  const step = await claimDue(store, { env, settings, now: Date.now(), sent: [], ahead: true });
-  if (!step) return "none";
-  if (!("claimed" in step)) return "settled" in step ? step.settled : "pace";
-  const state = await sendInvitation(store, env, { settings, probe: true }, step.claimed);
-  if (state === "texted" || state === "refused") await releaseQueued(store, Date.now());
-  return state;
+  if (!env.invite.webhook.url) return "unset";
+  return (await probeReceiver(store, env, sending(env), INVITATIONS))?.state ?? "none";
 }
 
 export const invitationProbe = (store: Store, env: ServerEnv): ProbeKind => ({

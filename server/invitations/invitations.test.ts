@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { updateInvitations } from "@/tests/support/lead-rows";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { smsTexts } from "@/lib/sms/program";
 import { recordConsent, recordRenewal } from "@/server/consent/consent-store";
@@ -11,20 +12,53 @@ import { revokeConsent } from "@/server/consent/consent-changes";
 import { newWebhookId } from "@/server/outbox/claims";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
+import { INVITATIONS } from "@/server/env";
+import { claimRow, openCounts, rowsOf } from "@/server/outbox/outbox-store";
+import type { AttemptResult } from "@/server/outbox/post-json";
+import { settleClaimed } from "@/server/outbox/send";
 import {
-  claimInvitation,
   forgetOldInvitations,
   listInvitations,
-  openInvitationCounts,
-  settleInvitation,
+  markClaimed,
   waveNamed,
-} from "@/server/outbox/invitation-store";
-import { invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
+  type InvitationRow,
+} from "@/server/invitations/invitation-store";
+import { invitationKind, invitationPass, mayHaveReachedCarrier } from "./invitation-pass";
 import { zonesOf } from "./quiet-hours";
 import { cancelInvitations, planWave, queueWave } from "./waves";
 import { alertsSettled } from "@/server/outbox/alerts";
 
 const open = setupBothEngines();
+
+/** Held by a sender whose claim is `token`, as a pass takes an invitation. */
+async function holdAs(store: Store, row: InvitationRow, token: string) {
+  await claimRow(store, row.id, { token, until: afternoon + 60_000 });
+  await markClaimed(store, row.id, { at: afternoon, consentId: row.consent_id });
+}
+
+const texted: AttemptResult = { ok: true, status: 200, body: '{"texted":true}' };
+const refusal = (code: string): AttemptResult => ({ ok: true, status: 200, body: `{"texted":false,"code":"${code}"}` });
+
+/** What the sender holding `token` records of one attempt the workflow answered with `result`. */
+async function settleAs(
+  store: Store,
+  row: InvitationRow,
+  token: string,
+  change: Parameters<typeof settleClaimed>[2],
+  result: AttemptResult,
+) {
+  const [outbox] = await rowsOf(store, [row.id]);
+  const attempt = { at: afternoon, status: 200, failure: null, duration_ms: 1, sender: "pass" };
+  await settleClaimed(
+    invitationKind,
+    { store, row: outbox!, claim: { token, until: 0 }, own: row, env: readEnv(), sender: "pass" },
+    change,
+    { records: [attempt], result },
+  );
+}
+
+/** An invitation's claim, read from the outbox. */
+const holderOf = async (store: Store, id: string) => (await rowsOf(store, [id]))[0]!.claimed_by;
 const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 const link = "https://sous.example/start";
 const text = smsTexts.invitation(link);
@@ -510,13 +544,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       now: afternoon,
     });
     const rows = await listInvitations(store, { wave: `${engine}-flight` });
-    for (const row of rows)
-      await claimInvitation(store, {
-        id: row.id,
-        claim: { token: `t-${row.id}`, until: afternoon + 60_000 },
-        now: afternoon,
-        consentId: row.consent_id,
-      });
+    for (const row of rows) await holdAs(store, row, `t-${row.id}`);
     // Both on their way: the cancel leaves them to their senders, and says so.
     vi.setSystemTime(afternoon + 1);
     expect(await cancelInvitations(store, `${engine}-flight`)).toStrictEqual({
@@ -524,53 +552,45 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       givenBack: 0,
       onTheirWay: 3,
     });
-    await settleInvitation(store, {
-      row: rows[0]!,
-      token: `t-${rows[0]!.id}`,
-      change: { state: "texted", answer: "texted", answered_at: afternoon + 2 },
-      reached: true,
-    });
-    await settleInvitation(store, {
-      row: rows[1]!,
-      token: `t-${rows[1]!.id}`,
-      change: {
+    await settleAs(store, rows[0]!, `t-${rows[0]!.id}`, { state: "texted", delivered_at: afternoon + 2 }, texted);
+    await settleAs(
+      store,
+      rows[1]!,
+      `t-${rows[1]!.id}`,
+      {
         state: "queued",
         rounds: 1,
         next_attempt_at: afternoon + 60_000,
         last_failure: "status 503 twilio_unreachable",
       },
-      reached: true,
-    });
-    await settleInvitation(store, {
-      row: rows[2]!,
-      token: `t-${rows[2]!.id}`,
-      change: { state: "refused", answer: "texted:false", carrier_code: "21610", answered_at: afternoon + 3 },
-      reached: true,
-    });
-    expect(
-      (await listInvitations(store, { wave: `${engine}-flight` })).map((row) => [row.phone, row.state, row.claimed_by]),
-    ).toStrictEqual([
-      [sent, "texted", null],
-      [failing, "cancelled", null],
-      [refused, "refused", null],
+      { ok: false, reason: "status", status: 503, body: '{"error":"twilio_unreachable"}' },
+    );
+    await settleAs(
+      store,
+      rows[2]!,
+      `t-${rows[2]!.id}`,
+      { state: "refused", delivered_at: afternoon + 3 },
+      refusal("21610"),
+    );
+    const settled = await listInvitations(store, { wave: `${engine}-flight` });
+    expect(settled.map((row) => [row.phone, row.state, row.answer, row.carrier_code])).toStrictEqual([
+      [sent, "texted", "texted", null],
+      [failing, "cancelled", null, null],
+      [refused, "refused", "texted:false", "21610"],
     ]);
+    for (const row of settled) expect(await holderOf(store, row.id)).toBeNull();
     // A refused invitation stays refused whatever a later sender says, as a texted one stays texted: the first
     // answer stands.
-    await settleInvitation(store, {
-      row: rows[2]!,
-      token: "another-holder",
-      change: { state: "texted", answer: "texted", answered_at: afternoon + 4 },
-      reached: true,
-    });
+    await settleAs(store, rows[2]!, "another-holder", { state: "texted", delivered_at: afternoon + 4 }, texted);
     expect((await listInvitations(store, { phone: refused }))[0]).toMatchObject({
       state: "refused",
-      carrier_code: "21610",
-      answered_at: afternoon + 3,
+      delivered_at: afternoon + 3,
     });
   });
 
   it("count what waits on the workflow as the alerts do: queued or waiting for hours (pending), failed after an attempt (dead), each with its oldest", async () => {
     const store = await open(engine);
+    await store.db.deleteFrom("outbox").where("receiver", "=", INVITATIONS).execute();
     await store.db.deleteFrom("invitations").execute();
     const phones = numbers("18", 6);
     for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
@@ -588,18 +608,25 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       now: afternoon + 60_000,
     });
     const set = (phone: string, change: { state: InvitationState; attempts?: number }) =>
-      store.db.updateTable("invitations").set(change).where("phone", "=", phone).execute();
+      updateInvitations(store.db, change, { phone });
     await set(phones[0]!, { state: "failed", attempts: 3 });
     await set(phones[1]!, { state: "failed", attempts: 0 });
     await set(phones[3]!, { state: "waiting" });
     // Queued: phones[2] (the first wave's) and phones[4], phones[5] (the second's); waiting: phones[3].
-    expect(await openInvitationCounts(store)).toStrictEqual({
-      pending: { count: 4, oldest: afternoon },
+    // Each queued a millisecond after the one before it in its wave: phones[2] at afternoon + 2.
+    expect((await openCounts(store)).get(INVITATIONS)).toStrictEqual({
+      pending: { count: 4, oldest: afternoon + 2 },
+      held: { count: 0, oldest: undefined },
       dead: { count: 1, oldest: afternoon },
     });
     await set(phones[2]!, { state: "texted", attempts: 1 });
-    expect((await openInvitationCounts(store)).pending).toStrictEqual({ count: 3, oldest: afternoon + 60_000 });
+    expect((await openCounts(store)).get(INVITATIONS)?.pending).toStrictEqual({ count: 3, oldest: afternoon + 60_000 });
     // Nothing of these left for the passes of the tests after.
+    const ofWaves = store.db
+      .selectFrom("invitations")
+      .select("id")
+      .where("wave", "in", [`${engine}-open-1`, `${engine}-open-2`]);
+    await store.db.deleteFrom("outbox").where("id", "in", ofWaves).execute();
     await store.db
       .deleteFrom("invitations")
       .where("wave", "in", [`${engine}-open-1`, `${engine}-open-2`])
@@ -700,21 +727,21 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // A +1 number of no region: every zone of +1, Guam to Bermuda, which share no hour from 9 to 10.
     const nowhere = `+15550101${block}12`;
     await signUp(store, nowhere, afternoon - 1_000);
+    const id = newWebhookId();
     await store.db
       .insertInto("invitations")
-      .values([
-        {
-          id: newWebhookId(),
-          phone: tied!,
-          wave: `${engine}-odd`,
-          position: 0,
-          consent_id: "con_x",
-          text,
-          state: "queued",
-          queued_at: afternoon,
-          next_attempt_at: afternoon,
-        },
-      ])
+      .values({ id, phone: tied!, wave: `${engine}-odd`, position: 0, consent_id: "con_x", text })
+      .execute();
+    await store.db
+      .insertInto("outbox")
+      .values({
+        id,
+        receiver: INVITATIONS,
+        payload: JSON.stringify({ phone: tied, text }),
+        state: "queued",
+        created_at: afternoon,
+        next_attempt_at: afternoon,
+      })
       .execute();
     await queueWave(store, { name: `${engine}-nowhere`, selection: { phones: [nowhere] }, text, now: afternoon });
     expect(await pass(store)).toMatchObject({ skipped: 1, failed: 1, texted: 0 });
@@ -743,39 +770,31 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
 
   it("record a text answered after the sender lost its claim, and nothing else from a sender that lost it", async () => {
     const store = await open(engine);
-    const [texted, failed] = numbers("14", 2);
-    for (const phone of [texted, failed]) await signUp(store, phone!, afternoon - 1_000);
-    await queueWave(store, { name: `${engine}-lost`, selection: { phones: [texted!, failed!] }, text, now: afternoon });
+    const [textedPhone, failed] = numbers("14", 2);
+    for (const phone of [textedPhone, failed]) await signUp(store, phone!, afternoon - 1_000);
+    await queueWave(store, {
+      name: `${engine}-lost`,
+      selection: { phones: [textedPhone!, failed!] },
+      text,
+      now: afternoon,
+    });
     const rows = await listInvitations(store, { wave: `${engine}-lost` });
-    for (const row of rows)
-      await claimInvitation(store, {
-        id: row.id,
-        claim: { token: "new-holder", until: afternoon + 60_000 },
-        now: afternoon,
-        consentId: row.consent_id,
-      });
-    await settleInvitation(store, {
-      row: rows[0]!,
-      token: "old-holder",
-      change: { state: "texted", answer: "texted", answered_at: afternoon },
-      reached: true,
-    });
-    await settleInvitation(store, {
-      row: rows[1]!,
-      token: "old-holder",
-      change: { state: "queued", rounds: 1, next_attempt_at: afternoon + 60_000, last_failure: "timeout" },
-      reached: true,
-    });
-    expect(
-      (await listInvitations(store, { wave: `${engine}-lost` })).map((row) => [
-        row.state,
-        row.attempts,
-        row.claimed_by,
-      ]),
-    ).toStrictEqual([
-      ["texted", 1, null],
-      ["queued", 0, "new-holder"],
+    for (const row of rows) await holdAs(store, row, "new-holder");
+    await settleAs(store, rows[0]!, "old-holder", { state: "texted", delivered_at: afternoon }, texted);
+    await settleAs(
+      store,
+      rows[1]!,
+      "old-holder",
+      { state: "queued", rounds: 1, next_attempt_at: afternoon + 60_000, last_failure: "timeout" },
+      { ok: false, reason: "timeout" },
+    );
+    const settled = await listInvitations(store, { wave: `${engine}-lost` });
+    expect(settled.map((row) => [row.state, row.attempts])).toStrictEqual([
+      ["texted", 1],
+      ["queued", 0],
     ]);
+    expect(await holderOf(store, settled[0]!.id)).toBeNull();
+    expect(await holderOf(store, settled[1]!.id)).toBe("new-holder");
     // The new holder dies too. The claim it left runs out; the next pass sends it, marked as a redelivery although
     // no attempt was ever recorded: the dead holder may have texted it.
     vi.setSystemTime(afternoon + 90_000);
@@ -784,13 +803,8 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       expect.objectContaining({ redeliverySince: String(afternoon / 1000) }),
     ]);
     // A texted invitation stays texted whatever a later sender says.
-    await settleInvitation(store, {
-      row: rows[0]!,
-      token: "new-holder",
-      change: { state: "refused", answer: "texted:false", carrier_code: "21610" },
-      reached: true,
-    });
-    expect((await listInvitations(store, { phone: texted }))[0]).toMatchObject({ state: "texted", carrier_code: null });
+    await settleAs(store, rows[0]!, "new-holder", { state: "refused" }, refusal("21610"));
+    expect((await listInvitations(store, { phone: textedPhone }))[0]).toMatchObject({ state: "texted" });
   });
 
   it("plan, queue and tell apart more numbers than one statement binds (over 450, over 40 rows)", async () => {

@@ -126,12 +126,10 @@ describe("a wave's status", () => {
     // The invitations of an earlier wave, as Twilio answered them.
     const rows = await db.selectFrom("invitations").select("id").where("wave", "=", "activity-1").execute();
     const codes = ["30007", null];
-    for (const [i, row] of rows.entries())
-      await db
-        .updateTable("invitations")
-        .set({ state: "refused", carrier_code: codes[i] })
-        .where("id", "=", row.id)
-        .execute();
+    for (const [i, row] of rows.entries()) {
+      await db.updateTable("invitations").set({ carrier_code: codes[i] }).where("id", "=", row.id).execute();
+      await db.updateTable("outbox").set({ state: "refused" }).where("id", "=", row.id).execute();
+    }
     await db
       .insertInto("receivers")
       .values({

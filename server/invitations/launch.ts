@@ -5,7 +5,7 @@ import { receiverFailure } from "@/server/outbox/alert-store";
 import type { Store } from "@/server/db/connect";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
 import { INVITATIONS, readEnv, sendRefusesUnsigned } from "@/server/env";
-import { invitationCounts, listInvitations, retryingCount } from "@/server/outbox/invitation-store";
+import { invitationCounts, listInvitations } from "@/server/invitations/invitation-store";
 import { cancelInvitations, queueWave, whyWaiting, type WaveSelection } from "@/server/invitations/waves";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -99,14 +99,12 @@ export const waveStateLabels: Record<InvitationState, string> = {
 };
 
 export async function waveStatus(store: Store, wave: string | undefined) {
-  const rows = await invitationCounts(store, wave);
+  const { states, retrying, refusals } = await invitationCounts(store, wave);
   const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
+  for (const row of states) counts[row.state] += row.count;
   const refusedByCode: Record<string, number> = {};
-  for (const row of rows) {
-    counts[row.state] += row.count;
-    if (row.state === "refused")
-      refusedByCode[row.carrierCode ?? "unknown"] = (refusedByCode[row.carrierCode ?? "unknown"] ?? 0) + row.count;
-  }
+  for (const row of refusals)
+    refusedByCode[row.carrierCode ?? "unknown"] = (refusedByCode[row.carrierCode ?? "unknown"] ?? 0) + row.count;
   // Why those waiting wait: each set of zones and the moment they all open, with how many wait for it.
   const waiting = new Map<string, { zones: string[]; until: string; count: number }>();
   for (const row of await listInvitations(store, { wave, state: "waiting" })) {
@@ -129,7 +127,7 @@ export async function waveStatus(store: Store, wave: string | undefined) {
   return {
     wave: wave ?? null,
     counts,
-    retrying: await retryingCount(store, wave),
+    retrying,
     refusedByCode,
     waitingFor,
     receiver,

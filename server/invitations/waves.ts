@@ -5,7 +5,13 @@ import type { Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { phonePolicyOf } from "@/server/site-settings";
 import { newWebhookId } from "@/server/outbox/claims";
-import { cancelWave, insertWave, invitedAmong, waveNamed, type InvitationRow } from "@/server/outbox/invitation-store";
+import {
+  cancelWave,
+  insertWave,
+  invitedAmong,
+  waveNamed,
+  type InvitationRow,
+} from "@/server/invitations/invitation-store";
 import { zonesOf } from "./quiet-hours";
 
 export type WaveSelection = { next: number } | { all: true } | { phones: readonly string[] };
@@ -58,9 +64,6 @@ export async function queueWave(
       position,
       consent_id: consentId,
       text: wave.text,
-      state: "queued",
-      queued_at: wave.now,
-      next_attempt_at: wave.now,
     })),
   );
   if (queued === undefined) return undefined;

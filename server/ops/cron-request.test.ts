@@ -4,7 +4,7 @@ import { cronMaxDurationSeconds } from "./cron-request";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { leadById } from "@/server/outbox/lead-store";
+import { leadById } from "@/server/outbox/outbox-store";
 import { makeDue } from "@/tests/support/lead-sending";
 import { submitted } from "@/tests/support/lead-sending";
 

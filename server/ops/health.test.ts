@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { GET } from "@/app/api/health/route";
 import { alertsSettled, reviewReceivers } from "@/server/outbox/alerts";
 import { closeDatabases, database } from "@/server/db/connect";
-import { redeliveryPass, dueNow } from "@/server/outbox/lead-pass";
+import { deadLeads, dueNow, redeliveryPass } from "@/server/forms/leads";
 import { readEnv } from "@/server/env";
 import { startRedisServer } from "@/tests/support/redis-server";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
@@ -38,7 +38,7 @@ beforeEach(async () => {
   seen = chat.received.length;
   // Each test starts from an empty database: health looks at every lead.
   const { db } = await database(readEnv());
-  for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
+  for (const table of ["outbox", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
 });
 
 const health = async (authorization?: string) => {
@@ -67,7 +67,7 @@ async function leadThatDies() {
   const body = lead();
   const first = await submitted("waitlist", body);
   expect(first.ok).toBe(false);
-  await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+  await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
   await alertsSettled();
   return body;
 }
@@ -113,7 +113,7 @@ describe("GET /api/health", () => {
     // What `npm run leads -- retry --dead` runs.
     const summary = await redeliveryPass(readEnv(), {
       sender: "operator",
-      selection: () => ({ dead: true }),
+      due: () => deadLeads,
     });
     expect(summary.delivered).toBe(2);
     await alertsSettled();
@@ -132,7 +132,7 @@ describe("GET /api/health", () => {
     await leadThatDies();
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing", "dead_leads"] } });
     const { db } = await database(readEnv());
-    const [dead] = await db.selectFrom("leads").select("id").where("state", "=", "dead").execute();
+    const [dead] = await db.selectFrom("outbox").select("id").where("state", "=", "dead").execute();
     const printed: string[] = [];
     await leadsCommand(
       ["drop", dead!.id],
@@ -151,7 +151,7 @@ describe("GET /api/health", () => {
     expect(await health()).toMatchObject({ status: 503, body: { problems: ["receiver_failing"] } });
     const { db } = await database(readEnv());
     await db
-      .updateTable("leads")
+      .updateTable("outbox")
       .set({ created_at: Date.now() - 2 * 3_600_000 })
       .where("id", "=", first.webhookId)
       .execute();
@@ -242,10 +242,10 @@ describe("GET /api/health", () => {
     const { db } = await database(readEnv());
     const now = Date.now();
     await db
-      .insertInto("leads")
+      .insertInto("outbox")
       .values({
         id: `msg_${crypto.randomUUID()}`,
-        form: "waitlist",
+        receiver: "waitlist",
         dedupe_key: null,
         payload: "{}",
         state: "pending",
@@ -448,7 +448,7 @@ describe("GET /api/health's figures", () => {
       deliveredAt: number | null = null,
     ) => ({
       id: `msg_${crypto.randomUUID()}`,
-      form,
+      receiver: form,
       dedupe_key: null,
       payload: "{}",
       state,
@@ -457,7 +457,7 @@ describe("GET /api/health's figures", () => {
       delivered_at: deliveredAt,
     });
     await db
-      .insertInto("leads")
+      .insertInto("outbox")
       .values([
         row("waitlist", "pending", now - 600_000),
         row("waitlist", "pending", now - 120_000),
@@ -567,7 +567,8 @@ describe("alerts", () => {
     expect(alerts().map((alert) => alert.kind)).toStrictEqual(["failing", "dead"]);
 
     const { db } = await database(readEnv());
-    for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
+    for (const table of ["outbox", "alerts", "receivers", "alert_states"] as const)
+      await db.deleteFrom(table).execute();
     seen = chat.received.length;
     vi.stubEnv("ALERT_WEBHOOK_URL", "");
     await leadThatDies();

@@ -1,8 +1,7 @@
 import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/outbox/alert-store";
-import { openInvitationCounts } from "@/server/outbox/invitation-store";
-import { lastDeliveredAt, openLeadCounts } from "@/server/outbox/lead-store";
+import { lastDeliveredAt, openCounts } from "@/server/outbox/outbox-store";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { INVITATIONS, type ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
@@ -65,13 +64,13 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
   const invitations: InvitationFigures = { waiting: 0, failingSince: null, lastFailure: null };
   try {
     const store = await database(env);
-    for (const row of await openLeadCounts(store)) {
-      const form = (forms[row.form] ??= emptyFigures());
-      if (row.state === "held" || row.state === "dead") form[row.state] = row.count;
-      if (row.state === "pending") {
-        form.pending = row.count;
-        form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - row.oldest) / 1000));
-      }
+    const counts = await openCounts(store);
+    for (const [receiver, { pending, held, dead }] of counts) {
+      if (receiver === INVITATIONS) continue;
+      const form = (forms[receiver] ??= emptyFigures());
+      Object.assign(form, { pending: pending.count, held: held.count, dead: dead.count });
+      if (pending.oldest !== undefined)
+        form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - pending.oldest) / 1000));
     }
     if (figures) {
       await Promise.all(
@@ -81,7 +80,7 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
         }),
       );
     }
-    invitations.waiting = (await openInvitationCounts(store)).pending.count;
+    invitations.waiting = counts.get(INVITATIONS)?.pending.count ?? 0;
     // A receiver is failing while leads of its form (or invitations) wait: one whose last was dropped has nothing left to fix.
     const waiting = (form: string) =>
       form === INVITATIONS ? invitations.waiting : (forms[form]?.pending ?? 0) + (forms[form]?.dead ?? 0);

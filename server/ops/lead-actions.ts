@@ -2,8 +2,8 @@ import "server-only";
 import { reviewReceivers } from "@/server/outbox/alerts";
 import { database } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
-import { dropLead } from "@/server/outbox/lead-store";
-import { dueNow } from "@/server/outbox/lead-pass";
+import { dropLead } from "@/server/outbox/outbox-store";
+import { deadLeads, dueNow } from "@/server/forms/leads";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 import { runTasks } from "./scheduler";
@@ -31,7 +31,7 @@ export async function redeliverLeads(
       sender: "operator",
       id,
       // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
-      selection: dead ? () => ({ dead: true }) : () => dueNow(Number.MAX_SAFE_INTEGER),
+      due: dead ? () => deadLeads : () => dueNow(Number.MAX_SAFE_INTEGER),
     },
   });
   if (!summary) throw new Error("the lead task did not run");

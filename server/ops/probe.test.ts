@@ -6,11 +6,11 @@ import { failingSinceOf, stopFailing } from "@/server/outbox/alert-store";
 import { recordConsent } from "@/server/consent/consent-store";
 import { readEnv } from "@/server/env";
 import { probeInvitations } from "@/server/invitations/invitation-pass";
-import { listInvitations } from "@/server/outbox/invitation-store";
+import { listInvitations } from "@/server/invitations/invitation-store";
 import { cancelInvitations, queueWave } from "@/server/invitations/waves";
 import { newWebhookId } from "@/server/outbox/claims";
-import { listLeads } from "@/server/outbox/lead-store";
-import { leadProbe } from "@/server/outbox/lead-pass";
+import { listLeads } from "@/server/outbox/outbox-store";
+import { leadProbe } from "@/server/forms/leads";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { setupLeadSending, submitted } from "@/tests/support/lead-sending";
 import { webConsent } from "@/tests/support/waitlist-lead";
@@ -191,7 +191,7 @@ describe("a form's probe, by itself", () => {
       answered: true,
     });
     const waiting = await listLeads(await store(), { states: ["pending"] });
-    expect(waiting.map((row) => [row.form, row.next_attempt_at <= Date.now()]).sort()).toStrictEqual([
+    expect(waiting.map((row) => [row.receiver, row.next_attempt_at <= Date.now()]).sort()).toStrictEqual([
       ["contact", false],
       ["waitlist", true],
       ["waitlist", true],
@@ -207,7 +207,7 @@ describe("a form's probe, by itself", () => {
       const row = await (
         await store()
       ).db
-        .selectFrom("leads")
+        .selectFrom("outbox")
         .select("claimed_until")
         .where("claimed_by", "is not", null)
         .executeTakeFirst();

@@ -6,7 +6,7 @@ import { newWebhookId } from "@/server/outbox/claims";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { numberUnder, openPrefix, specCountries } from "@/tests/support/open-zone";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
-import { attemptsOf } from "@/server/outbox/lead-store";
+import { attemptsOf } from "@/server/outbox/outbox-store";
 import { finishSchedule, runTasks, scheduleTick, startSchedule, stopSchedule, taskNames } from "./scheduler";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/outbox/alert-store";
@@ -36,7 +36,7 @@ async function hangingLead(timeoutMs: number) {
   await (
     await store()
   ).db
-    .insertInto("leads")
+    .insertInto("outbox")
     .values(waitlistLead(body.phone, { payload: JSON.stringify(body), dedupe_key: null, next_attempt_at: 0 }))
     .execute();
   return body;
@@ -55,7 +55,7 @@ describe("retention, with a scheduled pass", () => {
     const delivery = await send(body);
     const db = await store();
     await db.db
-      .updateTable("leads")
+      .updateTable("outbox")
       .set({ delivered_at: Date.now() - 31 * 86_400_000 })
       .where("id", "=", delivery.webhookId)
       .execute();
@@ -77,7 +77,7 @@ describe("retention of sign-ups that wait for a START", () => {
     const db = await store();
     const [old, young] = [waitlistLead("+15558800001"), waitlistLead("+15558800002")];
     await db.db
-      .insertInto("leads")
+      .insertInto("outbox")
       .values([
         { ...old, state: "awaiting_start", created_at: Date.now() - 31 * 86_400_000 },
         { ...young, state: "awaiting_start", created_at: Date.now() - 29 * 86_400_000 },
@@ -111,7 +111,7 @@ describe("retention, with a pass", () => {
     await everyTask();
     const { db } = await store();
     await db
-      .updateTable("leads")
+      .updateTable("outbox")
       .set({ delivered_at: Date.now() - 31 * 86_400_000 })
       .where("id", "=", delivery.webhookId)
       .execute();
@@ -321,7 +321,7 @@ describe("the redelivery timer", () => {
       dedupe_key: null,
       next_attempt_at: 0,
     });
-    await (await store()).db.insertInto("leads").values(lead).execute();
+    await (await store()).db.insertInto("outbox").values(lead).execute();
     setUp();
     const began = Date.now();
     expect(await scheduleTick()).toBe(true);
@@ -453,9 +453,9 @@ describe("the launch invitations, in the scheduled pass", () => {
     const phone = await queued();
     const db = await store();
     await db.db
-      .updateTable("invitations")
-      .set({ queued_at: Date.now() - 1_462 * 86_400_000 })
-      .where("phone", "=", phone)
+      .updateTable("outbox")
+      .set({ created_at: Date.now() - 1_462 * 86_400_000 })
+      .where("id", "in", db.db.selectFrom("invitations").select("id").where("phone", "=", phone))
       .execute();
     retentionDue();
     await everyTask();

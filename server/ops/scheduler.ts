@@ -6,7 +6,7 @@ import { probeFailingReceivers, type FailingReceivers, type Probed } from "@/ser
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { invitationPass, invitationProbe, type InvitationSummary } from "@/server/invitations/invitation-pass";
-import { leadProbe, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/outbox/lead-pass";
+import { leadProbe, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/forms/leads";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { applyRetention, type RetentionSummary } from "./retention";

@@ -43,7 +43,8 @@ describe("what each alert says", () => {
     await alertsSettled();
     seen = chat.received.length;
     const { db } = await database(readEnv());
-    for (const table of ["leads", "alerts", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
+    for (const table of ["outbox", "alerts", "receivers", "alert_states"] as const)
+      await db.deleteFrom(table).execute();
   });
 
   /** Leads of the waitlist in a state, created at the given times. */
@@ -51,10 +52,10 @@ describe("what each alert says", () => {
     const { db } = await database(readEnv());
     for (const created of createdAt) {
       await db
-        .insertInto("leads")
+        .insertInto("outbox")
         .values({
           id: `msg_${crypto.randomUUID()}`,
-          form: "waitlist",
+          receiver: "waitlist",
           dedupe_key: null,
           payload: "{}",
           state,
@@ -83,7 +84,7 @@ describe("what each alert says", () => {
   /** The waitlist's open leads delivered, as a working receiver leaves them. */
   async function deliverAll() {
     const { db } = await database(readEnv());
-    await db.updateTable("leads").set({ state: "delivered" }).where("state", "in", ["pending", "dead"]).execute();
+    await db.updateTable("outbox").set({ state: "delivered" }).where("state", "in", ["pending", "dead"]).execute();
   }
 
   it("a receiver that starts failing, then goes on failing, then works again", async () => {
@@ -210,10 +211,10 @@ describe("what each alert says", () => {
     for (const [form, payload] of Object.entries(people)) {
       for (const state of ["pending", "dead", "held"] as const) {
         await db
-          .insertInto("leads")
+          .insertInto("outbox")
           .values({
             id: `msg_${crypto.randomUUID()}`,
-            form,
+            receiver: form,
             dedupe_key: null,
             payload: JSON.stringify(payload),
             state,
@@ -432,7 +433,7 @@ describe("what each alert says", () => {
     await leads("dead", at);
     await told("dead", at);
     const { db } = await database(readEnv());
-    await db.deleteFrom("leads").execute();
+    await db.deleteFrom("outbox").execute();
     await tick(at + minute);
     expect(await db.selectFrom("receivers").select("failing_since").execute()).toStrictEqual([{ failing_since: null }]);
     const said = await tick(at + 6 * minute);
@@ -493,11 +494,11 @@ describe("what each alert says", () => {
       .values(["contact", "waitlist"].map((form) => ({ form, failing_since: at, last_failure: null, probed_at: null })))
       .execute();
     await store.db
-      .insertInto("leads")
+      .insertInto("outbox")
       .values(
         ["contact", "waitlist"].map((form) => ({
           id: `msg_${crypto.randomUUID()}`,
-          form,
+          receiver: form,
           dedupe_key: null,
           payload: "{}",
           state: "pending" as const,
@@ -513,7 +514,7 @@ describe("what each alert says", () => {
         get(db, key) {
           if (key === "selectFrom")
             return (table: "receivers") => {
-              if (String(table).startsWith("leads")) throw new Error("disk I/O error");
+              if (String(table).startsWith("outbox")) throw new Error("disk I/O error");
               return db.selectFrom(table);
             };
           const value: unknown = Reflect.get(db, key);

@@ -3,8 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { Store } from "@/server/db/connect";
 import { INVITATIONS, readEnv, webhookVariables, type Receiver, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
-import { openInvitationCounts, releaseQueued } from "@/server/outbox/invitation-store";
-import { openLeadCounts, releaseWaiting } from "@/server/outbox/lead-store";
+import { openCounts, release } from "@/server/outbox/outbox-store";
 import type { Settled, StoreChange } from "@/server/outbox/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
@@ -36,12 +35,8 @@ function duration(ms: number) {
 type Waiting = (state: "pending" | "dead" | "held") => { count: number; oldest: number | undefined };
 
 async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
-  if (receiver === INVITATIONS) {
-    const counts = await openInvitationCounts(store);
-    return (state) => (state === "held" ? { count: 0, oldest: undefined } : counts[state]);
-  }
-  const counts = await openLeadCounts(store, receiver);
-  return (state) => counts.find((row) => row.state === state) ?? { count: 0, oldest: undefined };
+  const counts = (await openCounts(store, receiver)).get(receiver);
+  return (state) => counts?.[state] ?? { count: 0, oldest: undefined };
 }
 
 function wordsOf(receiver: string) {
@@ -282,7 +277,7 @@ async function alertOn(store: Store, { receiver: form, outcome, env, failure }: 
       if (since !== null) {
         await stopFailing(store, { form, since, how: "delivered", now });
         // It answers again: what waits for a later round goes with the next pass, not hours from now.
-        await (form === INVITATIONS ? releaseQueued(store, now) : releaseWaiting(store, form, now));
+        await release(store, form, now);
       }
     } else if (outcome === "held") {
       if (env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "held", form, now });

@@ -3,6 +3,7 @@ import { readEnv } from "@/server/env";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { newClaim } from "@/server/outbox/claims";
 import { sendClaimed, type Sender } from "./send";
+import { leadKind } from "@/server/forms/leads";
 
 // The receiver, in virtual time: each attempt takes the whole time it is given and times out.
 const given: number[] = [];
@@ -37,7 +38,8 @@ describe("the deadline, on a virtual clock", () => {
     const pause = vi.spyOn(globalThis, "setTimeout");
     const began = performance.now();
     const started = began - spent;
-    const sending = sendClaimed({
+    const sending = sendClaimed(leadKind, {
+      own: undefined,
       store: undefined,
       row: waitlistLead(),
       claim: newClaim(60_000),

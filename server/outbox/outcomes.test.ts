@@ -5,7 +5,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
-import { dueNow, redeliveryPass } from "./lead-pass";
+import { dueNow, redeliveryPass } from "@/server/forms/leads";
 import { submitLead } from "@/server/forms/submit-lead";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { webConsent } from "@/tests/support/waitlist-lead";
@@ -29,7 +29,7 @@ describe("what the alerts hear of a sender, with no one to name them", () => {
     expect(await submitLead({ form: "contact", payload, env: readEnv(), started })).toMatchObject({ ok: false });
     await alertsSettled();
     expect(await failing()).toContain("contact");
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
     await alertsSettled();
     expect(await failing()).not.toContain("contact");
   });
@@ -55,7 +55,7 @@ describe("what the alerts hear of a sender, with no one to name them", () => {
     const payload = { name: `Later ${Date.now()} [fail=1]`, email: "later@example.com", message: "Hello" };
     await submitLead({ form: "contact", payload, env: readEnv(), started: performance.now() });
     storeFailed(new Error("disk I/O error"));
-    await redeliveryPass(readEnv(), { selection: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
     expect(recovered()).toBe(1);
 
     const phone = "+15035550177";

@@ -1,6 +1,22 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Updateable } from "kysely";
+import { inTransaction, type Store } from "@/server/db/connect";
+import type { OutboxTable } from "@/server/db/schema";
+import type { ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
+import { CLAIM_MARGIN_MS, newClaim, type Claim } from "./claims";
+import {
+  claimNext,
+  claimRow,
+  nextDue,
+  release,
+  setUnclaimed,
+  type Due,
+  type OutboxRow,
+  type OutboxState,
+} from "./outbox-store";
+import { sendClaimed, type Kind, type Sender } from "./send";
 
 // Failures in a row after which a pass leaves a receiver alone; what waits for it keeps its place.
 export const PAUSE_AFTER_FAILURES = 3;
@@ -8,15 +24,59 @@ export const PAUSE_AFTER_FAILURES = 3;
 // A stopping server is not kept waiting for a pace's slot.
 const NAP_MS = 250;
 
-export type Step<Item, State extends string> =
+type Step<Item, State extends string> =
   | undefined
   | { claimed: Item; id: string; receiver: string }
   /** Settled without a send (an invitation skipped, put to wait for its hours): counted. */
   | { settled: State }
   | { waitUntil: number };
 
+/** What must hold before a row is sent: its kind's own data for the send, a state it ends in unsent, or a wait. */
+export type Check<Own> =
+  { own: Own } | { settled: OutboxState; change?: Updateable<OutboxTable> } | { waitUntil: number };
+
+export type Taken<Own> = { row: OutboxRow; claim: Claim; own: Own };
+
+/**
+ * The row due first, claimed for the attempt's whole timeout and a margin, so no other pass, instance or visitor sends
+ * it while the attempt may still answer. With a `check` of what must hold before it is sent, one transaction.
+ */
+export async function takeNext<Own = undefined>(
+  store: Store,
+  {
+    due,
+    timeoutMs,
+    check,
+  }: { due: Due; timeoutMs: number; check?: (tx: Store, row: OutboxRow) => Promise<Check<Own>> },
+): Promise<Step<Taken<Own>, OutboxState>> {
+  const held = () => newClaim(timeoutMs + CLAIM_MARGIN_MS);
+  const taken = (row: OutboxRow, claim: Claim, own: Own) => ({
+    claimed: { row, claim, own },
+    id: row.id,
+    receiver: row.receiver,
+  });
+  if (!check) {
+    const claim = held();
+    const row = await claimNext(store, due, claim);
+    return row && taken(row, claim, undefined as Own);
+  }
+  return inTransaction(store, async (tx) => {
+    const row = await nextDue(tx, due);
+    if (!row) return undefined;
+    const checked = await check(tx, row);
+    if ("waitUntil" in checked) return checked;
+    if ("settled" in checked) {
+      await setUnclaimed(tx, row.id, { state: checked.settled, ...checked.change });
+      return { settled: checked.settled };
+    }
+    const claim = held();
+    await claimRow(tx, row.id, claim);
+    return taken(row, claim, checked.own);
+  });
+}
+
 /** A kind of delivery as the pass drives it; each keeps its rows and its rules (what is due, consent, hours, pace). */
-export type DeliveryKind<Item, State extends string> = {
+type DeliveryKind<Item, State extends string> = {
   states: readonly State[];
   next(skip: { sent: readonly string[]; paused: readonly string[] }): Promise<Step<Item, State>>;
   /** `answered` undefined: its receiver was not called. */
@@ -28,7 +88,7 @@ export type PassSummary<State extends string> = Record<State, number> & {
   budgetSpent: boolean;
 };
 
-export type PassLimits = {
+type PassLimits = {
   concurrency: number;
   budgetMs: number;
   stopping?: () => boolean;
@@ -42,7 +102,7 @@ export const nothingSent = <State extends string>(states: readonly State[]): Pas
   }) as PassSummary<State>;
 
 /** Each item claimed by the kind's `next`, so no other pass, instance or visitor sends it too, and sent at most once a pass. */
-export async function runPass<Item, State extends string>(
+async function runPass<Item, State extends string>(
   kind: DeliveryKind<Item, State>,
   { concurrency, budgetMs, stopping = () => false }: PassLimits,
 ): Promise<PassSummary<State>> {
@@ -89,4 +149,75 @@ export async function runPass<Item, State extends string>(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   return summary;
+}
+
+/** How a kind's pass goes: what is due, what must hold before each is sent, and the words its summary counts. */
+export type Sending<Own, Outcome extends string> = {
+  kind: Kind<Own>;
+  due: (now: number) => Due;
+  check?: (tx: Store, row: OutboxRow) => Promise<Check<Own>>;
+  outcomes: readonly Outcome[];
+  outcome: (state: string) => Outcome;
+};
+
+const take = <Own>(store: Store, env: ServerEnv, sending: Sending<Own, string>, due: Due) =>
+  takeNext(store, { due, timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS, check: sending.check });
+
+const send = async <Own, Outcome extends string>(
+  store: Store,
+  env: ServerEnv,
+  sending: Sending<Own, Outcome>,
+  taken: Taken<Own>,
+  sender: Sender,
+) => {
+  const { state, answered } = await sendClaimed(sending.kind, { store, ...taken, env, sender });
+  return { state: sending.outcome(state), answered };
+};
+
+/** What is due, `concurrency` at a time, each receiver paused after failures in a row, within `budgetMs`. */
+export function sendDue<Own, Outcome extends string>(
+  store: Store,
+  env: ServerEnv,
+  sending: Sending<Own, Outcome>,
+  { sender = "pass", ...limits }: PassLimits & { sender?: Sender },
+) {
+  return runPass<Taken<Own>, Outcome>(
+    {
+      states: sending.outcomes,
+      async next({ sent, paused }) {
+        const { wanted, ...due } = sending.due(Date.now());
+        const step = await take(store, env, sending, {
+          ...due,
+          wanted: wanted.map((one) => ({ ...one, receivers: one.receivers.filter((r) => !paused.includes(r)) })),
+          skipIds: sent,
+        });
+        return step && "settled" in step ? { settled: sending.outcome(step.settled) } : step;
+      },
+      send: (taken) => send(store, env, sending, taken, sender),
+    },
+    limits,
+  );
+}
+
+/**
+ * A failing receiver's first row a failure put back, sent ahead of its schedule (failed, it keeps its place and spends
+ * no round); answered, everything that waits for a later round is due now. Undefined when nothing waits.
+ */
+export async function probeReceiver<Own, Outcome extends string>(
+  store: Store,
+  env: ServerEnv,
+  sending: Sending<Own, Outcome>,
+  receiver: string,
+) {
+  const pending = sending.kind.words.pending;
+  const step = await take(store, env, sending, {
+    wanted: [{ receivers: [receiver], states: [pending] }],
+    attempted: true,
+  });
+  if (!step) return undefined;
+  if ("waitUntil" in step) return { state: "pace", answered: false };
+  if ("settled" in step) return { state: sending.outcome(step.settled), answered: false };
+  const { state, answered } = await send(store, env, sending, step.claimed, "probe");
+  if (answered) await release(store, receiver, Date.now());
+  return { state, answered: Boolean(answered) };
 }

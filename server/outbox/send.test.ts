@@ -8,7 +8,8 @@ import { failureOf } from "@/server/outbox/failures";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newClaim } from "./claims";
-import { insertClaimed } from "./lead-store";
+import { leadKind } from "@/server/forms/leads";
+import { insertLead } from "./outbox-store";
 import { sendClaimed } from "./send";
 
 const receiver = setupWebhookReceiver();
@@ -190,11 +191,11 @@ describe("a row no form of this site wrote", () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const store = await database(readEnv());
     const claim = newClaim(60_000);
-    const row = await insertClaimed(
+    const row = await insertLead(
       store,
       {
         id: `msg_foreign-${Date.now()}`,
-        form: "catering",
+        receiver: "catering",
         dedupe_key: null,
         payload: "{}",
         state: "pending",
@@ -204,7 +205,14 @@ describe("a row no form of this site wrote", () => {
       claim,
     );
     const before = receiver.received.length;
-    const sent = await sendClaimed({ store, row: row!, claim, env: readEnv(), sender: "pass" });
+    const sent = await sendClaimed(leadKind, {
+      store,
+      row: row!,
+      claim,
+      own: undefined,
+      env: readEnv(),
+      sender: "pass",
+    });
     expect(sent).toMatchObject({ state: "unreadable", delivery: { ok: false, reason: "unreadable", attempts: 0 } });
     expect(receiver.received.length).toBe(before);
   });

@@ -1,23 +1,57 @@
 import "server-only";
-import type { Updateable } from "kysely";
-import type { Store } from "@/server/db/connect";
-import type { LeadState, LeadsTable } from "@/server/db/schema";
-import type { ServerEnv, WebhookSettings } from "@/server/env";
+import { inTransaction, type Store } from "@/server/db/connect";
+import type { Receiver, ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { leadFacts, sendable, type LeadRow } from "./lead";
-import type { Outcome } from "@/server/outbox/outcomes";
-import { noteOutcome } from "@/server/outbox/alerts";
-import { settle, type AttemptRecord } from "./lead-store";
-import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
-import { type Claim } from "@/server/outbox/claims";
-import { failureOf } from "@/server/outbox/failures";
-import type { AttemptResult } from "@/server/outbox/post-json";
-import { backoffMs, isTransient, nextRound } from "@/server/outbox/retry-policy";
-import { postSigned } from "@/server/outbox/signed-post";
+import { noteOutcome } from "./alerts";
+import type { Claim } from "./claims";
+import { failureOf } from "./failures";
+import { settle, type AttemptRecord, type OutboxRow, type OutboxState } from "./outbox-store";
+import type { AttemptResult } from "./post-json";
+import { backoffMs, isTransient, nextRound } from "./retry-policy";
+import { postSigned } from "./signed-post";
+import { storeAnswered, storeFailed } from "./store-outage";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 
 export type Sender = "visitor" | "pass" | "operator" | "probe";
+
+/**
+ * A kind of thing the site sends (a lead, an invitation): which receivers are its own, what their answer means, and
+ * its own table's part of a settlement. The engine claims, attempts, settles and retries every kind alike.
+ */
+export type Kind<Own = undefined> = {
+  owns(receiver: string): boolean;
+  /** Where its receiver is, read at each send: a setting rotated meanwhile is used at once. */
+  webhook(env: ServerEnv, receiver: string): WebhookSettings;
+  /** A failure waits for its next round in `pending` or gives up in `dead`; without a URL, a row is `held`; an answer is final. */
+  words: { pending: OutboxState; dead: OutboxState; held: OutboxState; answered: readonly OutboxState[] };
+  /** Read the answer's body, for `answer`. */
+  readAnswer?: boolean;
+  /** What a 2xx says: the state it ends in, or undefined when it says nothing (and is tried again). */
+  answer(result: Extract<AttemptResult, { ok: true }>): OutboxState | undefined;
+  /** Its own table's part of the settlement, in its transaction: the state the row ends in. */
+  settling?(
+    tx: Store,
+    claimed: Claimed<Own>,
+    settled: { state: OutboxState; result: AttemptResult; failure?: string },
+  ): Promise<OutboxState>;
+  /** An earlier attempt may have reached the receiver, though none was recorded: since when. */
+  sentBefore?(claimed: Claimed<Own>): number | undefined;
+  events: { pending: string; dead: string; redelivered?: string };
+  /** Where it stands, for the operator's log: never a value. */
+  facts(claimed: Claimed<Own>, now: number): Record<string, unknown>;
+};
+
+export type Claimed<Own = undefined> = {
+  /** Undefined only when the database failed to keep a contact request: sent once, never redelivered. */
+  store: Store | undefined;
+  row: OutboxRow;
+  claim: Claim;
+  own: Own;
+  env: ServerEnv;
+  sender: Sender;
+  started?: number;
+};
 
 export type Delivery = {
   webhookId: string;
@@ -42,38 +76,49 @@ export function deliveryOf(
   return { webhookId, via, attempts, durationMs: Math.round(performance.now() - started), ...answer };
 }
 
-export type Sent = { state: Exclude<LeadState, "revoked" | "awaiting_start"> | "unreadable"; delivery: Delivery };
+/** `answered`: its receiver said what became of it; undefined when no receiver was called. */
+export type Sent = { state: OutboxState | "unreadable"; answered?: boolean; delivery: Delivery };
 
 const MIN_ATTEMPT_MS = 250;
 
-/** The visitor's sender retries transient failures with backoff within WEBHOOK_DEADLINE_MS; a pass or the operator makes one attempt. */
-async function attemptAll({
-  webhook,
-  lead: { id, payload: body, attempts, created_at: createdAt },
-  env,
-  sender,
-  started,
-}: {
-  webhook: WebhookSettings & { url: string };
-  lead: Pick<LeadRow, "id" | "attempts" | "created_at"> & { payload: string };
-  env: ServerEnv;
-  sender: Sender;
-  started: number;
-}) {
+// JSON.parse(null) is null: a row emptied by retention reads as no object, like any other.
+export function objectOf(json: string | null) {
+  try {
+    const value: unknown = JSON.parse(json as string);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A row this site wrote and may send: a receiver of its kind, a webhook-id, a payload that is a JSON object. */
+export const sendable = (kind: Pick<Kind<never>, "owns">, row: OutboxRow) =>
+  kind.owns(row.receiver) && /^msg_[\w-]+$/.test(row.id) && objectOf(row.payload) !== undefined;
+
+/** The visitor's sender retries transient failures with backoff within WEBHOOK_DEADLINE_MS; any other makes one attempt. */
+async function attemptAll<Own>(kind: Kind<Own>, claimed: Claimed<Own>, started: number) {
+  const { row, env, sender } = claimed;
+  const webhook = kind.webhook(env, row.receiver);
   const left = () => env.WEBHOOK_DEADLINE_MS - (performance.now() - started);
   const records: AttemptRecord[] = [];
   for (;;) {
     const timeoutMs =
       sender === "visitor" ? Math.min(env.WEBHOOK_ATTEMPT_TIMEOUT_MS, left()) : env.WEBHOOK_ATTEMPT_TIMEOUT_MS;
     const at = Date.now();
-    // After any earlier attempt, the receiver may have acted on it: the lead's own time bounds where to look.
-    const redeliverySince = attempts + records.length > 0 ? createdAt : undefined;
-    const result = await postSigned(webhook, {
-      webhookId: id,
-      body,
-      timeoutMs: Math.max(1, Math.round(timeoutMs)),
-      redeliverySince,
-    });
+    // After any earlier attempt, the receiver may have acted on it: the row's own time bounds where to look.
+    const redeliverySince = row.attempts + records.length > 0 ? row.created_at : kind.sentBefore?.(claimed);
+    const result = await postSigned(
+      { ...webhook, url: webhook.url! },
+      {
+        webhookId: row.id,
+        body: row.payload!,
+        timeoutMs: Math.max(1, Math.round(timeoutMs)),
+        readAnswer: kind.readAnswer,
+        redeliverySince,
+      },
+    );
     records.push({
       at,
       status: "status" in result ? result.status : null,
@@ -90,100 +135,97 @@ async function attemptAll({
   }
 }
 
-/** The visitor's failure keeps its place in the schedule, or starts it. */
-function afterFailure(lead: LeadRow, sender: Sender, env: ServerEnv, now: number): Updateable<LeadsTable> {
+/** The visitor's failure keeps its place in the schedule, or starts it; a probe's keeps its place and spends no round. */
+function afterFailure<Own>(kind: Kind<Own>, { row, sender, env }: Claimed<Own>, now: number) {
+  const { pending, dead } = kind.words;
   if (sender === "visitor") {
-    const keepsPlace = lead.state === "pending" && lead.attempts > 0;
+    const keepsPlace = row.state === pending && row.attempts > 0;
     return {
-      state: "pending",
-      ...(lead.state === "dead" ? { rounds: 0 } : {}),
-      next_attempt_at: keepsPlace ? lead.next_attempt_at : now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
+      state: pending,
+      ...(row.state === dead ? { rounds: 0 } : {}),
+      next_attempt_at: keepsPlace ? row.next_attempt_at : now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
     };
   }
   const schedule = env.REDELIVERY_SCHEDULE_SECONDS;
-  const { rounds, next } = nextRound(lead, { probe: sender === "probe", schedule, now });
-  return next === undefined ? { state: "dead", rounds } : { state: "pending", rounds, next_attempt_at: next };
+  const { rounds, next } = nextRound(row, { probe: sender === "probe", schedule, now });
+  return next === undefined ? { state: dead, rounds } : { state: pending, rounds, next_attempt_at: next };
 }
 
-export type Claimed = {
-  /** Undefined only when the database failed to keep a contact request: sent once, never redelivered. */
-  store: Store | undefined;
-  row: LeadRow;
-  claim: Claim;
-  env: ServerEnv;
-  sender: Sender;
-  started?: number;
-};
-
-/** A store that fails is logged once per outage and never keeps the visitor's answer. */
-async function recordSettlement(
-  { store, row, claim }: Claimed,
-  change: Updateable<LeadsTable>,
-  records: AttemptRecord[],
+/** A store that fails is logged once per outage and never keeps the visitor's answer; the state the row ended in. */
+export async function settleClaimed<Own>(
+  kind: Kind<Own>,
+  claimed: Claimed<Own>,
+  change: Parameters<typeof settle>[1]["change"],
+  { records, result }: { records: AttemptRecord[]; result?: AttemptResult },
 ) {
-  if (!store) return false;
+  const { store, row, claim } = claimed;
+  if (!store) return undefined;
   try {
-    await settle(store, { lead: row, claim, change, attempts: records });
+    const state = await inTransaction(store, async (tx) => {
+      const state =
+        result && kind.settling
+          ? await kind.settling(tx, claimed, { state: change.state, result, failure: change.last_failure ?? undefined })
+          : change.state;
+      await settle(tx, { row, claim, change: { ...change, state }, answered: kind.words.answered, attempts: records });
+      return state;
+    });
     await store.durable();
     storeAnswered();
-    return true;
+    return state;
   } catch (error) {
-    storeFailed(error, { form: row.form, webhookId: row.id });
-    return false;
+    storeFailed(error, { form: row.receiver, webhookId: row.id });
+    return undefined;
   }
 }
 
-/** The one way a lead is sent, by every sender holding its claim. Every attempt goes into the delivery log. */
-export async function sendClaimed(claimed: Claimed): Promise<Sent> {
-  const { store, row: lead, env, sender, started = performance.now() } = claimed;
-  if (!sendable(lead)) {
+/** The one way anything is sent, by every sender holding its claim. */
+export async function sendClaimed<Own>(kind: Kind<Own>, claimed: Claimed<Own>): Promise<Sent> {
+  const { store, row, env, sender, started = performance.now() } = claimed;
+  const receiver = row.receiver as Receiver;
+  const tell = (outcome: "delivered" | "pending" | "dead" | "held", failure?: string) =>
+    store && noteOutcome(store, { receiver, outcome, env, failure });
+  if (!sendable(kind, row)) {
     // Never sent: a row this code did not write, or one that was damaged.
-    logEvent("error", { event: "lead_unreadable", webhookId: lead.id, form: lead.form });
-    await recordSettlement(claimed, { state: "dead", last_failure: "unreadable" }, []);
-    return { state: "unreadable", delivery: deliveryOf(lead.id, started, { ok: false, reason: "unreadable" }) };
+    logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.receiver });
+    await settleClaimed(kind, claimed, { state: kind.words.dead, last_failure: "unreadable" }, { records: [] });
+    return { state: "unreadable", delivery: deliveryOf(row.id, started, { ok: false, reason: "unreadable" }) };
   }
-
-  const tell = (outcome: Outcome, failure?: string) =>
-    store && noteOutcome(store, { receiver: lead.form, outcome, env, failure });
-  const webhook = env.webhooks[lead.form];
-  if (!webhook.url) {
-    await recordSettlement(claimed, { state: "held", next_attempt_at: lead.created_at }, []);
+  if (!kind.webhook(env, receiver).url) {
+    await settleClaimed(kind, claimed, { state: kind.words.held, next_attempt_at: row.created_at }, { records: [] });
     tell("held");
-    return { state: "held", delivery: deliveryOf(lead.id, started, { ok: true }, { via: "held" }) };
+    return { state: kind.words.held, delivery: deliveryOf(row.id, started, { ok: true }, { via: "held" }) };
   }
 
-  const { result, records } = await attemptAll({
-    webhook: { ...webhook, url: webhook.url },
-    lead,
-    env,
-    sender,
-    started,
-  });
+  const { result, records } = await attemptAll(kind, claimed, started);
   const now = Date.now();
-  const sent = { ...lead, attempts: lead.attempts + records.length };
-  const delivery = deliveryOf(lead.id, started, result, { attempts: records.length });
-  if (result.ok) {
-    await recordSettlement(
-      claimed,
-      { state: "delivered", delivered_at: now, dedupe_key: null, last_failure: null },
-      records,
-    );
+  const sent = { ...claimed, row: { ...row, attempts: row.attempts + records.length } };
+  const delivery = deliveryOf(row.id, started, result, { attempts: records.length });
+  const answer = result.ok ? kind.answer(result) : undefined;
+  if (answer) {
+    const change = { state: answer, delivered_at: now, dedupe_key: null, last_failure: null };
+    await settleClaimed(kind, claimed, change, { records, result });
     tell("delivered");
-    if (sender !== "visitor")
-      logEvent("info", { event: "lead_redelivered", ...leadFacts(sent, now), status: result.status });
-    return { state: "delivered", delivery };
+    if (sender !== "visitor" && kind.events.redelivered)
+      logEvent("info", { event: kind.events.redelivered, ...kind.facts(sent, now), status: delivery.status });
+    return { state: answer, answered: true, delivery };
   }
 
-  const change = { ...afterFailure(lead, sender, env, now), last_failure: failureOf(result) };
-  const kept = await recordSettlement(claimed, change, records);
-  if (kept) tell(change.state === "dead" ? "dead" : "pending", change.last_failure);
-  if (change.state === "dead") {
-    logEvent("error", { event: "lead_dead", ...leadFacts(sent, now), reason: change.last_failure });
-    return { state: "dead", delivery };
-  }
-  const nextAttemptAt = new Date(change.next_attempt_at ?? lead.next_attempt_at).toISOString();
-  // Not kept (the store failed): no redelivery will come, and lead_store_failed said so.
-  if (kept)
-    logEvent("warn", { event: "lead_pending", ...leadFacts(sent, now), reason: change.last_failure, nextAttemptAt });
-  return { state: "pending", delivery };
+  // A 2xx that says nothing is no answer: sent again under its webhook-id, a receiver that did act answers that it did.
+  const failure = result.ok ? `unconfirmed ${result.status}` : failureOf(result)!;
+  const change = { ...afterFailure(kind, claimed, now), last_failure: failure };
+  const state = await settleClaimed(kind, claimed, change, { records, result });
+  if (state !== undefined) tell(state === kind.words.dead ? "dead" : "pending", failure);
+  const facts = { ...kind.facts(sent, now), reason: failure };
+  const ended = state ?? change.state;
+  if (ended === kind.words.dead) logEvent("error", { event: kind.events.dead, ...facts });
+  // Not kept (the store failed): no redelivery will come, and the store's failure said so.
+  else if (state === kind.words.pending)
+    logEvent("warn", {
+      event: kind.events.pending,
+      ...facts,
+      nextAttemptAt: new Date(
+        "next_attempt_at" in change ? change.next_attempt_at! : row.next_attempt_at,
+      ).toISOString(),
+    });
+  return { state: ended, answered: false, delivery };
 }

@@ -892,8 +892,8 @@ function consoleTables() {
   const db = new SQLite(path.join(dataDir, "sous.db"), { readonly: true, fileMustExist: true });
   try {
     const tables = [
-      "leads",
-      "lead_attempts",
+      "outbox",
+      "outbox_attempts",
       "consents",
       "consent_revocations",
       "consent_standings",
@@ -984,7 +984,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
   }
 
   const before = consoleTables();
-  expect((before.leads as Array<{ id: string }>).map((row) => row.id)).toContain(finn.lead_id);
+  expect((before.outbox as Array<{ id: string }>).map((row) => row.id)).toContain(finn.lead_id);
   await refusedEverywhere(stranger, "no session");
   // The viewer removed by the test before: their browser still holds the cookie.
   await refusedEverywhere(signedIn.viewer!.context, "removed operator");
@@ -1031,5 +1031,5 @@ test("every console URL without a session, with an idle or a worn-out session, w
     maxRedirects: 0,
   });
   expect(dropped.status()).toBe(303);
-  expect((consoleTables().leads as Array<{ id: string }>).map((row) => row.id)).not.toContain(finn.lead_id);
+  expect((consoleTables().outbox as Array<{ id: string }>).map((row) => row.id)).not.toContain(finn.lead_id);
 });

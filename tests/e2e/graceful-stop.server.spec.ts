@@ -97,7 +97,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
       const table = leadsTable({ dataDir });
       try {
-        expect(await table.db.selectFrom("leads").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
+        expect(await table.db.selectFrom("outbox").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
       } finally {
         await table.close();
       }
@@ -140,7 +140,11 @@ test("SIGTERM while a redelivery pass waits 4 s on the receiver: the attempt is 
     expect(await exited).toBe(0);
     expect(receiver.withName(name).map((request) => request.answered)).toStrictEqual([200]);
     expect(await table.states([id!])).toStrictEqual(["delivered"]);
-    const attempts = await table.db.selectFrom("lead_attempts").select("status").where("lead_id", "=", id!).execute();
+    const attempts = await table.db
+      .selectFrom("outbox_attempts")
+      .select("status")
+      .where("outbox_id", "=", id!)
+      .execute();
     expect(attempts).toStrictEqual([{ status: 200 }]);
 
     // The next server: its passes run (a lead due now goes out), and the one delivered before the stop does not.

@@ -136,7 +136,7 @@ test("a SIGKILL in the middle of a pass loses nothing, and the lead is sent agai
   // load (both lines side by side) took longer than the default 5 s once (the CI of 02956fa).
   const firstPass = { timeout: 30_000 };
   await expect.poll(() => receiver.withName(prefix).length, firstPass).toBe(3);
-  const claims = await table.db.selectFrom("leads").select(["id", "claimed_until"]).where("id", "in", ids).execute();
+  const claims = await table.db.selectFrom("outbox").select(["id", "claimed_until"]).where("id", "in", ids).execute();
   expect(claims.every((row) => typeof row.claimed_until === "number")).toBe(true);
   const claimedUntil = Math.min(...claims.map((row) => row.claimed_until!));
   server.child.kill("SIGKILL");
@@ -188,13 +188,13 @@ for (const engine of ["sqlite", "postgres"] as const) {
     expect(receiver.withName(prefix)).toHaveLength(200);
     // The delivery log agrees: one attempt per lead, a 2xx, by a pass.
     const attempts = await table.db
-      .selectFrom("lead_attempts")
-      .select(["lead_id", "status", "sender"])
-      .where("lead_id", "in", ids)
+      .selectFrom("outbox_attempts")
+      .select(["outbox_id", "status", "sender"])
+      .where("outbox_id", "in", ids)
       .execute();
     await table.close();
     expect(attempts).toHaveLength(200);
-    expect(new Set(attempts.map((attempt) => attempt.lead_id)).size).toBe(200);
+    expect(new Set(attempts.map((attempt) => attempt.outbox_id)).size).toBe(200);
     expect(attempts.every((attempt) => attempt.status === 200 && attempt.sender === "pass")).toBe(true);
     // Each instance's own count of what it sent: both did part of the work, and together all of it, once.
     const sentBy = [a, b].map((server) => server.output().match(/"event":"lead_redelivered"/g)?.length ?? 0);

@@ -248,7 +248,7 @@ async function consentInForce(phone: string) {
 /** Where the number's sign-ups stand, as the operator finds out: the leads its consent records name, oldest first. */
 async function stateOf(phone: string) {
   const rows = await siteDatabase()
-    .selectFrom("leads")
+    .selectFrom("outbox")
     .select("state")
     .where("id", "in", (eb) => eb.selectFrom("consents").select("lead_id").where("phone", "=", e164Of(phone)))
     .orderBy("created_at")
@@ -811,14 +811,14 @@ function contactSpecs() {
 /** The leads made since `since` that wait, as `npm run leads -- list --state pending` lists them: their forms and how far off their next attempt is. */
 async function waitingSince(since: number) {
   const rows = await siteDatabase()
-    .selectFrom("leads")
-    .select(["form", "next_attempt_at"])
+    .selectFrom("outbox")
+    .select(["receiver", "next_attempt_at"])
     .where("state", "=", "pending")
     .where("created_at", ">=", since)
     .orderBy("created_at")
     .execute();
   return rows.map((lead) => ({
-    form: lead.form,
+    form: lead.receiver,
     nextAttemptAt: Number(lead.next_attempt_at),
     minutesAway: Math.round((lead.next_attempt_at - Date.now()) / 60_000),
   }));
@@ -827,11 +827,12 @@ async function waitingSince(since: number) {
 /** The senders of the attempts that delivered the leads made since `since` (visitor, pass, probe or operator), sorted. */
 async function deliveredBySince(since: number) {
   const rows = await siteDatabase()
-    .selectFrom("lead_attempts")
-    .innerJoin("leads", "leads.id", "lead_attempts.lead_id")
-    .select("lead_attempts.sender")
-    .where("leads.created_at", ">=", since)
-    .where("lead_attempts.failure", "is", null)
+    .selectFrom("outbox_attempts")
+    .innerJoin("outbox", "outbox.id", "outbox_attempts.outbox_id")
+    .select("outbox_attempts.sender")
+    .where("outbox.receiver", "<>", "invitations")
+    .where("outbox.created_at", ">=", since)
+    .where("outbox_attempts.failure", "is", null)
     .execute();
   return rows.map((row) => row.sender).sort();
 }

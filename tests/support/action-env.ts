@@ -1,6 +1,6 @@
 import { expect, vi } from "vitest";
 import { database } from "@/server/db/connect";
-import { listLeads } from "@/server/outbox/lead-store";
+import { listLeads } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 
 /**
@@ -56,8 +56,8 @@ export async function forgetSignups() {
     "consent_revocations",
     "consent_renewals",
     "consent_messages",
-    "lead_attempts",
-    "leads",
+    "outbox_attempts",
+    "outbox",
     "limit_counts",
   ] as const)
     await db.deleteFrom(table).execute();

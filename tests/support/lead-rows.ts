@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { SQLite } from "@/server/db/sqlite-driver";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, type Updateable } from "kysely";
 import pg from "pg";
-import { invitationStates, type Database, type InvitationState } from "@/server/db/schema";
+import { invitationStates, type Database, type InvitationState, type OutboxTable } from "@/server/db/schema";
 
 /** The servers' database, opened from a test as an operator with `sqlite3` or `psql` would: the servers made the tables. */
 export function testDatabase(target: { dataDir: string } | { databaseUrl: string }) {
@@ -21,14 +21,30 @@ export function testDatabase(target: { dataDir: string } | { databaseUrl: string
  */
 export async function invitationCounts(db: Kysely<Database>, wave?: string) {
   const rows = await db
-    .selectFrom("invitations")
+    .selectFrom("outbox")
     .select((eb) => ["state", eb.fn.countAll<number | string>().as("count")])
-    .$if(wave !== undefined, (query) => query.where("wave", "=", wave!))
+    .where("id", "in", invitationIds(db, { wave }))
     .groupBy("state")
     .execute();
   const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
-  for (const row of rows) counts[row.state] = Number(row.count);
+  for (const row of rows) counts[row.state as InvitationState] = Number(row.count);
   return counts;
+}
+
+const invitationIds = (db: Kysely<Database>, { wave, phone }: { wave?: string; phone?: string }) =>
+  db
+    .selectFrom("invitations")
+    .select("id")
+    .$if(wave !== undefined, (query) => query.where("wave", "=", wave!))
+    .$if(phone !== undefined, (query) => query.where("phone", "=", phone!));
+
+/** Changes invitations' delivery state (their outbox rows) as a pass or the workflow's answer would have. */
+export async function updateInvitations(
+  db: Kysely<Database>,
+  change: Updateable<OutboxTable>,
+  which: { wave?: string; phone?: string } = {},
+) {
+  await db.updateTable("outbox").set(change).where("id", "in", invitationIds(db, which)).execute();
 }
 
 /** Writes and reads the servers' leads table from a test: the servers made it, the test only fills and reads it. */
@@ -41,18 +57,18 @@ export function leadsTable(target: { dataDir: string } | { databaseUrl: string }
       const now = Date.now();
       const rows = Array.from({ length: count }, (_, i) => ({
         id: `msg_${randomUUID()}`,
-        form: "waitlist",
+        receiver: "waitlist",
         dedupe_key: randomUUID(),
         payload: JSON.stringify({ phone: `+1555020${String(i).padStart(4, "0")}`, name: `${prefix} ${i}` }),
         state: "pending" as const,
         created_at: now,
         next_attempt_at: now - 1,
       }));
-      await db.insertInto("leads").values(rows).execute();
+      await db.insertInto("outbox").values(rows).execute();
       return rows.map((row) => row.id);
     },
     async states(ids: string[]) {
-      const rows = await db.selectFrom("leads").select(["id", "state"]).where("id", "in", ids).execute();
+      const rows = await db.selectFrom("outbox").select(["id", "state"]).where("id", "in", ids).execute();
       return rows.map((row) => row.state);
     },
     close: () => db.destroy(),

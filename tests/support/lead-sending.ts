@@ -1,7 +1,7 @@
 import { beforeEach, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { leadById } from "@/server/outbox/lead-store";
+import { leadById } from "@/server/outbox/outbox-store";
 import { submitLead } from "@/server/forms/submit-lead";
 import type { ConsentEvidence } from "@/server/consent/consent-store";
 import type { FormName } from "@/lib/forms";
@@ -23,7 +23,7 @@ export function submitted(
 
 /** Makes a kept lead due now, as if its schedule's wait were over. */
 export async function makeDue(id: string) {
-  await (await database(readEnv())).db.updateTable("leads").set({ next_attempt_at: 0 }).where("id", "=", id).execute();
+  await (await database(readEnv())).db.updateTable("outbox").set({ next_attempt_at: 0 }).where("id", "=", id).execute();
 }
 
 /**
@@ -43,7 +43,7 @@ export function setupLeadSending() {
     vi.stubEnv("WEBHOOK_RETRY_BASE_MS", "10");
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,1");
     for (const method of ["info", "warn", "error"] as const) vi.spyOn(console, method).mockImplementation(() => {});
-    await (await store()).db.deleteFrom("leads").execute();
+    await (await store()).db.deleteFrom("outbox").execute();
   });
 
   return {

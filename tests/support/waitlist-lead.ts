@@ -1,5 +1,5 @@
 import { disclosureOf, type Disclosure } from "@/server/consent/disclosure";
-import { leadKey, type LeadRow } from "@/server/outbox/lead";
+import { leadKey, type LeadRow } from "@/server/forms/leads";
 import { newWebhookId } from "@/server/outbox/claims";
 import { recordConsent, unrecordedDisclosure } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
@@ -12,7 +12,7 @@ export function waitlistLead(phone = "+15551234567", overrides: Partial<LeadRow>
   const payload = { phone, name: `Ada ${counter}` };
   return {
     id: newWebhookId(),
-    form: "waitlist",
+    receiver: "waitlist",
     dedupe_key: leadKey("waitlist", payload),
     payload: JSON.stringify(payload),
     state: "pending",

@@ -55,7 +55,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
         {seen.open.map(({ lead, attempts }) => (
           <article key={lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
             <h3 className="font-semibold">
-              {lead.form}: {lead.state}
+              {lead.receiver}: {lead.state}
             </h3>
             <Facts
               rows={[

@@ -16,6 +16,7 @@ import startNeedsARecord from "./0014-start-needs-a-record.json";
 import sessionPasskeys from "./0015-session-passkeys.json";
 import searchByTrigrams from "./0016-search-by-trigrams.json";
 import sessionBrowser from "./0017-session-browser.json";
+import oneOutbox from "./0018-one-outbox.json";
 import { migrationOf, type MigrationSpec } from "./spec";
 
 /** Every migration's spec, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -37,6 +38,7 @@ export const specs: Record<string, MigrationSpec> = {
   "0015-session-passkeys": sessionPasskeys,
   "0016-search-by-trigrams": searchByTrigrams,
   "0017-session-browser": sessionBrowser,
+  "0018-one-outbox": oneOutbox,
 };
 
 /**

@@ -15,7 +15,12 @@ export type MigrationSpec = {
   tables?: Record<string, Table>;
   alter?: Record<string, { columns: Record<string, Column> }>;
   indexes?: Record<string, Index & { on: string }>;
-  fill?: { why: string; sql: string }[];
+  /** Renamed first (a table, then its columns); named back last on the way down. */
+  rename?: Record<string, { to?: string; columns?: Record<string, string> }>;
+  /** `postgres` where its SQL differs; `undo` on the way down, once dropped columns are back. */
+  fill?: { why: string; sql: string; postgres?: string; undo?: string }[];
+  /** Dropped after the fill, their indexes first; added back (nullable but for a default) on the way down. */
+  drop?: Record<string, { columns: Record<string, string>; indexes?: Record<string, Index> }>;
   /** Run first on the way down. */
   postgres?: { why: string; sql: string; undo: string }[];
 };
@@ -65,10 +70,17 @@ export function migrationOf(spec: MigrationSpec): Migration {
     Object.entries(columns).map(([column, { spec, existingRowsFrom }]) => ({ table, column, spec, existingRowsFrom })),
   );
   const indexes = Object.entries(spec.indexes ?? {});
-  const postgres = (db: Kysely<unknown>) =>
-    db.getExecutor().adapter instanceof PostgresAdapter ? (spec.postgres ?? []) : [];
+  const renamed = Object.entries(spec.rename ?? {});
+  const dropped = Object.entries(spec.drop ?? {});
+  const onPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
+  const postgres = (db: Kysely<unknown>) => (onPostgres(db) ? (spec.postgres ?? []) : []);
   return {
     async up(db) {
+      for (const [from, { to = from, columns = {} }] of renamed) {
+        if (to !== from) await db.schema.alterTable(from).renameTo(to).execute();
+        for (const [column, name] of Object.entries(columns))
+          await db.schema.alterTable(to).renameColumn(column, name).execute();
+      }
       for (const [name, table] of tables) {
         let create = db.schema.createTable(name);
         for (const [column, spec] of Object.entries(table.columns))
@@ -90,15 +102,33 @@ export function migrationOf(spec: MigrationSpec): Migration {
             .execute();
       }
       for (const [name, { on, ...index }] of indexes) await createIndexes(db, on, { [name]: index });
-      for (const { sql: statement } of spec.fill ?? []) await sql.raw(statement).execute(db);
+      for (const fill of spec.fill ?? []) await sql.raw((onPostgres(db) && fill.postgres) || fill.sql).execute(db);
+      for (const [table, { columns, indexes = {} }] of dropped) {
+        for (const name of Object.keys(indexes)) await db.schema.dropIndex(name).execute();
+        for (const column of Object.keys(columns)) await db.schema.alterTable(table).dropColumn(column).execute();
+      }
       for (const { sql: statement } of postgres(db)) await sql.raw(statement).execute(db);
     },
     async down(db) {
       for (const { undo } of postgres(db).toReversed()) await sql.raw(undo).execute(db);
+      for (const [table, { columns, indexes }] of dropped.toReversed()) {
+        for (const [column, spec] of Object.entries(columns))
+          await db.schema
+            .alterTable(table)
+            .addColumn(column, ...columnOf(/ default /.test(spec) ? spec : spec.replace(" not null", "")))
+            .execute();
+        await createIndexes(db, table, indexes);
+      }
+      for (const { undo } of (spec.fill ?? []).toReversed()) if (undo) await sql.raw(undo).execute(db);
       for (const [name] of indexes.toReversed()) await db.schema.dropIndex(name).execute();
       for (const { table, column } of added.toReversed())
         await db.schema.alterTable(table).dropColumn(column).execute();
       for (const [name] of tables.toReversed()) await db.schema.dropTable(name).execute();
+      for (const [from, { to = from, columns = {} }] of renamed.toReversed()) {
+        for (const [column, name] of Object.entries(columns))
+          await db.schema.alterTable(to).renameColumn(name, column).execute();
+        if (to !== from) await db.schema.alterTable(to).renameTo(from).execute();
+      }
     },
   };
 }
@@ -118,6 +148,12 @@ export function specifiedTables(specs: readonly MigrationSpec[]): SpecifiedTable
     }
     for (const [name, { columns }] of Object.entries(spec.alter ?? {}))
       for (const { spec } of Object.values(columns)) found.get(name)!.refersTo.push(...refersIn(spec));
+    for (const [from, { to = from, columns = {} }] of Object.entries(spec.rename ?? {})) {
+      const table = found.get(from)!;
+      found.delete(from);
+      found.set(to, { name: to, key: table.key.map((column) => columns[column] ?? column), refersTo: table.refersTo });
+      for (const other of found.values()) other.refersTo = other.refersTo.map((name) => (name === from ? to : name));
+    }
   }
   const ordered: SpecifiedTable[] = [];
   const waiting = [...found.values()];

@@ -1,6 +1,7 @@
 import { Migrator, type Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
-import { invitedAmong } from "@/server/outbox/invitation-store";
+import { invitedAmong } from "@/server/invitations/invitation-store";
+import { claimNext, type Due } from "@/server/outbox/outbox-store";
 import { renewConsent, revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { migrations } from "./index";
@@ -248,6 +249,140 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database with STA
         { phone: tied, first_id: "con_unrecorded_a", state: "revoked" },
         { phone: recorded, first_id: "con_b", state: "in force" },
       ]);
+    },
+    MIGRATING_MS,
+  );
+});
+
+describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to one outbox", (engine) => {
+  it(
+    "to 0018 moves every lead and invitation, whatever its state, into the outbox with its delivery state and the body its attempts posted; the passes take up what was due",
+    async () => {
+      const { store, migrator, undone, db } = await takenBackTo(engine, "0017-session-browser");
+      expect(undone).toStrictEqual(["0018-one-outbox"]);
+      for (const table of ["lead_attempts", "leads", "invitations", "invitation_waves"])
+        await db.deleteFrom(table).execute();
+      const lead = (id: string, state: string, attempts: number) => ({
+        id: `msg_lead-${id}`,
+        form: "waitlist",
+        dedupe_key: state === "delivered" ? null : `key-${id}`,
+        payload: JSON.stringify({ phone: "+12125550100", name: `Chef ${id}` }),
+        state,
+        attempts,
+        rounds: attempts,
+        created_at: 1_000,
+        next_attempt_at: 2_000,
+        delivered_at: state === "delivered" ? 3_000 : null,
+        last_failure: state === "delivered" ? null : "status 503",
+        claimed_by: state === "pending" ? "left-by-a-dead-server" : null,
+        claimed_until: state === "pending" ? 5_000 : null,
+      });
+      await db
+        .insertInto("leads")
+        .values([lead("p", "pending", 1), lead("h", "held", 0), lead("d", "dead", 5), lead("v", "delivered", 2)])
+        .execute();
+      await db
+        .insertInto("lead_attempts")
+        .values({
+          lead_id: "msg_lead-v",
+          number: 1,
+          at: 2_500,
+          status: 200,
+          failure: null,
+          duration_ms: 9,
+          sender: "pass",
+        })
+        .execute();
+      const states = ["queued", "waiting", "texted", "refused", "failed", "cancelled"];
+      await db.insertInto("invitation_waves").values({ name: "first", created_at: 10_000, size: 6 }).execute();
+      await db
+        .insertInto("invitations")
+        .values(
+          states.map((state, position) => ({
+            id: `msg_invitation-${state}`,
+            phone: `+1212555020${position}`,
+            wave: "first",
+            position,
+            consent_id: "con_x",
+            text: 'Sous: your "early access" is open.',
+            state,
+            attempts: state === "queued" || state === "waiting" ? 0 : 1,
+            rounds: 0,
+            reached: state === "cancelled" ? 0 : 1,
+            queued_at: 10_000,
+            next_attempt_at: state === "waiting" ? 50_000 : 10_000,
+            answered_at: state === "texted" || state === "refused" ? 11_000 : null,
+            answer: state === "texted" ? "texted" : state === "refused" ? "texted:false" : null,
+            carrier_code: state === "refused" ? "21610" : null,
+            last_failure: state === "failed" ? "status 503" : null,
+          })),
+        )
+        .execute();
+
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+      const outbox = await store.db.selectFrom("outbox").selectAll().orderBy("created_at").orderBy("id").execute();
+      expect(outbox.map((row) => [row.id, row.receiver, row.state, row.attempts, row.created_at])).toStrictEqual([
+        ["msg_lead-d", "waitlist", "dead", 5, 1_000],
+        ["msg_lead-h", "waitlist", "held", 0, 1_000],
+        ["msg_lead-p", "waitlist", "pending", 1, 1_000],
+        ["msg_lead-v", "waitlist", "delivered", 2, 1_000],
+        // Queued a millisecond apart, in the wave's order.
+        ...states.map((state, position) => [
+          `msg_invitation-${state}`,
+          "invitations",
+          state,
+          state === "queued" || state === "waiting" ? 0 : 1,
+          10_000 + position,
+        ]),
+      ]);
+      const byId = Object.fromEntries(outbox.map((row) => [row.id, row]));
+      expect(byId["msg_lead-p"]).toMatchObject({ payload: lead("p", "pending", 1).payload, claimed_until: 5_000 });
+      expect(byId["msg_lead-v"]).toMatchObject({ delivered_at: 3_000, dedupe_key: null });
+      // The body every attempt posts, as the sender wrote it.
+      expect(byId["msg_invitation-queued"]!.payload).toBe(
+        JSON.stringify({ phone: "+12125550200", text: 'Sous: your "early access" is open.' }),
+      );
+      expect(byId["msg_invitation-waiting"]).toMatchObject({ next_attempt_at: 50_000 });
+      expect(byId["msg_invitation-refused"]).toMatchObject({ delivered_at: 11_000, last_failure: null });
+      expect(byId["msg_invitation-failed"]).toMatchObject({ last_failure: "status 503" });
+      expect(await store.db.selectFrom("outbox_attempts").select(["outbox_id", "status"]).execute()).toStrictEqual([
+        { outbox_id: "msg_lead-v", status: 200 },
+      ]);
+      // What is an invitation's own stays in its table.
+      expect(
+        await store.db.selectFrom("invitations").selectAll().where("id", "=", "msg_invitation-refused").execute(),
+      ).toStrictEqual([
+        {
+          id: "msg_invitation-refused",
+          phone: "+12125550203",
+          wave: "first",
+          position: 3,
+          consent_id: "con_x",
+          text: 'Sous: your "early access" is open.',
+          reached: 1,
+          claimed_at: null,
+          answer: "texted:false",
+          carrier_code: "21610",
+        },
+      ]);
+      // Given back as before: the cancelled one no attempt reached.
+      expect([...(await invitedAmong(store))].sort()).toStrictEqual(
+        states
+          .filter((state) => state !== "cancelled")
+          .map((_, i) => `+1212555020${i < 5 ? i : 0}`)
+          .sort(),
+      );
+      // The passes' claim takes up what was due: the lead whose dead sender's claim ran out, then the queued invitation.
+      const due: Due = {
+        wanted: [{ receivers: ["waitlist", "invitations"], states: ["pending", "queued"], by: 60_000 }],
+      };
+
+      expect((await claimNext(store, due, { token: "t", until: Date.now() + 1_000 }))?.id).toBe("msg_lead-p");
+      expect((await claimNext(store, due, { token: "t", until: Date.now() + 1_000 }))?.id).toBe(
+        "msg_invitation-queued",
+      );
+      expect(await claimNext(store, due, { token: "t", until: Date.now() + 1_000 })).toBeUndefined();
     },
     MIGRATING_MS,
   );

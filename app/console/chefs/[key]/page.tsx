@@ -22,7 +22,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 }
 
 type LeadView = {
-  lead: { id: string; form: string; state: string; created_at: number; delivered_at: number | null };
+  lead: { id: string; receiver: string; state: string; created_at: number; delivered_at: number | null };
   /** The owner's only: the name the lead's kept payload holds. */
   name?: string;
   attempts: ComponentProps<typeof AttemptsTable>["attempts"];
@@ -35,7 +35,7 @@ function Deliveries({ leads }: { leads: readonly LeadView[] }) {
       {leads.map((view) => (
         <article key={view.lead.id} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
           <h3 className="font-semibold">
-            {view.lead.form}, {utc(view.lead.created_at)} UTC: {view.lead.state}
+            {view.lead.receiver}, {utc(view.lead.created_at)} UTC: {view.lead.state}
           </h3>
           <Facts
             rows={[
@@ -55,8 +55,8 @@ type InvitationView = {
   id: string;
   wave: string;
   state: string;
-  queued_at: number;
-  answered_at: number | null;
+  created_at: number;
+  delivered_at: number | null;
   /** The owner's only: the answer and the text sent. */
   answer?: string | null;
   carrier_code?: string | null;
@@ -74,8 +74,8 @@ function Invitations({ invitations }: { invitations: readonly InvitationView[] }
           rows={[
             ["Wave", invitation.wave],
             ["State", invitation.state],
-            ["Queued", `${utc(invitation.queued_at)} UTC`],
-            ["Answered", invitation.answered_at ? `${utc(invitation.answered_at)} UTC` : "not yet"],
+            ["Queued", `${utc(invitation.created_at)} UTC`],
+            ["Answered", invitation.delivered_at ? `${utc(invitation.delivered_at)} UTC` : "not yet"],
             ...(invitation.text === undefined
               ? []
               : ([

@@ -4,46 +4,66 @@ import type { Store } from "@/server/db/connect";
 import { migrations } from "@/server/db/migrations";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import type { LeadRow } from "./lead";
 import {
   attemptsOf,
-  claimById,
-  claimNextLead,
+  claimLead,
   dropLead,
   forgetDeliveredPayloads,
-  insertClaimed,
+  insertLead,
   leadById,
   listLeads,
+  openCounts,
   openLeadByKey,
-  settle,
-  openLeadCounts,
-} from "./lead-store";
-import { newClaim } from "@/server/outbox/claims";
+  settle as settleRow,
+  type Due,
+  type LeadRow,
+  type Wanted,
+} from "./outbox-store";
+import { newClaim } from "./claims";
+import { takeNext } from "./pass";
 
 const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);
 
 const open = setupBothEngines();
+
+/** What a pass claims next, as the engine takes it: the row due first of what `wanted` asks for. */
+async function claimNext(store: Store, wanted: Wanted | Wanted[], due: Omit<Due, "wanted"> = {}) {
+  const step = await takeNext(store, {
+    due: { ...due, wanted: [wanted].flat() },
+    timeoutMs: 60_000,
+  });
+  return step && "claimed" in step ? step.claimed.row : undefined;
+}
+
+const settle = (
+  store: Store,
+  {
+    lead,
+    ...rest
+  }: Omit<Parameters<typeof settleRow>[1], "row" | "answered"> & { lead: { id: string; attempts: number } },
+) => settleRow(store, { ...rest, row: lead, answered: ["delivered"] });
+
 afterEach(() => vi.useRealTimers());
 
 /** Keeps a lead as if its sender had let it go: inserted with a claim that already ran out. */
 async function kept(store: Store, overrides: Partial<LeadRow> = {}) {
   const row = newRow(overrides);
-  const inserted = await insertClaimed(store, row, { token: "expired", until: 0 });
+  const inserted = await insertLead(store, row, { token: "expired", until: 0 });
   if (!inserted) throw new Error("not inserted");
   return inserted;
 }
 
-describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) => {
+describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
   let store: Store;
   beforeAll(async () => {
     store = await open(engine);
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
   });
 
   it("runs its migrations once: a second server finds them applied", async () => {
     const again = await open(engine);
     const names = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(again.db);
-    expect(names.rows.map((row) => row.name)).toStrictEqual([
+    const committed = [
       "0001-leads",
       "0002-consent",
       "0003-alerts",
@@ -61,31 +81,15 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       "0015-session-passkeys",
       "0016-search-by-trigrams",
       "0017-session-browser",
-    ]);
-    expect(Object.keys(migrations)).toStrictEqual([
-      "0001-leads",
-      "0002-consent",
-      "0003-alerts",
-      "0004-alert-state",
-      "0005-limit-counts",
-      "0006-consent-renewal",
-      "0007-invitations",
-      "0008-receiver-answers",
-      "0009-invitation-reach",
-      "0010-console",
-      "0011-console-reads",
-      "0012-limit-keys",
-      "0013-consent-messages",
-      "0014-start-needs-a-record",
-      "0015-session-passkeys",
-      "0016-search-by-trigrams",
-      "0017-session-browser",
-    ]);
+      "0018-one-outbox",
+    ];
+    expect(names.rows.map((row) => row.name)).toStrictEqual(committed);
+    expect(Object.keys(migrations)).toStrictEqual(committed);
   });
 
   it("keeps one open lead per set of values: a second insert returns nothing, and the first is found by its key", async () => {
     const first = await kept(store);
-    expect(await insertClaimed(store, newRow({ dedupe_key: first.dedupe_key }), newClaim(1_000))).toBeUndefined();
+    expect(await insertLead(store, newRow({ dedupe_key: first.dedupe_key }), newClaim(1_000))).toBeUndefined();
     expect(await openLeadByKey(store, first.dedupe_key!)).toMatchObject({ id: first.id, payload: first.payload });
   });
 
@@ -93,57 +97,58 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
     const lead = await kept(store);
     vi.setSystemTime(10_000);
     const mine = newClaim(60_000);
-    expect(await claimById(store, lead.id, mine)).toMatchObject({ id: lead.id, claimed_by: mine.token });
+    expect(await claimLead(store, lead.id, mine)).toMatchObject({ id: lead.id, claimed_by: mine.token });
     vi.setSystemTime(20_000);
-    expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
+    expect(await claimLead(store, lead.id, newClaim(60_000))).toBeUndefined();
     // A claim left by a process that died runs out, and is taken over.
     vi.setSystemTime(80_000);
     const later = newClaim(60_000);
-    expect(await claimById(store, lead.id, later)).toMatchObject({ claimed_by: later.token });
+    expect(await claimLead(store, lead.id, later)).toMatchObject({ claimed_by: later.token });
   });
 
   it("claims the lead due first, and only what the selection asks for", async () => {
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     const late = await kept(store, { next_attempt_at: 5_000 });
     const early = await kept(store, { next_attempt_at: 3_000 });
     const notDue = await kept(store, { next_attempt_at: 9_000 });
-    const held = await kept(store, { state: "held", next_attempt_at: 1_000, form: "contact" });
+    const held = await kept(store, { state: "held", next_attempt_at: 1_000, receiver: "contact" });
     const dead = await kept(store, { state: "dead", next_attempt_at: 0 });
     vi.setSystemTime(6_000);
-    const claim = () => newClaim(60_000);
 
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(early.id);
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(late.id);
-    expect(await claimNextLead(store, claim(), { pendingDueBy: 6_000 })).toBeUndefined();
-    expect(await claimNextLead(store, claim(), { heldForms: ["waitlist"] })).toBeUndefined();
-    expect(await claimNextLead(store, claim(), { heldForms: ["contact"], skipForms: ["contact"] })).toBeUndefined();
-    expect((await claimNextLead(store, claim(), { heldForms: ["contact"] }))?.id).toBe(held.id);
-    expect((await claimNextLead(store, claim(), { dead: true }))?.id).toBe(dead.id);
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 10_000 }))?.id).toBe(notDue.id);
+    const pending = (by: number): Wanted => ({ receivers: ["waitlist", "contact"], states: ["pending"], by });
+    const heldOf = (receivers: string[]): Wanted => ({ receivers, states: ["held"] });
+
+    expect((await claimNext(store, pending(6_000)))?.id).toBe(early.id);
+    expect((await claimNext(store, pending(6_000)))?.id).toBe(late.id);
+    expect(await claimNext(store, pending(6_000))).toBeUndefined();
+    expect(await claimNext(store, heldOf(["waitlist"]))).toBeUndefined();
+    expect(await claimNext(store, heldOf([]))).toBeUndefined();
+    expect((await claimNext(store, heldOf(["contact"])))?.id).toBe(held.id);
+    expect((await claimNext(store, { receivers: ["waitlist"], states: ["dead"] }))?.id).toBe(dead.id);
+    expect((await claimNext(store, pending(10_000)))?.id).toBe(notDue.id);
   });
 
   it("claims one form's lead when the selection names the form (a probe of that form's receiver), however due another's is", async () => {
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     const waitlist = await kept(store, { next_attempt_at: 1_000 });
-    const contact = await kept(store, { next_attempt_at: 8_000, form: "contact" });
+    const contact = await kept(store, { next_attempt_at: 8_000, receiver: "contact" });
     vi.setSystemTime(6_000);
-    const claim = () => newClaim(60_000);
-    const probe = { pendingDueBy: Number.MAX_SAFE_INTEGER, form: "contact" };
-    expect((await claimNextLead(store, claim(), probe))?.id).toBe(contact.id);
-    expect(await claimNextLead(store, claim(), probe)).toBeUndefined();
+    const probe: Wanted = { receivers: ["contact"], states: ["pending"] };
+    expect((await claimNext(store, probe))?.id).toBe(contact.id);
+    expect(await claimNext(store, probe)).toBeUndefined();
     // The working twin: the waitlist's lead was there to take, and due first.
-    expect((await claimNextLead(store, claim(), { pendingDueBy: 6_000 }))?.id).toBe(waitlist.id);
+    expect((await claimNext(store, { receivers: ["waitlist"], states: ["pending"], by: 6_000 }))?.id).toBe(waitlist.id);
   });
 
   it("two servers claiming at once never take the same lead", async () => {
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     const other = await open(engine);
     const ids = [];
     for (let i = 0; i < 20; i += 1) ids.push((await kept(store, { next_attempt_at: i })).id);
     const claimAll = async (from: Store) => {
       const taken: string[] = [];
       for (;;) {
-        const row = await claimNextLead(from, newClaim(60_000), { pendingDueBy: Date.now() });
+        const row = await claimNext(from, { receivers: ["waitlist"], states: ["pending"], by: Date.now() });
         if (!row) return taken;
         taken.push(row.id);
       }
@@ -155,7 +160,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   it("records a delivery and its attempts, frees the values for a new lead, and never changes it back", async () => {
     const lead = await kept(store);
     const claim = newClaim(60_000);
-    await claimById(store, lead.id, claim);
+    await claimLead(store, lead.id, claim);
     const attempt = { at: 5_000, status: 200, failure: null, duration_ms: 12, sender: "pass" };
     await settle(store, {
       lead,
@@ -171,11 +176,11 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
       claimed_by: null,
       payload: lead.payload,
     });
-    expect(await attemptsOf(store, lead.id)).toStrictEqual([{ lead_id: lead.id, number: 1, ...attempt }]);
-    expect(await claimById(store, lead.id, newClaim(60_000))).toBeUndefined();
+    expect(await attemptsOf(store, lead.id)).toStrictEqual([{ outbox_id: lead.id, number: 1, ...attempt }]);
+    expect(await claimLead(store, lead.id, newClaim(60_000))).toBeUndefined();
     // The same values again are a new lead.
     const again = newRow({ dedupe_key: lead.dedupe_key });
-    expect(await insertClaimed(store, again, newClaim(1_000))).toMatchObject({
+    expect(await insertLead(store, again, newClaim(1_000))).toMatchObject({
       id: again.id,
       dedupe_key: lead.dedupe_key,
       state: "pending",
@@ -201,7 +206,7 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   it("lets only the claim's holder record a failure", async () => {
     const lead = await kept(store);
     const holder = newClaim(60_000);
-    await claimById(store, lead.id, holder);
+    await claimLead(store, lead.id, holder);
     const failed = { at: 1, status: 503, failure: "status", duration_ms: 3, sender: "pass" };
     await settle(store, {
       lead,
@@ -251,9 +256,9 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   });
 
   it("lists by state and form, and drops an open lead with its delivery log, never a delivered one", async () => {
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     const a = await kept(store);
-    const b = await kept(store, { state: "dead", form: "contact" });
+    const b = await kept(store, { state: "dead", receiver: "contact" });
     const attempt = { at: 1, status: 200, failure: null, duration_ms: 1, sender: "visitor" as const };
     await settle(store, {
       lead: a,
@@ -283,24 +288,22 @@ describe.each(["sqlite", "postgres"] as const)("the lead store on %s", (engine) 
   it("knows six states, and counts as open only pending, held and dead", async () => {
     const { leadStates } = await import("@/server/db/schema");
     expect(leadStates).toStrictEqual(["pending", "held", "dead", "delivered", "revoked", "awaiting_start"]);
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     for (const state of leadStates) await kept(store, { state, created_at: 5_000 });
-    expect((await openLeadCounts(store)).map((row) => row.state).sort()).toStrictEqual(["dead", "held", "pending"]);
+    const counts = (await openCounts(store)).get("waitlist")!;
+    expect([counts.pending.count, counts.held.count, counts.dead.count]).toStrictEqual([1, 1, 1]);
   });
 
   it("counts open leads per form and state, all forms or one", async () => {
-    await store.db.deleteFrom("leads").execute();
+    await store.db.deleteFrom("outbox").execute();
     await kept(store, { created_at: 3_000 });
     await kept(store, { created_at: 2_000 });
-    await kept(store, { form: "contact", state: "held", created_at: 1_000 });
-    const byKey = (rows: { form: string; state: string }[]) =>
-      [...rows].sort((x, y) => `${x.form}${x.state}`.localeCompare(`${y.form}${y.state}`));
-    expect(byKey(await openLeadCounts(store))).toStrictEqual([
-      { form: "contact", state: "held", count: 1, oldest: 1_000 },
-      { form: "waitlist", state: "pending", count: 2, oldest: 2_000 },
-    ]);
-    expect(await openLeadCounts(store, "waitlist")).toStrictEqual([
-      { form: "waitlist", state: "pending", count: 2, oldest: 2_000 },
-    ]);
+    await kept(store, { receiver: "contact", state: "held", created_at: 1_000 });
+    const none = { count: 0, oldest: undefined };
+    expect(Object.fromEntries(await openCounts(store))).toStrictEqual({
+      contact: { pending: none, held: { count: 1, oldest: 1_000 }, dead: none },
+      waitlist: { pending: { count: 2, oldest: 2_000 }, held: none, dead: none },
+    });
+    expect([...(await openCounts(store, "waitlist")).keys()]).toStrictEqual(["waitlist"]);
   });
 });

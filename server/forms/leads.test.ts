@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { leadFacts, leadKey, sendable, valuesOf, type LeadRow } from "./lead";
+import { sendable as sendableBy } from "@/server/outbox/send";
+import { leadFacts, leadKey, leadKind, valuesOf, type LeadRow } from "./leads";
 import { newWebhookId } from "@/server/outbox/claims";
+
+const sendable = (row: LeadRow) => sendableBy(leadKind, row);
 
 const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
   id: "msg_abc-1",
-  form: "waitlist",
+  receiver: "waitlist",
   dedupe_key: null,
   payload: '{"phone":"+15551234567","name":"Ada"}',
   state: "pending",
@@ -34,11 +37,17 @@ describe("sendable and valuesOf", () => {
   );
 
   it("refuse a form this site does not have, and an id that is not a webhook-id", () => {
-    for (const bad of [{ form: "catering" }, { id: "abc" }, { id: "msg_" }, { id: "msg_a b" }, { id: "x_msg_abc" }]) {
+    for (const bad of [
+      { receiver: "catering" },
+      { id: "abc" },
+      { id: "msg_" },
+      { id: "msg_a b" },
+      { id: "x_msg_abc" },
+    ]) {
       expect(sendable(row(bad))).toBe(false);
       expect(valuesOf(row(bad))).toBeUndefined();
     }
-    expect(sendable(row({ form: "contact" }))).toBe(true);
+    expect(sendable(row({ receiver: "contact" }))).toBe(true);
   });
 });
 
@@ -59,7 +68,7 @@ describe("leadKey and newWebhookId", () => {
 
 describe("leadFacts", () => {
   it("says where a lead stands in whole seconds, without its values", () => {
-    const lead = { form: "waitlist", id: "msg_1", attempts: 3, created_at: 1_000 };
+    const lead = { receiver: "waitlist", id: "msg_1", attempts: 3, created_at: 1_000 };
     expect(leadFacts(lead, 2_499)).toStrictEqual({ form: "waitlist", webhookId: "msg_1", attempts: 3, ageSeconds: 1 });
     expect(leadFacts(lead, 2_500).ageSeconds).toBe(2);
   });

@@ -1,0 +1,95 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { checkHealth } from "@/server/ops/health";
+import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
+import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { newWebhookId } from "./claims";
+import { insertRows, rowsOf } from "./outbox-store";
+import { PAUSE_AFTER_FAILURES, probeReceiver, sendDue, type Sending } from "./pass";
+import type { Kind } from "./send";
+
+const receiver = setupWebhookReceiver();
+const secret = newWebhookSecret();
+
+// A kind the site does not have, whole: a newsletter's welcome, sent to its own receiver. The engine does the rest.
+const newsletter: Kind = {
+  owns: (name) => name === "newsletter",
+  webhook: () => ({ url: `${receiver.url}/hooks/newsletter`, urlVariable: "", secrets: [secret], auth: undefined }),
+  words: { pending: "pending", dead: "dead", held: "held", answered: ["delivered"] },
+  answer: () => "delivered",
+  events: { pending: "newsletter_pending", dead: "newsletter_dead" },
+  facts: ({ row }) => ({ webhookId: row.id, attempts: row.attempts }),
+};
+const outcomes = ["delivered", "pending", "dead", "held", "unreadable"] as const;
+const sending: Sending<undefined, (typeof outcomes)[number]> = {
+  kind: newsletter,
+  due: (by) => ({ wanted: [{ receivers: ["newsletter"], states: ["pending"], by }] }),
+  outcomes,
+  outcome: (state) => state as (typeof outcomes)[number],
+};
+
+/** `count` welcomes, due now. */
+async function queue(count: number) {
+  const now = Date.now();
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: newWebhookId(),
+    receiver: "newsletter",
+    payload: JSON.stringify({ email: `reader${i}@example.com` }),
+    state: "pending" as const,
+    created_at: now + i,
+    next_attempt_at: now,
+  }));
+  await insertRows(await database(readEnv()), rows);
+  return rows.map((row) => row.id);
+}
+
+describe("a third kind, defined by a test alone", () => {
+  beforeEach(async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,3600");
+    for (const level of ["info", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation(() => {});
+    await (await database(readEnv())).db.deleteFrom("outbox").execute();
+  });
+
+  it("is retried on the schedule, paused after failures in a row, counted by health, and probed back", async () => {
+    const store = await database(readEnv());
+    const env = readEnv();
+    const ids = await queue(PAUSE_AFTER_FAILURES + 1);
+    receiver.outage(503);
+    const failed = await sendDue(store, env, sending, { concurrency: 1, budgetMs: 10_000 });
+    expect(failed).toMatchObject({ pending: PAUSE_AFTER_FAILURES, delivered: 0, paused: ["newsletter"] });
+    const rows = await rowsOf(store, ids);
+    const tried = rows.filter((row) => row.attempts === 1);
+    expect(tried).toHaveLength(PAUSE_AFTER_FAILURES);
+    for (const row of tried) {
+      expect(row).toMatchObject({ state: "pending", rounds: 1, last_failure: "status 503", claimed_by: null });
+      expect(row.next_attempt_at).toBeGreaterThan(Date.now() + 3_000_000);
+    }
+    expect((await checkHealth(env, { figures: true })).forms?.newsletter).toMatchObject({ pending: 4, dead: 0 });
+
+    receiver.outage(undefined);
+    expect(await probeReceiver(store, env, sending, "newsletter")).toStrictEqual({
+      state: "delivered",
+      answered: true,
+    });
+    // The probe's answer made every waiting row due now: the next pass delivers them.
+    expect(await sendDue(store, env, sending, { concurrency: 2, budgetMs: 10_000 })).toMatchObject({
+      delivered: PAUSE_AFTER_FAILURES,
+      paused: [],
+    });
+    expect((await rowsOf(store, ids)).map((row) => row.state)).toStrictEqual(ids.map(() => "delivered"));
+    expect(receiver.received.filter((request) => request.path === "/hooks/newsletter")).toHaveLength(
+      PAUSE_AFTER_FAILURES + 1 + PAUSE_AFTER_FAILURES,
+    );
+  });
+
+  it("is given up on once its schedule is spent, and only then", async () => {
+    vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1");
+    const store = await database(readEnv());
+    const [id] = await queue(1);
+    receiver.outage(503);
+    expect(await sendDue(store, readEnv(), sending, { concurrency: 1, budgetMs: 10_000 })).toMatchObject({ dead: 1 });
+    expect((await rowsOf(store, [id!]))[0]).toMatchObject({ state: "dead", attempts: 1, last_failure: "status 503" });
+    receiver.outage(undefined);
+  });
+});
