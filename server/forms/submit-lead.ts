@@ -13,6 +13,7 @@ import {
   insertLead,
   leadById,
   latestLeadAmong,
+  newLead,
   openLeadByKey,
 } from "@/server/outbox/outbox-store";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
@@ -106,21 +107,14 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   const { form, payload, env, started, consent } = submission;
   const now = Date.now();
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS);
-  const fresh: LeadRow = {
+  const fresh = newLead({
     id: newWebhookId(),
     receiver: form,
     dedupe_key: leadKey(form, payload),
     payload: JSON.stringify(payload),
-    state: "pending",
-    attempts: 0,
-    rounds: 0,
     created_at: now,
     next_attempt_at: now + env.REDELIVERY_SCHEDULE_SECONDS[0]! * 1000,
-    last_failure: null,
-    delivered_at: null,
-    claimed_by: null,
-    claimed_until: null,
-  };
+  });
 
   let store: Store | undefined;
   let taken: Taken;

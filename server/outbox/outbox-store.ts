@@ -253,6 +253,20 @@ export type LeadRow = OutboxRow & { state: LeadState };
 const leads = ({ db }: Store) =>
   db.selectFrom("outbox").selectAll().where("receiver", "in", formNames).$narrowType<{ state: LeadState }>();
 
+/** A pending lead as it is kept before its first attempt, unclaimed. */
+export const newLead = (
+  lead: Pick<LeadRow, "id" | "receiver" | "dedupe_key" | "payload" | "created_at" | "next_attempt_at">,
+): LeadRow => ({
+  ...lead,
+  state: "pending",
+  attempts: 0,
+  rounds: 0,
+  last_failure: null,
+  delivered_at: null,
+  claimed_by: null,
+  claimed_until: null,
+});
+
 /** Undefined when an open lead with the same values is kept already. */
 export function insertLead({ db }: Store, lead: Insertable<OutboxTable> & { state: LeadState }, claim?: Claim) {
   return db
