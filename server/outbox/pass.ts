@@ -75,23 +75,9 @@ export async function takeNext<Own = undefined>(
   });
 }
 
-/** A kind of delivery as the pass drives it; each keeps its rows and its rules (what is due, consent, hours, pace). */
-type DeliveryKind<Item, State extends string> = {
-  states: readonly State[];
-  next(skip: { sent: readonly string[]; paused: readonly string[] }): Promise<Step<Item, State>>;
-  /** `answered` undefined: its receiver was not called. */
-  send(item: Item): Promise<{ state: State; answered?: boolean }>;
-};
-
 export type PassSummary<State extends string> = Record<State, number> & {
   paused: string[];
   budgetSpent: boolean;
-};
-
-type PassLimits = {
-  concurrency: number;
-  budgetMs: number;
-  stopping?: () => boolean;
 };
 
 export const nothingSent = <State extends string>(states: readonly State[]): PassSummary<State> =>
@@ -100,56 +86,6 @@ export const nothingSent = <State extends string>(states: readonly State[]): Pas
     paused: [],
     budgetSpent: false,
   }) as PassSummary<State>;
-
-/** Each item claimed by the kind's `next`, so no other pass, instance or visitor sends it too, and sent at most once a pass. */
-async function runPass<Item, State extends string>(
-  kind: DeliveryKind<Item, State>,
-  { concurrency, budgetMs, stopping = () => false }: PassLimits,
-): Promise<PassSummary<State>> {
-  const summary = nothingSent(kind.states);
-  const counts = summary as Record<State, number>;
-  const began = performance.now();
-  const left = () => budgetMs - (performance.now() - began);
-  const failuresInARow = new Map<string, number>();
-  const sent: string[] = [];
-
-  const worker = async () => {
-    for (;;) {
-      if (left() <= 0) {
-        summary.budgetSpent = true;
-        return;
-      }
-      if (stopping()) return;
-      const step = await kind.next({ sent, paused: summary.paused });
-      if (!step) return;
-      if ("waitUntil" in step) {
-        const wait = step.waitUntil - Date.now();
-        if (wait > left()) {
-          summary.budgetSpent = true;
-          return;
-        }
-        await sleep(Math.min(wait, NAP_MS));
-        continue;
-      }
-      if ("settled" in step) {
-        counts[step.settled] += 1;
-        continue;
-      }
-      sent.push(step.id);
-      const { state, answered } = await kind.send(step.claimed);
-      counts[state] += 1;
-      if (answered === undefined) continue;
-      const failures = answered ? 0 : (failuresInARow.get(step.receiver) ?? 0) + 1;
-      failuresInARow.set(step.receiver, failures);
-      if (failures >= PAUSE_AFTER_FAILURES && !summary.paused.includes(step.receiver)) {
-        summary.paused.push(step.receiver);
-        logEvent("warn", { event: "receiver_paused", form: step.receiver, failuresInARow: failures });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return summary;
-}
 
 /** How a kind's pass goes: what is due, what must hold before each is sent, and the words its summary counts. */
 export type Sending<Own, Outcome extends string> = {
@@ -174,29 +110,70 @@ const send = async <Own, Outcome extends string>(
   return { state: sending.outcome(state), answered };
 };
 
-/** What is due, `concurrency` at a time, each receiver paused after failures in a row, within `budgetMs`. */
-export function sendDue<Own, Outcome extends string>(
+/**
+ * What is due, `concurrency` at a time, within `budgetMs`: each row sent at most once a pass, each receiver left alone
+ * for the rest of it after failures in a row. A stopping server claims nothing more and finishes what it started.
+ */
+export async function sendDue<Own, Outcome extends string>(
   store: Store,
   env: ServerEnv,
   sending: Sending<Own, Outcome>,
-  { sender = "pass", ...limits }: PassLimits & { sender?: Sender },
-) {
-  return runPass<Taken<Own>, Outcome>(
-    {
-      states: sending.outcomes,
-      async next({ sent, paused }) {
-        const { wanted, ...due } = sending.due(Date.now());
-        const step = await take(store, env, sending, {
-          ...due,
-          wanted: wanted.map((one) => ({ ...one, receivers: one.receivers.filter((r) => !paused.includes(r)) })),
-          skipIds: sent,
-        });
-        return step && "settled" in step ? { settled: sending.outcome(step.settled) } : step;
-      },
-      send: (taken) => send(store, env, sending, taken, sender),
-    },
-    limits,
-  );
+  {
+    concurrency,
+    budgetMs,
+    stopping = () => false,
+    sender = "pass",
+  }: { concurrency: number; budgetMs: number; stopping?: () => boolean; sender?: Sender },
+): Promise<PassSummary<Outcome>> {
+  const summary = nothingSent(sending.outcomes);
+  const counts = summary as Record<Outcome, number>;
+  const began = performance.now();
+  const left = () => budgetMs - (performance.now() - began);
+  const failuresInARow = new Map<string, number>();
+  const sent: string[] = [];
+
+  const worker = async () => {
+    for (;;) {
+      if (left() <= 0) {
+        summary.budgetSpent = true;
+        return;
+      }
+      if (stopping()) return;
+      const { wanted, ...due } = sending.due(Date.now());
+      const step = await take(store, env, sending, {
+        ...due,
+        wanted: wanted.map((one) => ({ ...one, receivers: one.receivers.filter((r) => !summary.paused.includes(r)) })),
+        skipIds: sent,
+      });
+      if (!step) return;
+      if ("waitUntil" in step) {
+        const wait = step.waitUntil - Date.now();
+        if (wait > left()) {
+          summary.budgetSpent = true;
+          return;
+        }
+        await sleep(Math.min(wait, NAP_MS));
+        continue;
+      }
+      if ("settled" in step) {
+        counts[sending.outcome(step.settled)] += 1;
+        continue;
+      }
+      sent.push(step.id);
+      const { state, answered } = await send(store, env, sending, step.claimed, sender);
+      counts[state] += 1;
+      // Undefined: no receiver was called (a held or unreadable row).
+      if (answered === undefined) continue;
+      const failures = answered ? 0 : (failuresInARow.get(step.receiver) ?? 0) + 1;
+      failuresInARow.set(step.receiver, failures);
+      if (failures >= PAUSE_AFTER_FAILURES && !summary.paused.includes(step.receiver)) {
+        summary.paused.push(step.receiver);
+        logEvent("warn", { event: "receiver_paused", form: step.receiver, failuresInARow: failures });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return summary;
 }
 
 /**
