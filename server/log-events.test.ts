@@ -20,9 +20,9 @@ function loggedEvents() {
     // The first name-like literal after `event:`: a mutation run's instrumented copy wraps it in counters ("123").
     .flatMap((file) => {
       const text = readFileSync(file, "utf8");
-      // A kind of outbox row names its events in a map: `events: { pending: "lead_pending", ... }`.
-      const kinds = [...text.matchAll(/\bevents: \{([^}]*)\}/g)].flatMap(([, map]) =>
-        [...map!.matchAll(/"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!),
+      // A kind of outbox row names its events in a map on one line: `events: { pending: "lead_pending", ... }`.
+      const kinds = [...text.matchAll(/\bevents: [^\n]*/g)].flatMap(([line]) =>
+        [...line.matchAll(/"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!),
       );
       return [...[...text.matchAll(/\bevent: [^\n]*?"([a-z][a-z0-9_]*)"/g)].map((match) => match[1]!), ...kinds];
     });
