@@ -11,7 +11,7 @@ export type Claim = { token: string; until: number };
 export const CLAIM_MARGIN_MS = 5_000;
 
 /** A claim of `ms` from `now`. */
-export const newClaim = (ms: number): Claim => ({ token: randomUUID(), until: Date.now() + ms });
+export const newClaim = (ms: number, now = Date.now()): Claim => ({ token: randomUUID(), until: now + ms });
 
 /** A fresh webhook-id: one per delivery, kept by every attempt and every redelivery, so receivers drop duplicates. */
 export const newWebhookId = () => `msg_${randomUUID()}`;
