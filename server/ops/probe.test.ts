@@ -4,6 +4,7 @@ import { checkHealth } from "@/server/ops/health";
 import { alertsSettled } from "@/server/outbox/alerts";
 import { failingSinceOf, stopFailing } from "@/server/outbox/alert-store";
 import { recordConsent } from "@/server/consent/consent-store";
+import { revokeConsent } from "@/server/consent/consent-changes";
 import { readEnv } from "@/server/env";
 import { probeInvitations } from "@/server/invitations/invitation-pass";
 import { listInvitations } from "@/server/invitations/invitation-store";
@@ -249,6 +250,7 @@ describe("the invitations' probe", () => {
     vi.stubEnv("INVITE_WEBHOOK_SECRET", newWebhookSecret());
     vi.stubEnv("INVITE_PER_MINUTE", "6000");
     const theStore = await store();
+    await theStore.db.deleteFrom("outbox").where("receiver", "=", "invitations").execute();
     for (const table of ["invitations", "invitation_waves", "invitation_pace"] as const)
       await theStore.db.deleteFrom(table).execute();
     const phones = Array.from({ length: 3 }, (_, i) => `+1212555${String(7300 + wave * 10 + i)}`);
@@ -324,6 +326,20 @@ describe("the invitations' probe", () => {
         ["queued", true],
       ]);
     });
+
+  it("checks the invitation it would send as a pass does: one whose number texted STOP is skipped, a full pace waits", async () => {
+    const { queued } = await refusedTwice();
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", workflowSecret);
+    vi.stubEnv("INVITE_PER_MINUTE", "1");
+    vi.setSystemTime(seconds(61));
+    const requests = invite.received.length;
+    await revokeConsent(await store(), { phone: queued[0]!.phone, channel: "sms", source: "workflow" });
+    expect(await probeInvitations(await store(), readEnv())).toBe("skipped");
+    expect(await probeInvitations(await store(), readEnv())).toBe("texted");
+    // The pace's next slot is a minute away: the next probe sends nothing.
+    expect(await probeInvitations(await store(), readEnv())).toBe("pace");
+    expect(invite.received).toHaveLength(requests + 1);
+  });
 
   it("sends nothing when no invitation waits for a later round (cancelled), nor while INVITE_WEBHOOK_URL is unset", async () => {
     await refusedTwice();

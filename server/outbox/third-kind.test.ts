@@ -83,6 +83,21 @@ describe("a third kind, defined by a test alone", () => {
     );
   });
 
+  it("is probed with a row a failure put back, not one never tried", async () => {
+    const store = await database(readEnv());
+    const [failed] = await queue(1);
+    receiver.outage(503);
+    expect(await sendDue(store, readEnv(), sending, { concurrency: 1, budgetMs: 10_000 })).toMatchObject({
+      pending: 1,
+    });
+    // Due now and never tried: a pass would send it first, a probe must not.
+    await queue(1);
+    receiver.outage(undefined);
+    const before = receiver.received.length;
+    expect(await probeReceiver(store, readEnv(), sending, "newsletter")).toMatchObject({ state: "delivered" });
+    expect(receiver.received.slice(before).map((request) => request.headers["webhook-id"])).toStrictEqual([failed]);
+  });
+
   it("is given up on once its schedule is spent, and only then", async () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1");
     const store = await database(readEnv());
