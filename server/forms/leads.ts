@@ -5,8 +5,7 @@ import { database, type Store } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
 import type { Claim } from "@/server/outbox/claims";
 import type { Due, LeadRow, OutboxRow } from "@/server/outbox/outbox-store";
-import { probeReceiver, sendDue, type PassSummary, type Sending } from "@/server/outbox/pass";
-import type { ProbeKind } from "@/server/outbox/probe";
+import { sendDue, type PassSummary, type Sending } from "@/server/outbox/pass";
 import { objectOf, sendable, sendClaimed, type Kind, type Sender } from "@/server/outbox/send";
 
 export type { LeadRow };
@@ -96,8 +95,5 @@ export async function redeliveryPass(env: ServerEnv, options: PassOptions): Prom
   });
 }
 
-/** The leads' part in the probe of a failing receiver: a form's, with its URL set. */
-export const leadProbe = (store: Store, env: ServerEnv): ProbeKind => ({
-  owns: (receiver) => isFormName(receiver) && Boolean(env.webhooks[receiver].url),
-  probe: (form) => probeReceiver(store, env, sending(dueNow), form),
-});
+/** How the schedule's probe sends a form's lead. */
+export const leadSending = sending(dueNow);

@@ -5,8 +5,7 @@ import type { Store } from "@/server/db/connect";
 import type { InvitationsTable } from "@/server/db/schema";
 import { INVITATIONS, type ServerEnv } from "@/server/env";
 import type { OutboxRow } from "@/server/outbox/outbox-store";
-import { nothingSent, probeReceiver, sendDue, type Check, type PassSummary, type Sending } from "@/server/outbox/pass";
-import type { ProbeKind } from "@/server/outbox/probe";
+import { nothingSent, sendDue, type Check, type PassSummary, type Sending } from "@/server/outbox/pass";
 import type { Kind } from "@/server/outbox/send";
 import { invitationById, markClaimed, recordAnswer, reserveSlot, waveNamed } from "./invitation-store";
 import { sendingTime, zonesOf } from "./quiet-hours";
@@ -95,14 +94,14 @@ export const invitationKind: Kind<Invitation> = {
   facts: ({ row, own }) => ({ webhookId: row.id, wave: own.wave, attempts: row.attempts }),
 };
 
-const sending = (env: ServerEnv): Sending<Invitation, InvitationOutcome> => ({
+export const invitationSending: Sending<Invitation, InvitationOutcome> = {
   kind: invitationKind,
   due: (by) => ({ wanted: [{ receivers: [INVITATIONS], states: ["queued", "waiting"], by }] }),
-  check: (tx, row) => check(tx, row, env),
+  check,
   outcomes: invitationStates,
   outcome: (state) =>
     state === "queued" ? "retrying" : state === "cancelled" ? "failed" : (state as InvitationOutcome),
-});
+};
 
 /** One at a time at the shared pace; nothing while INVITE_WEBHOOK_URL is unset. */
 export async function invitationPass(
@@ -111,21 +110,7 @@ export async function invitationPass(
   { budgetMs, stopping }: { budgetMs: number; stopping?: () => boolean },
 ): Promise<InvitationSummary> {
   if (!env.invite.webhook.url) return nothingSent(invitationStates);
-  const summary = await sendDue(store, env, sending(env), { concurrency: 1, budgetMs, stopping });
+  const summary = await sendDue(store, env, invitationSending, { concurrency: 1, budgetMs, stopping });
   await store.durable();
   return summary;
 }
-
-/** The probe of the texting workflow, with every check a pass makes. */
-export async function probeInvitations(store: Store, env: ServerEnv) {
-  if (!env.invite.webhook.url) return "unset";
-  return (await probeReceiver(store, env, sending(env), INVITATIONS))?.state ?? "none";
-}
-
-export const invitationProbe = (store: Store, env: ServerEnv): ProbeKind => ({
-  owns: (receiver) => receiver === INVITATIONS,
-  async probe() {
-    const state = await probeInvitations(store, env);
-    return { state, answered: state === "texted" || state === "refused" };
-  },
-});

@@ -1,12 +1,11 @@
 import "server-only";
 import { reviewReceivers } from "@/server/outbox/alerts";
 import { database, type Store } from "@/server/db/connect";
-import { reserveProbe, failingReceivers } from "@/server/outbox/alert-store";
-import { probeFailingReceivers, type FailingReceivers, type Probed } from "@/server/outbox/probe";
+import { probeFailing, type Probed } from "@/server/outbox/pass";
 import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { invitationPass, invitationProbe, type InvitationSummary } from "@/server/invitations/invitation-pass";
-import { leadProbe, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/forms/leads";
+import { invitationPass, invitationSending, type InvitationSummary } from "@/server/invitations/invitation-pass";
+import { leadSending, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/forms/leads";
 import { logEvent } from "@/server/log";
 import { processWide } from "@/server/process-wide";
 import { applyRetention, type RetentionSummary } from "./retention";
@@ -28,11 +27,6 @@ export type TickOptions = {
   leads?: Omit<PassOptions, "budgetMs" | "stopping">;
 };
 
-const failing = (store: Store, env: ServerEnv): FailingReceivers => ({
-  failing: () => failingReceivers(store),
-  claim: (form, now) => reserveProbe(store, form, now, env.REDELIVERY_PROBE_SECONDS * 1000),
-});
-
 type Task = (run: { store: Store; env: ServerEnv; options: TickOptions; budgetMs: number }) => Promise<object>;
 
 // The two that send have a budget each and run side by side: a slow lead pass cannot starve a launch, nor a launch
@@ -40,7 +34,7 @@ type Task = (run: { store: Store; env: ServerEnv; options: TickOptions; budgetMs
 const tasks: Record<TaskName, Task> = {
   retention: ({ store, env }) => applyRetention(store, env),
   leads: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(failing(store, env), leadProbe(store, env));
+    const probed = await probeFailing(store, env, leadSending);
     const pass = await redeliveryPass(env, {
       ...options.leads,
       budgetMs,
@@ -49,7 +43,7 @@ const tasks: Record<TaskName, Task> = {
     return { ...pass, probed };
   },
   invitations: async ({ store, env, options, budgetMs }) => {
-    const probed = await probeFailingReceivers(failing(store, env), invitationProbe(store, env));
+    const probed = await probeFailing(store, env, invitationSending);
     const pass = await invitationPass(store, env, { budgetMs, stopping: options.stopping });
     return { ...pass, probed };
   },

@@ -5,6 +5,7 @@ import { inTransaction, type Store } from "@/server/db/connect";
 import type { OutboxTable } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
+import { failingReceivers, reserveProbe } from "./alert-store";
 import { CLAIM_MARGIN_MS, newClaim, type Claim } from "./claims";
 import {
   claimNext,
@@ -91,13 +92,17 @@ export const nothingSent = <State extends string>(states: readonly State[]): Pas
 export type Sending<Own, Outcome extends string> = {
   kind: Kind<Own>;
   due: (now: number) => Due;
-  check?: (tx: Store, row: OutboxRow) => Promise<Check<Own>>;
+  check?: (tx: Store, row: OutboxRow, env: ServerEnv) => Promise<Check<Own>>;
   outcomes: readonly Outcome[];
   outcome: (state: string) => Outcome;
 };
 
-const take = <Own>(store: Store, env: ServerEnv, sending: Sending<Own, string>, due: Due) =>
-  takeNext(store, { due, timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS, check: sending.check });
+const take = <Own>(store: Store, env: ServerEnv, { check }: Sending<Own, string>, due: Due) =>
+  takeNext(store, {
+    due,
+    timeoutMs: env.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+    check: check && ((tx, row) => check(tx, row, env)),
+  });
 
 const send = async <Own, Outcome extends string>(
   store: Store,
@@ -197,4 +202,27 @@ export async function probeReceiver<Own, Outcome extends string>(
   const { state, answered } = await send(store, env, sending, step.claimed, "probe");
   if (answered) await release(store, receiver, Date.now());
   return { state, answered: Boolean(answered) };
+}
+
+export type Probed = { form: string; state: string };
+
+/**
+ * After a few failed rounds the next attempt is hours away, however soon the receiver is back: so every
+ * REDELIVERY_PROBE_SECONDS one instance probes each failing receiver of the kind that has its URL set.
+ */
+export async function probeFailing<Own, Outcome extends string>(
+  store: Store,
+  env: ServerEnv,
+  sending: Sending<Own, Outcome>,
+): Promise<Probed[]> {
+  const probed: Probed[] = [];
+  for (const { form } of await failingReceivers(store)) {
+    if (!sending.kind.owns(form) || !sending.kind.webhook(env, form).url) continue;
+    if (!(await reserveProbe(store, form, Date.now(), env.REDELIVERY_PROBE_SECONDS * 1000))) continue;
+    const outcome = await probeReceiver(store, env, sending, form);
+    if (!outcome) continue;
+    logEvent(outcome.answered ? "info" : "warn", { event: "receiver_probed", form, outcome: outcome.state });
+    probed.push({ form, state: outcome.state });
+  }
+  return probed;
 }

@@ -6,7 +6,9 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { newWebhookId } from "./claims";
 import { insertRows, rowsOf } from "./outbox-store";
-import { PAUSE_AFTER_FAILURES, probeReceiver, sendDue, type Sending } from "./pass";
+import { markFailing } from "./alert-store";
+import { alertsSettled } from "./alerts";
+import { PAUSE_AFTER_FAILURES, probeFailing, probeReceiver, sendDue, type Sending } from "./pass";
 import type { Kind } from "./send";
 
 const receiver = setupWebhookReceiver();
@@ -48,7 +50,8 @@ describe("a third kind, defined by a test alone", () => {
   beforeEach(async () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,3600");
     for (const level of ["info", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation(() => {});
-    await (await database(readEnv())).db.deleteFrom("outbox").execute();
+    const { db } = await database(readEnv());
+    for (const table of ["outbox", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
   });
 
   it("is retried on the schedule, paused after failures in a row, counted by health, and probed back", async () => {
@@ -105,6 +108,34 @@ describe("a third kind, defined by a test alone", () => {
     receiver.outage(503);
     expect(await sendDue(store, readEnv(), sending, { concurrency: 1, budgetMs: 10_000 })).toMatchObject({ dead: 1 });
     expect((await rowsOf(store, [id!]))[0]).toMatchObject({ state: "dead", attempts: 1, last_failure: "status 503" });
+    receiver.outage(undefined);
+  });
+
+  it("is probed by the schedule's probe when failing, once a REDELIVERY_PROBE_SECONDS, beside another kind's receiver", async () => {
+    vi.stubEnv("REDELIVERY_PROBE_SECONDS", "60");
+    const store = await database(readEnv());
+    await queue(1);
+    receiver.outage(503);
+    await sendDue(store, readEnv(), sending, { concurrency: 1, budgetMs: 10_000 });
+    await alertsSettled();
+    for (const form of ["newsletter", "contact"]) await markFailing(store, form, Date.now());
+    await store.db
+      .updateTable("receivers")
+      .set({ failing_since: Date.now() - 61_000 })
+      .execute();
+    const before = receiver.received.length;
+    expect(await probeFailing(store, readEnv(), sending)).toStrictEqual([{ form: "newsletter", state: "pending" }]);
+    expect(vi.mocked(console.warn).mock.calls.map(([line]) => JSON.parse(String(line)))).toContainEqual(
+      expect.objectContaining({ event: "receiver_probed", form: "newsletter", outcome: "pending" }),
+    );
+    // Probed this minute (here or by another instance): not again; contact is not its kind's to probe.
+    expect(await probeFailing(store, readEnv(), sending)).toStrictEqual([]);
+    expect(receiver.received.length).toBe(before + 1);
+    const probedAt = await store.db.selectFrom("receivers").select(["form", "probed_at"]).orderBy("form").execute();
+    expect(probedAt.map((row) => [row.form, row.probed_at !== null])).toStrictEqual([
+      ["contact", false],
+      ["newsletter", true],
+    ]);
     receiver.outage(undefined);
   });
 });

@@ -39,7 +39,7 @@ export const e2e = {
     // specs start servers of their own with a short schedule.
     DATA_DIR: ".e2e-data",
     REDELIVERY_SCHEDULE_SECONDS: "86400",
-    // Nor probed ahead of that schedule while its receiver fails (server/outbox/probe.ts; server/ops/probe.test.ts runs it through the schedule's tasks).
+    // Nor probed ahead of that schedule while its receiver fails (probeFailing, server/outbox/pass.ts).
     REDELIVERY_PROBE_SECONDS: "3600",
     // As behind one proxy: each spec writes the X-Forwarded-For of the visitor it plays.
     TRUSTED_PROXY_HOPS: "1",
