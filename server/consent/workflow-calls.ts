@@ -1,5 +1,5 @@
 import "server-only";
-import { signedByOneOf } from "@/server/outbox/signing";
+import { signedByOneOf } from "@/server/outbox/webhook";
 import { z } from "zod";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { database, type Store } from "@/server/db/connect";

@@ -9,7 +9,7 @@ import { newClaim } from "@/server/outbox/claims";
 import { claimLead, attemptsOf, insertLead } from "@/server/outbox/outbox-store";
 import { PAUSE_AFTER_FAILURES } from "@/server/outbox/pass";
 import { deadLeads, dueNow, redeliveryPass } from "./leads";
-import { nextRound } from "@/server/outbox/retry-policy";
+import { nextRound } from "@/server/outbox/send";
 
 const { receiver, store, payload, send, row, logged } = setupLeadSending();
 

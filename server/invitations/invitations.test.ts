@@ -14,7 +14,7 @@ import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { INVITATIONS } from "@/server/env";
 import { claimRow, openCounts, rowsOf } from "@/server/outbox/outbox-store";
-import type { AttemptResult } from "@/server/outbox/post-json";
+import type { AttemptResult } from "@/server/outbox/webhook";
 import { settleClaimed } from "@/server/outbox/send";
 import {
   forgetOldInvitations,

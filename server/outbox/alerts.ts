@@ -22,7 +22,7 @@ import {
   type AlertState,
   type Said,
 } from "./alert-store";
-import { postSigned } from "@/server/outbox/signed-post";
+import { postSigned } from "@/server/outbox/webhook";
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;

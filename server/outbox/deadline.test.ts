@@ -7,8 +7,9 @@ import { leadKind } from "@/server/forms/leads";
 
 // The receiver, in virtual time: each attempt takes the whole time it is given and times out.
 const given: number[] = [];
-vi.mock("@/server/outbox/post-json", () => ({
-  postJson: async ({ timeoutMs }: { timeoutMs: number }) => {
+vi.mock("@/server/outbox/webhook", async (original) => ({
+  ...(await original<object>()),
+  postSigned: async (_webhook: unknown, { timeoutMs }: { timeoutMs: number }) => {
     given.push(timeoutMs);
     vi.advanceTimersByTime(timeoutMs);
     return { ok: false, reason: "timeout" };

@@ -4,7 +4,7 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import type { ReceivedRequest } from "@/tests/support/webhook-receiver";
 import { submitted } from "@/tests/support/lead-sending";
-import { failureOf } from "@/server/outbox/failures";
+import { failureOf } from "@/server/outbox/webhook";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newClaim } from "./claims";

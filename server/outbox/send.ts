@@ -4,11 +4,8 @@ import type { Receiver, ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { noteOutcome } from "./alerts";
 import type { Claim } from "./claims";
-import { failureOf } from "./failures";
 import { settle, type AttemptRecord, type OutboxRow, type OutboxState } from "./outbox-store";
-import type { AttemptResult } from "./post-json";
-import { backoffMs, isTransient, nextRound } from "./retry-policy";
-import { postSigned } from "./signed-post";
+import { backoffMs, failureOf, isTransient, postSigned, type AttemptResult } from "./webhook";
 import { storeAnswered, storeFailed } from "./store-outage";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
@@ -133,6 +130,21 @@ async function attemptAll<Own>(kind: Kind<Own>, claimed: Claimed<Own>, started: 
     if (left() - delay < MIN_ATTEMPT_MS) return { result, records };
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+/**
+ * Where a lead or an invitation goes after a failed attempt: a round on, due
+ * after that round's delay, or spent (`next` undefined) once the schedule
+ * is. A probe's failure keeps its place: sent ahead of its schedule, it spends none of it.
+ */
+export function nextRound(
+  item: { rounds: number; next_attempt_at: number },
+  { probe, schedule, now }: { probe: boolean; schedule: readonly number[]; now: number },
+): { rounds: number; next: number | undefined } {
+  if (probe) return { rounds: item.rounds, next: item.next_attempt_at };
+  const rounds = item.rounds + 1;
+  const delay = schedule[rounds];
+  return { rounds, next: delay === undefined ? undefined : now + delay * 1000 };
 }
 
 /** The visitor's failure keeps its place in the schedule, or starts it; a probe's keeps its place and spends no round. */

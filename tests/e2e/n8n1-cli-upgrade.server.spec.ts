@@ -107,7 +107,7 @@ test(`${line.label} from the command line (stop, import, update:workflow --activ
     // (not registered yet), and no old version once n8n starts again (2.x serves it until its next publication
     // check: docs/sms-workflow.md); once the new version answered, only it. n8n answers any request 200 "n8n is
     // starting up. Please wait" between connecting its database and finishing its migrations (abstract-server.js,
-    // both lines): no workflow ran, which the site must not take for a delivery (server/outbox/post-json.ts).
+    // both lines): no workflow ran, which the site must not take for a delivery (server/outbox/webhook.ts).
     const lastOld = seen.findLast((entry) => entry.status === older)!.at;
     expect(lastOld, key).toBeLessThan(startedAt);
     for (const entry of seen) {

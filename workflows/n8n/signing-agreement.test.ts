@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
 import { describe, expect, it, vi } from "vitest";
-import { signatureHeaders, signedByOneOf } from "@/server/outbox/signing";
+import { signatureHeaders, signedByOneOf } from "@/server/outbox/webhook";
 import { helpersFor } from "./build";
 
 /**
- * Standard Webhooks is written twice: in the site (server/outbox/signing.ts,
+ * Standard Webhooks is written twice: in the site (server/outbox/webhook.ts,
  * over the standardwebhooks package) and in the workflows' Code nodes
  * (workflows/n8n/code/shared.js, with Node's crypto, which is all a Code node
  * has). Each signs what the other verifies, so the two cannot drift.
