@@ -7,13 +7,11 @@ import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { consentForms } from "@/lib/forms";
 import { inTransaction, database } from "@/server/db/connect";
-import { insertLead, leadById } from "@/server/outbox/outbox-store";
-import { newClaim } from "@/server/outbox/claims";
+import { insertLead, leadById, newClaim, newWebhookId } from "@/server/outbox/outbox-store";
 import { activityPage } from "@/server/operators/activity-store";
 import { renewConsent } from "@/server/consent/consent-changes";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { leadKey } from "@/server/forms/leads";
-import { newWebhookId } from "@/server/outbox/claims";
 import { readEnv } from "@/server/env";
 import { consentCommand } from "./consent-command";
 

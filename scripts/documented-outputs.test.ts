@@ -9,8 +9,7 @@ import { smsTexts } from "@/lib/sms/program";
 import { recordConsent } from "@/server/consent/consent-store";
 import { connect } from "@/server/db/connect";
 import { queueWave } from "@/server/invitations/waves";
-import { insertLead } from "@/server/outbox/outbox-store";
-import { newClaim } from "@/server/outbox/claims";
+import { insertLead, newClaim } from "@/server/outbox/outbox-store";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 
 /**

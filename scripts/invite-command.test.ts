@@ -11,7 +11,7 @@ import { disclosureOf } from "@/server/consent/disclosure";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { revokeConsent } from "@/server/consent/consent-changes";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import { consentCommand } from "./consent-command";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { commandOutput } from "@/tests/support/command-output";

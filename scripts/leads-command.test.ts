@@ -209,7 +209,7 @@ describe("npm run leads -- export and list, after a number revoked its consent",
   it("give each sign-up its number's consent (in force, revoked, none), and --consented keeps only those in force", async () => {
     const { consentCommand } = await import("./consent-command");
     const { insertLead } = await import("@/server/outbox/outbox-store");
-    const { newClaim } = await import("@/server/outbox/claims");
+    const { newClaim } = await import("@/server/outbox/outbox-store");
     const { waitlistLead } = await import("@/tests/support/waitlist-lead");
     const kept = { name: "Ada Consented", phone: "(555) 300-9911", consent: "on" };
     const revoked = { name: "Bo Revoked", phone: "(555) 300-9912", consent: "on" };

@@ -6,8 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordConsent } from "@/server/consent/consent-store";
 import { inTransaction, connect, type Store } from "@/server/db/connect";
-import { insertLead } from "@/server/outbox/outbox-store";
-import { newClaim } from "@/server/outbox/claims";
+import { insertLead, newClaim } from "@/server/outbox/outbox-store";
 import { startPostgresServer, type PostgresServer } from "@/tests/support/postgres-server";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
 

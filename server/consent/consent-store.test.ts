@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Store } from "@/server/db/connect";
 import { inTransaction } from "@/server/db/connect";
 import type { LeadRow } from "@/server/forms/leads";
-import { claimNext, insertLead, leadById, settle, type Due } from "@/server/outbox/outbox-store";
-import { newClaim } from "@/server/outbox/claims";
+import { claimNext, insertLead, leadById, settle, type Due, newClaim } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import {

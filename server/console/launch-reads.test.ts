@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { reserveAlert, lastAlerts } from "@/server/outbox/alert-store";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { queueWave } from "@/server/invitations/waves";

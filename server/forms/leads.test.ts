@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sendable as sendableBy } from "@/server/outbox/send";
 import { leadFacts, leadKey, leadKind, valuesOf, type LeadRow } from "./leads";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 
 const sendable = (row: LeadRow) => sendableBy(leadKind, row);
 

@@ -3,8 +3,7 @@ import { createHash } from "node:crypto";
 import { formNames, isFormName, type FormName } from "@/lib/forms";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
-import type { Claim } from "@/server/outbox/claims";
-import type { Due, LeadRow, OutboxRow } from "@/server/outbox/outbox-store";
+import { type Claim, type Due, type LeadRow, type OutboxRow } from "@/server/outbox/outbox-store";
 import { sendDue, type PassSummary, type Sending } from "@/server/outbox/pass";
 import { objectOf, sendable, sendClaimed, type Kind, type Sender } from "@/server/outbox/send";
 

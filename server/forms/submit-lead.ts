@@ -5,9 +5,8 @@ import { database, inTransaction, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { leadKey, sendLead, type LeadRow } from "@/server/forms/leads";
-import { newWebhookId } from "@/server/outbox/claims";
-import { leadsOfNumber } from "@/server/consent/consent-changes";
 import {
+  newWebhookId,
   awaitingStartAmong,
   claimLead,
   insertLead,
@@ -15,9 +14,12 @@ import {
   latestLeadAmong,
   newLead,
   openLeadByKey,
+  CLAIM_MARGIN_MS,
+  newClaim,
+  type Claim,
 } from "@/server/outbox/outbox-store";
-import { CLAIM_MARGIN_MS, newClaim, type Claim } from "@/server/outbox/claims";
-import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
+import { leadsOfNumber } from "@/server/consent/consent-changes";
+import { storeAnswered, storeFailed } from "@/server/outbox/alerts";
 import { deliveryOf, type Delivery } from "@/server/outbox/send";
 
 const WAIT_POLL_MS = 100;

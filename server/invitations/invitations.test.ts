@@ -9,11 +9,10 @@ import type { InvitationState } from "@/server/db/schema";
 import { inTransaction } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { revokeConsent } from "@/server/consent/consent-changes";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId, claimRow, openCounts, rowsOf } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { INVITATIONS } from "@/server/env";
-import { claimRow, openCounts, rowsOf } from "@/server/outbox/outbox-store";
 import type { AttemptResult } from "@/server/outbox/webhook";
 import { settleClaimed } from "@/server/outbox/send";
 import {

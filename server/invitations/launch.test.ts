@@ -3,7 +3,7 @@ import { adviceFor } from "@/server/outbox/alerts";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { database } from "@/server/db/connect";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
 import { plainEvidence } from "@/tests/support/waitlist-lead";

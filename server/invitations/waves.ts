@@ -4,7 +4,7 @@ import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { phonePolicyOf } from "@/server/site-settings";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import {
   cancelWave,
   insertWave,

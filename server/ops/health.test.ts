@@ -13,7 +13,7 @@ import { submitted } from "@/tests/support/lead-sending";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { webConsent } from "@/tests/support/waitlist-lead";
 import { recordConsent } from "@/server/consent/consent-store";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { queueWave } from "@/server/invitations/waves";
 import { smsTexts } from "@/lib/sms/program";

@@ -2,7 +2,7 @@ import "server-only";
 import { database } from "@/server/db/connect";
 import { failingReceivers } from "@/server/outbox/alert-store";
 import { lastDeliveredAt, openCounts } from "@/server/outbox/outbox-store";
-import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
+import { storeAnswered, storeFailed } from "@/server/outbox/alerts";
 import { INVITATIONS, type ServerEnv } from "@/server/env";
 import { formNames } from "@/lib/forms";
 import { pingLimitStore } from "@/server/forms/limits";

@@ -2,11 +2,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
 import { queueWave } from "@/server/invitations/waves";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId, attemptsOf } from "@/server/outbox/outbox-store";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { numberUnder, openPrefix, specCountries } from "@/tests/support/open-zone";
 import { makeDue, setupLeadSending } from "@/tests/support/lead-sending";
-import { attemptsOf } from "@/server/outbox/outbox-store";
 import { finishSchedule, runTasks, scheduleTick, startSchedule, stopSchedule, taskNames } from "./scheduler";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
 import { failingReceivers } from "@/server/outbox/alert-store";

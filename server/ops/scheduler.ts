@@ -1,8 +1,7 @@
 import "server-only";
-import { reviewReceivers } from "@/server/outbox/alerts";
+import { reviewReceivers, storeAnswered, storeFailed } from "@/server/outbox/alerts";
 import { database, type Store } from "@/server/db/connect";
 import { probeFailing, type Probed } from "@/server/outbox/pass";
-import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { invitationPass, invitationSending, type InvitationSummary } from "@/server/invitations/invitation-pass";
 import { leadSending, redeliveryPass, type LeadPassSummary, type PassOptions } from "@/server/forms/leads";

@@ -5,7 +5,7 @@ import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { reserveAlert } from "./alert-store";
 import { adviceFor, alertsSettled, noteOutcome, noteStoreChange, reviewReceivers } from "./alerts";
-import type { Outcome } from "@/server/outbox/outcomes";
+import type { Outcome } from "@/server/outbox/alerts";
 
 const open = setupBothEngines();
 

@@ -4,7 +4,6 @@ import type { Store } from "@/server/db/connect";
 import { INVITATIONS, readEnv, webhookVariables, type Receiver, type ServerEnv } from "@/server/env";
 import { logEvent, messageOf } from "@/server/log";
 import { openCounts, release } from "@/server/outbox/outbox-store";
-import type { Settled, StoreChange } from "@/server/outbox/outcomes";
 import { processWide } from "@/server/process-wide";
 import {
   alertStateOf,
@@ -23,6 +22,15 @@ import {
   type Said,
 } from "./alert-store";
 import { postSigned } from "@/server/outbox/webhook";
+
+/** What happened to a lead (or an invitation), as the sender that settled it saw it. */
+export type Outcome = "delivered" | "pending" | "dead" | "held";
+
+/** A database outage as this process saw it begin (`down`) or end (`up`). */
+export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
+
+/** A lead or an invitation settled: whose receiver, what became of it, and (failed) what the attempt was answered. */
+export type Settled = { receiver: Receiver; outcome: Outcome; env: ServerEnv; failure?: string };
 
 const utc = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -349,4 +357,28 @@ export function noteStoreChange(change: StoreChange) {
   );
   const tracked = work.finally(() => inFlight.delete(tracked));
   inFlight.add(tracked);
+}
+
+// Process-wide, so an outage is logged and told once, not once per bundle.
+const shared = processWide("store-outage", () => ({ down: false, since: 0 }));
+
+/**
+ * The store failed (unreachable Postgres, a full disk, a read-only file):
+ * what was being sent still goes out, and the operator hears of it once per
+ * outage (the log, and an alert), not once per post.
+ */
+export function storeFailed(error: unknown, facts: object = {}) {
+  if (shared.down) return;
+  shared.down = true;
+  shared.since = Date.now();
+  logEvent("error", { event: "lead_store_failed", ...facts, message: messageOf(error) });
+  noteStoreChange({ state: "down", since: shared.since });
+}
+
+/** The store answered: the next failure is a new outage. */
+export function storeAnswered() {
+  if (!shared.down) return;
+  shared.down = false;
+  logEvent("info", { event: "lead_store_recovered" });
+  noteStoreChange({ state: "up", since: shared.since, now: Date.now() });
 }

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { readEnv } from "@/server/env";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { newClaim } from "@/server/outbox/claims";
+import { newClaim } from "@/server/outbox/outbox-store";
 import { sendClaimed, type Sender } from "./send";
 import { leadKind } from "@/server/forms/leads";
 

@@ -18,8 +18,8 @@ import {
   type Due,
   type LeadRow,
   type Wanted,
+  newClaim,
 } from "./outbox-store";
-import { newClaim } from "./claims";
 import { takeNext } from "./pass";
 
 const newRow = (overrides: Partial<LeadRow> = {}) => waitlistLead("+15551234567", overrides);

@@ -6,8 +6,10 @@ import type { OutboxTable } from "@/server/db/schema";
 import type { ServerEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { failingReceivers, reserveProbe } from "./alert-store";
-import { CLAIM_MARGIN_MS, newClaim, type Claim } from "./claims";
 import {
+  CLAIM_MARGIN_MS,
+  newClaim,
+  type Claim,
   claimNext,
   claimRow,
   nextDue,

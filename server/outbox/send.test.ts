@@ -7,9 +7,8 @@ import { submitted } from "@/tests/support/lead-sending";
 import { failureOf } from "@/server/outbox/webhook";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
-import { newClaim } from "./claims";
+import { newClaim, insertLead } from "./outbox-store";
 import { leadKind } from "@/server/forms/leads";
-import { insertLead } from "./outbox-store";
 import { sendClaimed } from "./send";
 
 const receiver = setupWebhookReceiver();

@@ -2,11 +2,9 @@ import "server-only";
 import { inTransaction, type Store } from "@/server/db/connect";
 import type { Receiver, ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { noteOutcome } from "./alerts";
-import type { Claim } from "./claims";
-import { settle, type AttemptRecord, type OutboxRow, type OutboxState } from "./outbox-store";
+import { noteOutcome, storeAnswered, storeFailed } from "./alerts";
+import { type Claim, settle, type AttemptRecord, type OutboxRow, type OutboxState } from "./outbox-store";
 import { backoffMs, failureOf, isTransient, postSigned, type AttemptResult } from "./webhook";
-import { storeAnswered, storeFailed } from "./store-outage";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
 

@@ -1,6 +1,6 @@
 import { disclosureOf, type Disclosure } from "@/server/consent/disclosure";
 import { leadKey, type LeadRow } from "@/server/forms/leads";
-import { newWebhookId } from "@/server/outbox/claims";
+import { newWebhookId } from "@/server/outbox/outbox-store";
 import { recordConsent, unrecordedDisclosure } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 

@@ -1,10 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { failingReceivers } from "@/server/outbox/alert-store";
-import { alertsSettled } from "@/server/outbox/alerts";
+import { alertsSettled, storeAnswered, storeFailed } from "@/server/outbox/alerts";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
-import { storeAnswered, storeFailed } from "@/server/outbox/store-outage";
 import { dueNow, redeliveryPass } from "@/server/forms/leads";
 import { submitLead } from "@/server/forms/submit-lead";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
