@@ -5,21 +5,9 @@ import { requestNoncePolicy } from "@/server/web/request-nonce.mjs";
 import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
 
-/**
- * Logs the paths no route answers, and gives a script nonce to every page Next
- * may render for its request: a page posted to (a form sent without
- * JavaScript, answered with its errors or outcome), a console page, and a path
- * no route answers (its 404, or an error). The other security headers come
- * from next.config.ts for every response, and a page sent whole gets its
- * script hashes from Next's patched send-payload (server/web/page-policy.ts).
- * The matcher keeps this off the pages viewed, their assets and the metadata
- * routes, so they are served without it; `npm start` adds no nonce of its own,
- * so every host gives the same pages one (docs/security.md).
- *
- * Next 16 calls this file convention "proxy.ts"; the design keeps the name
- * middleware.ts, which Next 16 still runs (with a deprecation notice at build).
- * See docs/security.md. Both files at once would fail the build.
- */
+// Logs the paths no route answers, and gives a script nonce to the pages rendered per request (a form posted without
+// JavaScript, the console, a 404): the matcher keeps it off the pages viewed and their assets (docs/security.md).
+// Next 16 calls this file proxy.ts; it still runs middleware.ts, the name the design keeps.
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const known = isKnownPath(pathname);

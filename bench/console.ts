@@ -1,18 +1,6 @@
-/**
- * The console's reads at 100,000 sign-ups (docs/performance.md, "The
- * console"). Not a test: it prints numbers.
- *
- *   node --conditions=react-server --import tsx bench/console.ts [SIGNUPS] [--json]
- *
- * On SQLite and on Postgres (a throwaway server), each filled with SIGNUPS
- * (100,000) web sign-ups, written through the owner functions (a lead with its name and a consent record each; 1
- * in 20 revoked, a fifth of those renewed; a first wave of invitations to a tenth, 9 in 10 texted):
- * the overview, the waitlist's first and last page, a search by a whole
- * number and by a name, the waitlist filtered by invitation, a chef's page,
- * each run 30 times after 3 warm-ups, with
- * p50 and p95 against the 150 ms budget. With --json, the same as one line of
- * JSON, which `npm run bench` reads (bench/lib/console.mjs).
- */
+// The console's reads at 100,000 sign-ups on SQLite and Postgres, p50 and p95 against the 150 ms budget
+// (docs/performance.md). Not a test: it prints numbers (--json for `npm run bench`).
+//   node --conditions=react-server --import tsx bench/console.ts [SIGNUPS] [--json]
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,15 +1,6 @@
-/**
- * `npm run db:copy`: moves everything the site keeps from one engine to the
- * other. By default from its SQLite file (DATA_DIR) into the Postgres of
- * DATABASE_URL, for a site outgrowing one machine; with `--to-sqlite` back
- * from that Postgres into a new SQLite file. What it copies is read from the
- * migrations, not written here: every table they create, in an order their
- * foreign keys allow, paged by each table's key. It refuses a database with
- * a table it does not know, on either side, and a target that holds rows.
- * The source is only read; the copy is one transaction on the target, and
- * the counts are compared table by table before it commits.
- * docs/operating.md, "Moving to Postgres".
- */
+// `npm run db:copy`: everything kept, from SQLite to DATABASE_URL's Postgres (or back with --to-sqlite), the tables
+// read from the migrations. The source is only read; the copy is one transaction, its counts compared before it
+// commits; a target that holds rows or an unknown table is refused (docs/operating.md, "Moving to Postgres").
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Kysely, SqliteDialect } from "kysely";

@@ -8,11 +8,8 @@ import { logLine } from "../server/escape-controls.mjs";
 const logError = (fields) => console.error(logLine("error", fields));
 
 /**
- * What `npm start` runs once it has stopped taking connections: the work the
- * app registered for its exit (server/ops/shutdown.ts), one after the other, each
- * awaited, a failing one logged (one JSON line, as every line of the server)
- * and the rest run all the same; the whole
- * within `limitMs`, past which the process exits anyway.
+ * The work the app registered for its exit, one after the other; a failing one is logged and the rest run all the
+ * same, the whole within `limitMs`.
  * @param {Iterable<[string, () => Promise<unknown>]>} tasks
  * @param {{ limitMs: number, log?: (fields: ExitWorkLine) => void }} options
  * @returns {Promise<boolean>} whether it all finished within the limit

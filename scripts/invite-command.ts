@@ -1,10 +1,5 @@
-/**
- * `npm run invite` (scripts/invite.ts): the launch invitations. Plan a wave,
- * queue it, follow it, export the record, cancel what has not gone. The
- * server's schedule sends what is queued, at its pace and within each
- * number's sending hours. Reads the same env as the server; see
- * docs/operating.md, "Inviting the waitlist".
- */
+// `npm run invite`: plan, queue, follow, export and cancel a wave; the server's schedule sends what is queued, at its
+// pace and within each number's hours (docs/operating.md, "Inviting the waitlist").
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";

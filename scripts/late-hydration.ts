@@ -1,12 +1,5 @@
-/**
- * The last step of `npm run build`: every prerendered page of the build
- * (next.config.ts's distDir, .next) starts its
- * scripts after the first paint (server/web/late-hydration.ts,
- * docs/decisions/0010-system-font-and-late-hydration.md), as a host that serves
- * the built files itself sends them. Pages Next renders at run time get the same
- * rewrite from its patched send-payload; the build fails if the server bundles
- * lack that patch, or if a page is left with a script that starts before the paint.
- */
+// The last step of `npm run build`: every prerendered page starts its scripts after the first paint (decision 0010)
+// and carries its script hashes in the routes manifest; the build fails if a page starts a script before the paint.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PHASE_PRODUCTION_BUILD } from "next/constants";

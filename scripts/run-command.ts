@@ -49,12 +49,8 @@ export async function writeWhole(file: string, text: string) {
 }
 
 /**
- * Runs an operator command on this process's arguments: first, on stderr,
- * which database it reads; its message and exit code 1 on failure; the
- * databases closed after. Output cut short by a reader that stopped
- * (`| head`) ends the command quietly. With `--output FILE`, its output is
- * written to FILE once the command has succeeded (nothing on failure), and a
- * line on stderr says so.
+ * Says on stderr which database it reads, closes them after, and exits 1 with the message on failure. With
+ * `--output FILE`, the output goes to FILE once the command succeeded; a reader that stopped (`| head`) ends it.
  */
 export function runCommand(
   command: Command,

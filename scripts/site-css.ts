@@ -1,20 +1,6 @@
-/**
- * The site's stylesheet, built apart from Next's CSS pipeline so that a page
- * carries it once: in a <style> that only the server rendering writes
- * (components/site/site-styles.tsx), never in the React Server Components
- * payload. Next's own `experimental.inlineCss` puts the text in the payload
- * as well, twice with Turbopack (docs/decisions/0003-stylesheet-and-etag.md).
- *
- *   prepare   before `next build`: Tailwind over app/globals.css, minified,
- *             written as the module `#site-css` resolves to on the server; and
- *             over app/console/console.css, the console's own (`#console-css`). It
- *             names no file: the site draws with the system's font
- *             (docs/decisions/0010-system-font-and-late-hydration.md).
- *   finish    after `next build`: fails the build when a prerendered page holds
- *             the stylesheet other than once, in its <style>, when Next
- *             emitted a stylesheet of its own, or when the server bundles lack
- *             patches/next+16.5.0.patch (the served page's ETag and bytes kept).
- */
+// The stylesheet, built apart from Next's CSS so a page carries it once, in a <style> only the server writes, never
+// in the RSC payload (decision 0003). `prepare` builds it before `next build`; `finish` fails the build when a page
+// holds it other than once or Next emitted a stylesheet of its own.
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import tailwind from "@tailwindcss/postcss";

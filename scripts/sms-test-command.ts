@@ -1,20 +1,6 @@
-/**
- * `npm run sms:test -- STOP|START|HELP PHONE`: sends the workflow's inbound
- * URL the text Twilio would post when PHONE replies STOP, START or HELP,
- * signed with the account's auth token as Twilio signs it, for a staging
- * check without a phone (docs/sms-workflow.md, "Send a test STOP"). What it
- * exercises is everything after Twilio: the workflow's signature check, its
- * call to the site, the consent record. Twilio itself sees nothing, so its
- * own block of the number (after a real STOP) is not set or lifted.
- *
- * Reads TWILIO_INBOUND_URL (the URL the number's messaging webhook is set to,
- * as the workflow's own setting) or --url, and TWILIO_AUTH_TOKEN from the
- * environment only: the token never goes on a command line. --via ADDRESS
- * posts to another address than the one it signs for: n8n's own
- * (http://127.0.0.1:5678/webhook/sous-sms-inbound) from n8n's host, before the
- * public name resolves or around the proxy. TWILIO_FROM (the
- * sending number, posted as To) and TWILIO_ACCOUNT_SID are used when set.
- */
+// `npm run sms:test -- STOP|START|HELP PHONE`: posts the workflow's inbound URL what Twilio would, signed as Twilio
+// signs it, for a staging check without a phone (docs/sms-workflow.md). TWILIO_AUTH_TOKEN is read from the
+// environment only, never a command line; Twilio itself sees nothing, so its own block of the number is untouched.
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import { escapeControls } from "@/server/escape-controls.mjs";

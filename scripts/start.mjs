@@ -1,30 +1,8 @@
 // @ts-check
 /**
- * `npm start`: serves the production build as `next start` does, through
- * Next's own request handler (its documented custom server), with one thing
- * `next start` cannot give the app: the address of the connection itself.
- *
- * `next start` fills X-Forwarded-For with the socket's address only when a
- * request comes without one, so a client that sends its own has it believed.
- * Here every request carries the socket's address in a header whose name is
- * made up at start and handed to the app in SOUS_SOCKET_ADDRESS_HEADER: a
- * client cannot send it, and under plain `next start` or `next dev` the app
- * knows it is missing. TRUSTED_PROXY_HOPS=0 reads it (server/forms/client-address.ts).
- *
- * Options as `next start`: -p/--port (or PORT, default 3000), -H/--hostname
- * (default every interface). SIGTERM or SIGINT stops taking connections, lets
- * the requests under way finish, then the work the app registered for its
- * exit (server/ops/shutdown.ts: the redelivery attempts already sent, the alerts
- * under way), closes Next, and exits 0: a stop asked for is not a failure.
- *
- * TRACE and CONNECT never reach Next: they get 405 here, with the headers
- * every response carries (read from the build's routes manifest). Nor does a
- * body no route takes: 405, 411 or 413 here, before a byte of it is read
- * (server/web/request-bodies.mjs), and the connection closed; nor a form's
- * post from another site's page (403). An Upgrade
- * (WebSocket, h2c) is answered as the plain request it also is and the
- * connection closed: the site serves no WebSocket. Slow or idle connections
- * are closed by the timeouts below.
+ * `npm start`: Next's own request handler (its documented custom server) with what `next start` cannot give: the
+ * socket's address in a header named at start (SOUS_SOCKET_ADDRESS_HEADER), which no client can send. TRACE, CONNECT
+ * and bodies no route takes are refused before a byte is read; a stop lets requests and exit work finish, then exits 0.
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
@@ -126,13 +104,8 @@ function rawAnswer({ status, text, headers }) {
 const LINGER_MS = 2_000;
 
 /**
- * Answers a request whose body is refused without reading a byte more of it,
- * in its turn: the connection stops being read at once (no later request on
- * it is parsed), and once the answers to the requests sent before it on the
- * same connection have gone (Node hands the response its socket then), the
- * answer, then the end of our side, and the socket left unread (its client's
- * writes stall instead of failing, so it reads the answer) until the client
- * closes or LINGER_MS pass.
+ * Refused without reading a byte more: answered in its turn on the connection, then the socket left unread (the
+ * client's writes stall rather than fail, so it reads the answer) until it closes or LINGER_MS pass.
  * @param {import("node:http").IncomingMessage} request @param {import("node:http").ServerResponse} response
  * @param {ReturnType<typeof plainAnswer>} answer
  */

@@ -1,28 +1,6 @@
-/**
- * The JavaScript every page runs as it starts, and V8's explicit compile hint
- * for it: `//# allFunctionsCalledOnLoad` on the file's first line.
- * `npm run build` ends by adding it (scripts/compile-hints.ts), and the
- * production-build check in `npm test` makes sure it is there.
- *
- * Without it, Chrome compiles a function only when it is first called, on the
- * main thread, so the framework's start-up (React and the Next router, the
- * same on an empty Next page) spends most of its one long task compiling.
- * With it, Chrome 136 and later compile those files while they download, on a
- * background thread (decision 0006).
- * Other browsers read a comment.
- *
- * Only the start-up chunks get it: the framework's (build-manifest.json's
- * rootMainFiles) and each route's entry chunks (the entryJSFiles of its client
- * reference manifest), the files the pages' HTML lists as scripts. Chunks
- * loaded later (zod on a field's first focus, sonner with the first toast) stay
- * lazily compiled, and the polyfills for old browsers are left alone.
- *
- * The file names keep their content hash: the same build always writes the
- * same bytes under the same name, and running the step twice changes nothing.
- * Next has no option for this (no banner for Turbopack's chunks). Turbopack
- * writes no browser source maps here; with `productionBrowserSourceMaps` on,
- * their lines would be one off.
- */
+// V8's compile hint (`//# allFunctionsCalledOnLoad`) on the chunks every page runs as it starts, so Chrome compiles
+// them while they download instead of on the main thread (decision 0006). Next has no option for it; chunks loaded
+// later stay lazily compiled, and names keep their content hash (the same build writes the same bytes).
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import vm from "node:vm";

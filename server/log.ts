@@ -3,14 +3,8 @@ import { logLine } from "@/server/escape-controls.mjs";
 
 type Level = "info" | "warn" | "error";
 
-/**
- * One JSON line per event on stdout/stderr, for the operator's log drain.
- * Callers pass facts, never a visitor's personal data. Every control and
- * format character (C0, C1, bidi overrides, zero-width marks) is written as
- * JSON's own escape, so a line read in a terminal or a viewer shows what a
- * request carried and cannot act on the screen or reorder what is read; a
- * JSON reader gets the same values back.
- */
+// One JSON line per event, facts only, never a visitor's personal data. Control and format characters are written as
+// JSON escapes, so a line read in a terminal cannot act on the screen or reorder what is read.
 export function logEvent(level: Level, fields: Record<string, unknown>) {
   const line = logLine(level, fields);
   if (level === "error") console.error(line);

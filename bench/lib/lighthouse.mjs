@@ -7,17 +7,9 @@ import { run, waitForPortFree } from "./processes.mjs";
 const cli = fileURLToPath(new URL("../../node_modules/lighthouse/cli/index.js", import.meta.url));
 export const categories = ["performance", "accessibility", "best-practices", "seo"];
 
-/**
- * Lighthouse's mobile run through its CLI, each run with a fresh Chromium.
- * `method` "devtools" is applied throttling (Chrome itself slows the network
- * to slow 4G and the CPU 4x while the page loads, and the paint is timed as it
- * happens); "simulate" is Lighthouse's default and what PageSpeed Insights
- * shows (the page loads at full speed and Lantern estimates the slow-4G
- * timings from the requests it saw). The targets take turns, run after run
- * (floor, /, /signup, floor, ...), so a slow minute of the machine weighs on
- * all of them alike. A run Lighthouse could not complete is run again, twice
- * at most.
- */
+// Lighthouse's mobile run, a fresh Chromium each. "devtools" throttles while the page loads; "simulate" (what
+// PageSpeed Insights shows) estimates slow 4G from a fast load. Targets take turns run after run, so a slow minute of
+// the machine weighs on all alike.
 export async function auditInterleaved(targets, method = "devtools", runs = durations.lighthouseRuns) {
   const reports = new Map(targets.map((target) => [target.label, []]));
   for (let i = 1; i <= runs; i += 1) {

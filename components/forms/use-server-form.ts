@@ -22,12 +22,8 @@ type Options<Values extends FieldValues, Checked> = {
 };
 
 /**
- * One form's whole life in the browser, the same for every form: the post goes
- * to its server action (with JavaScript, without a page load and without
- * React's form reset, so a failure keeps every value); the answer becomes a
- * toast, or shows inline when the server rendered it for a post made without
- * JavaScript; a success clears the form. Field errors come from the browser
- * check when there is one, else from the server.
+ * With JavaScript the post goes without a page load or React's form reset, so a failure keeps every value; the
+ * answer becomes a toast, or shows inline when the server rendered it for a post made without JavaScript.
  */
 export function useServerForm<Values extends FieldValues, Checked = Values>(options: Options<Values, Checked>) {
   const { definition, action, browserCheck: check } = options;

@@ -1,11 +1,5 @@
-/**
- * The shapes of every icon the site draws, as SVG markup, for the server
- * rendering only: `#icon-markup` is this module on the server and an empty
- * table in the browser's bundle (package.json "imports", lib/style/no-icons.js),
- * so no icon's shapes are shipped as JavaScript, and the page's React Server
- * Components payload names an icon instead of repeating its shapes
- * (components/ui/icon.tsx). Icons from Lucide, drawn by the `icon` class.
- */
+// Lucide's shapes as SVG markup, for the server rendering only: `#icon-markup` is an empty table in the browser's
+// bundle (package.json "imports"), so no shape ships as JavaScript (components/ui/icon.tsx).
 import {
   ArrowLeft,
   ArrowRight,

@@ -1,15 +1,7 @@
 import type { PhonePolicy } from "./phone";
 
-/**
- * What a form's server action answers, shared by the action and the form.
- * Expected failures are results, never exceptions: React clears a form when its
- * action throws, and the visitor would lose what they typed.
- */
-/**
- * success: the post was kept. A sign-up is answered alike whether it was
- * sent, held, a repeat of one on the list, or kept until its phone texts
- * START: the answer tells no one about a number (docs/security.md).
- */
+// Expected failures are results, never exceptions: React clears a form when its action throws.
+/** success: the post was kept. A sign-up is answered alike however it was kept: it tells no one about a number. */
 export type FormStatus = "idle" | "success" | "invalid" | "failed" | "rate_limited";
 
 /** The outcomes that keep what was sent: the form is cleared, and a post without JavaScript gets a result page. */

@@ -3,15 +3,9 @@ import * as z from "zod/mini";
 /** The length message of a field whose form has no word of its own for it. */
 const tooLong = (max: number) => `Please use at most ${max.toLocaleString("en-US")} characters.`;
 
-// What writing needs of the invisible characters, kept where it does its work: the joiner inside an emoji
-// sequence (👨‍🍳 is man, joiner, cooking; 👩🏽‍🍳 and ❤️‍🔥 the same after a skin tone or a variation selector), the
-// joiner and non-joiner after a letter or mark of a script that shapes with them (Persian's می‌خواهم, the half
-// forms of Devanagari, Malayalam's chillu at a word's end; never after a Latin, Greek or Cyrillic letter, nor a
-// combining mark any script takes, where they only hide), and the tags of a subdivision's flag (🏴, its region's
-// letters as tags, the cancel tag). Without the v flag: Safari 16.4, which the site's forms still serve, has no set
-// subtraction.
-//
-// Built on each call, not once at load: a form's few fields cost microseconds, and every part stays testable.
+// Invisible characters writing needs, kept where they work: the joiner inside an emoji sequence (👨‍🍳), the joiner and
+// non-joiner after a letter of a script that shapes with them (Persian's می‌خواهم), and a subdivision flag's tags.
+// Without the v flag: Safari 16.4, which the forms still serve, has no set subtraction.
 const needed = () =>
   [
     String.raw`(?<=[\p{Extended_Pictographic}\p{Emoji_Modifier}\u{FE0F}])\u{200D}(?=\p{Extended_Pictographic})`,

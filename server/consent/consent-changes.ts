@@ -18,12 +18,8 @@ import type { Actor } from "@/server/operators/operators";
 const standingOf = async (store: Store, phone: string) => (await consentStates(store, [phone])).get(phone);
 
 /**
- * Records that a number's consent ended and stops its open leads, in one
- * transaction, unless a later START keeps it in force. The leads are the
- * ones its consent records name (by key, not by the values they carry).
- * A replayed call (its message_id recorded already) changes nothing. An
- * operator's (`by`) is an activity line too, in the same transaction: its
- * channel, never the number.
+ * The revocation is kept and, unless a later START keeps consent in force, the number's open leads stop (one
+ * transaction). A replayed call changes nothing; an operator's is an activity line too, naming the channel only.
  */
 export function revokeConsent(store: Store, revocation: Revocation, { by }: { by?: Actor } = {}) {
   return inTransaction(store, async (tx) => {
@@ -39,11 +35,8 @@ export function revokeConsent(store: Store, revocation: Revocation, { by }: { by
 }
 
 /**
- * Records that the phone texted START after its consent was revoked, and lets
- * go the web sign-ups of the number that waited for it, in one transaction:
- * each becomes pending, due now; unless a later STOP keeps it revoked. Only
- * the workflow records a renewal, on a call signed like the revocation's; a
- * replayed call changes nothing.
+ * The renewal is kept and, unless a later STOP keeps consent revoked, the number's sign-ups that waited for it are
+ * due now (one transaction). Only the workflow records one; a replayed call changes nothing.
  */
 export function renewConsent(store: Store, renewal: Renewal) {
   const at = renewal.at ?? Date.now();

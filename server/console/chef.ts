@@ -16,13 +16,8 @@ function nameOf(payload: string | null) {
   }
 }
 
-/**
- * Everything the site keeps about one number, for "did you text me?": where
- * its consent stands, each consent record with the disclosure text the chef
- * saw, the revocations and renewals, its leads with their delivery logs, and
- * its invitation with the answer. Addressed by the number's first sign-up
- * record (the waitlist's key); undefined for a key no record has.
- */
+// Everything kept about one number, for "did you text me?", addressed by its first sign-up record (the waitlist's
+// key); undefined for a key no record has.
 export async function chefOf(store: Store, key: string) {
   const phone = key.length <= 100 ? await phoneOfConsent(store, key) : undefined;
   if (!phone) return undefined;
@@ -42,13 +37,8 @@ export async function chefOf(store: Store, key: string) {
 
 export type Chef = NonNullable<Awaited<ReturnType<typeof chefOf>>>;
 
-/**
- * What a viewer sees of a chef: where things stand, not the evidence. The
- * number masked; consent's state, how many records back it and when each
- * change came, without the address, browser, page, disclosure or message id;
- * each lead's state and attempts without the name it carries; each
- * invitation's wave and state without its text or the answer.
- */
+// A viewer sees where things stand, not the evidence: the number masked, no address, browser, disclosure, message
+// id, name, text or answer.
 export function viewersShare(chef: Chef) {
   return {
     phone: maskedPhone(chef.phone),

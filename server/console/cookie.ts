@@ -1,13 +1,7 @@
 import { siteUrl } from "@/server/site-settings";
 
-/**
- * The console's cookies, by the site's own address (SITE_URL): on https the
- * `__Host-` prefix with `Secure` (the browser then refuses one set over http,
- * for another path or by a subdomain); on http://localhost, where a browser
- * holds no `Secure` cookie for a plain-http page's script and the prefix
- * demands it, a plain name. `HttpOnly` and `SameSite=Strict` always: no
- * script reads it, and no other site's page or form sends it.
- */
+// On https the `__Host-` prefix with `Secure`; on http://localhost, where a browser keeps no `Secure` cookie, a plain
+// name. `HttpOnly` and `SameSite=Strict` always: no script reads it, no other site's page or form sends it.
 export function cookieOf(kind: "session" | "ceremony" | "search" = "session") {
   const secure = siteUrl().protocol === "https:";
   const base = { session: "sous-console", ceremony: "sous-ceremony", search: "sous-search" }[kind];

@@ -1,14 +1,8 @@
 /** A number in E.164 (+15551234567): the one value starting with "+" that a spreadsheet reads as text-like data, not a formula. */
 const e164 = /^\+[1-9]\d{7,14}$/;
 
-/**
- * A spreadsheet (Excel, Numbers, Google Sheets, LibreOffice) runs a cell that
- * starts with =, +, -, @, a tab or a carriage return as a formula (OWASP "CSV
- * Injection"), and visitors choose most of what these exports hold. Such a
- * value is written with a leading ' (OWASP's advice), which the spreadsheet
- * shows as text. Decided by the value, not the column: an exact E.164 number
- * keeps its +, wherever it appears.
- */
+// A spreadsheet runs a cell starting with =, +, -, @, a tab or a carriage return as a formula (OWASP "CSV Injection"):
+// such a value gets a leading ', shown as text. Decided by the value: an exact E.164 number keeps its +.
 export function spreadsheetSafe(text: string) {
   return /^[=+\-@\t\r]/.test(text) && !e164.test(text) ? `'${text}` : text;
 }

@@ -2,14 +2,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 
-/**
- * better-sqlite3 for the Node this process runs on (docs/decisions/0002-sqlite-driver.md).
- * From Node 22 on, version 13, built on Node-API: version 12 aborts the whole
- * process on Node 24.19 and later when the garbage collector finalizes one of
- * its statements (nodejs/node#65446). On Node 20, version 12, installed as
- * better-sqlite3-node20: version 13 crashes there. Loaded by name at run
- * time.
- */
+// better-sqlite3 13 (Node-API) from Node 22 on: 12 aborts the process on Node 24.19+ (nodejs/node#65446). On Node 20,
+// 12 as better-sqlite3-node20: 13 crashes there (decision 0002).
 const nodeApi = Number(process.versions.node.split(".")[0]) >= 22;
 export const sqliteDriver = nodeApi ? "better-sqlite3" : "better-sqlite3-node20";
 

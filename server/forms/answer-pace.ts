@@ -16,13 +16,8 @@ export function noteDelivered(form: string, ms: number) {
   recent.set(form, durations);
 }
 
-/**
- * Holds the answer to a post that sent nothing (a number already on the list,
- * a sign-up kept until its phone texts START) until it has taken as long as
- * one of the form's recent deliveries, drawn at random: its timing tells no
- * one whether the number was on the list or once replied STOP. Never past
- * `deadlineMs`, the visitor's own limit.
- */
+// A post that sent nothing (a repeat, a sign-up waiting for START) is answered no sooner than one of the form's recent
+// deliveries, drawn at random, so its timing tells no one about the number; never past `deadlineMs`.
 export async function paceLikeDelivery(form: string, elapsedMs: number, deadlineMs: number) {
   const durations = recent.get(form);
   const like = durations?.length ? durations[Math.floor(Math.random() * durations.length)]! : FIRST_GUESS_MS;

@@ -49,13 +49,8 @@ const emptyFigures = (): FormFigures => ({
   lastFailure: null,
 });
 
-/**
- * What an uptime monitor asks: does the database answer, does Redis (when
- * set), is a form's receiver failing right now, is any lead dead, is any
- * pending lead older than HEALTH_MAX_PENDING_AGE_SECONDS. Answered from the database, so every
- * instance gives the same answer; one query over the open leads (by the
- * state index), and with `figures` one more per form for its last delivery.
- */
+// What an uptime monitor asks, answered from the database so every instance gives the same answer: one query over
+// what waits, and with `figures` one more per form for its last delivery.
 export async function checkHealth(env: ServerEnv, { figures = false } = {}): Promise<Health> {
   const now = Date.now();
   const problems: Problem[] = [];

@@ -35,13 +35,8 @@ export type RetentionSummary =
     };
 
 /**
- * Retention, at most every ten minutes per process: delivered leads lose
- * their payload after LEAD_RETENTION_DAYS, and so do sign-ups that waited
- * that long for a START (never sent); consent records, revocations, renewals and launch invitations go
- * after CONSENT_RETENTION_DAYS, the per-person limits' windows and the
- * console's sessions, links and ceremonies once they ran out, its activity
- * log after AUDIT_RETENTION_DAYS. Each store forgets its own rows; this is the
- * one place that says when.
+ * At most every ten minutes per process. Each store forgets its own rows; this is the one place that says when
+ * (LEAD_RETENTION_DAYS, CONSENT_RETENTION_DAYS, AUDIT_RETENTION_DAYS, and each limit's or session's own end).
  */
 export async function applyRetention(store: Store, env: ServerEnv): Promise<RetentionSummary> {
   const now = Date.now();

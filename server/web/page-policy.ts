@@ -1,14 +1,8 @@
 import { createHash } from "node:crypto";
 import { contentSecurityPolicy } from "./security-headers";
 
-/**
- * The Content-Security-Policy of a page sent whole, allowing exactly its own
- * inline scripts by their sha256 (docs/decisions/0011-script-hashes.md).
- *
- * A browser hashes an inline script's text as it stands between `<script …>`
- * and `</script>` (a raw-text element: no entity is decoded), UTF-8 encoded.
- * Next writes no carriage return, so no newline is normalised on the way.
- */
+// A page sent whole allows exactly its own inline scripts by their sha256 (decision 0011): the text between
+// `<script …>` and `</script>` as it stands (no entity decoded), UTF-8 encoded.
 
 /** The text of every `<script>` without a `src`, in order: one scan, no pattern that backtracks. */
 export function inlineScripts(html: string): string[] {
