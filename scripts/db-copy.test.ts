@@ -16,7 +16,7 @@ import { SQLite } from "@/server/db/sqlite-driver";
 import { readEnv } from "@/server/env";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { queueWave } from "@/server/invitations/waves";
-import { newWebhookId, insertLead, settle, newClaim } from "@/server/outbox/outbox-store";
+import { newWebhookId, insertLead, settle, newClaim, reservePace } from "@/server/outbox/outbox-store";
 import { consumeInDatabase, limitKey } from "@/server/forms/limit-store";
 import { insertChallenge, insertPasskey, insertSession } from "@/server/operators/operator-store";
 import { insertActivity } from "@/server/operators/activity-store";
@@ -125,6 +125,7 @@ beforeAll(async () => {
   await renewConsent(source, { phone: invited[2]!, messageId: "SMstart", at: Date.now() });
   await consumeInDatabase(source, { name: "phone", points: 3, duration: 3_600 }, invited[0]!);
   await limitKey(source, "person");
+  await reservePace(source, "waitlist", Date.now(), { perMinute: 30, perDay: 500 });
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db
@@ -213,6 +214,7 @@ describe("npm run db:copy", () => {
       invitation_waves: 1,
       invitations: 10,
       invitation_pace: 1,
+      outbox_pace: 1,
       operators: 1,
       operator_passkeys: 1,
       operator_sessions: 1,
@@ -279,7 +281,7 @@ describe("npm run db:copy", () => {
     try {
       const before = await tablesOf(target.db);
       await expect(copyDatabase({ from: sqliteSide(dataDir), to: postgresSide() })).rejects.toThrow(
-        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812\): copy into an empty database only/,
+        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812, outbox_pace: 1\): copy into an empty database only/,
       );
       expect(await tablesOf(target.db)).toStrictEqual(before);
     } finally {

@@ -57,7 +57,7 @@ export type FormDefinition<
     readonly phone?: keyof Lead & string;
     /** The field holding an address the operator will write to: limited per address. */
     readonly email?: keyof Lead & string;
-    /** A ceiling for the whole form, from every client together: a burst per minute and a day's budget. */
+    /** What the whole form's receiver is sent, every client together, per minute and per day: past it a lead waits. */
     readonly ceiling?: { readonly perMinute: CountSetting; readonly perDay: CountSetting };
   };
 };

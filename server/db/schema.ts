@@ -138,6 +138,15 @@ export type InvitationsTable = {
 /** The earliest time the next invitation may be claimed, across every instance. */
 export type InvitationPaceTable = { id: string; next_at: number };
 
+/** A receiver's sending budget: its counts in the minute and the day that began at their starts. */
+export type OutboxPaceTable = {
+  receiver: string;
+  minute_start: number;
+  minute_count: number;
+  day_start: number;
+  day_count: number;
+};
+
 /** An owner does everything, a viewer sees counts and masked lists (decision 0015). */
 export const operatorRoles = ["owner", "viewer"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
@@ -206,6 +215,7 @@ export type OperatorActivityTable = {
 export type Database = {
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
+  outbox_pace: OutboxPaceTable;
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;

@@ -7,6 +7,9 @@ import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { freshAddress, pinRequestHeaders } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { sendForm } from "@/server/forms/send-form";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { listLeads } from "@/server/outbox/outbox-store";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
@@ -224,33 +227,39 @@ describe("per-email limit", () => {
   });
 });
 
-describe("global waitlist ceiling", () => {
-  it("refuses sign-ups past the per-minute ceiling, from any address and number", async () => {
+describe("the waitlist's budget", () => {
+  beforeEach(async () => void (await (await database(readEnv())).db.deleteFrom("outbox_pace").execute()));
+  const waiting = async (tokens: string[]) =>
+    (await listLeads(await database(readEnv()), { form: "waitlist", states: ["pending"] }))
+      .filter((row) => tokens.some((token) => row.payload?.includes(token)))
+      .map((row) => ({ attempts: row.attempts, dueInAMinute: row.next_attempt_at <= Date.now() + 60_000 }));
+
+  it("keeps and answers every sign-up past the per-minute ceiling, and sends it once the minute is over", async () => {
     vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "4");
+    const signups = Array.from({ length: 6 }, () => signup());
     const states = [];
-    for (let i = 0; i < 6; i += 1) states.push(await join(signup().fields));
-    expect(states.map((state) => state.status)).toEqual([
-      "success",
-      "success",
-      "success",
-      "success",
-      "rate_limited",
-      "rate_limited",
+    for (const { fields } of signups) states.push((await join(fields)).status);
+    expect(states).toEqual(Array(6).fill("success"));
+    const sent = signups.map(({ token }) => receiver.withName(token).length);
+    expect(sent).toEqual([1, 1, 1, 1, 0, 0]);
+    expect(await waiting(signups.slice(4).map(({ token }) => token))).toEqual([
+      { attempts: 0, dueInAMinute: true },
+      { attempts: 0, dueInAMinute: true },
     ]);
-    expect(loggedOutcomes("warn").at(-1)).toMatchObject({ limiter: "waitlist_global" });
+    expect(loggedOutcomes("info").filter((line) => line.outcome === "budget")).toHaveLength(2);
   });
 
-  it("refuses sign-ups past the day's budget, and warns the operator at 80% of it", async () => {
+  it("keeps and answers every sign-up past the day's budget, and warns the operator at 80% of it", async () => {
     vi.stubEnv("WAITLIST_DAILY_LIMIT", "5");
+    const signups = Array.from({ length: 6 }, () => signup());
     const states = [];
-    for (let i = 0; i < 6; i += 1) states.push((await join(signup().fields)).status);
-    expect(states).toEqual([...Array(5).fill("success"), "rate_limited"]);
-    const warnings = loggedOutcomes("warn");
-    expect(warnings.filter((line) => line.event === "daily_budget_80")).toEqual([
+    for (const { fields } of signups) states.push((await join(fields)).status);
+    expect(states).toEqual(Array(6).fill("success"));
+    expect(signups.map(({ token }) => receiver.withName(token).length)).toEqual([1, 1, 1, 1, 1, 0]);
+    expect(await waiting([signups[5]!.token])).toEqual([{ attempts: 0, dueInAMinute: false }]);
+    expect(loggedOutcomes("warn").filter((line) => line.event === "daily_budget_80")).toEqual([
       expect.objectContaining({ form: "waitlist", used: 4, limit: 5 }),
     ]);
-    expect(warnings.at(-1)).toMatchObject({ limiter: "waitlist_daily" });
-    expect(states.at(-1)).toBe("rate_limited");
   });
 });
 

@@ -501,6 +501,21 @@ describe("the operator's retry of one lead", () => {
     expect(receiver.withName(one.name)).toHaveLength(4);
   });
 
+  it("sends a lead the texts budget holds back, which a pass leaves waiting", async () => {
+    vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1");
+    await (await store()).db.deleteFrom("outbox_pace").execute();
+    const [one, other] = [payload(), payload()];
+    expect(await send(one)).toMatchObject({ ok: true, via: "webhook" });
+    const kept = await send(other);
+    expect(kept).toMatchObject({ ok: true, via: "budget" });
+    expect(await redeliveryPass(readEnv(), { sender: "pass", id: kept.webhookId, budgetMs: 200 })).toMatchObject({
+      delivered: 0,
+    });
+    expect(receiver.withName(other.name)).toHaveLength(0);
+    expect(await redeliveryPass(readEnv(), { sender: "operator", id: kept.webhookId })).toMatchObject({ delivered: 1 });
+    expect(receiver.withName(other.name)).toHaveLength(1);
+  });
+
   it("makes one attempt at that lead when it fails again, however many workers the pass has", async () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
     const body = payload("[status=503]");

@@ -13,6 +13,7 @@ export type { LeadRow };
 export const leadKind: Kind = {
   owns: isFormName,
   webhook: (env, form) => env.webhooks[form as FormName],
+  budget: (env, form) => env.ceilings[form as FormName],
   words: { pending: "pending", dead: "dead", held: "held", answered: ["delivered"] },
   answer: () => "delivered",
   events: { pending: "lead_pending", dead: "lead_dead", redelivered: "lead_redelivered" },

@@ -11,15 +11,7 @@ import { processWide } from "@/server/process-wide";
 import { database, sqliteFile, type Store } from "@/server/db/connect";
 import { consumeInDatabase, limitKey, rewardInDatabase } from "./limit-store";
 
-export type LimiterName =
-  | "address"
-  | "phone"
-  | "email"
-  | `${FormName}_global`
-  | `${FormName}_daily`
-  | "console_address"
-  | "console_operator"
-  | "console_search";
+export type LimiterName = "address" | "phone" | "email" | "console_address" | "console_operator" | "console_search";
 
 export type LimitCheck =
   | {
@@ -176,7 +168,6 @@ type Subject = {
   address: string;
   phone?: string;
   email?: string;
-  ceiling?: { perMinute: number; perDay: number };
 };
 
 type Rule = { spec: LimiterSpec; key: string };
@@ -211,12 +202,11 @@ export async function ensureLimitKey(env: ServerEnv) {
 }
 
 async function rulesFor(subject: Subject, env: ServerEnv): Promise<Rule[]> {
-  const { formName, ceiling } = subject;
+  const { formName } = subject;
   const secret = await personSecret(env);
   const address = personKey(subject.address, secret);
   const phone = subject.phone && personKey(subject.phone, secret);
   const email = subject.email && personKey(subject.email.toLowerCase(), secret);
-  const day = 86_400;
   return [
     {
       spec: { name: "address", points: env.RATE_LIMIT_FORM_POINTS, duration: env.RATE_LIMIT_FORM_WINDOW_SECONDS },
@@ -238,19 +228,7 @@ async function rulesFor(subject: Subject, env: ServerEnv): Promise<Rule[]> {
           } as const,
         ]
       : []),
-    ...(ceiling
-      ? ([
-          { spec: { name: `${formName}_global`, points: ceiling.perMinute, duration: 60 }, key: "all" },
-          { spec: { name: `${formName}_daily`, points: ceiling.perDay, duration: day }, key: "all" },
-        ] as const)
-      : []),
   ];
-}
-
-/** An attack shows in the log before it shows on the SMS bill. */
-function noteBudget(formName: FormName, spec: LimiterSpec, used: number) {
-  if (!spec.name.endsWith("_daily") || used !== Math.ceil(spec.points * 0.8)) return;
-  logEvent("warn", { event: "daily_budget_80", form: formName, used, limit: spec.points });
 }
 
 /** The first rule that refuses stops the check, and the points taken are given back: a refused submission costs nothing on the other rules. */
@@ -261,9 +239,8 @@ export async function checkLimits(subject: Subject, env: ServerEnv): Promise<Lim
   for (const rule of await rulesFor(subject, env)) {
     const counter = limiter(rule.spec, env);
     try {
-      const counted = await counter.consume(rule.key);
+      await counter.consume(rule.key);
       taken.push({ limiter: counter, rule });
-      noteBudget(subject.formName, rule.spec, counted.consumedPoints);
     } catch (refusal) {
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
       await giveBack(taken);

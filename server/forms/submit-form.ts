@@ -98,7 +98,6 @@ async function check({ definition, formData, values, answer, log }: Post, env: S
       address: addressKey(address),
       phone: phone ? String(lead[phone]) : undefined,
       email: email ? String(lead[email]) : undefined,
-      ceiling: env.ceilings[definition.name as FormName],
     },
     env,
   );
@@ -130,7 +129,7 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
   // number is on the list already or once replied STOP.
   const elapsed = performance.now() - started;
   if (ok && facts.via === "webhook") noteDelivered(form, elapsed);
-  if (ok && (facts.via === "repeat" || facts.via === "awaiting_start"))
+  if (ok && (facts.via === "repeat" || facts.via === "awaiting_start" || facts.via === "budget"))
     await paceLikeDelivery(form, elapsed, env.WEBHOOK_DEADLINE_MS);
   return answer(ok ? "success" : "failed");
 }

@@ -236,6 +236,26 @@ describe("a number on the list already", () => {
     expect(await db.selectFrom("outbox").select("state").execute()).toStrictEqual([{ state: "delivered" }]);
   });
 
+  it("past the texts budget, is kept and answered as a delivered sign-up is: success, held as long as a delivery takes", async () => {
+    vi.stubEnv("RATE_LIMIT_WAITLIST_PER_MINUTE", "1");
+    await (await database(readEnv())).db.deleteFrom("outbox_pace").execute();
+    const [first, second] = [signup(), signup({ phone: "(555) 123-4568" })];
+    expect((await submit(first)).status).toBe("success");
+    expect(answerPace.paceLikeDelivery).not.toHaveBeenCalled();
+    const state = await submit(second);
+    expect(state).toMatchObject({ status: "success", values: emptyWaitlistValues });
+    expect(receiver.withName(second.name)).toEqual([]);
+    expect(vi.mocked(answerPace.paceLikeDelivery).mock.calls).toStrictEqual([
+      ["waitlist", expect.any(Number), readEnv().WEBHOOK_DEADLINE_MS],
+    ]);
+    const { db } = await database(readEnv());
+    const rows = await db.selectFrom("outbox").select(["state", "attempts"]).orderBy("created_at").execute();
+    expect(rows).toStrictEqual([
+      { state: "delivered", attempts: 1 },
+      { state: "pending", attempts: 0 },
+    ]);
+  });
+
   it("a repeat while its lead still waits sends that lead, under its one webhook-id, not a second", async () => {
     vi.stubEnv("WAITLIST_WEBHOOK_SECRET", newWebhookSecret());
     // Refused for its first three attempts: the visitor's try and its two retries.

@@ -12,7 +12,7 @@ import { formNames } from "@/lib/forms";
 import type { Store } from "@/server/db/connect";
 import type { Database, LeadState, OutboxAttemptsTable, OutboxTable } from "@/server/db/schema";
 
-export const ownedTables = ["outbox", "outbox_attempts"] as const satisfies readonly (keyof Database)[];
+export const ownedTables = ["outbox", "outbox_attempts", "outbox_pace"] as const satisfies readonly (keyof Database)[];
 
 /**
  * Who holds a row of the outbox, and until when: a sender claims it before it posts it, so no other pass, instance or
@@ -197,6 +197,62 @@ export async function openCounts({ db }: Store, receiver?: string) {
     counts.set(row.receiver, of);
   }
   return counts;
+}
+
+export type Budget = { perMinute: number; perDay: number };
+
+const windows = { minute: 60_000, day: 86_400_000 } as const;
+
+/**
+ * One send of the receiver's budget, counted in windows every instance shares (one compare-and-set statement): the
+ * day's count once taken, else when the window that is full ends.
+ */
+export async function reservePace({ db }: Store, receiver: string, now: number, budget: Budget) {
+  await db
+    .insertInto("outbox_pace")
+    .values({ receiver, minute_start: now, minute_count: 0, day_start: now, day_count: 0 })
+    .onConflict((conflict) => conflict.column("receiver").doNothing())
+    .execute();
+  const taken = await db
+    .updateTable("outbox_pace")
+    .set((eb) => {
+      const counted = (window: keyof typeof windows) => {
+        const over = eb(`${window}_start`, "<=", now - windows[window]);
+        return {
+          [`${window}_start`]: eb
+            .case()
+            .when(over)
+            .then(now)
+            .else(eb.ref(`${window}_start`))
+            .end(),
+          [`${window}_count`]: eb
+            .case()
+            .when(over)
+            .then(1)
+            .else(eb(`${window}_count`, "+", 1))
+            .end(),
+        };
+      };
+      return { ...counted("minute"), ...counted("day") };
+    })
+    .where("receiver", "=", receiver)
+    .where((eb) =>
+      eb.and(
+        (["minute", "day"] as const).map((window) =>
+          eb.or([
+            eb(`${window}_start`, "<=", now - windows[window]),
+            eb(`${window}_count`, "<", window === "minute" ? budget.perMinute : budget.perDay),
+          ]),
+        ),
+      ),
+    )
+    .returning("day_count")
+    .executeTakeFirst();
+  if (taken) return { taken: Number(taken.day_count) };
+  const row = await db.selectFrom("outbox_pace").selectAll().where("receiver", "=", receiver).executeTakeFirstOrThrow();
+  const full = (window: keyof typeof windows, limit: number) =>
+    Number(row[`${window}_count`]) >= limit ? Number(row[`${window}_start`]) + windows[window] : 0;
+  return { opensAt: Math.max(full("minute", budget.perMinute), full("day", budget.perDay)) };
 }
 
 /** Ids of a receiver's rows in `states`: a subquery another table's owner filters by, so it need not name this one. */

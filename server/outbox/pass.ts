@@ -113,8 +113,8 @@ const send = async <Own, Outcome extends string>(
   taken: Taken<Own>,
   sender: Sender,
 ) => {
-  const { state, answered } = await sendClaimed(sending.kind, { store, ...taken, env, sender });
-  return { state: sending.outcome(state), answered };
+  const { state, answered, waitUntil } = await sendClaimed(sending.kind, { store, ...taken, env, sender });
+  return { state: sending.outcome(state), answered, waitUntil };
 };
 
 /**
@@ -137,7 +137,15 @@ export async function sendDue<Own, Outcome extends string>(
   const began = performance.now();
   const left = () => budgetMs - (performance.now() - began);
   const failuresInARow = new Map<string, number>();
+  // A receiver whose budget is spent until its next slot: its rows wait, the others go on.
+  const slots = new Map<string, number>();
   const sent: string[] = [];
+  /** False when `until` is past the pass's own budget. */
+  const nap = async (until: number) => {
+    if (until - Date.now() > left()) return false;
+    await sleep(Math.min(until - Date.now(), NAP_MS));
+    return true;
+  };
 
   const worker = async () => {
     for (;;) {
@@ -146,28 +154,35 @@ export async function sendDue<Own, Outcome extends string>(
         return;
       }
       if (stopping()) return;
-      const { wanted, ...due } = sending.due(Date.now());
+      const now = Date.now();
+      const resting = (receiver: string) => summary.paused.includes(receiver) || (slots.get(receiver) ?? 0) > now;
+      const { wanted, ...due } = sending.due(now);
       const step = await take(store, env, sending, {
         ...due,
-        wanted: wanted.map((one) => ({ ...one, receivers: one.receivers.filter((r) => !summary.paused.includes(r)) })),
+        wanted: wanted.map((one) => ({ ...one, receivers: one.receivers.filter((r) => !resting(r)) })),
         skipIds: sent,
       });
-      if (!step) return;
-      if ("waitUntil" in step) {
-        const wait = step.waitUntil - Date.now();
-        if (wait > left()) {
-          summary.budgetSpent = true;
-          return;
-        }
-        await sleep(Math.min(wait, NAP_MS));
+      if (!step) {
+        const opens = Math.min(...[...slots.values()].filter((at) => at > Date.now()));
+        if (opens === Infinity || !(await nap(opens))) return;
         continue;
+      }
+      if ("waitUntil" in step) {
+        if (await nap(step.waitUntil)) continue;
+        summary.budgetSpent = true;
+        return;
       }
       if ("settled" in step) {
         counts[sending.outcome(step.settled)] += 1;
         continue;
       }
       sent.push(step.id);
-      const { state, answered } = await send(store, env, sending, step.claimed, sender);
+      const { state, answered, waitUntil } = await send(store, env, sending, step.claimed, sender);
+      if (waitUntil !== undefined) {
+        slots.set(step.receiver, waitUntil);
+        sent.splice(sent.indexOf(step.id), 1);
+        continue;
+      }
       counts[state] += 1;
       // Undefined: no receiver was called (a held or unreadable row).
       if (answered === undefined) continue;

@@ -3,7 +3,15 @@ import { inTransaction, type Store } from "@/server/db/connect";
 import type { Receiver, ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
 import { noteOutcome, storeAnswered, storeFailed } from "./alerts";
-import { type Claim, settle, type AttemptRecord, type OutboxRow, type OutboxState } from "./outbox-store";
+import {
+  reservePace,
+  settle,
+  type AttemptRecord,
+  type Budget,
+  type Claim,
+  type OutboxRow,
+  type OutboxState,
+} from "./outbox-store";
 import { backoffMs, failureOf, isTransient, postSigned, type AttemptResult } from "./webhook";
 
 type Failure = Exclude<AttemptResult, { ok: true }>;
@@ -20,6 +28,8 @@ export type Kind<Own = undefined> = {
   webhook(env: ServerEnv, receiver: string): WebhookSettings;
   /** A failure waits for its next round in `pending` or gives up in `dead`; without a URL, a row is `held`; an answer is final. */
   words: { pending: OutboxState; dead: OutboxState; held: OutboxState; answered: readonly OutboxState[] };
+  /** What its receiver may be sent, every instance together: beyond it, a row waits for its slot. */
+  budget?(env: ServerEnv, receiver: string): Budget | undefined;
   /** Read the answer's body, for `answer`. */
   readAnswer?: boolean;
   /** What a 2xx says: the state it ends in, or undefined when it says nothing (and is tried again). */
@@ -50,8 +60,9 @@ export type Claimed<Own = undefined> = {
 
 export type Delivery = {
   webhookId: string;
-  /** held: no webhook URL is set; repeat: the number was on the list already; awaiting_start: it waits for a START. */
-  via: "webhook" | "held" | "repeat" | "awaiting_start";
+  /** held: no webhook URL is set; budget: it waits for a slot of its receiver's budget; repeat: the number was on the
+   * list already; awaiting_start: it waits for a START. */
+  via: "webhook" | "held" | "budget" | "repeat" | "awaiting_start";
   attempts: number;
   durationMs: number;
 } & (
@@ -72,7 +83,7 @@ export function deliveryOf(
 }
 
 /** `answered`: its receiver said what became of it; undefined when no receiver was called. */
-export type Sent = { state: OutboxState | "unreadable"; answered?: boolean; delivery: Delivery };
+export type Sent = { state: OutboxState | "unreadable"; answered?: boolean; waitUntil?: number; delivery: Delivery };
 
 const MIN_ATTEMPT_MS = 250;
 
@@ -188,6 +199,19 @@ export async function settleClaimed<Own>(
   }
 }
 
+/** Undefined once a slot is taken, else when the next opens. A store failing here does not hold a claimed row back. */
+async function spendBudget(store: Store, receiver: string, budget: Budget) {
+  try {
+    const pace = await reservePace(store, receiver, Date.now(), budget);
+    if ("opensAt" in pace) return pace.opensAt;
+    if (pace.taken === Math.ceil(budget.perDay * 0.8))
+      logEvent("warn", { event: "daily_budget_80", form: receiver, used: pace.taken, limit: budget.perDay });
+  } catch (error) {
+    storeFailed(error, { form: receiver });
+  }
+  return undefined;
+}
+
 /** The one way anything is sent, by every sender holding its claim. */
 export async function sendClaimed<Own>(kind: Kind<Own>, claimed: Claimed<Own>): Promise<Sent> {
   const { store, row, env, sender, started = performance.now() } = claimed;
@@ -204,6 +228,18 @@ export async function sendClaimed<Own>(kind: Kind<Own>, claimed: Claimed<Own>): 
     await settleClaimed(kind, claimed, { state: kind.words.held, next_attempt_at: row.created_at }, { records: [] });
     tell("held");
     return { state: kind.words.held, delivery: deliveryOf(row.id, started, { ok: true }, { via: "held" }) };
+  }
+
+  // Only a first attempt may text: a redelivery is sent under the same webhook-id, which the workflow sends once. An
+  // operator's retry is theirs to decide.
+  const budget = store && row.attempts === 0 && sender !== "operator" && kind.budget?.(env, receiver);
+  if (budget) {
+    const slot = await spendBudget(store, receiver, budget);
+    if (slot !== undefined) {
+      await settleClaimed(kind, claimed, { state: kind.words.pending, next_attempt_at: slot }, { records: [] });
+      const delivery = deliveryOf(row.id, started, { ok: true }, { via: "budget" });
+      return { state: kind.words.pending, waitUntil: slot, delivery };
+    }
   }
 
   const { result, records } = await attemptAll(kind, claimed, started);

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
@@ -50,7 +51,8 @@ describe("a third kind, defined by a test alone", () => {
     vi.stubEnv("REDELIVERY_SCHEDULE_SECONDS", "1,3600");
     for (const level of ["info", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation(() => {});
     const { db } = await database(readEnv());
-    for (const table of ["outbox", "receivers", "alert_states"] as const) await db.deleteFrom(table).execute();
+    for (const table of ["outbox", "outbox_pace", "receivers", "alert_states"] as const)
+      await db.deleteFrom(table).execute();
   });
 
   it("is retried on the schedule, paused after failures in a row, counted by health, and probed back", async () => {
@@ -136,5 +138,67 @@ describe("a third kind, defined by a test alone", () => {
       ["newsletter", true],
     ]);
     receiver.outage(undefined);
+  });
+
+  it("is sent within its budget: past the minute's ceiling a row waits, and the pass sends it when the minute ends", async () => {
+    const store = await database(readEnv());
+    const budgeted = { ...sending, kind: { ...newsletter, budget: () => ({ perMinute: 2, perDay: 100 }) } };
+    const ids = await queue(3);
+    const now = Date.now();
+    // The minute's window closes 2.1 s from now: the first pass does not wait that long; the second does.
+    await store.db
+      .insertInto("outbox_pace")
+      .values({ receiver: "newsletter", minute_start: now - 57_900, minute_count: 0, day_start: now, day_count: 0 })
+      .execute();
+    expect(await sendDue(store, readEnv(), budgeted, { concurrency: 2, budgetMs: 1_000 })).toMatchObject({
+      delivered: 2,
+      pending: 0,
+    });
+    const [waiting] = (await rowsOf(store, ids)).filter((row) => row.state === "pending");
+    expect(waiting).toMatchObject({ id: ids[2], attempts: 0 });
+    expect(waiting!.next_attempt_at).toBe(now + 2_100);
+    // A row due now meets the full minute: within its budget, the pass waits for the window and sends both, in order.
+    const [later] = await queue(1);
+    expect(await sendDue(store, readEnv(), budgeted, { concurrency: 2, budgetMs: 10_000 })).toMatchObject({
+      delivered: 2,
+    });
+    expect(Date.now()).toBeGreaterThanOrEqual(now + 2_100);
+    expect((await rowsOf(store, [...ids, later!])).map((row) => row.state)).toStrictEqual(Array(4).fill("delivered"));
+    const order = receiver.received.slice(-2).map((request) => request.headers["webhook-id"]);
+    expect(order).toStrictEqual([ids[2], later]);
+  });
+
+  it("spends no budget on a redelivery: only a row's first attempt counts", async () => {
+    const store = await database(readEnv());
+    const budgeted = { ...sending, kind: { ...newsletter, budget: () => ({ perMinute: 1, perDay: 1 }) } };
+    await queue(2);
+    receiver.outage(503);
+    expect(await sendDue(store, readEnv(), budgeted, { concurrency: 1, budgetMs: 1_000 })).toMatchObject({
+      pending: 1,
+    });
+    receiver.outage(undefined);
+    await store.db.updateTable("outbox").set({ next_attempt_at: Date.now() }).where("attempts", ">", 0).execute();
+    expect(await sendDue(store, readEnv(), budgeted, { concurrency: 1, budgetMs: 1_000 })).toMatchObject({
+      delivered: 1,
+    });
+    const [pace] = await store.db.selectFrom("outbox_pace").selectAll().execute();
+    expect(pace).toMatchObject({ minute_count: 1, day_count: 1 });
+  });
+
+  it("is sent all the same when the budget cannot be read: the store's failure is logged, the row is not held back", async () => {
+    const store = await database(readEnv());
+    const budgeted = { ...sending, kind: { ...newsletter, budget: () => ({ perMinute: 1, perDay: 1 }) } };
+    const [id] = await queue(1);
+    await sql`alter table outbox_pace rename to outbox_pace_away`.execute(store.db);
+    try {
+      expect(await sendDue(store, readEnv(), budgeted, { concurrency: 1, budgetMs: 1_000 })).toMatchObject({
+        delivered: 1,
+      });
+    } finally {
+      await sql`alter table outbox_pace_away rename to outbox_pace`.execute(store.db);
+    }
+    expect((await rowsOf(store, [id!]))[0]).toMatchObject({ state: "delivered" });
+    const errors = vi.mocked(console.error).mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(errors).toContainEqual(expect.objectContaining({ event: "lead_store_failed", form: "newsletter" }));
   });
 });

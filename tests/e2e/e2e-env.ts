@@ -33,6 +33,7 @@ export const e2e = {
     // The browser specs share this server and sign up faster than any visitor;
     // the form-wide ceilings have tests of their own.
     RATE_LIMIT_WAITLIST_PER_MINUTE: "1000",
+    WAITLIST_DAILY_LIMIT: "1000000",
     // The database of this run, outside the build, emptied each time Playwright starts its server (playwright.config.ts).
     // A lead the receiver failed on purpose is not redelivered during the run,
     // so the specs count exactly the attempts they caused; the redelivery

@@ -27,6 +27,9 @@ export function startNextServer(
           NEXT_TELEMETRY_DISABLED: "1",
           DATA_DIR: e2e.serverEnv.DATA_DIR,
           TRUSTED_PROXY_HOPS: e2e.serverEnv.TRUSTED_PROXY_HOPS,
+          // Its texts budget counts in the run's database, which every spec's servers share.
+          RATE_LIMIT_WAITLIST_PER_MINUTE: e2e.serverEnv.RATE_LIMIT_WAITLIST_PER_MINUTE,
+          WAITLIST_DAILY_LIMIT: e2e.serverEnv.WAITLIST_DAILY_LIMIT,
           ...env,
         },
         url: `http://127.0.0.1:${port}`,

@@ -106,6 +106,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
       "consent_messages",
       "outbox",
       "outbox_attempts",
+      "outbox_pace",
     ]);
     // Renamed by a later migration, a table keeps its key and its references under their new names.
     expect(tables.find(({ name }) => name === "outbox_attempts")).toStrictEqual({
