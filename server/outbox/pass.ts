@@ -137,7 +137,7 @@ export async function sendDue<Own, Outcome extends string>(
   const began = performance.now();
   const left = () => budgetMs - (performance.now() - began);
   const failuresInARow = new Map<string, number>();
-  // A receiver whose budget is spent until its next slot: its rows wait, the others go on.
+  // A receiver whose texts budget is spent, until its window ends (not the pass's own budgetMs): its rows wait.
   const slots = new Map<string, number>();
   const sent: string[] = [];
   /** False when `until` is past the pass's own budget. */
