@@ -6,17 +6,6 @@ export async function register() {
     const { jsonFrameworkLogs } = await import("./server/framework-log.mjs");
     jsonFrameworkLogs();
   }
-  // Every page Next sends whole starts its scripts after the first paint, those
-  // regenerated at run time too (the built ones are rewritten by npm run build).
-  // And each carries a Content-Security-Policy allowing its own inline scripts by their hash.
-  const { renderedBodyTransform } = await import("./server/web/late-hydration");
-  // A page rendered per request carries the nonce its scripts were given instead.
-  const { renderedBodyHeaders, renderedStreamHeaders } = await import("./server/web/page-policy");
-  Object.assign(globalThis, {
-    [Symbol.for("next.renderedBodyTransform")]: renderedBodyTransform,
-    [Symbol.for("next.renderedBodyHeaders")]: renderedBodyHeaders,
-    [Symbol.for("next.renderedStreamHeaders")]: renderedStreamHeaders,
-  });
   const { checkEnvironmentAtStart } = await import("./server/ops/startup");
   await checkEnvironmentAtStart();
   const { alertsSettled } = await import("./server/outbox/alerts");

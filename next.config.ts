@@ -18,7 +18,7 @@ export default function nextConfig(phase: string): NextConfig {
     experimental: { serverActions: { bodySizeLimit: FORM_POST_BYTES } },
     // No stylesheet of Next's own in a production build: the site's comes once,
     // inside the HTML, from the server rendering (components/site/site-styles.tsx,
-    // docs/decisions/0003-stylesheet-and-etag.md), never as a render-blocking
+    // docs/decisions/0003-stylesheet.md), never as a render-blocking
     // request nor in the React Server Components payload.
     // Static headers on every response, static files included, at no cost per
     // request: no middleware runs for them.

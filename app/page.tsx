@@ -16,9 +16,6 @@ export const metadata: Metadata = {
   alternates: { canonical: "/" },
 };
 
-// Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.
-export const revalidate = 3600;
-
 export default function HomePage() {
   return (
     <>

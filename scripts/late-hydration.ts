@@ -14,9 +14,6 @@ async function files(dir: string, ending: string): Promise<string[]> {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-/** What Next's patched send-payload holds, in the server bundle it is compiled into: its cache, the rewrite, the headers. */
-const patchMarks = ["next.renderedBodyCache", "next.renderedBodyTransform", "next.renderedBodyHeaders"];
-
 /**
  * Rewrites the build's prerendered pages and gives each its script hashes in
  * the routes manifest (scripts/page-headers.ts); what is still wrong after it, one line each.
@@ -43,18 +40,6 @@ export async function lateHydration(distDir: string) {
   const manifestFile = path.join(distDir, "routes-manifest.json");
   const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as Parameters<typeof withPageHeaders>[0];
   await writeFile(manifestFile, JSON.stringify(withPageHeaders(manifest, written), null, 2));
-  let patched = false;
-  for (const chunk of await files(path.join(distDir, "server", "chunks"), ".js")) {
-    const text = await readFile(chunk, "utf8");
-    if (patchMarks.every((mark) => text.includes(mark))) {
-      patched = true;
-      break;
-    }
-  }
-  if (!patched)
-    problems.push(
-      "the server bundles lack patches/next+16.5.0.patch (pages sent at run time would hydrate before the paint, and have their scripts refused): run npm install, which applies it",
-    );
   return { problems, pages: pages.length, rewritten, hashed: written.length };
 }
 

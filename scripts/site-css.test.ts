@@ -104,14 +104,12 @@ describe("buildProblems, over a build's files", () => {
     return dir;
   }
   const good = page(`<style id="site-css">${css}</style>`);
-  const patched = "module.exports = { cache: next.renderedBodyCache };";
 
-  it("passes a build whose every page holds the stylesheet once, with the patch bundled", async () => {
+  it("passes a build whose every page holds the stylesheet once", async () => {
     const dir = await build({
       "server/app/index.html": good,
       "server/app/signup.html": good,
       "server/app/_global-error.html": "<style>body{}</style>",
-      "server/chunks/ssr/a.js": patched,
       "cache/images/x.css": "a{}",
     });
     try {
@@ -121,14 +119,13 @@ describe("buildProblems, over a build's files", () => {
     }
   });
 
-  it("names every page, payload and stylesheet that is wrong, and a missing patch", async () => {
+  it("names every page, payload and stylesheet that is wrong", async () => {
     const dir = await build({
       "server/app/index.html": good,
       // A second copy of the stylesheet on one page.
       "server/app/signup.html": page(`<style id="site-css">${css}</style><style>${css}</style>`),
       "server/app/signup.rsc": `2:T1a,${css}`,
       "static/chunks/site.css": "a{}",
-      "server/chunks/ssr/a.js": "module.exports = {};",
     });
     try {
       expect(await buildProblems(dir)).toStrictEqual({
@@ -137,14 +134,13 @@ describe("buildProblems, over a build's files", () => {
           `${path.join("server", "app", "signup.html")}: the stylesheet 2 times (once expected)`,
           `${path.join("server", "app", "signup.rsc")}: the stylesheet in a payload file`,
           `${path.join("static", "chunks", "site.css")}: Next emitted a stylesheet of its own`,
-          expect.stringContaining("the server bundles lack patches/next+16.5.0.patch"),
         ]),
       });
-      expect((await buildProblems(dir)).problems).toHaveLength(4);
+      expect((await buildProblems(dir)).problems).toHaveLength(3);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    const empty = await build({ "server/chunks/ssr/a.js": patched });
+    const empty = await build({});
     try {
       expect((await buildProblems(empty)).problems).toStrictEqual([`no prerendered page in ${empty}`]);
     } finally {

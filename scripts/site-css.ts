@@ -68,12 +68,11 @@ export function stylesheetProblems(html: string) {
 /**
  * What is wrong with a build's stylesheet, page by page: a prerendered page
  * without it once in its <style>, a payload that carries it, a stylesheet
- * Next emitted, server bundles without the ETag patch, or no page at all.
+ * Next emitted, or no page at all.
  */
 export async function buildProblems(distDir: string) {
   const problems: string[] = [];
   let pages = 0;
-  let bundledPatch = false;
   for await (const file of files(distDir)) {
     const relative = path.relative(distDir, file);
     if (file.endsWith(".css")) problems.push(`${relative}: Next emitted a stylesheet of its own`);
@@ -88,14 +87,8 @@ export async function buildProblems(distDir: string) {
     }
     if (file.endsWith(".rsc") && (await readFile(file, "utf8")).includes(stylesheetMarker))
       problems.push(`${relative}: the stylesheet in a payload file`);
-    if (!bundledPatch && relative.startsWith(`server${path.sep}chunks`) && file.endsWith(".js"))
-      bundledPatch = (await readFile(file, "utf8")).includes("next.renderedBodyCache");
   }
   if (pages === 0) problems.push(`no prerendered page in ${distDir}`);
-  if (!bundledPatch)
-    problems.push(
-      "the server bundles lack patches/next+16.5.0.patch (each page's ETag and bytes kept): run npm install, which applies it",
-    );
   return { problems, pages };
 }
 
@@ -105,7 +98,7 @@ async function finish() {
   const { problems, pages } = await buildProblems(distDir);
   if (problems.length) {
     console.error(
-      `site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet-and-etag.md):\n  ${problems.join("\n  ")}`,
+      `site-css: the build's stylesheet is wrong (docs/decisions/0003-stylesheet.md):\n  ${problems.join("\n  ")}`,
     );
     process.exit(1);
   }

@@ -28,9 +28,6 @@ export const metadata: Metadata = {
   },
 };
 
-// Prerendered, and rebuilt hourly so the footer's year turns over without a deploy.
-export const revalidate = 3600;
-
 export default function SignupPage() {
   return (
     <>

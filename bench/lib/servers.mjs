@@ -1,5 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -29,21 +28,13 @@ export const serveAppWithNextStart = () =>
 
 /**
  * The framework floor (bench/floor): an empty App Router page on the project's own next, react and react-dom, in a
- * temporary copy with hard-linked modules, this tree's patches undone there: the framework as it comes.
+ * temporary copy with hard-linked modules.
  */
 export async function serveFloor() {
   const dir = await mkdtemp(path.join(tmpdir(), "bench-floor-"));
   process.once("exit", () => execFileSync("rm", ["-rf", dir]));
   await cp(path.join(paths.root, "bench", "floor"), dir, { recursive: true });
   execFileSync("cp", ["-al", path.join(paths.root, "node_modules"), path.join(dir, "node_modules")]);
-  const patches = path.join(paths.root, "patches");
-  for (const name of existsSync(patches) ? readdirSync(patches).filter((file) => file.endsWith(".patch")) : []) {
-    const patch = readFileSync(path.join(patches, name), "utf8");
-    // A copy of each patched file, so the hard link to this tree's stays as it is.
-    for (const [, file] of patch.matchAll(/^\+\+\+ b\/(.+)$/gm))
-      execFileSync("cp", ["--remove-destination", path.join(paths.root, file), path.join(dir, file)]);
-    execFileSync("patch", ["-R", "-p1", "--silent"], { cwd: dir, input: patch });
-  }
   const env = { NEXT_TELEMETRY_DISABLED: "1" };
   await run("npx", ["next", "build"], { cwd: dir, env, log: `${paths.runs}floor-build.log` });
   return serve("floor", dir, ports.floor, { env, command: "next start" });

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  hydrateAfterPaint,
-  loaderMark,
-  paintWaitMs,
-  renderedBodyTransform,
-  withoutNonces,
-  startScripts,
-  startsScriptsEarly,
-} from "./late-hydration";
+import { hydrateAfterPaint, loaderMark, paintWaitMs, startScripts, startsScriptsEarly } from "./late-hydration";
 
 // The shape Next 16 writes: a preload and async chunk scripts in <head>, the
 // bootstrap chunk after Turbopack's inline list at the end of <body>.
@@ -60,27 +52,6 @@ describe("hydrateAfterPaint", () => {
     expect(hydrateAfterPaint(rewritten)).toBe(rewritten);
     const plain = "<html><body><p>No scripts</p></body></html>";
     expect(hydrateAfterPaint(plain)).toBe(plain);
-  });
-
-  it("rewrites HTML only, for Next's patched send-payload", () => {
-    expect(renderedBodyTransform(page, "text/html; charset=utf-8")).toBe(rewritten);
-    expect(renderedBodyTransform(page, "text/x-component")).toBe(page);
-    expect(renderedBodyTransform(page, undefined)).toBe(page);
-  });
-
-  it("takes the nonces out of a page regenerated for a request that carried one, then rewrites it as any other", () => {
-    // As Next writes a page rendered with a nonce: on every script, after `async` or before it.
-    const nonce = 'nonce="fN8mUr/OwqgDvWXEiN5jEA=="';
-    const withNonces = page
-      .replaceAll('async=""></script>', `async="" ${nonce}></script>`)
-      .replace('noModule=""></script>', `noModule="" ${nonce}></script>`)
-      .replaceAll("<script>", `<script ${nonce}>`);
-    expect(withNonces).not.toBe(page);
-    expect(withoutNonces(withNonces)).toBe(page);
-    expect(renderedBodyTransform(withNonces, "text/html")).toBe(rewritten);
-    // A nonce in the page's text, outside a script tag, stays.
-    const text = `<p>${nonce}</p>`;
-    expect(withoutNonces(text)).toBe(text);
   });
 });
 

@@ -61,12 +61,3 @@ export function startScripts(html: string): string[] {
 export function startsScriptsEarly(html: string): boolean {
   return new RegExp(String.raw`<script src="${chunkSource}" async=""|<link rel="preload" as="script"`).test(html);
 }
-
-/** A page regenerated at run time carries the nonce of the request that found it stale; kept and sent to everyone, it is allowed by its scripts' hashes instead. */
-export function withoutNonces(html: string): string {
-  return html.replace(/(<script\b[^>]*?) nonce="[^"<>]*"/g, "$1");
-}
-
-export function renderedBodyTransform(body: string, contentType: string | undefined): string {
-  return contentType?.startsWith("text/html") ? hydrateAfterPaint(withoutNonces(body)) : body;
-}

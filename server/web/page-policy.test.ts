@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { inlineScripts, pagePolicy, renderedBodyHeaders, renderedStreamHeaders, scriptHashes } from "./page-policy";
-import { requestNoncePolicy } from "./request-nonce.mjs";
+import { describe, expect, it } from "vitest";
+import { inlineScripts, noncePolicies, pagePolicy, scriptHashes } from "./page-policy";
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
@@ -75,62 +74,19 @@ describe("pagePolicy", () => {
     expect(sources).not.toContain("'unsafe-inline'");
     expect(pagePolicy(page)).toContain("object-src 'none'");
   });
-
-  it("gives `next dev`, which renders every page per request, no hashes", () => {
-    expect(scriptSrc(pagePolicy(page, true))).toEqual([
-      "'self'",
-      "'unsafe-inline'",
-      "'unsafe-eval'",
-      "https://va.vercel-scripts.com",
-    ]);
-  });
 });
 
-describe("the headers Next's patched send-payload asks for", () => {
-  afterEach(() => {
-    vi.unstubAllEnvs();
-  });
-
-  it("hashes an HTML page sent whole, and leaves any other body alone", () => {
-    expect(renderedBodyHeaders(page, "text/html; charset=utf-8")).toEqual({
-      "Content-Security-Policy": pagePolicy(page),
-    });
-    expect(renderedBodyHeaders(page, "text/x-component")).toBeUndefined();
-    expect(renderedBodyHeaders(page, undefined)).toBeUndefined();
-  });
-
-  it("hashes nothing under `next dev`", () => {
-    vi.stubEnv("NODE_ENV", "development");
-    expect(renderedBodyHeaders(page, "text/html")).toEqual({ "Content-Security-Policy": pagePolicy(page, true) });
-    const streamed = renderedStreamHeaders({ "content-security-policy": requestNoncePolicy() }, "text/html");
-    expect(scriptSrc(streamed?.["Content-Security-Policy"] ?? "")).toContain("'unsafe-inline'");
-  });
-
-  it("answers a page streamed for this request with the nonce Next read from the request's policy", () => {
-    const request = requestNoncePolicy();
-    const nonce = /'nonce-([^']+)'/.exec(request)?.[1] ?? "";
+describe("a page rendered per request", () => {
+  it("is given a fresh nonce, and its answer allows that nonce alone", () => {
+    const { request, response } = noncePolicies(false);
+    const nonce = /^script-src 'nonce-([^']+)'$/.exec(request)?.[1] ?? "";
     expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
-    const policy =
-      renderedStreamHeaders({ "content-security-policy": request }, "text/html; charset=utf-8")?.[
-        "Content-Security-Policy"
-      ] ?? "";
-    expect(scriptSrc(policy)).toEqual(["'self'", `'nonce-${nonce}'`]);
-    expect(policy).toContain("frame-ancestors 'none'");
-    expect(requestNoncePolicy()).not.toBe(request);
+    expect(scriptSrc(response)).toEqual(["'self'", `'nonce-${nonce}'`]);
+    expect(response).toContain("frame-ancestors 'none'");
+    expect(noncePolicies(false).request).not.toBe(request);
   });
 
-  it("answers a streamed page without a nonce with no inline script allowed, and leaves any other body alone", () => {
-    for (const headers of [
-      {},
-      { "content-security-policy": "script-src 'nonce-short'" },
-      { "content-security-policy": "script-src 'unsafe-inline'" },
-    ])
-      expect(scriptSrc(renderedStreamHeaders(headers, "text/html")?.["Content-Security-Policy"] ?? "")).toEqual([
-        "'self'",
-      ]);
-    expect(
-      renderedStreamHeaders({ "content-security-policy": requestNoncePolicy() }, "text/x-component"),
-    ).toBeUndefined();
-    expect(renderedStreamHeaders({ "content-security-policy": requestNoncePolicy() }, undefined)).toBeUndefined();
+  it("allows inline scripts under `next dev`", () => {
+    expect(scriptSrc(noncePolicies(true).response)).toContain("'unsafe-inline'");
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { contentSecurityPolicy } from "./security-headers";
 
 // A page sent whole allows exactly its own inline scripts by their sha256 (decision 0011): the text between
@@ -30,31 +30,15 @@ export function scriptHashes(html: string): string[] {
 }
 
 /** The policy of this HTML page: the site's directives, its scripts allowed by hash. */
-export function pagePolicy(html: string, development = false): string {
-  return contentSecurityPolicy({ development, scripts: development ? [] : scriptHashes(html) });
+export function pagePolicy(html: string): string {
+  return contentSecurityPolicy({ development: false, scripts: scriptHashes(html) });
 }
-
-/** What Next's patched send-payload calls with each body it sends whole: headers for HTML pages only. */
-export function renderedBodyHeaders(body: string, contentType: string | undefined) {
-  if (!contentType?.startsWith("text/html")) return undefined;
-  return { "Content-Security-Policy": pagePolicy(body, process.env.NODE_ENV === "development") };
-}
-
-/** A nonce as Next reads one from a request's policy: base64 or base64url. */
-const nonceSource = /'nonce-([A-Za-z0-9+/_-]{16,}={0,2})'/;
 
 /**
- * What Next's patched send-payload calls for a body it streams: the policy of
- * the nonce its scripts carry (server/web/request-nonce.mjs).
+ * A page rendered per request: Next writes the nonce it reads from the request's policy on each of its scripts, and
+ * the answer's policy allows that nonce alone.
  */
-export function renderedStreamHeaders(
-  requestHeaders: Record<string, string | string[] | undefined>,
-  contentType: string | undefined,
-) {
-  if (!contentType?.startsWith("text/html")) return undefined;
-  const nonce = nonceSource.exec(String(requestHeaders["content-security-policy"] ?? ""))?.[1];
-  // No nonce: the page's inline scripts are refused and it works as it does without JavaScript.
-  const scripts = nonce === undefined ? [] : [`'nonce-${nonce}'`];
-  const development = process.env.NODE_ENV === "development";
-  return { "Content-Security-Policy": contentSecurityPolicy({ development, scripts }) };
+export function noncePolicies(development = process.env.NODE_ENV === "development") {
+  const nonce = `'nonce-${randomBytes(16).toString("base64")}'`;
+  return { request: `script-src ${nonce}`, response: contentSecurityPolicy({ development, scripts: [nonce] }) };
 }
