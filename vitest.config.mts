@@ -39,7 +39,8 @@ export default defineConfig({
       // sources the workflow file is built from, and the sources two tests read as text (which
       // file holds each table's SQL, the import graph): none of them tests what a mutant changes
       // in server/ or lib/forms/, all that is mutated (tests/mutation/run.sh sets MUTATION_RUN). The same for
-      // the list of process-wide names, which reads every `processWide("name"` the sandbox rewrites.
+      // the list of process-wide names, which reads every `processWide("name"` the sandbox rewrites, and the
+      // documented log lines, which reads every `event:` the sandbox rewrites.
       ...(process.env.MUTATION_RUN
         ? [
             "tests/fixtures/**",
@@ -47,6 +48,7 @@ export default defineConfig({
             "server/db/table-owners.test.ts",
             "server/import-graph.test.ts",
             "server/process-wide-names.test.ts",
+            "server/log-events.test.ts",
           ]
         : []),
     ],

@@ -13,7 +13,7 @@ import { consentOf, leadExport, recordExport } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
-  npm run leads                                  open leads (pending, held, dead, awaiting_start) per form, without personal data
+  npm run leads                                  open leads (pending, held, dead, awaiting_start, awaiting_release), without personal data
   npm run leads -- --show                        the same, with each lead's values
   npm run leads -- list --json [--state S] [--form F]
                                                  leads as a JSON array, for scripts (--state all for every state)
@@ -31,8 +31,9 @@ Every command takes --output FILE: its output goes to FILE (mode 600), written w
 Every command that changes or exports something takes --as EMAIL: the activity log names that operator
 instead of the machine's user.`;
 
-// awaiting_start: a web sign-up of a number that revoked its consent, sent once the phone texts START.
-const openStates: LeadState[] = ["pending", "held", "dead", "awaiting_start"];
+// awaiting_start: a web sign-up of a number that revoked its consent, sent once the phone texts START;
+// awaiting_release: past the day's texts budget, sent by `retry ID` or dropped by `drop ID`.
+const openStates: LeadState[] = ["pending", "held", "dead", "awaiting_start", "awaiting_release"];
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 function age(ms: number) {
@@ -63,7 +64,7 @@ const summaryOf = (row: LeadRow) => ({
 });
 
 function print(rows: LeadRow[], show: boolean, line: (text: string) => void) {
-  if (!rows.length) return line("No pending, held, dead or awaiting_start leads.");
+  if (!rows.length) return line("No pending, held, dead, awaiting_start or awaiting_release leads.");
   const now = Date.now();
   for (const state of openStates) {
     for (const form of [...new Set(rows.map((row) => row.receiver))].sort()) {

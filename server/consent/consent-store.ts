@@ -474,6 +474,18 @@ export async function forgetOldConsents(store: Store, cutoff: number) {
   });
 }
 
+/** A dropped sign-up's consent records: its number stays on the list only by another sign-up's. */
+export async function forgetConsentsOf(store: Store, leadIds: readonly string[]) {
+  for (let start = 0; start < leadIds.length; start += PHONES_PER_QUERY) {
+    const some = leadIds.slice(start, start + PHONES_PER_QUERY);
+    const gone = await store.db.deleteFrom("consents").where("lead_id", "in", some).returning("phone").execute();
+    await refreshStandings(
+      store,
+      gone.map((row) => row.phone),
+    );
+  }
+}
+
 /** What a row tying a lead kept before consent records to its number says: evidence of nothing. */
 export const unrecordedDisclosure: Disclosure = {
   version: "unrecorded",

@@ -49,11 +49,18 @@ export async function overview(store: Store) {
     invited: invitationsIn(["queued", "waiting", "texted", "refused", "failed"]),
     texted: invitationsIn(["texted"]),
     signups: perDay(signedUp.days, { days: DAYS, now }),
-    waiting: formNames.flatMap((form) =>
-      (["pending", "held", "dead"] as const).flatMap((state) => {
-        const count = waiting.get(form)?.[state].count ?? 0;
-        return count ? [{ form, state, count }] : [];
-      }),
-    ),
+    waiting: formNames.flatMap((form) => {
+      const of = waiting.get(form);
+      if (!of) return [];
+      // A pending lead waits for a redelivery or for a slot of the texts budget: told apart.
+      const counts = {
+        pending: of.pending.count - of.budget.count,
+        "for the texts budget": of.budget.count,
+        held: of.held.count,
+        dead: of.dead.count,
+        "for your decision": of.decision.count,
+      };
+      return Object.entries(counts).flatMap(([state, count]) => (count ? [{ form, state, count }] : []));
+    }),
   };
 }

@@ -2,8 +2,19 @@ import type { Generated } from "kysely";
 
 /** Times are milliseconds since the epoch in a BIGINT on both engines: compared and indexed as plain integers. */
 
-/** held: no webhook URL was set; revoked: consent ended before delivery, never sent; awaiting_start: a sign-up of a revoked number, sent once the phone texts START. */
-export const leadStates = ["pending", "held", "dead", "delivered", "revoked", "awaiting_start"] as const;
+/**
+ * held: no webhook URL was set; revoked: consent ended before delivery, never sent; awaiting_start: a sign-up of a
+ * revoked number, sent once the phone texts START; awaiting_release: past the day's texts budget, sent or dropped by an owner.
+ */
+export const leadStates = [
+  "pending",
+  "held",
+  "dead",
+  "delivered",
+  "revoked",
+  "awaiting_start",
+  "awaiting_release",
+] as const;
 export type LeadState = (typeof leadStates)[number];
 
 /** What the site sends, each kind in its own words: a lead (LeadState) to its form's workflow, an invitation (InvitationState) to the texting one. */

@@ -10,6 +10,10 @@ import { sendForm } from "@/server/forms/send-form";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { listLeads } from "@/server/outbox/outbox-store";
+import { alertsSettled } from "@/server/outbox/alerts";
+import { dueNow, redeliveryPass } from "@/server/forms/leads";
+import { checkHealth } from "@/server/ops/health";
+import { decideAwaiting } from "@/server/ops/lead-actions";
 // What the forms' components bind the action to (see useServerForm).
 const joinWaitlist = (previous: unknown, data: FormData) => sendForm("waitlist", previous, data);
 const submitContact = (previous: unknown, data: FormData) => sendForm("contact", previous, data);
@@ -229,6 +233,10 @@ describe("per-email limit", () => {
 
 describe("the waitlist's budget", () => {
   beforeEach(async () => void (await (await database(readEnv())).db.deleteFrom("outbox_pace").execute()));
+  const awaitingRelease = async (tokens: string[]) =>
+    (await listLeads(await database(readEnv()), { form: "waitlist", states: ["awaiting_release"] }))
+      .filter((row) => tokens.some((token) => row.payload?.includes(token)))
+      .map((row) => row.id);
   const waiting = async (tokens: string[]) =>
     (await listLeads(await database(readEnv()), { form: "waitlist", states: ["pending"] }))
       .filter((row) => tokens.some((token) => row.payload?.includes(token)))
@@ -249,17 +257,59 @@ describe("the waitlist's budget", () => {
     expect(loggedOutcomes("info").filter((line) => line.outcome === "budget")).toHaveLength(2);
   });
 
-  it("keeps and answers every sign-up past the day's budget, and warns the operator at 80% of it", async () => {
+  it("keeps and answers every sign-up past the day's budget, warns at 80% of it, then waits for an owner", async () => {
     vi.stubEnv("WAITLIST_DAILY_LIMIT", "5");
-    const signups = Array.from({ length: 6 }, () => signup());
+    vi.stubEnv("ALERT_WEBHOOK_URL", `${receiver.url}/hooks/alerts`);
+    const store = await database(readEnv());
+    await store.db.deleteFrom("alerts").execute();
+    await store.db.deleteFrom("outbox").where("state", "=", "awaiting_release").execute();
+    const alerts = () => receiver.received.filter((request) => request.path === "/hooks/alerts").length;
+    const alertsBefore = alerts();
+    const signups = Array.from({ length: 8 }, () => signup());
     const states = [];
     for (const { fields } of signups) states.push((await join(fields)).status);
-    expect(states).toEqual(Array(6).fill("success"));
-    expect(signups.map(({ token }) => receiver.withName(token).length)).toEqual([1, 1, 1, 1, 1, 0]);
-    expect(await waiting([signups[5]!.token])).toEqual([{ attempts: 0, dueInAMinute: false }]);
+    expect(states).toEqual(Array(8).fill("success"));
+    expect(signups.map(({ token }) => receiver.withName(token).length)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+    expect(await waiting(signups.map(({ token }) => token))).toEqual([]);
     expect(loggedOutcomes("warn").filter((line) => line.event === "daily_budget_80")).toEqual([
       expect.objectContaining({ form: "waitlist", used: 4, limit: 5 }),
     ]);
+    const [released, dropped, kept] = await awaitingRelease(signups.slice(5).map(({ token }) => token));
+    expect((await checkHealth(readEnv(), { figures: true })).forms?.waitlist).toMatchObject({ waitingForOperator: 3 });
+
+    // One alert, with the count and no number; tomorrow's budget sends none of them.
+    await alertsSettled();
+    const told = receiver.received.filter((request) => request.path === "/hooks/alerts").slice(alertsBefore);
+    expect(told.map((request) => request.json)).toEqual([
+      expect.objectContaining({ kind: "over_budget", form: "waitlist", leads: expect.any(Number) }),
+    ]);
+    expect((told[0]!.json as { leads: number }).leads).toBeGreaterThanOrEqual(1);
+    expect(told[0]!.body).not.toMatch(/555/);
+    await store.db.deleteFrom("outbox_pace").execute();
+    await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });
+    expect(signups.slice(5).map(({ token }) => receiver.withName(token).length)).toEqual([0, 0, 0]);
+
+    // An owner's decision: released, sent now; dropped, gone with its consent record.
+    const by = { actor: "owner@example.com", via: "command" } as const;
+    expect(await decideAwaiting(readEnv(), { ids: [released!], subject: released!, release: true, by })).toBe(1);
+    expect(receiver.withName(signups[5]!.token)).toHaveLength(1);
+    expect(await decideAwaiting(readEnv(), { ids: [dropped!], subject: dropped!, release: false, by })).toBe(1);
+    expect(await store.db.selectFrom("outbox").select("id").where("id", "=", dropped!).execute()).toEqual([]);
+    expect(await store.db.selectFrom("consents").select("id").where("lead_id", "=", dropped!).execute()).toEqual([]);
+    expect(await store.db.selectFrom("consents").select("id").where("lead_id", "=", kept!).execute()).toHaveLength(1);
+    expect(await awaitingRelease(signups.slice(5).map(({ token }) => token))).toEqual([kept]);
+    expect(
+      await store.db
+        .selectFrom("operator_activity")
+        .select(["action", "rows"])
+        .where("subject", "in", [released!, dropped!])
+        .execute(),
+    ).toEqual(
+      expect.arrayContaining([
+        { action: "redeliver", rows: 1 },
+        { action: "drop", rows: 1 },
+      ]),
+    );
   });
 });
 

@@ -483,7 +483,7 @@ describe("the operator's retry of one lead", () => {
     const [one, other] = [payload("[fail=3]"), payload("[fail=3]")];
     const first = await send(one);
     await send(other);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", ids: [first.webhookId] })).toMatchObject({
       delivered: 1,
       pending: 0,
     });
@@ -494,7 +494,7 @@ describe("the operator's retry of one lead", () => {
       status: 200,
     });
     // Delivered: asked again, there is nothing to send.
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", ids: [first.webhookId] })).toMatchObject({
       delivered: 0,
       pending: 0,
     });
@@ -508,11 +508,13 @@ describe("the operator's retry of one lead", () => {
     expect(await send(one)).toMatchObject({ ok: true, via: "webhook" });
     const kept = await send(other);
     expect(kept).toMatchObject({ ok: true, via: "budget" });
-    expect(await redeliveryPass(readEnv(), { sender: "pass", id: kept.webhookId, budgetMs: 200 })).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "pass", ids: [kept.webhookId], budgetMs: 200 })).toMatchObject({
       delivered: 0,
     });
     expect(receiver.withName(other.name)).toHaveLength(0);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: kept.webhookId })).toMatchObject({ delivered: 1 });
+    expect(await redeliveryPass(readEnv(), { sender: "operator", ids: [kept.webhookId] })).toMatchObject({
+      delivered: 1,
+    });
     expect(receiver.withName(other.name)).toHaveLength(1);
   });
 
@@ -520,7 +522,7 @@ describe("the operator's retry of one lead", () => {
     vi.stubEnv("REDELIVERY_CONCURRENCY", "4");
     const body = payload("[status=503]");
     const first = await send(body);
-    expect(await redeliveryPass(readEnv(), { sender: "operator", id: first.webhookId })).toMatchObject({
+    expect(await redeliveryPass(readEnv(), { sender: "operator", ids: [first.webhookId] })).toMatchObject({
       delivered: 0,
       pending: 1,
     });

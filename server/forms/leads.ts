@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { formNames, isFormName, type FormName } from "@/lib/forms";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { type Claim, type Due, type LeadRow, type OutboxRow } from "@/server/outbox/outbox-store";
+import { openLeadStates, type Claim, type Due, type LeadRow, type OutboxRow } from "@/server/outbox/outbox-store";
 import { sendDue, type PassSummary, type Sending } from "@/server/outbox/pass";
 import { objectOf, sendable, sendClaimed, type Kind, type Sender } from "@/server/outbox/send";
 
@@ -14,7 +14,7 @@ export const leadKind: Kind = {
   owns: isFormName,
   webhook: (env, form) => env.webhooks[form as FormName],
   budget: (env, form) => env.ceilings[form as FormName],
-  words: { pending: "pending", dead: "dead", held: "held", answered: ["delivered"] },
+  words: { pending: "pending", dead: "dead", held: "held", answered: ["delivered"], overBudget: "awaiting_release" },
   answer: () => "delivered",
   events: { pending: "lead_pending", dead: "lead_dead", redelivered: "lead_redelivered" },
   facts: ({ row }, now) => leadFacts(row, now),
@@ -49,7 +49,7 @@ export const sendLead = (
   started?: number,
 ) => sendClaimed(leadKind, { store, ...taken, own: undefined, env, sender, started });
 
-const outcomes = ["delivered", "pending", "dead", "held", "unreadable"] as const;
+const outcomes = ["delivered", "pending", "dead", "held", "unreadable", "awaiting_release"] as const;
 type Outcome = (typeof outcomes)[number];
 export type LeadPassSummary = PassSummary<Outcome>;
 
@@ -57,8 +57,8 @@ export type PassOptions = {
   sender?: Sender;
   /** Which leads: by default the pending ones due now, and held ones whose form has a URL again. */
   due?: (now: number) => Due;
-  /** One lead by its webhook-id, whatever its schedule says. */
-  id?: string;
+  /** These leads by their webhook-ids, whatever their schedule says. */
+  ids?: readonly string[];
   budgetMs?: number;
   /** True once the server is stopping: the pass claims nothing more, and finishes the attempts it started. */
   stopping?: () => boolean;
@@ -85,9 +85,9 @@ const sending = (due: (now: number) => Due): Sending<undefined, Outcome> => ({
 
 /** Sends the leads that are due, REDELIVERY_CONCURRENCY at a time, within `budgetMs`. */
 export async function redeliveryPass(env: ServerEnv, options: PassOptions): Promise<LeadPassSummary> {
-  const { sender, id, due = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS, stopping } = options;
-  const one = (): Due => ({ wanted: [{ receivers: formNames, states: ["pending", "held", "dead"] }], id });
-  return sendDue(await database(env), env, sending(id === undefined ? due : one), {
+  const { sender, ids, due = dueNow, budgetMs = env.REDELIVERY_PASS_BUDGET_MS, stopping } = options;
+  const named = (): Due => ({ wanted: [{ receivers: formNames, states: openLeadStates }], ids });
+  return sendDue(await database(env), env, sending(ids === undefined ? due : named), {
     concurrency: env.REDELIVERY_CONCURRENCY,
     budgetMs,
     stopping,

@@ -617,6 +617,8 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       pending: { count: 4, oldest: afternoon + 2 },
       held: { count: 0, oldest: undefined },
       dead: { count: 1, oldest: afternoon },
+      decision: { count: 0, oldest: undefined },
+      budget: { count: 0, oldest: undefined },
     });
     await set(phones[2]!, { state: "texted", attempts: 1 });
     expect((await openCounts(store)).get(INVITATIONS)?.pending).toStrictEqual({ count: 3, oldest: afternoon + 60_000 });

@@ -53,7 +53,17 @@ describe("the cron route", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toStrictEqual({
       retention: expect.objectContaining({ ran: expect.any(Boolean) }),
-      leads: { delivered: 1, pending: 0, dead: 0, held: 0, unreadable: 0, paused: [], budgetSpent: false, probed: [] },
+      leads: {
+        delivered: 1,
+        pending: 0,
+        dead: 0,
+        held: 0,
+        unreadable: 0,
+        awaiting_release: 0,
+        paused: [],
+        budgetSpent: false,
+        probed: [],
+      },
       // No INVITE_WEBHOOK_URL: the launch invitations wait.
       invitations: {
         texted: 0,

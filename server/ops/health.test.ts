@@ -13,7 +13,7 @@ import { submitted } from "@/tests/support/lead-sending";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { webConsent } from "@/tests/support/waitlist-lead";
 import { recordConsent } from "@/server/consent/consent-store";
-import { newWebhookId } from "@/server/outbox/outbox-store";
+import { newWebhookId, WAITS_FOR_BUDGET } from "@/server/outbox/outbox-store";
 import { invitationPass } from "@/server/invitations/invitation-pass";
 import { queueWave } from "@/server/invitations/waves";
 import { smsTexts } from "@/lib/sms/program";
@@ -267,6 +267,8 @@ describe("GET /api/health", () => {
           pending: 0,
           held: 0,
           dead: 0,
+          waitingForBudget: 0,
+          waitingForOperator: 0,
           oldestPendingAgeSeconds: null,
           lastDeliveredAt: null,
           failingSince: null,
@@ -276,6 +278,8 @@ describe("GET /api/health", () => {
           pending: 1,
           held: 0,
           dead: 0,
+          waitingForBudget: 0,
+          waitingForOperator: 0,
           oldestPendingAgeSeconds: expect.any(Number),
           lastDeliveredAt: null,
           failingSince: null,
@@ -443,10 +447,12 @@ describe("GET /api/health's figures", () => {
     const now = Date.now();
     const row = (
       form: string,
-      state: "pending" | "held" | "dead" | "delivered",
+      state: "pending" | "held" | "dead" | "delivered" | "awaiting_release",
       createdAt: number,
       deliveredAt: number | null = null,
+      lastFailure: string | null = null,
     ) => ({
+      last_failure: lastFailure,
       id: `msg_${crypto.randomUUID()}`,
       receiver: form,
       dedupe_key: null,
@@ -461,6 +467,8 @@ describe("GET /api/health's figures", () => {
       .values([
         row("waitlist", "pending", now - 600_000),
         row("waitlist", "pending", now - 120_000),
+        row("waitlist", "pending", now, null, WAITS_FOR_BUDGET),
+        row("waitlist", "awaiting_release", now),
         row("waitlist", "held", now),
         row("contact", "dead", now),
         row("contact", "delivered", now, Date.parse("2026-11-24T10:00:00Z")),
@@ -474,9 +482,11 @@ describe("GET /api/health's figures", () => {
     const forms = body.forms as Record<string, { oldestPendingAgeSeconds: number }>;
     expect(forms).toStrictEqual({
       waitlist: {
-        pending: 2,
+        pending: 3,
         held: 1,
         dead: 0,
+        waitingForBudget: 1,
+        waitingForOperator: 1,
         oldestPendingAgeSeconds: expect.any(Number),
         lastDeliveredAt: null,
         failingSince: null,
@@ -486,6 +496,8 @@ describe("GET /api/health's figures", () => {
         pending: 0,
         held: 0,
         dead: 1,
+        waitingForBudget: 0,
+        waitingForOperator: 0,
         oldestPendingAgeSeconds: null,
         lastDeliveredAt: "2026-11-24T12:00:00.000Z",
         failingSince: null,
@@ -495,6 +507,8 @@ describe("GET /api/health's figures", () => {
         pending: 0,
         held: 0,
         dead: 1,
+        waitingForBudget: 0,
+        waitingForOperator: 0,
         oldestPendingAgeSeconds: null,
         lastDeliveredAt: null,
         failingSince: null,

@@ -14,6 +14,10 @@ export type FormFigures = {
   pending: number;
   held: number;
   dead: number;
+  /** Of the pending, those waiting for a slot of the texts budget. */
+  waitingForBudget: number;
+  /** Past the day's texts budget: waiting for an owner to release or drop them. */
+  waitingForOperator: number;
   /** Seconds since the oldest pending lead came in; null when none is pending. */
   oldestPendingAgeSeconds: number | null;
   /** ISO time of the form's last delivered lead; null when none was. */
@@ -43,6 +47,8 @@ const emptyFigures = (): FormFigures => ({
   pending: 0,
   held: 0,
   dead: 0,
+  waitingForBudget: 0,
+  waitingForOperator: 0,
   oldestPendingAgeSeconds: null,
   lastDeliveredAt: null,
   failingSince: null,
@@ -60,10 +66,16 @@ export async function checkHealth(env: ServerEnv, { figures = false } = {}): Pro
   try {
     const store = await database(env);
     const counts = await openCounts(store);
-    for (const [receiver, { pending, held, dead }] of counts) {
+    for (const [receiver, { pending, held, dead, budget, decision }] of counts) {
       if (receiver === INVITATIONS) continue;
       const form = (forms[receiver] ??= emptyFigures());
-      Object.assign(form, { pending: pending.count, held: held.count, dead: dead.count });
+      Object.assign(form, {
+        pending: pending.count,
+        held: held.count,
+        dead: dead.count,
+        waitingForBudget: budget.count,
+        waitingForOperator: decision.count,
+      });
       if (pending.oldest !== undefined)
         form.oldestPendingAgeSeconds = Math.max(0, Math.floor((now - pending.oldest) / 1000));
     }

@@ -1,8 +1,9 @@
 import "server-only";
 import { reviewReceivers } from "@/server/outbox/alerts";
-import { database } from "@/server/db/connect";
+import { database, inTransaction } from "@/server/db/connect";
+import { forgetConsentsOf } from "@/server/consent/consent-store";
 import type { ServerEnv } from "@/server/env";
-import { dropLead } from "@/server/outbox/outbox-store";
+import { dropAwaitingRelease, dropLead } from "@/server/outbox/outbox-store";
 import { deadLeads, dueNow } from "@/server/forms/leads";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -14,22 +15,24 @@ import { runTasks } from "./scheduler";
  * many rows; a lead's webhook-id, never its values).
  */
 
+type Redelivery = { id?: string; ids?: readonly string[]; dead?: boolean; by: Actor; subject?: string };
+
 /**
- * Sends leads now, as the operator's: one by its webhook-id, every dead one,
+ * Sends leads now, as the operator's: by their webhook-ids, every dead one,
  * or every pending and held one (due or not); then the alerts' review. The
  * schedule's lead task does the sending, so a lead goes once however many
  * ask at the same time.
  */
 export async function redeliverLeads(
   env: ServerEnv,
-  { id, dead = false, by }: { id?: string; dead?: boolean; by: Actor },
+  { id, ids = id === undefined ? undefined : [id], dead = false, by, subject }: Redelivery,
 ) {
   const { leads: summary } = await runTasks(["leads", "alerts review"], {
     env,
     via: "operator",
     leads: {
       sender: "operator",
-      id,
+      ids,
       // Everything pending, due or not, and held leads whose form has a URL again; or only the dead.
       due: dead ? () => deadLeads : () => dueNow(Number.MAX_SAFE_INTEGER),
     },
@@ -38,7 +41,7 @@ export async function redeliverLeads(
   await insertActivity(await database(env), {
     ...by,
     action: "redeliver",
-    subject: id ?? (dead ? "every dead lead" : "every open lead"),
+    subject: subject ?? id ?? (dead ? "every dead lead" : "every open lead"),
     rows: summary.delivered,
   });
   return summary;
@@ -46,10 +49,32 @@ export async function redeliverLeads(
 
 /** Deletes one open lead and its delivery log; false when there is none. The alerts' review follows at once. */
 export async function dropLeadById(env: ServerEnv, { id, by }: { id: string; by: Actor }) {
+  if (await decideAwaiting(env, { ids: [id], subject: id, release: false, by })) return true;
   const store = await database(env);
   if (!(await dropLead(store, id))) return false;
   await insertActivity(store, { ...by, action: "drop", subject: id, rows: 1 });
   // The last waiting lead of a failing receiver dropped: /api/health clears now, the alert channel within its grace.
   await reviewReceivers(store, env);
   return true;
+}
+
+/**
+ * Sign-ups past the day's texts budget, an owner's decision: released, they are sent now, the budget theirs to spend;
+ * dropped, they go with their values and consent records, never texted.
+ */
+export async function decideAwaiting(
+  env: ServerEnv,
+  { ids, subject, release, by }: { ids: readonly string[]; subject: string; release: boolean; by: Actor },
+) {
+  if (release) return (await redeliverLeads(env, { ids, by, subject })).delivered;
+  const store = await database(env);
+  const dropped = await inTransaction(store, async (tx) => {
+    const gone = await dropAwaitingRelease(tx, ids);
+    await forgetConsentsOf(tx, gone);
+    return gone.length;
+  });
+  if (!dropped) return 0;
+  await insertActivity(store, { ...by, action: "drop", subject, rows: dropped });
+  await reviewReceivers(store, env);
+  return dropped;
 }

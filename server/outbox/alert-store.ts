@@ -4,7 +4,7 @@ import type { Database } from "@/server/db/schema";
 
 export const ownedTables = ["alerts", "receivers", "alert_states"] as const satisfies readonly (keyof Database)[];
 
-export type AlertKind = "failing" | "dead" | "held" | "recovered" | "database_down" | "database_up";
+export type AlertKind = "failing" | "dead" | "held" | "over_budget" | "recovered" | "database_down" | "database_up";
 
 export type Said = "failing" | "working";
 

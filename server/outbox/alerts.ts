@@ -24,7 +24,7 @@ import {
 import { postSigned } from "@/server/outbox/webhook";
 
 /** What happened to a lead (or an invitation), as the sender that settled it saw it. */
-export type Outcome = "delivered" | "pending" | "dead" | "held";
+export type Outcome = "delivered" | "pending" | "dead" | "held" | "over_budget";
 
 /** A database outage as this process saw it begin (`down`) or end (`up`). */
 export type StoreChange = { state: "down"; since: number } | { state: "up"; since: number; now: number };
@@ -40,7 +40,7 @@ function duration(ms: number) {
   return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
 }
 
-type Waiting = (state: "pending" | "dead" | "held") => { count: number; oldest: number | undefined };
+type Waiting = (state: "pending" | "dead" | "held" | "decision") => { count: number; oldest: number | undefined };
 
 async function waitingOn(store: Store, receiver: string): Promise<Waiting> {
   const counts = (await openCounts(store, receiver)).get(receiver);
@@ -138,6 +138,16 @@ async function alertMessage(store: Store, { kind, form, since, now, state = unsa
       leads: count,
       command,
       text: `Sous: ${plural(count, words.kind)} held since ${utc(oldest ?? since)}: ${variable} is not set. Set it and restart; the next pass sends them. See them with \`${command}\`.`,
+    };
+  }
+  if (kind === "over_budget") {
+    const { count, oldest } = leadsIn("decision");
+    const command = "/console/deliveries";
+    return {
+      since: oldest ?? since,
+      leads: count,
+      command,
+      text: `Sous: the day's texts budget of the ${form} form is spent: ${plural(count, words.kind)} since ${utc(oldest ?? since)} wait for your decision, and none is texted until an owner releases it. Release or drop them at ${command} in the console.`,
     };
   }
   const [pending, dead] = [leadsIn("pending"), leadsIn("dead")];
@@ -287,8 +297,8 @@ async function alertOn(store: Store, { receiver: form, outcome, env, failure }: 
         // It answers again: what waits for a later round goes with the next pass, not hours from now.
         await release(store, form, now);
       }
-    } else if (outcome === "held") {
-      if (env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: "held", form, now });
+    } else if (outcome === "held" || outcome === "over_budget") {
+      if (env.ALERT_WEBHOOK_URL) await sendAlert(store, env, { kind: outcome, form, now });
       return;
     } else {
       await markFailing(store, form, now, failure ?? null);

@@ -19,6 +19,7 @@ import {
   type LeadRow,
   type Wanted,
   newClaim,
+  WAITS_FOR_BUDGET,
 } from "./outbox-store";
 import { takeNext } from "./pass";
 
@@ -286,24 +287,42 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
     }
   });
 
-  it("knows six states, and counts as open only pending, held and dead", async () => {
+  it("knows seven states, and counts as open pending, held, dead and those for an owner's decision", async () => {
     const { leadStates } = await import("@/server/db/schema");
-    expect(leadStates).toStrictEqual(["pending", "held", "dead", "delivered", "revoked", "awaiting_start"]);
+    expect(leadStates).toStrictEqual([
+      "pending",
+      "held",
+      "dead",
+      "delivered",
+      "revoked",
+      "awaiting_start",
+      "awaiting_release",
+    ]);
     await store.db.deleteFrom("outbox").execute();
     for (const state of leadStates) await kept(store, { state, created_at: 5_000 });
     const counts = (await openCounts(store)).get("waitlist")!;
-    expect([counts.pending.count, counts.held.count, counts.dead.count]).toStrictEqual([1, 1, 1]);
+    expect([counts.pending, counts.held, counts.dead, counts.decision].map(({ count }) => count)).toStrictEqual([
+      1, 1, 1, 1,
+    ]);
   });
 
-  it("counts open leads per form and state, all forms or one", async () => {
+  it("counts open leads per form and state, all forms or one; of the pending, those waiting for the budget", async () => {
     await store.db.deleteFrom("outbox").execute();
     await kept(store, { created_at: 3_000 });
-    await kept(store, { created_at: 2_000 });
+    await kept(store, { created_at: 2_000, last_failure: WAITS_FOR_BUDGET });
+    await kept(store, { created_at: 2_500, last_failure: "status 503" });
     await kept(store, { receiver: "contact", state: "held", created_at: 1_000 });
+    await kept(store, { state: "awaiting_release", created_at: 4_000, last_failure: WAITS_FOR_BUDGET });
     const none = { count: 0, oldest: undefined };
     expect(Object.fromEntries(await openCounts(store))).toStrictEqual({
-      contact: { pending: none, held: { count: 1, oldest: 1_000 }, dead: none },
-      waitlist: { pending: { count: 2, oldest: 2_000 }, held: none, dead: none },
+      contact: { pending: none, held: { count: 1, oldest: 1_000 }, dead: none, decision: none, budget: none },
+      waitlist: {
+        pending: { count: 3, oldest: 2_000 },
+        held: none,
+        dead: none,
+        decision: { count: 1, oldest: 4_000 },
+        budget: { count: 1, oldest: undefined },
+      },
     });
     expect([...(await openCounts(store, "waitlist")).keys()]).toStrictEqual(["waitlist"]);
   });

@@ -41,9 +41,11 @@ const openStates = {
   held: "held",
   dead: "dead",
   failed: "dead",
+  awaiting_release: "decision",
 } as const;
 export type Open = (typeof openStates)[keyof typeof openStates];
-const leadOpen: LeadState[] = ["pending", "held", "dead"];
+/** A lead not yet delivered that a sender may still send. */
+export const openLeadStates: readonly LeadState[] = ["pending", "held", "dead", "awaiting_release"];
 
 /** Nobody holds the row: never claimed, or its claim ran out (the sender that held it died). */
 const unclaimed = (now: number) => (eb: ExpressionBuilder<Database, "outbox">) =>
@@ -60,8 +62,13 @@ export async function insertRows({ db }: Store, rows: Insertable<OutboxTable>[])
 
 /** Rows of these receivers in these states, due by `by` (or any time). */
 export type Wanted = { receivers: readonly string[]; states: readonly OutboxState[]; by?: number };
-/** `attempted`: one a failure put back (a probe's); `id`: that row alone. */
-export type Due = { wanted: readonly Wanted[]; attempted?: boolean; id?: string; skipIds?: readonly string[] };
+/** `attempted`: one a failure put back (a probe's); `ids`: those rows alone. */
+export type Due = {
+  wanted: readonly Wanted[];
+  attempted?: boolean;
+  ids?: readonly string[];
+  skipIds?: readonly string[];
+};
 
 function due({ db, engine }: Store, due: Due) {
   const wanted = due.wanted.filter(({ receivers, states }) => receivers.length && states.length);
@@ -82,7 +89,7 @@ function due({ db, engine }: Store, due: Due) {
         ),
         unclaimed(now)(eb),
         ...(due.attempted ? [eb("attempts", ">", 0)] : []),
-        ...(due.id === undefined ? [] : [eb("id", "=", due.id)]),
+        ...(due.ids === undefined ? [] : [eb("id", "in", due.ids.length ? due.ids : [""])]),
         ...(due.skipIds?.length ? [eb("id", "not in", due.skipIds)] : []),
       ]),
     )
@@ -173,27 +180,39 @@ export async function release({ db }: Store, receiver: string, now: number) {
     .execute();
 }
 
-/** One grouped query over what waits (the state index), for health and the alerts: by receiver, pending, held and dead. */
+/**
+ * One grouped query over what waits (the state index), for health and the alerts: by receiver, pending (`budget`: of
+ * them, those waiting for a slot of the texts budget), held, dead, and waiting for an owner's decision.
+ */
 export async function openCounts({ db }: Store, receiver?: string) {
   const rows = await db
     .selectFrom("outbox")
-    .select((eb) => ["receiver", "state", eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
+    .select((eb) => [
+      "receiver",
+      "state",
+      eb.fn.countAll<number>().as("count"),
+      eb.fn.min("created_at").as("oldest"),
+      eb.fn.sum<number>(eb.case().when("last_failure", "=", WAITS_FOR_BUDGET).then(1).else(0).end()).as("budgeted"),
+    ])
     .where("state", "in", Object.keys(openStates) as OutboxState[])
     // An invitation that failed before any attempt (no sending hours in its zones) was never its receiver's failure.
     .where((eb) => eb.not(eb.and([eb("state", "=", "failed"), eb("attempts", "=", 0)])))
     .$if(receiver !== undefined, (query) => query.where("receiver", "=", receiver!))
     .groupBy(["receiver", "state"])
     .execute();
-  const counts = new Map<string, Record<Open, { count: number; oldest: number | undefined }>>();
+  const counts = new Map<string, Record<Open | "budget", { count: number; oldest: number | undefined }>>();
   for (const row of rows) {
     const of = counts.get(row.receiver) ?? {
       pending: { count: 0, oldest: undefined },
       held: { count: 0, oldest: undefined },
       dead: { count: 0, oldest: undefined },
+      decision: { count: 0, oldest: undefined },
+      budget: { count: 0, oldest: undefined },
     };
     const open = of[openStates[row.state as keyof typeof openStates]];
     open.count += Number(row.count);
     open.oldest = Math.min(open.oldest ?? Infinity, Number(row.oldest));
+    if (row.state === "pending") of.budget.count += Number(row.budgeted);
     counts.set(row.receiver, of);
   }
   return counts;
@@ -201,11 +220,14 @@ export async function openCounts({ db }: Store, receiver?: string) {
 
 export type Budget = { perMinute: number; perDay: number };
 
+/** A pending row's last_failure while it waits for a slot of its receiver's budget. */
+export const WAITS_FOR_BUDGET = "budget";
+
 const windows = { minute: 60_000, day: 86_400_000 } as const;
 
 /**
  * One send of the receiver's budget, counted in windows every instance shares (one compare-and-set statement): the
- * day's count once taken, else when the window that is full ends.
+ * day's count once taken, else when the window that is full ends, and whether the day's is.
  */
 export async function reservePace({ db }: Store, receiver: string, now: number, budget: Budget) {
   await db
@@ -252,7 +274,8 @@ export async function reservePace({ db }: Store, receiver: string, now: number, 
   const row = await db.selectFrom("outbox_pace").selectAll().where("receiver", "=", receiver).executeTakeFirstOrThrow();
   const full = (window: keyof typeof windows, limit: number) =>
     Number(row[`${window}_count`]) >= limit ? Number(row[`${window}_start`]) + windows[window] : 0;
-  return { opensAt: Math.max(full("minute", budget.perMinute), full("day", budget.perDay)) };
+  const day = full("day", budget.perDay);
+  return { opensAt: Math.max(full("minute", budget.perMinute), day), dayFull: day > 0 };
 }
 
 /** Ids of a receiver's rows in `states`: a subquery another table's owner filters by, so it need not name this one. */
@@ -361,7 +384,7 @@ export function claimLead({ db }: Store, id: string, claim: Claim) {
     .set({ claimed_by: claim.token, claimed_until: claim.until })
     .where("id", "=", id)
     .where("receiver", "in", formNames)
-    .where("state", "in", leadOpen)
+    .where("state", "in", openLeadStates)
     .where(unclaimed(Date.now()))
     .returningAll()
     .$narrowType<{ state: LeadState }>()
@@ -385,7 +408,7 @@ function latestAmong(
 
 /** The lead the number was welcomed under, if any. */
 export const latestLeadAmong = (store: Store, form: string, ids: readonly string[], after: number) =>
-  latestAmong(store, { ids, form, states: [...leadOpen, "delivered"], after });
+  latestAmong(store, { ids, form, states: [...openLeadStates, "delivered"], after });
 
 export const awaitingStartAmong = (store: Store, form: string, ids: readonly string[]) =>
   latestAmong(store, { ids, form, states: ["awaiting_start"] });
@@ -407,7 +430,7 @@ export async function stopLeads({ db }: Store, ids: readonly string[]) {
       last_failure: "consent revoked",
     })
     .where("id", "in", ids)
-    .where("state", "in", [...leadOpen, "awaiting_start"])
+    .where("state", "in", [...openLeadStates, "awaiting_start"])
     .executeTakeFirst();
   return Number(numUpdatedRows);
 }
@@ -484,12 +507,24 @@ export async function leadIdsNamed(
 }
 
 /** A delivered lead is the record of what was sent: only open ones are dropped. */
+/** An owner dropped them past the day's budget: the rows and their logs go. The ids dropped. */
+export async function dropAwaitingRelease({ db }: Store, ids: readonly string[]) {
+  if (!ids.length) return [];
+  const rows = await db
+    .deleteFrom("outbox")
+    .where("id", "in", ids)
+    .where("state", "=", "awaiting_release")
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function dropLead({ db }: Store, id: string) {
   const { numDeletedRows } = await db
     .deleteFrom("outbox")
     .where("id", "=", id)
     .where("receiver", "in", formNames)
-    .where("state", "in", leadOpen)
+    .where("state", "in", openLeadStates)
     .executeTakeFirst();
   return numDeletedRows > 0n;
 }

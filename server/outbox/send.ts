@@ -2,7 +2,7 @@ import "server-only";
 import { inTransaction, type Store } from "@/server/db/connect";
 import type { Receiver, ServerEnv, WebhookSettings } from "@/server/env";
 import { logEvent } from "@/server/log";
-import { noteOutcome, storeAnswered, storeFailed } from "./alerts";
+import { noteOutcome, storeAnswered, storeFailed, type Outcome } from "./alerts";
 import {
   reservePace,
   settle,
@@ -11,6 +11,7 @@ import {
   type Claim,
   type OutboxRow,
   type OutboxState,
+  WAITS_FOR_BUDGET,
 } from "./outbox-store";
 import { backoffMs, failureOf, isTransient, postSigned, type AttemptResult } from "./webhook";
 
@@ -26,8 +27,17 @@ export type Kind<Own = undefined> = {
   owns(receiver: string): boolean;
   /** Where its receiver is, read at each send: a setting rotated meanwhile is used at once. */
   webhook(env: ServerEnv, receiver: string): WebhookSettings;
-  /** A failure waits for its next round in `pending` or gives up in `dead`; without a URL, a row is `held`; an answer is final. */
-  words: { pending: OutboxState; dead: OutboxState; held: OutboxState; answered: readonly OutboxState[] };
+  /**
+   * A failure waits for its next round in `pending` or gives up in `dead`; without a URL, a row is `held`; an answer
+   * is final; with a budget, past the day's, a row waits for an owner's decision in `overBudget`.
+   */
+  words: {
+    pending: OutboxState;
+    dead: OutboxState;
+    held: OutboxState;
+    answered: readonly OutboxState[];
+    overBudget?: OutboxState;
+  };
   /** What its receiver may be sent, every instance together: beyond it, a row waits for its slot. */
   budget?(env: ServerEnv, receiver: string): Budget | undefined;
   /** Read the answer's body, for `answer`. */
@@ -203,7 +213,7 @@ export async function settleClaimed<Own>(
 async function spendBudget(store: Store, receiver: string, budget: Budget) {
   try {
     const pace = await reservePace(store, receiver, Date.now(), budget);
-    if ("opensAt" in pace) return pace.opensAt;
+    if ("opensAt" in pace) return pace;
     if (pace.taken === Math.ceil(budget.perDay * 0.8))
       logEvent("warn", { event: "daily_budget_80", form: receiver, used: pace.taken, limit: budget.perDay });
   } catch (error) {
@@ -216,8 +226,7 @@ async function spendBudget(store: Store, receiver: string, budget: Budget) {
 export async function sendClaimed<Own>(kind: Kind<Own>, claimed: Claimed<Own>): Promise<Sent> {
   const { store, row, env, sender, started = performance.now() } = claimed;
   const receiver = row.receiver as Receiver;
-  const tell = (outcome: "delivered" | "pending" | "dead" | "held", failure?: string) =>
-    store && noteOutcome(store, { receiver, outcome, env, failure });
+  const tell = (outcome: Outcome, failure?: string) => store && noteOutcome(store, { receiver, outcome, env, failure });
   if (!sendable(kind, row)) {
     // Never sent: a row this code did not write, or one that was damaged.
     logEvent("error", { event: "lead_unreadable", webhookId: row.id, form: row.receiver });
@@ -236,9 +245,16 @@ export async function sendClaimed<Own>(kind: Kind<Own>, claimed: Claimed<Own>): 
   if (budget) {
     const slot = await spendBudget(store, receiver, budget);
     if (slot !== undefined) {
-      await settleClaimed(kind, claimed, { state: kind.words.pending, next_attempt_at: slot }, { records: [] });
       const delivery = deliveryOf(row.id, started, { ok: true }, { via: "budget" });
-      return { state: kind.words.pending, waitUntil: slot, delivery };
+      // A day's budget spent is a flood to judge, not a queue for tomorrow: it waits for an owner.
+      if (slot.dayFull && kind.words.overBudget) {
+        await settleClaimed(kind, claimed, { state: kind.words.overBudget }, { records: [] });
+        tell("over_budget");
+        return { state: kind.words.overBudget, delivery };
+      }
+      const change = { state: kind.words.pending, next_attempt_at: slot.opensAt, last_failure: WAITS_FOR_BUDGET };
+      await settleClaimed(kind, claimed, change, { records: [] });
+      return { state: kind.words.pending, waitUntil: slot.opensAt, delivery };
     }
   }
 

@@ -27,6 +27,7 @@ const consolePaths = new Set([
   "/console/deliveries/confirm-drop",
   "/console/deliveries/redeliver",
   "/console/deliveries/drop",
+  "/console/deliveries/decide",
   "/console/activity",
   "/console/exports",
   "/console/invitations",

@@ -14,6 +14,7 @@ export const routeBodies = new Map([
   ["/api/consent/renew", CONSENT_CALL_BYTES],
   ["/console/deliveries/redeliver", CONSOLE_ACTION_BYTES],
   ["/console/deliveries/drop", CONSOLE_ACTION_BYTES],
+  ["/console/deliveries/decide", CONSOLE_ACTION_BYTES],
   ["/console/invitations/send", CONSOLE_ACTION_BYTES],
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],

@@ -321,7 +321,7 @@ test("a lead whose schedule is spent is listed as dead, and the operator's retry
   expect(await leads("retry", "--dead")).toContain("delivered 1");
   expect(acknowledged(fields.name)).toHaveLength(1);
   expect(idsOf(fields.name)).toEqual(new Set([webhookId]));
-  expect(await leads()).toContain("No pending, held, dead or awaiting_start leads.");
+  expect(await leads()).toContain("No pending, held, dead, awaiting_start or awaiting_release leads.");
 });
 
 test("without a webhook URL a sign-up is held in the database, listed and exported, and delivered once the URL is set", async () => {
