@@ -9,6 +9,7 @@ import {
   consentRecords,
   consentStandings,
   consentStates,
+  forgetConsentsOf,
   forgetOldConsents,
   recordConsent,
   type ConsentEvidence,
@@ -253,6 +254,21 @@ describe.each(["sqlite", "postgres"] as const)("consent records on %s", (engine)
     expect((await consentRecords(store, { phone })).consents).toStrictEqual([
       expect.objectContaining({ lead_id: row.id }),
     ]);
+  });
+
+  it("go with a sign-up dropped past the budget: its number leaves the list unless another sign-up keeps it", async () => {
+    const store = await open(engine);
+    const [alone, twice] = [`+1555${engine === "sqlite" ? 5 : 6}000008`, `+1555${engine === "sqlite" ? 5 : 6}000009`];
+    const dropped = await signUp(store, alone);
+    const first = await signUp(store, twice);
+    const second = await signUp(store, twice);
+    await forgetConsentsOf(store, []);
+    await forgetConsentsOf(store, [dropped.id, second.id]);
+    expect((await consentRecords(store, { phone: alone })).consents).toStrictEqual([]);
+    expect((await consentRecords(store, { phone: twice })).consents).toStrictEqual([
+      expect.objectContaining({ lead_id: first.id }),
+    ]);
+    expect([...(await consentStandings(store, [alone, twice])).keys()]).toStrictEqual([twice]);
   });
 
   it("record one event for one message id sent to both routes at once, from two instances", async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { updateInvitations } from "@/tests/support/lead-rows";
 import { recordConsent } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
-import { newWebhookId, insertLead } from "@/server/outbox/outbox-store";
+import { newWebhookId, insertLead, WAITS_FOR_BUDGET } from "@/server/outbox/outbox-store";
 import { queueWave } from "@/server/invitations/waves";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
@@ -105,5 +105,16 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       expect((await overview(store)).invited, state).toBe(invited);
     }
     expect(seen.waiting).toStrictEqual([expect.objectContaining({ form: "waitlist", state: "dead", count: 1 })]);
+    // Pending for a redelivery or for the texts budget, told apart; past the day's budget, for the owner.
+    await insertLead(store, waitlistLead(phones[1]!, { state: "pending", last_failure: "status 503" }));
+    await insertLead(store, waitlistLead(phones[2]!, { state: "pending", last_failure: WAITS_FOR_BUDGET }));
+    await insertLead(store, waitlistLead(phones[2]!, { state: "pending", last_failure: WAITS_FOR_BUDGET }));
+    await insertLead(store, waitlistLead("+12125550104", { state: "awaiting_release" }));
+    expect((await overview(store)).waiting).toStrictEqual([
+      { form: "waitlist", state: "pending", count: 1 },
+      { form: "waitlist", state: "for the texts budget", count: 2 },
+      { form: "waitlist", state: "dead", count: 1 },
+      { form: "waitlist", state: "for your decision", count: 1 },
+    ]);
   });
 });

@@ -283,7 +283,18 @@ describe("the waitlist's budget", () => {
     expect(told.map((request) => request.json)).toEqual([
       expect.objectContaining({ kind: "over_budget", form: "waitlist", leads: expect.any(Number) }),
     ]);
-    expect((told[0]!.json as { leads: number }).leads).toBeGreaterThanOrEqual(1);
+    const alert = told[0]!.json as { leads: number; since: string; command: string; text: string };
+    expect(alert.leads).toBeGreaterThanOrEqual(1);
+    expect(alert.command).toBe("/console/deliveries");
+    const first = await store.db
+      .selectFrom("outbox")
+      .select("created_at")
+      .where("id", "=", released!)
+      .executeTakeFirst();
+    expect(alert.since).toBe(new Date(Number(first!.created_at)).toISOString());
+    expect(alert.text).toMatch(
+      /^Sous: the day's texts budget of the waitlist form is spent: \d+ waitlist leads? since .+ UTC wait for your decision/,
+    );
     expect(told[0]!.body).not.toMatch(/555/);
     await store.db.deleteFrom("outbox_pace").execute();
     await redeliveryPass(readEnv(), { due: () => dueNow(Number.MAX_SAFE_INTEGER) });

@@ -7,6 +7,7 @@ import { waitlistLead } from "@/tests/support/waitlist-lead";
 import {
   attemptsOf,
   claimLead,
+  dropAwaitingRelease,
   dropLead,
   forgetDeliveredPayloads,
   insertLead,
@@ -128,6 +129,25 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
     expect((await claimNext(store, heldOf(["contact"])))?.id).toBe(held.id);
     expect((await claimNext(store, { receivers: ["waitlist"], states: ["dead"] }))?.id).toBe(dead.id);
     expect((await claimNext(store, pending(10_000)))?.id).toBe(notDue.id);
+  });
+
+  it("claims only the rows named by their ids, when ids are given: none for none", async () => {
+    await store.db.deleteFrom("outbox").execute();
+    const first = await kept(store, { next_attempt_at: 1_000 });
+    const second = await kept(store, { next_attempt_at: 2_000 });
+    const any: Wanted = { receivers: ["waitlist"], states: ["pending"] };
+    expect(await claimNext(store, any, { ids: [] })).toBeUndefined();
+    expect((await claimNext(store, any, { ids: [second.id] }))?.id).toBe(second.id);
+    expect((await claimNext(store, any, { ids: [first.id, second.id] }))?.id).toBe(first.id);
+  });
+
+  it("drops only rows waiting for an owner, and says which", async () => {
+    await store.db.deleteFrom("outbox").execute();
+    const waiting = await kept(store, { state: "awaiting_release" });
+    const pending = await kept(store, {});
+    expect(await dropAwaitingRelease(store, [])).toStrictEqual([]);
+    expect(await dropAwaitingRelease(store, [waiting.id, pending.id, "msg_none"])).toStrictEqual([waiting.id]);
+    expect((await listLeads(store)).map(({ id }) => id)).toStrictEqual([pending.id]);
   });
 
   it("claims one form's lead when the selection names the form (a probe of that form's receiver), however due another's is", async () => {
