@@ -6,6 +6,7 @@ import { signOut } from "@/server/console/ceremony-actions";
 const sections = [
   { href: "/console", label: "Overview" },
   { href: "/console/waitlist", label: "Waitlist" },
+  { href: "/console/quotes", label: "Quotes" },
   { href: "/console/deliveries", label: "Deliveries" },
   { href: "/console/invitations", label: "Invitations" },
   { href: "/console/exports", label: "Exports" },

@@ -22,7 +22,7 @@ async function signUp(store: Store, phone: string, at: number) {
   });
 }
 
-/** This file's database: three numbers, one signed up twice, one revoked, two invited. */
+/** This file's database: three numbers, one signed up twice, one revoked, two invited; a quote request. */
 async function filled() {
   const store = await database(readEnv());
   if ((await store.db.selectFrom("outbox").select("id").execute()).length === 0) {
@@ -32,6 +32,8 @@ async function filled() {
     await signUp(store, "+14155550103", 4_000);
     await revokeConsent(store, { phone: "+14155550103", channel: "sms", source: "workflow", at: 5_000 });
     await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 6_000 });
+    const quote = { name: "Julia", email: "julia@example.com", message: "=1+1, and more" };
+    await insertLead(store, waitlistLead("+1", { receiver: "contact", state: "held", payload: JSON.stringify(quote) }));
   }
   return store;
 }
@@ -59,13 +61,14 @@ describe("a console download", () => {
     const store = await filled();
     const commands = {
       waitlist: () => leadExport(store, { form: "waitlist", states: [...leadStates] }),
+      quotes: () => leadExport(store, { form: "contact", states: [...leadStates] }),
       consents: () => consentExport(store),
       invitations: () => invitationExport(store),
     };
     // Each number once on the waitlist, the revoked one's values gone with its STOP (2); every consent record
     // and the revocation (4 + 1); each invitation (2).
-    const counts = { waitlist: 2, consents: 5, invitations: 2 };
-    for (const name of ["waitlist", "consents", "invitations"] as const) {
+    const counts = { waitlist: 2, quotes: 1, consents: 5, invitations: 2 };
+    for (const name of ["waitlist", "quotes", "consents", "invitations"] as const) {
       const exported = await commands[name]();
       expect(exported.rows, name).toHaveLength(counts[name]);
       const csv = await (await download(await owner(store), name)).text();
@@ -82,13 +85,14 @@ describe("a console download", () => {
     }
     expect(Object.values(downloads).map(({ kind }) => kind)).toStrictEqual([
       "waitlist leads",
+      "quote requests",
       "consent records",
       "invitations",
     ]);
   });
 
-  it("names the three downloads and nothing an object holds of its own", () => {
-    expect(Object.keys(downloads).filter(isDownload)).toStrictEqual(["waitlist", "consents", "invitations"]);
+  it("names the four downloads and nothing an object holds of its own", () => {
+    expect(Object.keys(downloads).filter(isDownload)).toStrictEqual(["waitlist", "quotes", "consents", "invitations"]);
     for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) expect(isDownload(name)).toBe(false);
     for (const { label } of Object.values(downloads)) expect(label).toMatch(/^The [a-z].+[a-z]$/);
   });

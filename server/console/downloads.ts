@@ -12,6 +12,11 @@ export const downloads = {
     kind: "waitlist leads",
     make: (store: Store) => leadExport(store, { form: "waitlist", states: [...leadStates] }),
   },
+  quotes: {
+    label: "The quote requests, with every value they keep",
+    kind: "quote requests",
+    make: (store: Store) => leadExport(store, { form: "contact", states: [...leadStates] }),
+  },
   consents: {
     label: "The consent records, revocations and STARTs, with the text each chef saw",
     kind: "consent records",

@@ -353,5 +353,6 @@ describe("a number as a viewer sees it", () => {
   it("its country code and last four digits", () => {
     expect(maskedPhone("+14155550142")).toBe("+1 ••• ••• 0142");
     expect(maskedPhone("+447700900123")).toBe("+44 ••• ••• 0123");
+    expect(maskedPhone("(415) 555-0142")).toBe("••• ••• 0142");
   });
 });

@@ -91,6 +91,6 @@ export async function waitlistPage(
 
 /** Enough to answer "is that me?" and no more. */
 export function maskedPhone(phone: string) {
-  const code = parsePhoneNumberFromString(phone)?.countryCallingCode ?? "";
-  return `+${code} ••• ••• ${phone.slice(-4)}`;
+  const code = parsePhoneNumberFromString(phone)?.countryCallingCode;
+  return `${code ? `+${code} ` : ""}••• ••• ${phone.slice(-4)}`;
 }

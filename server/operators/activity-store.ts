@@ -18,6 +18,7 @@ export const activityActions = [
   "export",
   "redeliver",
   "drop",
+  "handled",
   "revocation recorded",
   "wave sent",
   "wave cancelled",
@@ -121,4 +122,16 @@ export function cursorOf(text: unknown): ActivityCursor | undefined {
 export async function forgetActivity({ db }: Store, before: number) {
   const { numDeletedRows } = await db.deleteFrom("operator_activity").where("at", "<", before).executeTakeFirst();
   return Number(numDeletedRows);
+}
+
+/** When an owner marked each of these quote requests handled (their webhook-ids). */
+export async function handledAmong({ db }: Store, ids: readonly string[]) {
+  if (!ids.length) return new Map<string, number>();
+  const rows = await db
+    .selectFrom("operator_activity")
+    .select(["subject", "at"])
+    .where("action", "=", "handled")
+    .where("subject", "in", ids)
+    .execute();
+  return new Map(rows.map((row) => [row.subject ?? "", Number(row.at)]));
 }

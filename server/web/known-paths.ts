@@ -23,6 +23,8 @@ const consolePaths = new Set([
   "/console/sign-in",
   "/console/setup",
   "/console/waitlist",
+  "/console/quotes",
+  "/console/quotes/handle",
   "/console/deliveries",
   "/console/deliveries/confirm-drop",
   "/console/deliveries/redeliver",

@@ -15,6 +15,7 @@ export const routeBodies = new Map([
   ["/console/deliveries/redeliver", CONSOLE_ACTION_BYTES],
   ["/console/deliveries/drop", CONSOLE_ACTION_BYTES],
   ["/console/deliveries/decide", CONSOLE_ACTION_BYTES],
+  ["/console/quotes/handle", CONSOLE_ACTION_BYTES],
   ["/console/invitations/send", CONSOLE_ACTION_BYTES],
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],

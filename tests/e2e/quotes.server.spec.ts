@@ -1,0 +1,108 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
+import { startNextServer } from "../support/next-server";
+import { stablePort } from "../support/processes";
+import { serverSpecBrowser } from "./e2e-env";
+import { expect, test } from "./fixtures";
+import { ContactFormPage } from "./pages/contact-form";
+
+test.use({ ...serverSpecBrowser, javaScriptEnabled: true });
+
+// No workflow connected: a quote request is held, and the founder reads it whole in the console, and in its CSV.
+test("a quote request held without a webhook URL is read in full on /console/quotes and in its CSV, masked for a viewer, and marked handled", async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-quotes-"));
+  const port = await stablePort();
+  const site = `http://localhost:${port}`;
+  const setupToken = "quotes-setup-token-of-this-spec-0123456789";
+  const env = {
+    DATA_DIR: dataDir,
+    SITE_URL: site,
+    SITE_ALIASES: `127.0.0.1:${port}`,
+    CONSOLE_SETUP_TOKEN: setupToken,
+    CONTACT_WEBHOOK_URL: "",
+  };
+  const server = await startNextServer(env, port);
+  const visitor = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, javaScriptEnabled: false });
+  const ownerContext = await browser.newContext();
+  const viewerContext = await browser.newContext();
+  try {
+    const request = {
+      name: `Julia ${port}`,
+      email: "julia.child@example.com",
+      phone: "(415) 555-0199",
+      clientCount: "6-15",
+      currentTools: "=SUM(A1) and spreadsheets",
+      message: "Menus, invoices\nand <b>grocery</b> runs.",
+    };
+    const form = new ContactFormPage(await visitor.newPage());
+    await form.open();
+    await form.fill(request);
+    await form.submit.click();
+    await expect(form.status).toContainText("Thank you");
+
+    const { page } = await withAuthenticator(ownerContext);
+    await page.goto(`${site}/console/setup`);
+    await page.getByLabel("Setup token").fill(setupToken);
+    await page.getByLabel("Your email address").fill("founder@example.com");
+    await pressCeremony(page, "Set up with a passkey");
+    await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+
+    await page.getByRole("link", { name: "Quotes" }).click();
+    await expect(page.getByRole("heading", { name: "Quote requests", level: 1 })).toBeVisible();
+    const row = page.getByRole("row").filter({ hasText: request.name });
+    for (const value of [request.name, request.email, request.phone, "6-15", request.currentTools])
+      await expect(row, value).toContainText(value);
+    expect(await row.getByRole("cell").nth(5).innerText()).toBe(request.message);
+    await expect(row).toContainText("waiting: no workflow connected");
+
+    // The CSV, among the exports: the same values, spreadsheet-safe.
+    await page.goto(`${site}/console/exports`);
+    const download = page.waitForEvent("download");
+    await page.getByRole("link", { name: /quote requests/i }).click();
+    const csv = await (await (await download).createReadStream()).toArray();
+    const text = Buffer.concat(csv).toString("utf8");
+    expect(text).toContain(request.name);
+    expect(text).toContain("julia.child@example.com");
+    expect(text).toContain("'=SUM(A1) and spreadsheets");
+
+    // A viewer: masked, no message, nothing to mark.
+    const { stdout } = await promisify(execFile)(
+      "npm",
+      ["run", "--silent", "operators", "--", "add", "helper@example.com", "--role", "viewer"],
+      { env: { ...process.env, ...env } },
+    );
+    const link = /https?:\/\/\S+\/console\/enrol\/\S+/.exec(stdout)?.[0];
+    expect(link, stdout).toBeDefined();
+    const viewer = (await withAuthenticator(viewerContext)).page;
+    await viewer.goto(link!);
+    await pressCeremony(viewer, "Register a passkey");
+    await expect(viewer).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+    await viewer.goto(`${site}/console/quotes`);
+    const masked = viewer.getByRole("row").filter({ hasText: "j•••@example.com" });
+    await expect(masked).toContainText("J•••");
+    await expect(masked).toContainText("••• ••• 0199");
+    await expect(masked).not.toContainText("555");
+    await expect(viewer.getByText(request.name)).toHaveCount(0);
+    await expect(viewer.getByText("Menus, invoices")).toHaveCount(0);
+    await expect(viewer.getByRole("button", { name: "Mark handled" })).toHaveCount(0);
+
+    // The owner marks it handled: the row says when, the activity log says who.
+    await page.goto(`${site}/console/quotes`);
+    await row.getByRole("button", { name: "Mark handled" }).click();
+    await expect(page.getByRole("status").first()).toHaveText("Marked handled.");
+    await expect(row).toContainText("Handled ");
+    await page.goto(`${site}/console/activity`);
+    await expect(page.getByRole("row").filter({ hasText: "handled" })).toContainText("founder@example.com");
+  } finally {
+    for (const context of [visitor, ownerContext, viewerContext]) await context.close();
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
