@@ -22,9 +22,13 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
     checkHealth(readEnv(), { figures: true }),
     lastAlerts(store),
   ]);
+  const { webhooks } = readEnv();
+  const connected = (form: string) => Boolean(webhooks[form as keyof typeof webhooks]?.url);
   const receivers = [
-    ...Object.entries(health.forms ?? {}).map(([form, figures]) => ({ form, ...figures })),
-    ...(health.invitations ? [{ form: "invitations", ...health.invitations, lastDeliveredAt: null }] : []),
+    ...Object.entries(health.forms ?? {}).map(([form, figures]) => ({ form, ...figures, connected: connected(form) })),
+    ...(health.invitations
+      ? [{ form: "invitations", ...health.invitations, lastDeliveredAt: null, connected: connected("invitations") }]
+      : []),
   ];
   const counts = [
     ["On the waitlist", seen.onList],
@@ -96,7 +100,11 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
               <tr key={receiver.form}>
                 <td className="py-1 pr-4">{receiver.form}</td>
                 <td className="py-1 pr-4">
-                  {receiver.failingSince ? `failing since ${utc(Date.parse(receiver.failingSince))} UTC` : "working"}
+                  {!receiver.connected
+                    ? "not connected"
+                    : receiver.failingSince
+                      ? `failing since ${utc(Date.parse(receiver.failingSince))} UTC`
+                      : "working"}
                 </td>
                 <td className="py-1 pr-4">{receiver.lastFailure ?? ""}</td>
                 <td className="py-1 pr-4">

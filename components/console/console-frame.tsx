@@ -2,6 +2,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { SignedIn } from "@/server/operators/operators";
 import { signOut } from "@/server/console/ceremony-actions";
+import { unreached } from "@/server/console/unreached";
+import { readEnv } from "@/server/env";
 
 const sections = [
   { href: "/console", label: "Overview" },
@@ -14,9 +16,9 @@ const sections = [
   { href: "/console/passkeys", label: "Passkeys" },
 ] as const;
 
-/** A signed-in console page: the sections, who is signed in with what role, sign-out, and the page. */
-export function ConsoleFrame({
-  signed: { operator },
+/** A signed-in console page: the sections, who is signed in with what role, sign-out, what keeps chefs from being reached, and the page. */
+export async function ConsoleFrame({
+  signed: { operator, store },
   current,
   title,
   children,
@@ -26,6 +28,7 @@ export function ConsoleFrame({
   title: string;
   children: ReactNode;
 }) {
+  const warnings = await unreached(store, readEnv());
   return (
     <>
       <header className="border-b border-stone-300 bg-white">
@@ -61,6 +64,16 @@ export function ConsoleFrame({
       </header>
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
         <h1 className="text-2xl font-bold">{title}</h1>
+        {warnings.length ? (
+          <section
+            aria-label="What needs attention"
+            className="mt-4 rounded-lg border border-brand-700 bg-brand-50 p-3"
+          >
+            {warnings.map((warning) => (
+              <p key={warning}>{warning}</p>
+            ))}
+          </section>
+        ) : null}
         {children}
       </main>
     </>

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
-import { startNextServer } from "../support/next-server";
+import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { stablePort } from "../support/processes";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
@@ -13,7 +13,7 @@ import { ContactFormPage } from "./pages/contact-form";
 test.use({ ...serverSpecBrowser, javaScriptEnabled: true });
 
 // No workflow connected: a quote request is held, and the founder reads it whole in the console, and in its CSV.
-test("a quote request held without a webhook URL is read in full on /console/quotes and in its CSV, masked for a viewer, and marked handled", async ({
+test("with no workflow connected, every console page says so first; a quote request held is read in full on /console/quotes and in its CSV, masked for a viewer, and marked handled", async ({
   browser,
 }) => {
   test.setTimeout(180_000);
@@ -47,12 +47,30 @@ test("a quote request held without a webhook URL is read in full on /console/quo
     await form.submit.click();
     await expect(form.status).toContainText("Thank you");
 
+    const joined = await postSignupWithoutScript(`http://127.0.0.1:${port}`, {
+      name: `Ada ${port}`,
+      phone: "(415) 555-0142",
+      consent: "on",
+    });
+    expect(joined.status).toBe(200);
+
     const { page } = await withAuthenticator(ownerContext);
     await page.goto(`${site}/console/setup`);
     await page.getByLabel("Setup token").fill(setupToken);
     await page.getByLabel("Your email address").fill("founder@example.com");
     await pressCeremony(page, "Set up with a passkey");
     await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+    // No workflow connected: the overview says so first, and no receiver reads "working".
+    const attention = page.getByRole("region", { name: "What needs attention" }).locator("p");
+    await expect(attention.first()).toHaveText(
+      "Welcome texts are not being sent: no workflow is connected for them, and 1 sign-up waits.",
+    );
+    await expect(attention.nth(1)).toHaveText(
+      "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits.",
+    );
+    const receivers = page.getByRole("table").filter({ hasText: "Receiver" });
+    await expect(receivers).toContainText("not connected");
+    await expect(receivers).not.toContainText("working");
 
     await page.getByRole("link", { name: "Quotes" }).click();
     await expect(page.getByRole("heading", { name: "Quote requests", level: 1 })).toBeVisible();

@@ -1,0 +1,71 @@
+import { describe, expect, it, vi } from "vitest";
+import { readEnv } from "@/server/env";
+import { markFailing } from "@/server/outbox/alert-store";
+import { insertLead } from "@/server/outbox/outbox-store";
+import { setupBothEngines } from "@/tests/support/both-engines";
+import { waitlistLead } from "@/tests/support/waitlist-lead";
+import { unreached } from "./unreached";
+
+const engines = setupBothEngines();
+const configured = {
+  WAITLIST_WEBHOOK_URL: "https://n8n.example/webhook/waitlist",
+  CONTACT_WEBHOOK_URL: "https://n8n.example/webhook/contact",
+  INVITE_WEBHOOK_URL: "https://n8n.example/webhook/invite",
+  INVITE_URL: "https://app.example/join",
+  ALERT_WEBHOOK_URL: "https://chat.example/hook",
+};
+const stub = (env: Record<string, string>) => {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+};
+
+describe.each(["sqlite", "postgres"] as const)("what keeps chefs from being reached, on %s", (engine) => {
+  it("says nothing while every workflow is connected and working, invitations configured and alerts on", async () => {
+    stub(configured);
+    const store = await engines(engine);
+    await store.db.deleteFrom("outbox").execute();
+    await store.db.deleteFrom("receivers").execute();
+    await insertLead(store, waitlistLead("+14155550101", { state: "pending" }));
+    expect(await unreached(store, readEnv())).toStrictEqual([]);
+  });
+
+  it("says first that texts are not sent and how many wait, then the rest, in words", async () => {
+    stub({
+      WAITLIST_WEBHOOK_URL: "",
+      CONTACT_WEBHOOK_URL: "",
+      INVITE_WEBHOOK_URL: "",
+      INVITE_URL: "",
+      ALERT_WEBHOOK_URL: "",
+    });
+    const store = await engines(engine);
+    await store.db.deleteFrom("outbox").execute();
+    await store.db.deleteFrom("receivers").execute();
+    for (const state of ["held", "pending", "dead", "awaiting_release", "delivered"] as const)
+      await insertLead(store, waitlistLead("+14155550101", { state }));
+    await insertLead(store, waitlistLead("+14155550102", { receiver: "contact", state: "held" }));
+    expect(await unreached(store, readEnv())).toStrictEqual([
+      "Welcome texts are not being sent: no workflow is connected for them, and 4 sign-ups wait.",
+      "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits.",
+      "Invitations are not configured: no wave can be sent yet.",
+      "Alerts are off: nobody is told when deliveries fail.",
+    ]);
+    stub({ ...configured, INVITE_URL: "" });
+    expect(await unreached(store, readEnv())).toStrictEqual([
+      "Invitations are not configured: no wave can be sent yet.",
+    ]);
+  });
+
+  it("names a workflow failing while something of it waits, and since when", async () => {
+    stub(configured);
+    const store = await engines(engine);
+    await store.db.deleteFrom("outbox").execute();
+    await store.db.deleteFrom("receivers").execute();
+    const since = Date.parse("2026-12-07T09:30:00Z");
+    await markFailing(store, "waitlist", since, "status 503");
+    await markFailing(store, "contact", since, "status 503");
+    await insertLead(store, waitlistLead("+14155550101", { state: "pending" }));
+    await insertLead(store, waitlistLead("+14155550103", { state: "dead" }));
+    expect(await unreached(store, readEnv())).toStrictEqual([
+      "The waitlist workflow is failing since 2026-12-07 09:30 UTC: 2 to send again.",
+    ]);
+  });
+});
