@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { SQLite } from "@/server/db/sqlite-driver";
-import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
+import { setUpFirstOwner } from "../support/console-browser";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { stablePort } from "../support/processes";
 import { startWebhookReceiver } from "../support/webhook-receiver";
@@ -66,12 +66,7 @@ test("past the day's texts budget, sign-ups wait for an owner: one alert, a grou
     });
 
     // The first owner, enrolled with the setup token.
-    const { page } = await withAuthenticator(context);
-    await page.goto(`${site}/console/setup`);
-    await page.getByLabel("Setup token").fill(setupToken);
-    await page.getByLabel("Your email address").fill("founder@example.com");
-    await pressCeremony(page, "Set up with a passkey");
-    await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+    const page = await setUpFirstOwner(context, site, setupToken);
     await expect(page.getByRole("cell", { name: "for your decision" })).toBeVisible();
 
     await page.goto(`${site}/console/deliveries`);

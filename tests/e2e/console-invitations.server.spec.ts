@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import type { BrowserContext, Page } from "@playwright/test";
 import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
-import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
+import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
 import { testDatabase } from "../support/lead-rows";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
@@ -144,12 +144,7 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   browser,
 }) => {
   const context = await browser.newContext();
-  const { page } = await withAuthenticator(context);
-  await page.goto(`${site}/console/setup`);
-  await page.getByLabel("Setup token").fill(setupToken);
-  await page.getByLabel("Your email address").fill("founder@example.com");
-  await pressCeremony(page, "Set up with a passkey");
-  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+  const page = await setUpFirstOwner(context, site, setupToken);
 
   await page.goto(`${site}/console/invitations`);
   // Twenty-one planned, one left for later; then all twenty-one.

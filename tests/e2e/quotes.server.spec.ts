@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { CEREMONY_MS, pressCeremony, withAuthenticator } from "../support/console-browser";
+import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { stablePort } from "../support/processes";
 import { serverSpecBrowser } from "./e2e-env";
@@ -54,12 +54,7 @@ test("with no workflow connected, every console page says so first; a quote requ
     });
     expect(joined.status).toBe(200);
 
-    const { page } = await withAuthenticator(ownerContext);
-    await page.goto(`${site}/console/setup`);
-    await page.getByLabel("Setup token").fill(setupToken);
-    await page.getByLabel("Your email address").fill("founder@example.com");
-    await pressCeremony(page, "Set up with a passkey");
-    await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+    const page = await setUpFirstOwner(ownerContext, site, setupToken);
     // No workflow connected: the overview says so first, and no receiver reads "working".
     const attention = page.getByRole("region", { name: "What needs attention" }).locator("p");
     await expect(attention.first()).toHaveText(

@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from "@playwright/test";
+import { expect, type BrowserContext, type Page } from "@playwright/test";
 import { untilHydrated } from "../e2e/hydration";
 
 /**
@@ -79,4 +79,15 @@ export async function pressCeremony(page: Page, name: string) {
   const button = page.getByRole("button", { name });
   await untilHydrated(button);
   await button.click();
+}
+
+/** The first owner, founder@example.com, enrolled with the setup token in a browser of its own: its console page. */
+export async function setUpFirstOwner(context: BrowserContext, site: string, setupToken: string) {
+  const { page } = await withAuthenticator(context);
+  await page.goto(`${site}/console/setup`);
+  await page.getByLabel("Setup token").fill(setupToken);
+  await page.getByLabel("Your email address").fill("founder@example.com");
+  await pressCeremony(page, "Set up with a passkey");
+  await expect(page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+  return page;
 }
