@@ -808,6 +808,7 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
     "/console",
     "/console?days=30",
     "/console/waitlist",
+    "/console/quotes",
     chef,
     "/console/chefs/con_nobody",
     "/console/deliveries",

@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -67,12 +68,21 @@ test("with no workflow connected, every console page says so first; a quote requ
     await expect(receivers).toContainText("not connected");
     await expect(receivers).not.toContainText("working");
 
+    // Invitations not configured: a wave can be planned, and its Send is off, saying why.
+    await page.goto(`${site}/console/invitations?plan=next&next=1`);
+    await expect(page.getByRole("button", { name: "Send the wave" })).toBeDisabled();
+    await expect(page.getByText("Sending is off until invitations are configured")).toBeVisible();
+
     await page.getByRole("link", { name: "Quotes" }).click();
     await expect(page.getByRole("heading", { name: "Quote requests", level: 1 })).toBeVisible();
     const row = page.getByRole("row").filter({ hasText: request.name });
     for (const value of [request.name, request.email, request.phone, "6-15", request.currentTools])
       await expect(row, value).toContainText(value);
     expect(await row.getByRole("cell").nth(5).innerText()).toBe(request.message);
+    const scanned = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+      .analyze();
+    expect(scanned.violations.map(({ id }) => id)).toStrictEqual([]);
     await expect(row).toContainText("waiting: no workflow connected");
 
     // The CSV, among the exports: the same values, spreadsheet-safe.

@@ -8,6 +8,7 @@ import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
 import { waveStateLabels } from "@/server/invitations/launch";
+import { readEnv } from "@/server/env";
 
 export const metadata: Metadata = { title: "Invitations" };
 
@@ -34,6 +35,8 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   // A banner names a wave; what it says of it is read from the database, so a link can report nothing untrue.
   const sent = waves.find((wave) => wave.name === one(query.sent));
   const cancelled = waves.find((wave) => wave.name === one(query.cancelled) && wave.cancelledAt !== null);
+  const { invite } = readEnv();
+  const configured = Boolean(invite.webhook.url && invite.link);
 
   return (
     <ConsoleFrame signed={signed} current="/console/invitations" title="Invitations">
@@ -106,8 +109,19 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 </ol>
               </details>
             ) : null}
+            {owner && plan.chosen.length && !configured ? (
+              <p id="send-off" className="mt-6 font-semibold">
+                Sending is off until invitations are configured: the workflow that texts them and the link they give are
+                not both set (the operator&apos;s guide, under Inviting the waitlist, says how).
+              </p>
+            ) : null}
             {owner && plan.chosen.length ? (
-              <form method="post" action="/console/invitations/send" className="mt-6 flex flex-wrap items-end gap-3">
+              <form
+                method="post"
+                action="/console/invitations/send"
+                className="mt-6 flex flex-wrap items-end gap-3"
+                aria-describedby={configured ? undefined : "send-off"}
+              >
                 <input type="hidden" name="plan" value={chosen.query.plan} />
                 {chosen.query.next ? <input type="hidden" name="next" value={chosen.query.next} /> : null}
                 <label className="flex flex-col">
@@ -118,7 +132,11 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                   <span className="font-semibold">Type how many it texts ({plan.chosen.length})</span>
                   <input name="count" required inputMode="numeric" className={field} />
                 </label>
-                <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
+                <button
+                  type="submit"
+                  disabled={!configured}
+                  className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white disabled:bg-stone-500"
+                >
                   Send the wave
                 </button>
               </form>
