@@ -7,6 +7,8 @@ import { promisify } from "node:util";
 import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { stablePort } from "../support/processes";
+import { Webhook } from "standardwebhooks";
+import { newWebhookSecret } from "../support/webhook-secrets";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 import { ContactFormPage } from "./pages/contact-form";
@@ -14,7 +16,7 @@ import { ContactFormPage } from "./pages/contact-form";
 test.use({ ...serverSpecBrowser, javaScriptEnabled: true });
 
 // No workflow connected: a quote request is held, and the founder reads it whole in the console, and in its CSV.
-test("with no workflow connected, every console page says so first; a quote request held is read in full on /console/quotes and in its CSV, masked for a viewer, and marked handled", async ({
+test("with no workflow connected, every console page says so first; a quote request held is read in full on /console/quotes and in its CSV, masked for a viewer, and marked handled; a STOP before delivery reads as such", async ({
   browser,
 }) => {
   test.setTimeout(180_000);
@@ -22,12 +24,14 @@ test("with no workflow connected, every console page says so first; a quote requ
   const port = await stablePort();
   const site = `http://localhost:${port}`;
   const setupToken = "quotes-setup-token-of-this-spec-0123456789";
+  const consentSecret = newWebhookSecret();
   const env = {
     DATA_DIR: dataDir,
     SITE_URL: site,
     SITE_ALIASES: `127.0.0.1:${port}`,
     CONSOLE_SETUP_TOKEN: setupToken,
     CONTACT_WEBHOOK_URL: "",
+    CONSENT_WEBHOOK_SECRET: consentSecret,
   };
   const server = await startNextServer(env, port);
   const visitor = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, javaScriptEnabled: false });
@@ -115,6 +119,27 @@ test("with no workflow connected, every console page says so first; a quote requ
     await expect(viewer.getByText(request.name)).toHaveCount(0);
     await expect(viewer.getByText("Menus, invoices")).toHaveCount(0);
     await expect(viewer.getByRole("button", { name: "Mark handled" })).toHaveCount(0);
+
+    // A STOP before the sign-up was delivered: its page says so, not that it was delivered and forgotten.
+    const body = JSON.stringify({ type: "consent.revoke", phone: "+14155550142", channel: "sms" });
+    const sent = new Date();
+    const stop = await fetch(`http://127.0.0.1:${port}/api/consent/revoke`, {
+      method: "POST",
+      body,
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": "msg_stop_before_delivery",
+        "webhook-timestamp": String(Math.floor(sent.getTime() / 1000)),
+        "webhook-signature": new Webhook(consentSecret).sign("msg_stop_before_delivery", sent, body),
+      },
+    });
+    expect(await stop.json()).toStrictEqual({ recorded: true, leadsStopped: 1 });
+    await page.goto(`${site}/console/waitlist`);
+    await page.getByRole("link", { name: "+14155550142" }).click();
+    const signup = page.locator("article").filter({ hasText: "Webhook id" });
+    await expect(signup).toContainText("not kept (consent ended before delivery)");
+    await expect(signup).toContainText("never: its consent ended first");
+    await expect(signup).not.toContainText("past retention");
 
     // The owner marks it handled: the row says when, the activity log says who.
     await page.goto(`${site}/console/quotes`);

@@ -28,6 +28,10 @@ type LeadView = {
   attempts: ComponentProps<typeof AttemptsTable>["attempts"];
 };
 
+/** Why a sign-up no longer holds its values: a STOP before its delivery, or retention after it. */
+const notKept = (state: string) =>
+  state === "revoked" ? "not kept (consent ended before delivery)" : "not kept (delivered, past retention)";
+
 /** A chef's sign-ups, each with its delivery log; the name only where the record carries it (an owner's). */
 function Deliveries({ leads }: { leads: readonly LeadView[] }) {
   return (
@@ -39,9 +43,16 @@ function Deliveries({ leads }: { leads: readonly LeadView[] }) {
           </h3>
           <Facts
             rows={[
-              ...("name" in view ? [["Name", view.name ?? "not kept (delivered, past retention)"] as const] : []),
+              ...("name" in view ? [["Name", view.name ?? notKept(view.lead.state)] as const] : []),
               ["Webhook id", view.lead.id],
-              ["Delivered", view.lead.delivered_at ? `${utc(view.lead.delivered_at)} UTC` : "not yet"],
+              [
+                "Delivered",
+                view.lead.delivered_at
+                  ? `${utc(view.lead.delivered_at)} UTC`
+                  : view.lead.state === "revoked"
+                    ? "never: its consent ended first"
+                    : "not yet",
+              ],
             ]}
           />
           <AttemptsTable attempts={view.attempts} />
