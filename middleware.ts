@@ -1,22 +1,23 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { isConsolePath, isKnownPath } from "@/server/web/known-paths";
 import { maskedPath } from "@/server/web/masked-path";
-import { noncePolicies } from "@/server/web/page-policy";
+import { hashesForAnyPath, noncePolicies } from "@/server/web/page-policy";
 import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
 
 // Logs the paths no route answers, and gives a script nonce to the pages rendered per request (a form posted without
-// JavaScript, the console): the matcher keeps it off the pages viewed and their assets (docs/security.md).
+// JavaScript, the console, an error at a path no route answers): the matcher keeps it off the pages viewed and their
+// assets (docs/security.md).
 // Next 16 calls this file proxy.ts; it still runs middleware.ts, the name the design keeps.
 export function middleware(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const known = isKnownPath(pathname);
   if (!known) logEvent("warn", { event: "not_found", path: maskedPath(pathname) });
-  // The console's pages are rendered per request, and the passkey ceremony is a script: each gets a nonce. Any other
-  // view is sent whole, the 404 too, its scripts allowed by the hashes the build wrote: nothing to add.
+  // The console's pages are rendered per request, and the passkey ceremony is a script: each gets a nonce. A view of
+  // one of the site's other pages is sent whole, its scripts allowed by the hashes the build wrote: nothing to add.
   const consolePage = isConsolePath(pathname);
-  if (request.method !== "POST" && !(known && consolePage)) return NextResponse.next();
-  const { request: requestPolicy, response: policy } = noncePolicies();
+  if (request.method !== "POST" && known && !consolePage) return NextResponse.next();
+  const { request: requestPolicy, response: policy } = noncePolicies(undefined, known ? [] : hashesForAnyPath());
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", requestPolicy);
   const response = NextResponse.next({ request: { headers } });

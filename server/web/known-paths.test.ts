@@ -1,10 +1,14 @@
 import { readdirSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { describe, expect, it, vi } from "vitest";
 import { formNames, formPages } from "@/lib/forms";
 import { NextRequest } from "next/server";
 import { config, middleware } from "@/middleware";
+import { EVERY_PATH } from "./every-path.mjs";
+import { hashesForAnyPath } from "./page-policy";
 import { isConsolePath, isKnownPath } from "./known-paths";
 
 // Metadata files under app/ and the URL each one answers at.
@@ -129,21 +133,40 @@ describe("the middleware, for a form's post", () => {
     expect(viewed.headers.get("x-middleware-next")).toBe("1");
   });
 
-  it("logs a path no route answers when viewed, and adds no nonce: its 404 is sent whole, allowed by its hashes", () => {
+  it("gives a path no route answers a nonce when viewed too: an error may be rendered for it", () => {
     // Its miss is logged (Next's testing module patches the console, which then fails outside a request).
     const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const viewed = (path: string) =>
       middleware(new NextRequest(`http://localhost${path}`)).headers.get(
         "x-middleware-request-content-security-policy",
       );
-    for (const path of ["/nope", "/sent/nope", "/signup/x", "/console/nope"]) {
+    for (const path of ["/nope", "/sent/nope", "/signup/x"]) {
       expect(runsFor(path), path).toBe(true);
-      expect(viewed(path), path).toBeNull();
+      expect(viewed(path), path).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
     }
-    expect(warned).toHaveBeenCalledTimes(4);
+    expect(warned).toHaveBeenCalledTimes(3);
     warned.mockRestore();
-    // Beside them, a console page, viewed: a nonce.
-    expect(viewed("/console/waitlist")).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
+    // Beside them, the site's own pages and routes, viewed: none.
+    for (const path of ["/terms", "/api/health", "/robots.txt"]) expect(viewed(path), path).toBeNull();
+  });
+});
+
+describe("hashesForAnyPath", () => {
+  it("reads the hashes the build wrote for every path, and none without a build", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "sous-manifest-"));
+    try {
+      const policy = "default-src 'self'; script-src 'self' 'sha256-a' 'sha256-b'; object-src 'none'";
+      await writeFile(
+        path.join(dir, "routes-manifest.json"),
+        JSON.stringify({
+          headers: [{ source: EVERY_PATH, headers: [{ key: "Content-Security-Policy", value: policy }] }],
+        }),
+      );
+      expect(hashesForAnyPath(dir)).toStrictEqual(["'sha256-a'", "'sha256-b'"]);
+      expect(hashesForAnyPath(path.join(dir, "none"))).toStrictEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { EVERY_PATH } from "./every-path.mjs";
 import { contentSecurityPolicy } from "./security-headers";
 
 // A page sent whole allows exactly its own inline scripts by their sha256 (decision 0011): the text between
@@ -38,7 +41,37 @@ export function pagePolicy(html: string): string {
  * A page rendered per request: Next writes the nonce it reads from the request's policy on each of its scripts, and
  * the answer's policy allows that nonce alone.
  */
-export function noncePolicies(development = process.env.NODE_ENV === "development") {
+export function noncePolicies(
+  development = process.env.NODE_ENV === "development",
+  alsoAllowed: readonly string[] = [],
+) {
   const nonce = `'nonce-${randomBytes(16).toString("base64")}'`;
-  return { request: `script-src ${nonce}`, response: contentSecurityPolicy({ development, scripts: [nonce] }) };
+  const scripts = [nonce, ...alsoAllowed];
+  return { request: `script-src ${nonce}`, response: contentSecurityPolicy({ development, scripts }) };
+}
+
+const anyPathScripts = new Map<string, readonly string[]>();
+
+/**
+ * A path no route answers gets the prerendered 404, sent whole, or a page rendered for it (an error): its answer
+ * allows both, the nonce and the hashes the build wrote for every path. Read once; none where the build is elsewhere.
+ */
+export function hashesForAnyPath(distDir = path.join(process.cwd(), ".next")): readonly string[] {
+  let hashes = anyPathScripts.get(distDir);
+  if (hashes) return hashes;
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(distDir, "routes-manifest.json"), "utf8")) as {
+      headers?: { source: string; headers: { key: string; value: string }[] }[];
+    };
+    const policy = manifest.headers
+      ?.find((rule) => rule.source === EVERY_PATH)
+      ?.headers.find(({ key }) => key === "Content-Security-Policy")?.value;
+    hashes = (/(?:^|;\s*)script-src ([^;]*)/.exec(policy ?? "")?.[1] ?? "")
+      .split(" ")
+      .filter((source) => source.startsWith("'sha256-"));
+  } catch {
+    hashes = [];
+  }
+  anyPathScripts.set(distDir, hashes);
+  return hashes;
 }
