@@ -30,7 +30,7 @@ export function middleware(request: NextRequest) {
 export const config = {
   // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  // Everything but "/", the forms' pages ("/signup") and result pages ("/sent/…"), "/terms", "/privacy"
+  // Everything but "/", the forms' pages ("/signup") and result pages ("/sent/…"), "/terms", "/privacy", "/i/CODE"
   // (with or without a trailing slash), Next's own files and the metadata
   // routes. Next reads this matcher as written, so it cannot follow the forms'
   // definitions: a form's page left out of it still works (isKnownPath lets
@@ -38,7 +38,7 @@ export const config = {
   // which cost /signup a fifth of its throughput (docs/performance.md).
   // server/web/known-paths.test.ts keeps the lists in step.
   matcher: [
-    "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
+    "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|i/[^/]+$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
     // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the
     // API routes, whose answers are JSON, nor Next's files.
     { source: "/((?!_next/|_vercel/|api/).*)", has: [{ type: "header", key: "content-type" }] },

@@ -91,7 +91,7 @@ async function fill(store: Store) {
   await queueWave(store, {
     name: "bench-1",
     selection: { next: Math.floor(signups / 10) },
-    text: "Sous is open.",
+    text: () => "Sous is open.",
     now,
   });
   await store.db

@@ -13,12 +13,11 @@ import {
   type RevocationChannel,
 } from "@/server/consent/consent-store";
 import { database } from "@/server/db/connect";
-import { listInvitations } from "@/server/invitations/invitation-store";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { readEnv } from "@/server/env";
 import { commandActorAs } from "@/server/operators/operators";
 import { toCsv } from "@/server/console/csv";
-import { consentExport, exportRow, recordExport, timeline, type History } from "@/server/console/exports";
+import { consentExport, invitationRows, recordExport, timeline, type History } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -71,7 +70,7 @@ function printHistory(print: Print, phone: string, history: History, inForce: bo
 }
 
 /** The number's launch invitation, if it was invited: the answer to "did you text me?". */
-function printInvitations(print: Print, invitations: ReturnType<typeof exportRow>[]) {
+function printInvitations(print: Print, invitations: Awaited<ReturnType<typeof invitationRows>>) {
   if (!invitations.length) return print("Launch invitation: none");
   for (const invitation of invitations) {
     print(`\nlaunch invitation ${invitation.id}  wave ${invitation.wave}  ${invitation.state}`);
@@ -86,6 +85,8 @@ function printInvitations(print: Print, invitations: ReturnType<typeof exportRow
       print(
         `  answered    ${invitation.answered_at}: ${invitation.answer}${invitation.carrier_code ? `, carrier code ${invitation.carrier_code}` : ""}`,
       );
+    if (invitation.opened_at) print(`  opened      ${invitation.opened_at}`);
+    if (invitation.stopped_at) print(`  stopped     ${invitation.stopped_at}`);
     if (invitation.last_failure) print(`  last failure ${invitation.last_failure}`);
     print(`  text        "${invitation.text}"`);
   }
@@ -128,7 +129,7 @@ export async function consentCommand(args: string[], rawPrint: Print, rawWrite: 
     const store = await database(env);
     const history = await consentRecords(store, { phone });
     const inForce = (await consentStates(store, [phone])).get(phone) === "in force";
-    const invitations = (await listInvitations(store, { phone })).map(exportRow);
+    const invitations = await invitationRows(store, { phone });
     if (values.json)
       return print(jsonSafe(JSON.stringify({ phone, inForce, records: timeline(history), invitations }, null, 2)));
     printHistory(print, phone, history, inForce);

@@ -41,7 +41,7 @@ const invited = Array.from({ length: 10 }, (_, i) => `+1212555${String(100 + i).
 const wave = (name: string) => ({
   name,
   selection: { phones: invited },
-  text: smsTexts.invitation("https://sous.example/start"),
+  text: () => smsTexts.invitation("https://sous.example/start"),
   now: Date.now(),
 });
 const pass = (store: Store) => invitationPass(store, readEnv(), { budgetMs: 10_000 });

@@ -78,7 +78,7 @@ beforeAll(async () => {
   await queueWave(store, {
     name: "launch-1",
     selection: { all: true },
-    text: smsTexts.invitation("https://sous.example/start"),
+    text: () => smsTexts.invitation("https://sous.example/start"),
     now: Date.now(),
   });
   await store.db.destroy();

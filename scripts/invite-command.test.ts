@@ -17,6 +17,7 @@ import { invitationPass } from "@/server/invitations/invitation-pass";
 import { commandOutput } from "@/tests/support/command-output";
 import { cancelReport, inviteCommand } from "./invite-command";
 import { activityPage } from "@/server/operators/activity-store";
+import { inviteSecretForTests, stubInvitationSettings } from "@/tests/support/invitation-settings";
 
 const invite = (...args: string[]) => commandOutput(inviteCommand, args);
 
@@ -49,12 +50,7 @@ beforeAll(async () => {
   await revokeConsent(store, { phone: phones[4]!, channel: "sms", source: "workflow", at: 5_000 });
 });
 
-const inviteSecret = "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64");
-beforeEach(() => {
-  vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
-  vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecret);
-  vi.stubEnv("INVITE_URL", link);
-});
+beforeEach(() => stubInvitationSettings(link));
 
 describe("npm run invite", () => {
   it("refuses bad input with a clear message and changes nothing", async () => {
@@ -116,7 +112,7 @@ describe("npm run invite", () => {
     });
     expect((await invite("cancel", "--wave", "header-only")).code).toBe(0);
     vi.stubEnv("INVITE_WEBHOOK_AUTH_HEADER", "");
-    vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecret);
+    vi.stubEnv("INVITE_WEBHOOK_SECRET", inviteSecretForTests);
     // The working twin: the same wave, set up right, is queued.
     const good = file("good.txt", `# the chefs of the first wave\n${phones[0]}\n\n(212) 555-0101\n`);
     expect(await invite("send", "--phones", good, "--wave", "w")).toMatchObject({
@@ -171,20 +167,27 @@ describe("npm run invite", () => {
       refusedByCode: {},
       waitingFor: [],
       receiver: null,
+      response: { queued: 2, texted: 0, opened: 0, stopped: 0, failed: 0 },
     });
-    expect((await invite("status")).stdout).toMatch(/Every wave:\n {2}queued +4\n/);
+    expect((await invite("status")).stdout).toMatch(
+      /Every wave:\n {2}Queued 4, Texted 0, Opened 0, Stopped 0, Failed 0\n {2}queued +4\n/,
+    );
 
     const jsonl = (await invite("export", "--format", "jsonl")).stdout
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
     const csv = parse((await invite("export")).stdout, { columns: true }) as Record<string, string>[];
-    expect(jsonl.map((row) => [row.phone, row.wave, row.state, row.text])).toStrictEqual([
-      [phones[0], "w", "queued", smsTexts.invitation(link)],
-      [phones[1], "w", "queued", smsTexts.invitation(link)],
-      [phones[2], "second", "queued", smsTexts.invitation(link)],
-      [phones[3], "second", "queued", smsTexts.invitation(link)],
+    // Each text with a link of its own on the site.
+    const sent = smsTexts.invitation("https://sous.example/i/CODE");
+    const withCode = (text: string) => text.replace(/\/i\/[\w-]{12} /, "/i/CODE ");
+    expect(jsonl.map((row) => [row.phone, row.wave, row.state, withCode(row.text)])).toStrictEqual([
+      [phones[0], "w", "queued", sent],
+      [phones[1], "w", "queued", sent],
+      [phones[2], "second", "queued", sent],
+      [phones[3], "second", "queued", sent],
     ]);
+    expect(new Set(jsonl.map((row) => row.text)).size).toBe(4);
     expect(csv.map((row) => [row.id, row.phone, row.consent_id, row.text])).toStrictEqual(
       jsonl.map((row) => [row.id, row.phone, row.consent_id, row.text]),
     );
@@ -208,7 +211,7 @@ describe("npm run invite", () => {
     const shown = await commandOutput(consentCommand, ["show", phones[2]!]);
     expect(shown.stdout).toMatch(new RegExp(`launch invitation msg_[\\w-]+  wave second  cancelled`));
     expect(shown.stdout).toContain(`relying on consent ${records[2]}`);
-    expect(shown.stdout).toContain(`text        "${smsTexts.invitation(link)}"`);
+    expect(withCode(shown.stdout)).toContain(`text        "${sent}"`);
     const json = JSON.parse((await commandOutput(consentCommand, ["show", phones[2]!, "--json"])).stdout);
     expect(json.invitations).toEqual([
       expect.objectContaining({ wave: "second", state: "cancelled", consent_id: records[2] }),

@@ -160,6 +160,8 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
     const status = await waveStatus(store, await existingWave(store, values));
     if (values.json) return print(JSON.stringify(status, null, 2));
     print(status.wave ? `Wave ${status.wave}:` : "Every wave:");
+    const { queued, texted, opened, stopped, failed } = status.response;
+    print(`  Queued ${queued}, Texted ${texted}, Opened ${opened}, Stopped ${stopped}, Failed ${failed}`);
     const width = Math.max(...Object.values(waveStateLabels).map((label) => label.length));
     for (const state of invitationStates) {
       const extra =

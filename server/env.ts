@@ -1,7 +1,6 @@
 import "server-only";
 import { defaultStudioCredit } from "@/lib/studio";
 import { forms, formNames, type FormName } from "@/lib/forms";
-import { invitationLinkMax, isOneSegment, smsTexts } from "@/lib/sms/program";
 import { isSupportedCountry, type CountryCode } from "libphonenumber-js/min";
 import { parse as parseConnectionString } from "pg-connection-string";
 import { z } from "zod";
@@ -209,17 +208,6 @@ const hours = withDefault(
     }),
 );
 
-const invitationLink = optional(
-  z
-    .url({ protocol: /^https$/, error: "must be an https:// URL" })
-    .refine((url) => url.length <= invitationLinkMax, {
-      error: `must be ${invitationLinkMax} characters or fewer, so the invitation stays one SMS segment`,
-    })
-    .refine((url) => url.length > invitationLinkMax || isOneSegment(smsTexts.invitation(url)), {
-      error: "must hold only GSM-7 characters (no ~, {, }, [, ], \\, ^ or |), so the invitation stays one SMS segment",
-    }),
-);
-
 const envSchema = z.object({
   // OUTBOX_DIR, its name before the database, is read when it is unset.
   DATA_DIR: withDefault(z.string().default("data")),
@@ -292,8 +280,8 @@ const envSchema = z.object({
   VERCEL: flag,
   ENABLE_VERCEL_ANALYTICS: flag,
 
-  // The launch invitations: the link their text gives, their pace and their sending hours.
-  INVITE_URL: invitationLink,
+  // The launch invitations: where their link leads, their pace and their sending hours.
+  INVITE_URL: optional(z.url({ protocol: /^https$/, error: "must be an https:// URL" })),
   INVITE_PER_MINUTE: count(60, 6_000),
   INVITE_HOURS: hours,
   // Set by `npm start` (scripts/start.mjs), never by an operator: the header carrying the socket's address.
@@ -396,3 +384,7 @@ export const sendsInClear = (url: string) => {
  */
 export const sendRefusesUnsigned = ({ secrets, auth }: Pick<WebhookSettings, "secrets" | "auth">) =>
   !secrets?.length && !auth;
+
+/** Where the invitations go, where their link leads, and the site's address that link is on: all three set. */
+export const invitationsConfigured = (env: Pick<ServerEnv, "invite" | "SITE_URL" | "VERCEL_PROJECT_PRODUCTION_URL">) =>
+  Boolean(env.invite.webhook.url && env.invite.link && (env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL));

@@ -4,7 +4,7 @@ import { waveErrorCodes, waveErrorOf } from "./wave-errors";
 describe("a wave's refusal, in words", () => {
   it("says each code a send or a cancel refuses with, as a sentence", () => {
     expect([...waveErrorCodes].sort()).toStrictEqual(
-      ["count", "exists", "name", "plan", "unknown", "unset", "unsigned"].sort(),
+      ["count", "exists", "long", "name", "plan", "unknown", "unset", "unsigned"].sort(),
     );
     for (const code of waveErrorCodes) expect(waveErrorOf(code), code).toMatch(/^[A-Z].+\.$/);
   });

@@ -6,8 +6,9 @@ const waveErrors = new Map([
   ["exists", "A wave of that name exists already: a name is used once. Nothing was queued."],
   [
     "unset",
-    "INVITE_WEBHOOK_URL or INVITE_URL is not set: the invitations would have nowhere to go. Nothing was queued.",
+    "INVITE_WEBHOOK_URL, INVITE_URL or SITE_URL is not set: the invitations would have nowhere to go. Nothing was queued.",
   ],
+  ["long", "SITE_URL is too long for the invitation's link to fit its one text. Nothing was queued."],
   [
     "unsigned",
     "INVITE_WEBHOOK_SECRET (or INVITE_WEBHOOK_AUTH_HEADER) is not set: the invitations would go out unsigned. Set it (docs/webhooks.md). Nothing was queued.",

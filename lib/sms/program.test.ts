@@ -33,7 +33,7 @@ describe("the SMS program's texts", () => {
     const row = (label: string) => kit.match(new RegExp(`^\\| ${label}[^|]* \\| (.+?) *\\|$`, "m"))?.[1];
     expect(row("Welcome")).toBe(smsTexts.welcome);
     expect(row("Sample 1 \\(customer care: the early-access notice\\)")).toBe(
-      smsTexts.invitation("https://sous.example/start"),
+      smsTexts.invitation("https://sous.example/i/q3Vx8LmN0aZe"),
     );
     expect(row("HELP reply")).toBe(smsTexts.help("support@example.com"));
     expect(row("STOP reply")).toBe(smsTexts.stop);

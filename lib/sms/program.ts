@@ -44,8 +44,8 @@ export const smsTexts = {
     `Sous early access: customer-care & task-reminder texts. Msg frequency varies. Msg & data rates may apply. Help: ${supportEmail}. Reply STOP to cancel.`,
   stop: "Sous: You're unsubscribed and will get no more messages. To rejoin, reply START, then sign up again on our website.",
   /**
-   * The launch invitation (`npm run invite`), with the operator's link
-   * (INVITE_URL): the customer-care notice the chef asked for ("We'll text
+   * The launch invitation (`npm run invite`), with its own link on the site
+   * (SITE_URL/i/CODE): the customer-care notice the chef asked for ("We'll text
    * when your spot opens"), informational, never an offer
    * (docs/decisions/0012-invitation-is-a-status-notice.md).
    */

@@ -1,7 +1,7 @@
 import "server-only";
 import {
   consentStates,
-  lastRevokedAt,
+  lastRevocations,
   leadIdsOfNumber,
   recordRenewal,
   recordRevocation,
@@ -53,6 +53,6 @@ export function renewConsent(store: Store, renewal: Renewal) {
 
 /** A number's leads, as its consent records name them, and when its consent was last revoked (-1: never). */
 export async function leadsOfNumber(store: Store, phone: string) {
-  const [ids, revokedAt] = await Promise.all([leadIdsOfNumber(store, phone), lastRevokedAt(store, phone)]);
-  return { ids, revokedAt: revokedAt ?? -1 };
+  const [ids, revoked] = await Promise.all([leadIdsOfNumber(store, phone), lastRevocations(store, [phone])]);
+  return { ids, revokedAt: revoked.get(phone) ?? -1 };
 }

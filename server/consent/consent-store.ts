@@ -96,13 +96,20 @@ export async function phonesOfLeads({ db }: Store, leadIds: readonly string[]) {
   return rows.map((row) => row.phone);
 }
 
-export async function lastRevokedAt({ db }: Store, phone: string) {
-  const row = await db
-    .selectFrom("consent_revocations")
-    .select((eb) => eb.fn.max("revoked_at").as("at"))
-    .where("phone", "=", phone)
-    .executeTakeFirst();
-  return row?.at === null || row?.at === undefined ? undefined : Number(row.at);
+/** Each number's latest revocation, for those that have one. */
+export async function lastRevocations({ db }: Store, phones: readonly string[]) {
+  const at = new Map<string, number>();
+  // Under SQLite's 999 bound parameters.
+  for (let start = 0; start < phones.length; start += 450) {
+    const rows = await db
+      .selectFrom("consent_revocations")
+      .select((eb) => ["phone", eb.fn.max("revoked_at").as("at")])
+      .where("phone", "in", phones.slice(start, start + 450))
+      .groupBy("phone")
+      .execute();
+    for (const row of rows) at.set(row.phone, Number(row.at));
+  }
+  return at;
 }
 
 export const revocationChannels = ["sms", "email", "other"] as const;

@@ -50,12 +50,13 @@ export function viewersShare(chef: Chef) {
       lead: { id, receiver, state, created_at, delivered_at },
       attempts,
     })),
-    invitations: chef.invitations.map(({ id, wave, state, created_at, delivered_at }) => ({
+    invitations: chef.invitations.map(({ id, wave, state, created_at, delivered_at, opened_at }) => ({
       id,
       wave,
       state,
       created_at,
       delivered_at,
+      opened_at,
     })),
   };
 }

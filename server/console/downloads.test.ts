@@ -31,7 +31,7 @@ async function filled() {
     await signUp(store, "+14155550101", 3_000);
     await signUp(store, "+14155550103", 4_000);
     await revokeConsent(store, { phone: "+14155550103", channel: "sms", source: "workflow", at: 5_000 });
-    await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 6_000 });
+    await queueWave(store, { name: "first", selection: { next: 2 }, text: () => "Hi", now: 6_000 });
     const quote = { name: "Julia", email: "julia@example.com", message: "=1+1, and more" };
     await insertLead(store, waitlistLead("+1", { receiver: "contact", state: "held", payload: JSON.stringify(quote) }));
   }

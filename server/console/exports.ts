@@ -3,6 +3,7 @@ import { consentForms } from "@/lib/forms";
 import {
   consentRecords,
   consentStates,
+  lastRevocations,
   type ConsentRecord,
   type ConsentState,
   type RenewalRecord,
@@ -39,6 +40,9 @@ const invitationColumns = [
   "queued_at",
   "claimed_at",
   "answered_at",
+  "texted_at",
+  "opened_at",
+  "stopped_at",
   "answer",
   "carrier_code",
   "attempts",
@@ -48,7 +52,7 @@ const invitationColumns = [
   "waiting_until",
 ] as const;
 
-export const exportRow = (row: InvitationRow) => ({
+const exportRow = (row: InvitationRow, lastRevokedAt: number | undefined) => ({
   id: row.id,
   wave: row.wave,
   position: row.position,
@@ -59,6 +63,13 @@ export const exportRow = (row: InvitationRow) => ({
   queued_at: iso(row.created_at),
   claimed_at: iso(row.claimed_at),
   answered_at: iso(row.delivered_at),
+  texted_at: row.state === "texted" ? iso(row.delivered_at) : null,
+  opened_at: iso(row.opened_at),
+  // A STOP (or another revocation) after the text, as the console's Stopped counts it.
+  stopped_at:
+    row.state === "texted" && lastRevokedAt !== undefined && lastRevokedAt >= row.delivered_at!
+      ? isoAt(lastRevokedAt)
+      : null,
   answer: row.answer,
   carrier_code: row.carrier_code,
   attempts: row.attempts,
@@ -68,8 +79,18 @@ export const exportRow = (row: InvitationRow) => ({
   waiting_until: row.state === "waiting" ? iso(row.next_attempt_at) : null,
 });
 
+/** A row each: the invitation as kept, with when it was texted, opened and followed by a STOP. */
+export async function invitationRows(store: Store, filter: { wave?: string; phone?: string }) {
+  const invitations = await listInvitations(store, filter);
+  const revoked = await lastRevocations(
+    store,
+    invitations.map((row) => row.phone),
+  );
+  return invitations.map((row) => exportRow(row, revoked.get(row.phone)));
+}
+
 export async function invitationExport(store: Store, { wave }: { wave?: string } = {}): Promise<Export> {
-  return { columns: invitationColumns, rows: (await listInvitations(store, { wave })).map(exportRow) };
+  return { columns: invitationColumns, rows: await invitationRows(store, { wave }) };
 }
 
 const consentRow = (record: ConsentRecord) => ({

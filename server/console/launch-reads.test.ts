@@ -26,8 +26,8 @@ describe.each(["sqlite", "postgres"] as const)("what the console reads of the la
     const phones = ["+12125550101", "+12125550102", "+12125550103"];
     for (const [i, phone] of phones.entries())
       await recordConsent(store, { evidence: plainEvidence(phone, disclosure), leadId: newWebhookId(), at: 1_000 + i });
-    await queueWave(store, { name: "first", selection: { next: 1 }, text: "Hi", now: 10_000 });
-    await queueWave(store, { name: "second", selection: { all: true }, text: "Hi", now: 20_000 });
+    await queueWave(store, { name: "first", selection: { next: 1 }, text: () => "Hi", now: 10_000 });
+    await queueWave(store, { name: "second", selection: { all: true }, text: () => "Hi", now: 20_000 });
     await cancelWaveNamed(store, { name: "second", by: { actor: "owner@sous.example", via: "console" } as Actor });
 
     const waves = await wavesWithStatus(store);

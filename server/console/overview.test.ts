@@ -82,9 +82,9 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       at: now - 100 * 86_400_000,
       putsInForce: false,
     });
-    await queueWave(store, { name: "w", selection: { next: 1 }, text: "Hi", now });
+    await queueWave(store, { name: "w", selection: { next: 1 }, text: () => "Hi", now });
     await updateInvitations(store.db, { state: "texted" });
-    await queueWave(store, { name: "w2", selection: { next: 1 }, text: "Hi", now });
+    await queueWave(store, { name: "w2", selection: { next: 1 }, text: () => "Hi", now });
     await insertLead(store, waitlistLead(phones[0]!, { state: "dead" }));
 
     const seen = await overview(store);

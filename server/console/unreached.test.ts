@@ -12,6 +12,7 @@ const configured = {
   CONTACT_WEBHOOK_URL: "https://n8n.example/webhook/contact",
   INVITE_WEBHOOK_URL: "https://n8n.example/webhook/invite",
   INVITE_URL: "https://app.example/join",
+  SITE_URL: "https://sous.example",
   ALERT_WEBHOOK_URL: "https://chat.example/hook",
 };
 const stub = (env: Record<string, string>) => {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
 import { consentForms, formNames } from "@/lib/forms";
-import { INVITATIONS, type ServerEnv } from "@/server/env";
+import { INVITATIONS, invitationsConfigured, type ServerEnv } from "@/server/env";
 import { failingReceivers } from "@/server/outbox/alert-store";
 import { openCounts } from "@/server/outbox/outbox-store";
 
@@ -40,8 +40,7 @@ export async function unreached(store: Store, env: ServerEnv): Promise<string[]>
     const count = form === INVITATIONS ? (counts.get(form)?.pending.count ?? 0) : waiting(form);
     if (count) sentences.push(`The ${form} workflow is failing since ${utc(since)}: ${count} to send again.`);
   }
-  if (!env.webhooks[INVITATIONS].url || !env.invite.link)
-    sentences.push("Invitations are not configured: no wave can be sent yet.");
+  if (!invitationsConfigured(env)) sentences.push("Invitations are not configured: no wave can be sent yet.");
   if (!env.ALERT_WEBHOOK_URL) sentences.push("Alerts are off: nobody is told when deliveries fail.");
   return sentences;
 }

@@ -52,7 +52,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await signUp(store, "+14155550102", 2_000);
     await signUp(store, "+14155550103", 3_000);
     // The wave takes the oldest two; the first is texted, the second still queued.
-    await queueWave(store, { name: "first", selection: { next: 2 }, text: "Hi", now: 4_000 });
+    await queueWave(store, { name: "first", selection: { next: 2 }, text: () => "Hi", now: 4_000 });
     await updateInvitations(store.db, { state: "texted" }, { phone: "+14155550101" });
     const invited = async (invitation: Parameters<typeof waitlistPage>[2]["invitation"]) =>
       phones(await waitlistPage(store, owner(), { invitation }));
@@ -159,7 +159,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
 
     // Another chef, and a wave that invites both: the page holds this chef's invitation alone.
     await signUp(store, "+14155550199", 7_000);
-    await queueWave(store, { name: "chef-page", selection: { next: 2 }, text: "Hi", now: 8_000 });
+    await queueWave(store, { name: "chef-page", selection: { next: 2 }, text: () => "Hi", now: 8_000 });
 
     const { rows } = await waitlistPage(store, owner(), {});
     const chef = await chefOf(store, rows.find((row) => row.phone === "+14155550142")!.key);
@@ -205,7 +205,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         sender: "visitor",
       })
       .execute();
-    await queueWave(store, { name: "viewers", selection: { next: 1 }, text: "Hi Ada, Sous is open", now: 8_000 });
+    await queueWave(store, { name: "viewers", selection: { next: 1 }, text: () => "Hi Ada, Sous is open", now: 8_000 });
     const [row] = (await waitlistPage(store, owner(), {})).rows;
     const chef = (await chefOf(store, row!.key))!;
     // The owner's record holds the evidence the viewer's must not.
@@ -235,7 +235,14 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         attempts: id === lead.id ? [expect.objectContaining({ number: 1, status: 200, sender: "visitor" })] : [],
       })),
       invitations: [
-        { id: chef.invitations[0]!.id, wave: "viewers", state: "queued", created_at: 8_000, delivered_at: null },
+        {
+          id: chef.invitations[0]!.id,
+          wave: "viewers",
+          state: "queued",
+          created_at: 8_000,
+          delivered_at: null,
+          opened_at: null,
+        },
       ],
     });
     expect(share.consents.map((record) => record.consented_at)).toStrictEqual([1_000, 6_000]);

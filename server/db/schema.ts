@@ -144,6 +144,10 @@ export type InvitationsTable = {
   claimed_at: number | null;
   answer: string | null;
   carrier_code: string | null;
+  /** Its link's code (SITE_URL/i/CODE); none before links were the site's own. */
+  code: string | null;
+  /** When a person's browser first followed its link. */
+  opened_at: number | null;
 };
 
 /** The earliest time the next invitation may be claimed, across every instance. */

@@ -87,7 +87,7 @@ export function insertWave(
       .limit(1)
       .executeTakeFirst();
     let queued = 0;
-    // 8 columns a row: 100 rows a statement stays under SQLite's 999 bound parameters.
+    // 7 columns a row: 100 rows a statement stays under SQLite's 999 bound parameters.
     for (let start = 0; start < invitations.length; start += 100) {
       const batch = invitations.slice(start, start + 100);
       const phones = batch.map((invitation) => invitation.phone);
@@ -208,10 +208,21 @@ export function cancelWave(store: Store, name: string, now: number) {
   });
 }
 
-/** By state (a refusal by its carrier code), and how many were retried after a failure. */
+/** Only the first: two opens at once count once. */
+export async function markOpened({ db }: Store, id: string, at: number) {
+  const { numUpdatedRows } = await db
+    .updateTable("invitations")
+    .set({ opened_at: at })
+    .where("id", "=", id)
+    .where("opened_at", "is", null)
+    .executeTakeFirst();
+  return numUpdatedRows > 0n;
+}
+
+/** By state (a refusal by its carrier code), how many were retried after a failure, and how many were opened. */
 export async function invitationCounts(store: Store, wave?: string) {
   const ids = wave === undefined ? idsIn(store, INVITATIONS, invitationStates) : ofWave(store, wave);
-  const [counts, refusals] = await Promise.all([
+  const [counts, refusals, opened] = await Promise.all([
     countsOf(store, ids),
     store.db
       .selectFrom("invitations")
@@ -220,22 +231,30 @@ export async function invitationCounts(store: Store, wave?: string) {
       .$if(wave !== undefined, (query) => query.where("wave", "=", wave!))
       .groupBy("carrier_code")
       .execute(),
+    store.db
+      .selectFrom("invitations")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("opened_at", "is not", null)
+      .$if(wave !== undefined, (query) => query.where("wave", "=", wave!))
+      .executeTakeFirstOrThrow(),
   ]);
   return {
     states: counts.map(({ state, count }) => ({ state: state as InvitationState, count })),
     retrying: counts.filter((row) => row.state === "queued" && row.attempted).reduce((sum, row) => sum + row.count, 0),
     refusals: refusals.map((row) => ({ carrierCode: row.carrier_code, count: Number(row.count) })),
+    opened: Number(opened.count),
   };
 }
 
 export async function listInvitations(
   store: Store,
-  filter: { wave?: string; phone?: string; state?: InvitationState } = {},
+  filter: { wave?: string; phone?: string; code?: string; state?: InvitationState } = {},
 ): Promise<InvitationRow[]> {
   const chosen = store.db
     .selectFrom("invitations")
     .$if(filter.wave !== undefined, (query) => query.where("wave", "=", filter.wave!))
     .$if(filter.phone !== undefined, (query) => query.where("phone", "=", filter.phone!))
+    .$if(filter.code !== undefined, (query) => query.where("code", "=", filter.code!))
     .$if(filter.state !== undefined, (query) => query.where("id", "in", idsIn(store, INVITATIONS, [filter.state!])));
   const [invitations, outbox] = await Promise.all([chosen.selectAll().execute(), rowsOf(store, chosen.select("id"))]);
   const delivery = new Map(outbox.map((row) => [row.id, row]));

@@ -118,7 +118,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // Its working twin: while GB is on the list, the number from abroad is planned with the member.
     expect((await planWave(store, { phones: all })).chosen.map((entry) => entry.phone)).toStrictEqual([member, abroad]);
     expect(
-      await queueWave(store, { name: `${engine}-abroad`, selection: { phones: [abroad] }, text, now: afternoon }),
+      await queueWave(store, {
+        name: `${engine}-abroad`,
+        selection: { phones: [abroad] },
+        text: () => text,
+        now: afternoon,
+      }),
     ).toMatchObject({ queued: 1 });
 
     vi.stubEnv("WAITLIST_PHONE_COUNTRIES", "US,CA");
@@ -145,7 +150,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await revokeConsent(store, { phone: revoked!, channel: "sms", source: "workflow", at: afternoon - 500 });
     await signUp(store, invited!, afternoon - 5_000);
     expect(
-      await queueWave(store, { name: `${engine}-early`, selection: { phones: [invited!] }, text, now: afternoon }),
+      await queueWave(store, {
+        name: `${engine}-early`,
+        selection: { phones: [invited!] },
+        text: () => text,
+        now: afternoon,
+      }),
     ).toMatchObject({ queued: 1 });
     const unknown = `+1212${block}100099`;
 
@@ -157,7 +167,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const queued = await queueWave(store, {
       name: `${engine}-w1`,
       selection: { phones: [third!, first!, second!, revoked!, invited!, unknown] },
-      text,
+      text: () => text,
       now: afternoon,
     });
     expect(queued?.queued).toBe(3);
@@ -172,14 +182,19 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       await queueWave(store, {
         name: `${engine}-w2`,
         selection: { phones: [first!, second!, third!] },
-        text,
+        text: () => text,
         now: afternoon,
       }),
     ).toMatchObject({ queued: 0 });
     // A wave with nobody to text is none: its name stays free (nothing was recorded under it).
     expect(await waveNamed(store, `${engine}-w2`)).toBeUndefined();
     expect(
-      await queueWave(store, { name: `${engine}-w1`, selection: { phones: [unknown] }, text, now: afternoon }),
+      await queueWave(store, {
+        name: `${engine}-w1`,
+        selection: { phones: [unknown] },
+        text: () => text,
+        now: afternoon,
+      }),
     ).toBeUndefined();
   });
 
@@ -191,7 +206,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // One number came back with a START after a STOP: its consent rests on the START.
     await revokeConsent(store, { phone: phones[3]!, channel: "sms", source: "workflow", at: afternoon - 5_000 });
     await recordRenewal(store, { phone: phones[3]!, messageId: newWebhookId(), at: afternoon - 4_000 });
-    await queueWave(store, { name: `${engine}-stop`, selection: { phones }, text, now: afternoon });
+    await queueWave(store, { name: `${engine}-stop`, selection: { phones }, text: () => text, now: afternoon });
     await revokeConsent(store, { phone: phones[1]!, channel: "sms", source: "workflow" });
 
     await drain(store);
@@ -235,7 +250,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-outage`,
       selection: { phones: [refusedNumber!, waiting!] },
-      text,
+      text: () => text,
       now: afternoon,
     });
     receiver.outage(true);
@@ -276,7 +291,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     for (const [i, areaCode] of order.entries()) await signUp(store, phoneOf(areaCode), afternoon - 10_000 + i);
     const dawn = Date.parse("2026-11-27T11:00:00Z"); // 6:00 in New York, 3:00 in Los Angeles
     vi.setSystemTime(dawn);
-    await queueWave(store, { name: `${engine}-hours`, selection: { phones: order.map(phoneOf) }, text, now: dawn });
+    await queueWave(store, {
+      name: `${engine}-hours`,
+      selection: { phones: order.map(phoneOf) },
+      text: () => text,
+      now: dawn,
+    });
     expect(await pass(store)).toMatchObject({ waiting: 6, texted: 0 });
     const localHour = (zone: string, at: number) =>
       Number(new Intl.DateTimeFormat("en-US", { timeZone: zone, hour: "numeric", hourCycle: "h23" }).format(at));
@@ -328,7 +348,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const two = engine === "postgres" ? await open(engine) : one;
     const phones = numbers("7", 12);
     for (const [i, phone] of phones.entries()) await signUp(one, phone, afternoon - 10_000 + i);
-    await queueWave(one, { name: `${engine}-pace`, selection: { phones }, text, now: Date.now() });
+    await queueWave(one, { name: `${engine}-pace`, selection: { phones }, text: () => text, now: Date.now() });
     const summaries = await Promise.all([pass(one, 20_000), pass(two, 20_000)]);
     expect(summaries[0]!.texted + summaries[1]!.texted).toBe(12);
     expect(receiver.texted(phones)).toHaveLength(12);
@@ -356,7 +376,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-silent-${prefix}`,
       selection: { phones: [phone!] },
-      text,
+      text: () => text,
       now: afternoon,
     });
     expect(await pass(store)).toMatchObject({ retrying: 1, texted: 0 });
@@ -381,8 +401,13 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const store = await open(engine);
     const [a, b, c] = numbers("4", 3);
     for (const phone of [a, b, c]) await signUp(store, phone!, afternoon - 1_000);
-    await queueWave(store, { name: `${engine}-cancel`, selection: { phones: [a!, b!] }, text, now: afternoon });
-    await queueWave(store, { name: `${engine}-kept`, selection: { phones: [c!] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-cancel`,
+      selection: { phones: [a!, b!] },
+      text: () => text,
+      now: afternoon,
+    });
+    await queueWave(store, { name: `${engine}-kept`, selection: { phones: [c!] }, text: () => text, now: afternoon });
     expect(await cancelInvitations(store, `${engine}-cancel`)).toStrictEqual({
       cancelled: 2,
       givenBack: 2,
@@ -405,7 +430,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const honolulu = [`+18085${block}50101`, `+18085${block}50102`];
     const wave = [nyFirst!, honolulu[0]!, nySecond!, honolulu[1]!];
     for (const [index, phone] of [...wave, tried!].entries()) await signUp(store, phone, afternoon - 10_000 + index);
-    await queueWave(store, { name: `${engine}-hawaii`, selection: { phones: wave }, text, now: afternoon });
+    await queueWave(store, { name: `${engine}-hawaii`, selection: { phones: wave }, text: () => text, now: afternoon });
     await drain(store);
     expect(
       receiver
@@ -422,7 +447,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     // The working twin of "planned again": before the cancel, the two waiting are invited already.
     expect(await planWave(store, { phones: wave })).toMatchObject({ chosen: [], leftOut: { invited: 4 } });
     // One more wave, tried once in an outage, then cancelled with the first.
-    await queueWave(store, { name: `${engine}-tried`, selection: { phones: [tried!] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-tried`,
+      selection: { phones: [tried!] },
+      text: () => text,
+      now: afternoon,
+    });
     receiver.outage(true);
     await pass(store);
     receiver.outage(false);
@@ -444,7 +474,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       await queueWave(store, {
         name: `${engine}-hawaii-2`,
         selection: { phones: [...wave, tried!] },
-        text,
+        text: () => text,
         now: afternoon + 1,
       }),
     ).toMatchObject({ queued: 2 });
@@ -469,7 +499,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
       await signUp(store, phone, afternoon - 10_000 + index);
     // A wrong INVITE_WEBHOOK_SECRET: the workflow's check answers 401 before any text, two rounds, then the schedule is spent.
     receiver.checkSignature("whsec_" + Buffer.from("the-secret-the-workflow-checks!!").toString("base64"));
-    await queueWave(store, { name: `${engine}-401`, selection: { phones: [refusedThenSpent!] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-401`,
+      selection: { phones: [refusedThenSpent!] },
+      text: () => text,
+      now: afternoon,
+    });
     for (const at of [afternoon, afternoon + 90_000]) {
       vi.setSystemTime(at);
       await pass(store);
@@ -478,7 +513,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-401-cancelled`,
       selection: { phones: [refusedThenCancelled!] },
-      text,
+      text: () => text,
       now: afternoon + 90_001,
     });
     // Due now, however little time the pass before took.
@@ -495,7 +530,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-503`,
       selection: { phones: [unreachable!] },
-      text,
+      text: () => text,
       now: afternoon + 90_003,
     });
     for (const at of [afternoon + 90_004, afternoon + 180_000]) {
@@ -519,7 +554,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-401-again`,
       selection: { phones: [refusedThenSpent!, refusedThenCancelled!, unreachable!] },
-      text,
+      text: () => text,
       now: afternoon + 180_001,
     });
     vi.setSystemTime(afternoon + 180_002);
@@ -539,7 +574,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-flight`,
       selection: { phones: [sent!, failing!, refused!] },
-      text,
+      text: () => text,
       now: afternoon,
     });
     const rows = await listInvitations(store, { wave: `${engine}-flight` });
@@ -597,13 +632,13 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-open-1`,
       selection: { phones: phones.slice(0, 3) },
-      text,
+      text: () => text,
       now: afternoon,
     });
     await queueWave(store, {
       name: `${engine}-open-2`,
       selection: { phones: phones.slice(3) },
-      text,
+      text: () => text,
       now: afternoon + 60_000,
     });
     const set = (phone: string, change: { state: InvitationState; attempts?: number }) =>
@@ -638,7 +673,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const store = await open(engine);
     const [phone] = numbers("9", 1);
     await signUp(store, phone!, afternoon - 1_000);
-    await queueWave(store, { name: `${engine}-spent`, selection: { phones: [phone!] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-spent`,
+      selection: { phones: [phone!] },
+      text: () => text,
+      now: afternoon,
+    });
     receiver.outage(true);
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
@@ -678,7 +718,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const store = await open(engine);
     const phones = numbers("10", 5);
     for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
-    await queueWave(store, { name: `${engine}-pause`, selection: { phones }, text, now: afternoon });
+    await queueWave(store, { name: `${engine}-pause`, selection: { phones }, text: () => text, now: afternoon });
     receiver.outage(true);
     vi.spyOn(console, "warn").mockImplementation(() => {});
     expect(await pass(store)).toMatchObject({ retrying: 3 });
@@ -704,7 +744,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const store = await open(engine);
     const phones = numbers("11", 2);
     for (const phone of phones) await signUp(store, phone, afternoon - 1_000);
-    await queueWave(store, { name: `${engine}-budget`, selection: { phones }, text, now: afternoon });
+    await queueWave(store, { name: `${engine}-budget`, selection: { phones }, text: () => text, now: afternoon });
     const began = performance.now();
     // One a minute: the second slot is a minute away, past a 2 s budget; the pass does not wait for it.
     expect(await pass(store, 2_000)).toMatchObject({ texted: 1, budgetSpent: true });
@@ -744,7 +784,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
         next_attempt_at: afternoon,
       })
       .execute();
-    await queueWave(store, { name: `${engine}-nowhere`, selection: { phones: [nowhere] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-nowhere`,
+      selection: { phones: [nowhere] },
+      text: () => text,
+      now: afternoon,
+    });
     expect(await pass(store)).toMatchObject({ skipped: 1, failed: 1, texted: 0 });
     expect((await listInvitations(store, { phone: tied })).map((row) => [row.state, row.last_failure])).toStrictEqual([
       ["skipped", "consent none"],
@@ -760,7 +805,12 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const [phone] = numbers("13", 1);
     await signUp(store, phone!, afternoon - 1_000);
     receiver.refuse(phone!, null);
-    await queueWave(store, { name: `${engine}-nocode`, selection: { phones: [phone!] }, text, now: afternoon });
+    await queueWave(store, {
+      name: `${engine}-nocode`,
+      selection: { phones: [phone!] },
+      text: () => text,
+      now: afternoon,
+    });
     expect(await pass(store)).toMatchObject({ refused: 1 });
     expect((await listInvitations(store, { phone }))[0]).toMatchObject({
       state: "refused",
@@ -776,7 +826,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-lost`,
       selection: { phones: [textedPhone!, failed!] },
-      text,
+      text: () => text,
       now: afternoon,
     });
     const rows = await listInvitations(store, { wave: `${engine}-lost` });
@@ -822,14 +872,14 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     await queueWave(store, {
       name: `${engine}-first`,
       selection: { phones: phones.slice(0, 460) },
-      text,
+      text: () => text,
       now: afternoon,
     });
     const plan = await planWave(store, { phones });
     expect(plan.chosen).toHaveLength(60);
     expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0, country: 0 });
     expect(
-      await queueWave(store, { name: `${engine}-rest`, selection: { phones }, text, now: afternoon }),
+      await queueWave(store, { name: `${engine}-rest`, selection: { phones }, text: () => text, now: afternoon }),
     ).toMatchObject({ queued: 60 });
     expect(await listInvitations(store, { wave: `${engine}-first` })).toHaveLength(460);
     expect(
@@ -847,7 +897,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     const store = await open(engine);
     const [old] = numbers("5", 1);
     await signUp(store, old!, 1_000);
-    await queueWave(store, { name: `${engine}-old`, selection: { phones: [old!] }, text, now: 2_000 });
+    await queueWave(store, { name: `${engine}-old`, selection: { phones: [old!] }, text: () => text, now: 2_000 });
     expect(await forgetOldInvitations(store, 1_999)).toBe(0);
     expect(await forgetOldInvitations(store, 2_001)).toBe(1);
     expect(await listInvitations(store, { phone: old })).toStrictEqual([]);

@@ -1,35 +1,20 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { adviceFor } from "@/server/outbox/alerts";
-import { recordConsent } from "@/server/consent/consent-store";
-import { disclosureOf } from "@/server/consent/disclosure";
 import { database } from "@/server/db/connect";
-import { newWebhookId } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
-import { plainEvidence } from "@/tests/support/waitlist-lead";
 import type { Actor } from "@/server/operators/operators";
+import { consentsFor, stubInvitationSettings } from "@/tests/support/invitation-settings";
 import { cancelWaveNamed, isWaveName, launchWave, WaveError, waveStatus } from "./launch";
 
 // As the console's guard would make it for this operator.
 const by = { actor: "founder@sous.example", via: "console" } as Actor;
 const store = async () => database(readEnv());
-const disclosure = disclosureOf("I agree to receive recurring automated texts. Reply STOP to cancel.");
 // Fictional numbers of New York, in sign-up order.
 const phones = Array.from({ length: 4 }, (_, i) => `+1212555020${i}`);
 
-beforeAll(async () => {
-  for (const [i, phone] of phones.entries())
-    await recordConsent(await store(), {
-      evidence: plainEvidence(phone, disclosure),
-      leadId: newWebhookId(),
-      at: 1_000 + i,
-    });
-});
-beforeEach(() => {
-  vi.stubEnv("INVITE_WEBHOOK_URL", "http://127.0.0.1:9/invite");
-  vi.stubEnv("INVITE_WEBHOOK_SECRET", "whsec_" + Buffer.from("invite-secret-for-tests-32-bytes").toString("base64"));
-  vi.stubEnv("INVITE_URL", "https://sous.example/start");
-});
+beforeAll(async () => consentsFor(await store(), phones));
+beforeEach(() => stubInvitationSettings());
 
 /** What launchWave refused with: its code and words, or "queued". */
 const refusal = (promise: Promise<unknown>) =>
@@ -50,12 +35,15 @@ describe("sending a wave", () => {
   it("is refused, naming each setting missing, when the invitations would have nowhere to go; nothing queued", async () => {
     vi.stubEnv("INVITE_WEBHOOK_URL", "");
     vi.stubEnv("INVITE_URL", "");
+    vi.stubEnv("SITE_URL", "");
     expect(await refusal(launchWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toStrictEqual({
       code: "unset",
       message:
-        "not set: INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them), INVITE_URL (the link " +
-        "the invitation text gives); nothing was queued",
+        "not set: INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them), INVITE_URL (where " +
+        "the invitation's link leads), SITE_URL (the site's address, which the link is on); nothing was queued",
     });
+    // On Vercel its production domain is the site's address.
+    vi.stubEnv("VERCEL_PROJECT_PRODUCTION_URL", "sous.example");
     vi.stubEnv("INVITE_URL", "https://sous.example/start");
     expect(await refusal(launchWave(await store(), { name: "nowhere", selection: { next: 1 }, by }))).toMatchObject({
       code: "unset",

@@ -1,13 +1,21 @@
 import "server-only";
-import { smsTexts } from "@/lib/sms/program";
+import { invitationLinkMax, isOneSegment, smsTexts } from "@/lib/sms/program";
 import { adviceFor } from "@/server/outbox/alerts";
 import { receiverFailure } from "@/server/outbox/alert-store";
 import type { Store } from "@/server/db/connect";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
 import { INVITATIONS, readEnv, sendRefusesUnsigned } from "@/server/env";
 import { invitationCounts, listInvitations } from "@/server/invitations/invitation-store";
-import { cancelInvitations, queueWave, whyWaiting, type WaveSelection } from "@/server/invitations/waves";
+import {
+  cancelInvitations,
+  newInvitationCode,
+  queueWave,
+  whyWaiting,
+  type WaveSelection,
+} from "@/server/invitations/waves";
+import { siteUrl } from "@/server/site-settings";
 import { insertActivity } from "@/server/operators/activity-store";
+import { lastRevocations } from "@/server/consent/consent-store";
 import type { Actor } from "@/server/operators/operators";
 
 /**
@@ -22,7 +30,7 @@ export class WaveError extends Error {
   constructor(
     message: string,
     /** What went wrong, for a page to say it again without the words in its address. */
-    readonly code: "unset" | "unsigned" | "exists" | "unknown" | "count",
+    readonly code: "unset" | "long" | "unsigned" | "exists" | "unknown" | "count",
   ) {
     super(message);
   }
@@ -36,7 +44,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /**
  * Queues a wave named `name` (used once) for the numbers `selection` picks,
  * checked again at send time; refused when the invitations have nowhere to
- * go (INVITE_WEBHOOK_URL, INVITE_URL), would go unsigned without `unsigned`,
+ * go (INVITE_WEBHOOK_URL, INVITE_URL, SITE_URL), would go unsigned without `unsigned`,
  * or when the plan the queue makes does not text the `count` the operator typed.
  */
 export async function launchWave(
@@ -49,12 +57,22 @@ export async function launchWave(
     by,
   }: { name: string; selection: WaveSelection; count?: number; unsigned?: boolean; by: Actor },
 ) {
-  const settings = readEnv().invite;
+  const env = readEnv();
+  const settings = env.invite;
   const missing = [
     ...(settings.webhook.url ? [] : ["INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them)"]),
-    ...(settings.link ? [] : ["INVITE_URL (the link the invitation text gives)"]),
+    ...(settings.link ? [] : ["INVITE_URL (where the invitation's link leads)"]),
+    ...(env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL
+      ? []
+      : ["SITE_URL (the site's address, which the link is on)"]),
   ];
   if (missing.length) throw new WaveError(`not set: ${missing.join(", ")}; nothing was queued`, "unset");
+  const linkOf = (code: string) => `${siteUrl().origin}/i/${code}`;
+  if (!isOneSegment(smsTexts.invitation(linkOf(newInvitationCode()))))
+    throw new WaveError(
+      `SITE_URL is too long for the invitation to stay one SMS segment: its link, ${linkOf("CODE")} with a 12-character code, must be ${invitationLinkMax} characters at most; nothing was queued`,
+      "long",
+    );
   if (sendRefusesUnsigned(settings.webhook) && !unsigned)
     throw new WaveError(
       "INVITE_WEBHOOK_SECRET is not set, nor INVITE_WEBHOOK_AUTH_HEADER: the invitations would go out unsigned, and " +
@@ -65,7 +83,7 @@ export async function launchWave(
   const queued = await queueWave(store, {
     name,
     selection,
-    text: smsTexts.invitation(settings.link!),
+    text: (code) => smsTexts.invitation(linkOf(code)),
     now: Date.now(),
     count,
   });
@@ -98,10 +116,31 @@ export const waveStateLabels: Record<InvitationState, string> = {
   cancelled: "cancelled",
 };
 
+/** Texted invitations whose number replied STOP (or revoked otherwise) after the text was answered. */
+async function stoppedAfterTexted(store: Store, wave: string | undefined) {
+  const texted = await listInvitations(store, { wave, state: "texted" });
+  const revoked = await lastRevocations(
+    store,
+    texted.map((row) => row.phone),
+  );
+  return texted.filter((row) => (revoked.get(row.phone) ?? -1) >= (row.delivered_at ?? Infinity)).length;
+}
+
 export async function waveStatus(store: Store, wave: string | undefined) {
-  const { states, retrying, refusals } = await invitationCounts(store, wave);
+  const [{ states, retrying, refusals, opened }, stopped] = await Promise.all([
+    invitationCounts(store, wave),
+    stoppedAfterTexted(store, wave),
+  ]);
   const counts = Object.fromEntries(invitationStates.map((state) => [state, 0])) as Record<InvitationState, number>;
   for (const row of states) counts[row.state] += row.count;
+  // The launch's response, in the order a founder reads it: every invitation the wave queued, then what became of it.
+  const response = {
+    queued: Object.values(counts).reduce((sum, count) => sum + count, 0),
+    texted: counts.texted,
+    opened,
+    stopped,
+    failed: counts.refused + counts.failed,
+  };
   const refusedByCode: Record<string, number> = {};
   for (const row of refusals)
     refusedByCode[row.carrierCode ?? "unknown"] = (refusedByCode[row.carrierCode ?? "unknown"] ?? 0) + row.count;
@@ -126,6 +165,7 @@ export async function waveStatus(store: Store, wave: string | undefined) {
     : null;
   return {
     wave: wave ?? null,
+    response,
     counts,
     retrying,
     refusedByCode,

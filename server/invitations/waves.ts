@@ -1,4 +1,5 @@
 import "server-only";
+import { randomBytes } from "node:crypto";
 import { canonicalPhone } from "@/lib/forms/phone";
 import { consentStandings } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
@@ -45,10 +46,19 @@ export async function planWave(store: Store, selection: WaveSelection): Promise<
   return { chosen: eligible.slice(0, size), later: Math.max(0, eligible.length - size), leftOut };
 }
 
+/** 72 random bits in 12 characters of base64url: a link of its own for each invitation, naming no one. */
+export const newInvitationCode = () => randomBytes(9).toString("base64url");
+
 /** Nothing queued (`counted: false`) when the plan does not choose the `count` the operator typed. */
 export async function queueWave(
   store: Store,
-  wave: { name: string; selection: WaveSelection; text: string; now: number; count?: number | undefined },
+  wave: {
+    name: string;
+    selection: WaveSelection;
+    text: (code: string) => string;
+    now: number;
+    count?: number | undefined;
+  },
 ) {
   if (await waveNamed(store, wave.name)) return undefined;
   const plan = await planWave(store, wave.selection);
@@ -57,14 +67,18 @@ export async function queueWave(
   const queued = await insertWave(
     store,
     { name: wave.name, at: wave.now },
-    plan.chosen.map(({ phone, consentId }, position) => ({
-      id: newWebhookId(),
-      phone,
-      wave: wave.name,
-      position,
-      consent_id: consentId,
-      text: wave.text,
-    })),
+    plan.chosen.map(({ phone, consentId }, position) => {
+      const code = newInvitationCode();
+      return {
+        id: newWebhookId(),
+        phone,
+        wave: wave.name,
+        position,
+        consent_id: consentId,
+        code,
+        text: wave.text(code),
+      };
+    }),
   );
   if (queued === undefined) return undefined;
   await store.durable();

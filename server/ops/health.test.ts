@@ -355,7 +355,7 @@ describe("GET /api/health while the invitations' workflow refuses the site's sig
     for (const phone of phones)
       await recordConsent(store, { evidence: webConsent(phone), leadId: newWebhookId(), at: afternoon - 60_000 });
     const text = smsTexts.invitation("https://sous.example/start");
-    await queueWave(store, { name: "wrong-secret", selection: { phones }, text, now: afternoon });
+    await queueWave(store, { name: "wrong-secret", selection: { phones }, text: () => text, now: afternoon });
     // Its working twin, before: nothing fails yet.
     expect((await health(`Bearer ${token}`)).status).toBe(200);
 
@@ -420,7 +420,7 @@ describe("GET /api/health while the invitations' workflow refuses the site's sig
     const phone = "+12125557199";
     await recordConsent(store, { evidence: webConsent(phone), leadId: newWebhookId(), at: afternoon - 60_000 });
     const text = smsTexts.invitation("https://sous.example/start");
-    await queueWave(store, { name: "spent", selection: { phones: [phone] }, text, now: afternoon });
+    await queueWave(store, { name: "spent", selection: { phones: [phone] }, text: () => text, now: afternoon });
     expect(await invitationPass(store, readEnv(), { budgetMs: 10_000 })).toMatchObject({
       failed: 1,
     });

@@ -261,7 +261,7 @@ describe("the invitations' probe", () => {
     await queueWave(theStore, {
       name: `probe-${wave}`,
       selection: { phones },
-      text: smsTexts.invitation("https://sous.example/start"),
+      text: () => smsTexts.invitation("https://sous.example/start"),
       now: at,
     });
     for (const second of [0, 2]) await invitationsAt(seconds(second));

@@ -402,7 +402,7 @@ describe("the launch invitations, in the scheduled pass", () => {
     await queueWave(db, {
       name: `schedule-${counter}`,
       selection: { phones: [phone] },
-      text: "Sous: test",
+      text: () => "Sous: test",
       now: Date.now(),
     });
     return phone;

@@ -85,6 +85,7 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
       "0017-session-browser",
       "0018-one-outbox",
       "0019-send-budget",
+      "0020-invitation-opens",
     ];
     expect(names.rows.map((row) => row.name)).toStrictEqual(committed);
     expect(Object.keys(migrations)).toStrictEqual(committed);

@@ -41,6 +41,8 @@ const consolePaths = new Set([
   "/console/waitlist/search",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
+// An invitation's link (app/i/[code]): the route itself answers an unknown code as an unknown page.
+const invitationLink = /^\/i\/[^/]+$/;
 
 /** Whether a path is the console's, where middleware gives every page a nonce and the console's headers. */
 export const isConsolePath = (pathname: string) => pathname === "/console" || pathname.startsWith("/console/");
@@ -54,6 +56,7 @@ export function isKnownPath(pathname: string) {
     routePaths.has(pathname) ||
     consolePaths.has(pathname) ||
     consoleKeyed.test(pathname) ||
+    invitationLink.test(pathname) ||
     frameworkPrefixes.some((prefix) => pathname.startsWith(prefix))
   );
 }

@@ -4,11 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { BrowserContext, Page } from "@playwright/test";
-import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
-import { testDatabase } from "../support/lead-rows";
+import { invitationLinkOf, testDatabase } from "../support/lead-rows";
 import { n8nLines, startN8n, type N8nServer } from "../support/n8n-server";
 import { postSignupWithoutScript, startNextServer } from "../support/next-server";
 import { numberUnder, openPrefix, specCountries, specHours } from "../support/open-zone";
@@ -110,7 +109,7 @@ test.afterAll(async () => {
 const invited = () =>
   twilio
     .accepted()
-    .filter((message) => message.body === smsTexts.invitation(inviteLink))
+    .filter((message) => invitationLinkOf(message.body, site))
     .map((message) => message.to);
 
 /** `npm run <script> -- …` on the server's database, as an operator with a shell runs it. */
@@ -119,6 +118,17 @@ async function run(script: string, ...args: string[]) {
     env: { ...process.env, ...env },
   });
   return stdout;
+}
+
+/** A chef's STOP as Twilio posts it to n8n's inbound workflow, which answers Twilio and then calls the site. */
+async function textStop(phone: string) {
+  const stop = await postIncomingSms(
+    inboundUrl,
+    n8n.webhookUrl(webhookPaths.incoming),
+    { From: phone, Body: "STOP", OptOutType: "STOP" },
+    { authToken: twilio.authToken, accountSid: twilio.accountSid },
+  );
+  expect(stop.status).toBe(200);
 }
 
 async function wave(page: Page, name: string) {
@@ -193,13 +203,7 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   await page.goto(`${page.url()}&queued=5000`);
   await expect(page.getByRole("status").first()).toContainText("Wave launch-1 queued: 21 invitations.");
   // The last of them texts STOP while the wave waits its turn: Twilio posts it to n8n, n8n calls the site.
-  const stop = await postIncomingSms(
-    inboundUrl,
-    n8n.webhookUrl(webhookPaths.incoming),
-    { From: phones[20]!, Body: "STOP", OptOutType: "STOP" },
-    { authToken: twilio.authToken, accountSid: twilio.accountSid },
-  );
-  expect(stop.status).toBe(200);
+  await textStop(phones[20]!);
   // n8n answers Twilio first and calls the site's revoke route after: recorded within the wave's first 20 s, before
   // the last number's turn (a failure here is the STOP's trip, not the wave).
   const siteDb = testDatabase({ dataDir });
@@ -336,5 +340,114 @@ test("with JavaScript off, an owner sends a wave of 3 that reaches texted 3; a n
   expect(await page.locator("main").textContent()).not.toMatch(
     new RegExp(later.map((phone) => phone.slice(2)).join("|")),
   );
+  await context.close();
+});
+
+test("each invitation's link is the site's own: previews, a HEAD and unknown codes count nothing, a phone's browser counts once and lands on INVITE_URL with its code, and the console reads Texted 3, Opened 1, Stopped 1", async ({
+  browser,
+}) => {
+  // The fourth chef of the test before, and two more.
+  const chefs = [numberUnder(zone.prefix, 724), numberUnder(zone.prefix, 725), numberUnder(zone.prefix, 726)];
+  for (const [index, phone] of chefs.slice(1).entries()) {
+    const posted = await postSignupWithoutScript(
+      `http://127.0.0.1:${new URL(site).port}`,
+      { phone, name: "Chef", consent: "on" },
+      { "x-forwarded-for": `10.77.2.${index + 1}` },
+    );
+    expect(posted.url).toBe("/sent/waitlist");
+  }
+  const context = await browser.newContext({ storageState: ownerState });
+  const page = await context.newPage();
+  await page.goto(`${site}/console/invitations?plan=next&next=3`);
+  await page.getByLabel("The wave's name").fill("launch-3");
+  await page.getByLabel(/^Type how many it texts/).fill("3");
+  await page.getByRole("button", { name: "Send the wave" }).click();
+  await expect(page.getByRole("status").first()).toContainText("Wave launch-3 queued: 3 invitations.");
+  await textedReaches(page, "launch-3", 3, 60_000);
+
+  // Each text's link: on the site's host, one of its own.
+  const linkTo = (phone: string) =>
+    twilio
+      .accepted()
+      .filter((message) => message.to === phone)
+      .map((message) => invitationLinkOf(message.body, site))
+      .find(Boolean)!;
+  const links = chefs.map(linkTo);
+  expect(links.every((link) => link?.startsWith(`${site}/i/`))).toBe(true);
+  expect(new Set(links).size).toBe(3);
+
+  // As the messaging app fetches a preview when the text arrives: answered, never counted.
+  const iMessage =
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0";
+  for (const link of links) {
+    const preview = await fetch(link, { headers: { "user-agent": iMessage }, redirect: "manual" });
+    expect(preview.status).toBe(303);
+  }
+  const phone =
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+  const head = await fetch(links[1]!, { method: "HEAD", headers: { "user-agent": phone }, redirect: "manual" });
+  expect(head.status).toBe(303);
+  // A code nobody was sent, and the code of the first wave's invitation skipped for a STOP: the site's unknown page.
+  const siteDb = testDatabase({ dataDir });
+  let skippedCode: string;
+  let firstChef: string;
+  try {
+    firstChef = (
+      await siteDb
+        .selectFrom("invitations")
+        .select("consent_id")
+        .where("phone", "=", chefs[0]!)
+        .executeTakeFirstOrThrow()
+    ).consent_id;
+    const skipped = await siteDb
+      .selectFrom("invitations")
+      .select("code")
+      .where("phone", "=", phones[20]!)
+      .executeTakeFirst();
+    skippedCode = skipped!.code!;
+  } finally {
+    await siteDb.destroy();
+  }
+  for (const code of ["AAAAAAAAAAAA", skippedCode]) {
+    const unknown = await fetch(`${site}/i/${code}`, { headers: { "user-agent": phone }, redirect: "manual" });
+    expect(unknown.status, code).toBe(404);
+    expect(await unknown.text()).toContain("<main");
+  }
+
+  // The first chef opens it twice in their phone's browser: sent on to INVITE_URL with the code, counted once. That
+  // host is not reached from here: the browser's request to it is what shows where the link led.
+  const phoneContext = await browser.newContext({ userAgent: phone });
+  const chef = await phoneContext.newPage();
+  const code = links[0]!.slice(`${site}/i/`.length);
+  for (let open = 0; open < 2; open += 1) {
+    const [landing] = await Promise.all([
+      chef.waitForRequest((request) => request.url().startsWith(new URL(inviteLink).origin)),
+      chef.goto(links[0]!).catch(() => undefined),
+    ]);
+    expect(landing.url()).toBe(`${inviteLink}?invite=${code}`);
+    expect(landing.redirectedFrom()?.url()).toBe(links[0]);
+  }
+  await phoneContext.close();
+
+  // The third texts STOP, through Twilio and the workflow, after their invitation.
+  await textStop(chefs[2]!);
+
+  const row = page.getByRole("row", { name: /^launch-3 / });
+  await expect(async () => {
+    await page.goto(`${site}/console/invitations`);
+    await expect(row.getByRole("cell")).toHaveText(["3", "3", "1", "1", "0"], { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+  const header = page.getByRole("table", { name: /How each wave went/ }).getByRole("columnheader");
+  await expect(header).toHaveText(["Wave", "Queued", "Texted", "Opened", "Stopped", "Failed"]);
+
+  // The first chef's page: texted and opened times.
+  await page.goto(`${site}/console/chefs/${firstChef}`);
+  const invitation = page.locator("section", { has: page.locator("#invitation") });
+  for (const fact of ["Texted", "Opened"])
+    await expect(invitation.locator("dt", { hasText: fact }).locator("+ dd")).toHaveText(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC$/,
+    );
+  const status = JSON.parse(await run("invite", "status", "--wave", "launch-3", "--json"));
+  expect(status.response).toStrictEqual({ queued: 3, texted: 3, opened: 1, stopped: 1, failed: 0 });
   await context.close();
 });

@@ -630,12 +630,14 @@ test("deliveries, with JavaScript off: an owner browses, redelivers a failed sig
   for (const [path, form] of [
     ["/console/invitations/send", { plan: "next", next: "1", name: "viewers-wave", count: "1" }],
     ["/console/invitations/cancel", { name: "viewers-wave" }],
+    ["/console/quotes/handle", { id: dora }],
+    ["/console/deliveries/decide", { group: "1415555-1765000000000", do: "release" }],
   ] as const)
     expect(
       (await viewer.post(`${site}${path}`, { form, headers: { Origin: site }, maxRedirects: 0 })).status(),
       path,
     ).toBe(403);
-  for (const kind of ["waitlist", "consents", "invitations"])
+  for (const kind of ["waitlist", "quotes", "consents", "invitations"])
     expect((await viewer.get(`${site}/console/exports/${kind}`)).status(), kind).toBe(403);
   expect(tables()).toStrictEqual(tablesBefore);
   await stranger.close();
@@ -947,6 +949,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     "/console",
     "/console?days=30",
     "/console/waitlist",
+    "/console/quotes",
     `/console/chefs/${finn.id}`,
     "/console/deliveries",
     `/console/deliveries/confirm-drop?id=${finn.lead_id}`,
@@ -956,10 +959,17 @@ test("every console URL without a session, with an idle or a worn-out session, w
     "/console/activity",
     "/console/passkeys",
   ];
-  const downloads = ["/console/exports/waitlist", "/console/exports/consents", "/console/exports/invitations"];
+  const downloads = [
+    "/console/exports/waitlist",
+    "/console/exports/quotes",
+    "/console/exports/consents",
+    "/console/exports/invitations",
+  ];
   const actions: Array<[string, Record<string, string>]> = [
     ["/console/deliveries/redeliver", { id: finn.lead_id }],
     ["/console/deliveries/drop", { id: finn.lead_id, confirm: "drop" }],
+    ["/console/deliveries/decide", { group: "1415555-1765000000000", do: "release" }],
+    ["/console/quotes/handle", { id: finn.lead_id }],
     ["/console/invitations/send", { plan: "next", next: "1", name: "never-sent", count: "1" }],
     ["/console/invitations/cancel", { name: "launch-1" }],
     ["/console/passkeys/remove", { id: "not-a-passkey" }],

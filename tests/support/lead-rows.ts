@@ -4,6 +4,7 @@ import { SQLite } from "@/server/db/sqlite-driver";
 import { Kysely, PostgresDialect, SqliteDialect, type Updateable } from "kysely";
 import pg from "pg";
 import { invitationStates, type Database, type InvitationState, type OutboxTable } from "@/server/db/schema";
+import { smsTexts } from "@/lib/sms/program";
 
 /** The servers' database, opened from a test as an operator with `sqlite3` or `psql` would: the servers made the tables. */
 export function testDatabase(target: { dataDir: string } | { databaseUrl: string }) {
@@ -19,6 +20,14 @@ export function testDatabase(target: { dataDir: string } | { databaseUrl: string
  * of all): what `npm run invite -- status` counts, read from the table, so a
  * spec can poll it without starting a process for each look.
  */
+/** The link an SMS gives when it is the invitation's text with a link of its own on `origin`; else undefined. */
+export function invitationLinkOf(body: string, origin: string) {
+  const [before, after] = smsTexts.invitation("\n").split("\n") as [string, string];
+  const link = body.slice(before.length, body.length - after.length);
+  const own = link.startsWith(`${origin}/i/`) && /^[\w-]{12}$/.test(link.slice(`${origin}/i/`.length));
+  return body.startsWith(before) && body.endsWith(after) && own ? link : undefined;
+}
+
 export async function invitationCounts(db: Kysely<Database>, wave?: string) {
   const rows = await db
     .selectFrom("outbox")

@@ -8,7 +8,7 @@ import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
 import { waveStateLabels } from "@/server/invitations/launch";
-import { readEnv } from "@/server/env";
+import { invitationsConfigured, readEnv } from "@/server/env";
 
 export const metadata: Metadata = { title: "Invitations" };
 
@@ -23,6 +23,8 @@ const one = (value: string | string[] | undefined) => (typeof value === "string"
  * and who it leaves out and why, as `npm run invite -- plan` does; send it by
  * typing its name and its count; each wave's live status; cancel one.
  */
+const responseColumns = ["Wave", "Queued", "Texted", "Opened", "Stopped", "Failed"];
+
 export default async function InvitationsPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console/invitations");
   const { operator, store } = signed;
@@ -35,8 +37,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   // A banner names a wave; what it says of it is read from the database, so a link can report nothing untrue.
   const sent = waves.find((wave) => wave.name === one(query.sent));
   const cancelled = waves.find((wave) => wave.name === one(query.cancelled) && wave.cancelledAt !== null);
-  const { invite } = readEnv();
-  const configured = Boolean(invite.webhook.url && invite.link);
+  const configured = invitationsConfigured(readEnv());
 
   return (
     <ConsoleFrame signed={signed} current="/console/invitations" title="Invitations">
@@ -111,8 +112,9 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
             ) : null}
             {owner && plan.chosen.length && !configured ? (
               <p id="send-off" className="mt-6 font-semibold">
-                Sending is off until invitations are configured: the workflow that texts them and the link they give are
-                not both set (the operator&apos;s guide, under Inviting the waitlist, says how).
+                Sending is off until invitations are configured: the workflow that texts them, where their link leads
+                and the site&apos;s address are not all set (the operator&apos;s guide, under Inviting the waitlist,
+                says how).
               </p>
             ) : null}
             {owner && plan.chosen.length ? (
@@ -149,7 +151,35 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
         <h2 id="waves" className="text-xl font-bold">
           Waves
         </h2>
-        {waves.length === 0 ? <p className="mt-2">None yet.</p> : null}
+        {waves.length === 0 ? (
+          <p className="mt-2">None yet.</p>
+        ) : (
+          <div className="mt-3 overflow-x-auto">
+            <table className="text-sm">
+              <caption className="text-left font-semibold">
+                How each wave went: opened counts a link followed from a phone&apos;s browser once, stopped a STOP after
+                the text
+              </caption>
+              <HeaderRow labels={responseColumns} right={responseColumns.slice(1)} />
+              <tbody>
+                {waves.map(({ name, status: { response } }) => (
+                  <tr key={name}>
+                    <th scope="row" className="pr-4 text-left font-normal">
+                      {name}
+                    </th>
+                    {[response.queued, response.texted, response.opened, response.stopped, response.failed].map(
+                      (count, column) => (
+                        <td key={responseColumns[column + 1]} className="pr-4 text-right tabular-nums">
+                          {count}
+                        </td>
+                      ),
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
         {waves.map((wave) => (
           <article key={wave.name} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
             <h3 className="font-semibold">

@@ -18,6 +18,7 @@ import searchByTrigrams from "./0016-search-by-trigrams.json";
 import sessionBrowser from "./0017-session-browser.json";
 import oneOutbox from "./0018-one-outbox.json";
 import sendBudget from "./0019-send-budget.json";
+import invitationOpens from "./0020-invitation-opens.json";
 import { migrationOf, type MigrationSpec } from "./spec";
 
 /** Every migration's spec, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -41,6 +42,7 @@ export const specs: Record<string, MigrationSpec> = {
   "0017-session-browser": sessionBrowser,
   "0018-one-outbox": oneOutbox,
   "0019-send-budget": sendBudget,
+  "0020-invitation-opens": invitationOpens,
 };
 
 /**

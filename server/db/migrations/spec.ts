@@ -27,7 +27,7 @@ export type MigrationSpec = {
 /** New rows take the default; rows already there take this column's value. */
 type Column = { why?: string; spec: string; existingRowsFrom?: string };
 type Table = { why?: string; columns: Record<string, string>; primaryKey?: string[]; indexes?: Record<string, Index> };
-type Index = { why?: string; columns: string[] };
+type Index = { why?: string; columns: string[]; unique?: boolean };
 
 const TYPES: readonly ColumnDataType[] = ["text", "integer", "bigint"];
 
@@ -60,8 +60,10 @@ export function columnOf(spec: string): [ColumnDataType, (column: ColumnDefiniti
 }
 
 async function createIndexes(db: Kysely<unknown>, table: string, indexes: Record<string, Index> = {}) {
-  for (const [name, { columns }] of Object.entries(indexes))
-    await db.schema.createIndex(name).on(table).columns(columns).execute();
+  for (const [name, { columns, unique }] of Object.entries(indexes)) {
+    const index = db.schema.createIndex(name).on(table).columns(columns);
+    await (unique ? index.unique() : index).execute();
+  }
 }
 
 export function migrationOf(spec: MigrationSpec): Migration {

@@ -68,6 +68,7 @@ type InvitationView = {
   state: string;
   created_at: number;
   delivered_at: number | null;
+  opened_at: number | null;
   /** The owner's only: the answer and the text sent. */
   answer?: string | null;
   carrier_code?: string | null;
@@ -86,7 +87,11 @@ function Invitations({ invitations }: { invitations: readonly InvitationView[] }
             ["Wave", invitation.wave],
             ["State", invitation.state],
             ["Queued", `${utc(invitation.created_at)} UTC`],
-            ["Answered", invitation.delivered_at ? `${utc(invitation.delivered_at)} UTC` : "not yet"],
+            [
+              "Texted",
+              invitation.state === "texted" && invitation.delivered_at ? `${utc(invitation.delivered_at)} UTC` : "no",
+            ],
+            ["Opened", invitation.opened_at ? `${utc(invitation.opened_at)} UTC` : "no"],
             ...(invitation.text === undefined
               ? []
               : ([

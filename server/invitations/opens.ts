@@ -1,0 +1,60 @@
+import "server-only";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { notFound } from "next/navigation";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
+import { listInvitations, markOpened } from "./invitation-store";
+
+// Link previews (iMessage's "facebookexternalhit/1.1 Facebot Twitterbot/1.0", WhatsApp's, Telegram's, Slack's…),
+// crawlers, headless browsers and scripts: what fetches a link without a person tapping it.
+const notAPerson =
+  /bot\b|crawl|spider|preview|facebookexternalhit|facebot|whatsapp|skypeuri|google-pagerenderer|googleother|headless|curl|wget|python|okhttp|node-fetch|undici|go-http|java\//i;
+
+/** A person's browser following the link: a GET navigation with a browser's agent, neither a preview nor a prefetch. */
+export function isPersonOpening(request: Request) {
+  const headers = request.headers;
+  const agent = headers.get("user-agent") ?? "";
+  const purpose = `${headers.get("sec-purpose") ?? ""} ${headers.get("purpose") ?? ""} ${headers.get("x-purpose") ?? ""} ${headers.get("x-moz") ?? ""}`;
+  const mode = headers.get("sec-fetch-mode");
+  return (
+    request.method === "GET" &&
+    /^Mozilla\//.test(agent) &&
+    !notAPerson.test(agent) &&
+    !/prefetch|preview/i.test(purpose) &&
+    (mode === null || mode === "navigate")
+  );
+}
+
+const CODE = /^[A-Za-z0-9_-]{12}$/;
+
+// The prerendered not-found page, as a path no route answers gets it; `next dev` has none and renders its own.
+let notFoundPage: string | undefined;
+function unknownPage() {
+  try {
+    notFoundPage ??= readFileSync(path.join(process.cwd(), ".next", "server", "app", "_not-found.html"), "utf8");
+  } catch {
+    notFound();
+  }
+  return new Response(notFoundPage, {
+    status: 404,
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+/**
+ * GET and HEAD /i/CODE: 303 to INVITE_URL with `invite=CODE`, the first time a person opens it recorded (when, never
+ * who). An unknown code, or one whose invitation was never sent (cancelled, skipped), is an unknown page.
+ */
+export async function openInvitation(request: Request, code: string) {
+  if (!CODE.test(code)) return unknownPage();
+  const env = readEnv();
+  const store = await database(env);
+  const [invitation] = await listInvitations(store, { code });
+  if (!invitation || invitation.state === "cancelled" || invitation.state === "skipped") return unknownPage();
+  if (isPersonOpening(request)) await markOpened(store, invitation.id, Date.now());
+  const target = new URL(env.invite.link ?? siteUrl().origin);
+  target.searchParams.set("invite", code);
+  return new Response(null, { status: 303, headers: { location: target.href, "cache-control": "no-store" } });
+}
