@@ -19,6 +19,7 @@ import { commandActorAs } from "@/server/operators/operators";
 import { toCsv } from "@/server/console/csv";
 import { consentExport, invitationRows, recordExport, timeline, type History } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
+import { refusalWords } from "@/server/invitations/launch";
 
 const usage = `Usage:
   npm run consent -- show PHONE [--json]        every consent record, revocation and START of a number (any spelling), with the text shown
@@ -83,7 +84,7 @@ function printInvitations(print: Print, invitations: Awaited<ReturnType<typeof i
       );
     if (invitation.answered_at)
       print(
-        `  answered    ${invitation.answered_at}: ${invitation.answer}${invitation.carrier_code ? `, carrier code ${invitation.carrier_code}` : ""}`,
+        `  answered    ${invitation.answered_at}: ${invitation.state === "refused" ? refusalWords(invitation.carrier_code) : invitation.state}`,
       );
     if (invitation.opened_at) print(`  opened      ${invitation.opened_at}`);
     if (invitation.stopped_at) print(`  stopped     ${invitation.stopped_at}`);

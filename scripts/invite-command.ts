@@ -9,7 +9,14 @@ import { readEnv, type ServerEnv } from "@/server/env";
 import { waveNamed } from "@/server/invitations/invitation-store";
 import { planWave, type WavePlan, type WaveSelection } from "@/server/invitations/waves";
 import { toCsv } from "@/server/console/csv";
-import { cancelWaveNamed, isWaveName, launchWave, waveStateLabels, waveStatus } from "@/server/invitations/launch";
+import {
+  cancelWaveNamed,
+  isWaveName,
+  launchWave,
+  refusalWords,
+  waveStateLabels,
+  waveStatus,
+} from "@/server/invitations/launch";
 import { invitationExport, recordExport } from "@/server/console/exports";
 import { commandActorAs } from "@/server/operators/operators";
 import { jsonSafe, safeSinks } from "./safe-output";
@@ -169,7 +176,7 @@ const commands: Record<string, (run: Run) => Promise<void>> = {
           ? `  (${status.retrying} retried after a failure)`
           : state === "refused" && status.counts.refused
             ? `  (${Object.entries(status.refusedByCode)
-                .map(([code, n]) => `${code}: ${n}`)
+                .map(([code, n]) => `${refusalWords(code === "unknown" ? null : code)}: ${n}`)
                 .join(", ")})`
             : state === "waiting" && status.waitingFor.length
               ? `  (${status.waitingFor.map((group) => `${group.count} until ${group.until} in ${group.zones.join(", ")}`).join("; ")})`

@@ -1,8 +1,9 @@
 import "server-only";
 import type { Store } from "@/server/db/connect";
-import { allWaves } from "@/server/invitations/invitation-store";
+import { allWaves, listInvitations } from "@/server/invitations/invitation-store";
 import type { WaveSelection } from "@/server/invitations/waves";
-import { waveStatus } from "@/server/invitations/launch";
+import { refusalWords, waveStatus } from "@/server/invitations/launch";
+import { maskedPhone } from "./waitlist";
 
 /** The most a console plan names at once: the page lists each number. */
 export const PLAN_MAX = 10_000;
@@ -35,6 +36,12 @@ export async function wavesWithStatus(store: Store) {
       size: Number(wave.size),
       cancelledAt: wave.cancelled_at === null ? null : Number(wave.cancelled_at),
       status: await waveStatus(store, wave.name),
+      // Each number the carrier refused, masked, in words, for its chef's page.
+      refused: (await listInvitations(store, { wave: wave.name, state: "refused" })).map((row) => ({
+        chef: row.consent_id,
+        phone: maskedPhone(row.phone),
+        why: refusalWords(row.carrier_code),
+      })),
     })),
   );
 }

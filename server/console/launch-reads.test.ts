@@ -40,6 +40,15 @@ describe.each(["sqlite", "postgres"] as const)("what the console reads of the la
     expect(waves[0]!.status.counts).toMatchObject({ queued: 0, cancelled: 2 });
     expect(waves[1]!.status.counts).toMatchObject({ queued: 1, cancelled: 0 });
     expect(waves[1]!.status.wave).toBe("first");
+    expect(waves[1]!.refused).toStrictEqual([]);
+
+    // The first wave's number refused by its carrier: listed, masked, in words, for its chef's page.
+    const [invitation] = await store.db.selectFrom("invitations").selectAll().where("wave", "=", "first").execute();
+    await store.db.updateTable("outbox").set({ state: "refused" }).where("id", "=", invitation!.id).execute();
+    await store.db.updateTable("invitations").set({ carrier_code: "21614" }).where("id", "=", invitation!.id).execute();
+    expect((await wavesWithStatus(store))[1]!.refused).toStrictEqual([
+      { chef: invitation!.consent_id, phone: "+1 ••• ••• 0101", why: "not a mobile number" },
+    ]);
   });
 
   it("the last alerts sent, newest first, as many as asked", async () => {

@@ -5,7 +5,7 @@ import { readEnv } from "@/server/env";
 import { activityPage } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 import { consentsFor, stubInvitationSettings } from "@/tests/support/invitation-settings";
-import { cancelWaveNamed, isWaveName, launchWave, WaveError, waveStatus } from "./launch";
+import { cancelWaveNamed, isWaveName, launchWave, refusalWords, WaveError, waveStatus } from "./launch";
 
 // As the console's guard would make it for this operator.
 const by = { actor: "founder@sous.example", via: "console" } as Actor;
@@ -104,6 +104,24 @@ describe("sending a wave", () => {
     const { queued: none } = await launchWave(await store(), { name: "nobody-left", selection: { all: true }, by });
     expect(none.queued).toBe(0);
     expect((await activityPage(await store(), { limit: 1 }))[0]!.id).toBe(before);
+  });
+});
+
+describe("a carrier's refusal", () => {
+  it("reads in words: the codes Twilio gives most, the rest by number", () => {
+    expect(
+      ["21610", "21614", "21211", "30002", "30003", "30008", "30009", "21612", null].map(refusalWords),
+    ).toStrictEqual([
+      "replied STOP",
+      "not a mobile number",
+      "invalid number",
+      "refused by the carrier (code 30002)",
+      "unreachable or filtered",
+      "unreachable or filtered",
+      "refused by the carrier (code 30009)",
+      "refused by the carrier (code 21612)",
+      "refused by the carrier",
+    ]);
   });
 });
 

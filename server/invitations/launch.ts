@@ -126,6 +126,15 @@ async function stoppedAfterTexted(store: Store, wave: string | undefined) {
   return texted.filter((row) => (revoked.get(row.phone) ?? -1) >= (row.delivered_at ?? Infinity)).length;
 }
 
+/** A carrier's refusal in the founder's words: the codes Twilio gives most, the rest by number. */
+export function refusalWords(code: string | null) {
+  if (code === "21610") return "replied STOP";
+  if (code === "21614") return "not a mobile number";
+  if (code === "21211") return "invalid number";
+  if (code !== null && /^3000[3-8]$/.test(code)) return "unreachable or filtered";
+  return code === null ? "refused by the carrier" : `refused by the carrier (code ${code})`;
+}
+
 export async function waveStatus(store: Store, wave: string | undefined) {
   const [{ states, retrying, refusals, opened }, stopped] = await Promise.all([
     invitationCounts(store, wave),

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { Facts, HeaderRow, utc } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
@@ -197,13 +198,20 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ))}
               </tbody>
             </table>
-            {Object.keys(wave.status.refusedByCode).length ? (
-              <p className="mt-2 text-sm">
-                Refused by code:{" "}
-                {Object.entries(wave.status.refusedByCode)
-                  .map(([code, count]) => `${code}: ${count}`)
-                  .join(", ")}
-              </p>
+            {wave.refused.length ? (
+              <>
+                <p className="mt-2 text-sm font-semibold">Refused by the carrier:</p>
+                <ul className="text-sm">
+                  {wave.refused.map((refused) => (
+                    <li key={refused.chef}>
+                      <Link href={`/console/chefs/${refused.chef}`} className="underline">
+                        {refused.phone}
+                      </Link>
+                      : {refused.why}
+                    </li>
+                  ))}
+                </ul>
+              </>
             ) : null}
             {wave.status.receiver ? (
               <p className="mt-2 text-sm font-semibold">

@@ -7,6 +7,7 @@ import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
 import type { SignedIn } from "@/server/operators/operators";
 import { consentWords } from "@/server/console/waitlist";
+import { refusalWords } from "@/server/invitations/launch";
 
 export const metadata: Metadata = { title: "A chef's records" };
 
@@ -95,7 +96,10 @@ function Invitations({ invitations }: { invitations: readonly InvitationView[] }
             ...(invitation.text === undefined
               ? []
               : ([
-                  ["Answer", invitation.answer ?? invitation.carrier_code ?? ""],
+                  [
+                    "Answer",
+                    invitation.state === "refused" ? refusalWords(invitation.carrier_code ?? null) : invitation.state,
+                  ],
                   ["Text", invitation.text],
                 ] as const)),
           ]}
