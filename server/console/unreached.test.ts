@@ -49,10 +49,15 @@ describe.each(["sqlite", "postgres"] as const)("what keeps chefs from being reac
       "Invitations are not configured: no wave can be sent yet.",
       "Alerts are off: nobody is told when deliveries fail.",
     ]);
-    stub({ ...configured, INVITE_URL: "" });
-    expect(await unreached(store, readEnv())).toStrictEqual([
-      "Invitations are not configured: no wave can be sent yet.",
-    ]);
+    for (const unset of ["INVITE_URL", "SITE_URL"]) {
+      stub({ ...configured, [unset]: "" });
+      expect(await unreached(store, readEnv()), unset).toStrictEqual([
+        "Invitations are not configured: no wave can be sent yet.",
+      ]);
+    }
+    // On Vercel its production domain is the site's address.
+    stub({ ...configured, SITE_URL: "", VERCEL_PROJECT_PRODUCTION_URL: "sous.example" });
+    expect(await unreached(store, readEnv())).toStrictEqual([]);
   });
 
   it("names a workflow failing while something of it waits, and since when", async () => {

@@ -210,13 +210,12 @@ export function cancelWave(store: Store, name: string, now: number) {
 
 /** Only the first: two opens at once count once. */
 export async function markOpened({ db }: Store, id: string, at: number) {
-  const { numUpdatedRows } = await db
+  await db
     .updateTable("invitations")
     .set({ opened_at: at })
     .where("id", "=", id)
     .where("opened_at", "is", null)
-    .executeTakeFirst();
-  return numUpdatedRows > 0n;
+    .execute();
 }
 
 /** By state (a refusal by its carrier code), how many were retried after a failure, and how many were opened. */

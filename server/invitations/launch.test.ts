@@ -110,7 +110,9 @@ describe("sending a wave", () => {
 describe("a carrier's refusal", () => {
   it("reads in words: the codes Twilio gives most, the rest by number", () => {
     expect(
-      ["21610", "21614", "21211", "30002", "30003", "30008", "30009", "21612", null].map(refusalWords),
+      ["21610", "21614", "21211", "30002", "30003", "30008", "30009", "130003", "300031", "21612", null].map(
+        refusalWords,
+      ),
     ).toStrictEqual([
       "replied STOP",
       "not a mobile number",
@@ -119,6 +121,8 @@ describe("a carrier's refusal", () => {
       "unreachable or filtered",
       "unreachable or filtered",
       "refused by the carrier (code 30009)",
+      "refused by the carrier (code 130003)",
+      "refused by the carrier (code 300031)",
       "refused by the carrier (code 21612)",
       "refused by the carrier",
     ]);

@@ -131,7 +131,7 @@ export function refusalWords(code: string | null) {
   if (code === "21610") return "replied STOP";
   if (code === "21614") return "not a mobile number";
   if (code === "21211") return "invalid number";
-  if (code !== null && /^3000[3-8]$/.test(code)) return "unreachable or filtered";
+  if (/^3000[3-8]$/.test(String(code))) return "unreachable or filtered";
   return code === null ? "refused by the carrier" : `refused by the carrier (code ${code})`;
 }
 

@@ -16,7 +16,7 @@ import { isPersonOpening, openInvitation } from "./opens";
 const by = { actor: "founder@sous.example", via: "console" } as Actor;
 const store = async () => database(readEnv());
 // Fictional numbers of New York, in sign-up order.
-const phones = Array.from({ length: 5 }, (_, i) => `+1212555030${i}`);
+const phones = Array.from({ length: 7 }, (_, i) => `+1212555030${i}`);
 
 const agents = {
   iMessage:
@@ -74,21 +74,33 @@ describe("an invitation's link", () => {
     const fits = await launchWave(await store(), { name: "fits", selection: { next: 1 }, by });
     expect(fits.queued.queued).toBe(1);
     await cancelWaveNamed(await store(), { name: "fits", by });
-    vi.stubEnv("SITE_URL", `https://${"s".repeat(43 - "https://.example".length)}.example`);
+    const tooLong = `https://${"s".repeat(43 - "https://.example".length)}.example`;
+    vi.stubEnv("SITE_URL", tooLong);
     const refused = await launchWave(await store(), { name: "too-long", selection: { next: 1 }, by }).catch(
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(WaveError);
-    expect(refused).toMatchObject({ code: "long", message: expect.stringMatching(/^SITE_URL is too long/) });
+    expect(refused).toMatchObject({
+      code: "long",
+      message:
+        `SITE_URL is too long for the invitation to stay one SMS segment: its link, ${tooLong}/i/CODE with a ` +
+        "12-character code, must be 57 characters at most; nothing was queued",
+    });
     expect((await waveStatus(await store(), "too-long")).response.queued).toBe(0);
   });
 });
 
 describe("opening it", () => {
   it("counts a person's browser once, never a preview, a HEAD or a prefetch, and sends them on with the code", async () => {
-    await launchWave(await store(), { name: "opens", selection: { next: 3 }, by });
-    const [first, second, third] = await listInvitations(await store(), { wave: "opens" });
+    await launchWave(await store(), { name: "opens", selection: { next: 4 }, by });
+    const [first, second, third, fourth] = await listInvitations(await store(), { wave: "opens" });
     for (const invitation of [first!, second!, third!]) await texted(invitation.id, 50_000);
+    const { db } = await store();
+    await db
+      .updateTable("outbox")
+      .set({ state: "refused", delivered_at: 50_000 })
+      .where("id", "=", fourth!.id)
+      .execute();
     const code = first!.code!;
     const opened = async () => (await listInvitations(await store(), { code }))[0]!.opened_at;
 
@@ -113,26 +125,36 @@ describe("opening it", () => {
     await openInvitation(request(code, agents.android), code);
     expect(await opened()).toBe(at);
 
-    // The third texts STOP after its invitation; the second's number had revoked before it was texted.
-    await recordRevocation(await store(), { phone: second!.phone, channel: "sms", source: "workflow", at: 40_000 });
-    await recordRevocation(await store(), { phone: third!.phone, channel: "sms", source: "workflow", at: 60_000 });
+    // The third texts STOP as its invitation is answered; the second had revoked before it; the fourth, refused by
+    // its carrier, was never texted.
+    const stop = async (phone: string, at: number) =>
+      recordRevocation(await store(), { phone, channel: "sms", source: "workflow", at });
+    await stop(second!.phone, 40_000);
+    await stop(third!.phone, 50_000);
+    await stop(fourth!.phone, 60_000);
     expect((await waveStatus(await store(), "opens")).response).toStrictEqual({
-      queued: 3,
+      queued: 4,
       texted: 3,
       opened: 1,
       stopped: 1,
-      failed: 0,
+      failed: 1,
     });
     const rows = (await invitationExport(await store(), { wave: "opens" })).rows;
     expect(rows.map(({ texted_at, opened_at, stopped_at }) => ({ texted_at, opened_at, stopped_at }))).toStrictEqual([
       { texted_at: new Date(50_000).toISOString(), opened_at: new Date(at!).toISOString(), stopped_at: null },
       { texted_at: new Date(50_000).toISOString(), opened_at: null, stopped_at: null },
-      { texted_at: new Date(50_000).toISOString(), opened_at: null, stopped_at: new Date(60_000).toISOString() },
+      { texted_at: new Date(50_000).toISOString(), opened_at: null, stopped_at: new Date(50_000).toISOString() },
+      { texted_at: null, opened_at: null, stopped_at: null },
     ]);
   });
 
   it("answers an unknown code, or a cancelled invitation's, as an unknown page, and counts nothing", async () => {
     vi.spyOn(process, "cwd").mockReturnValue(project);
+    // One skipped for a STOP before its turn, and one cancelled: neither was sent.
+    await launchWave(await store(), { name: "skipped", selection: { next: 1 }, by });
+    const [skipped] = await listInvitations(await store(), { wave: "skipped" });
+    const { db } = await store();
+    await db.updateTable("outbox").set({ state: "skipped" }).where("id", "=", skipped!.id).execute();
     await launchWave(await store(), { name: "called-off", selection: { next: 1 }, by });
     const [cancelled] = await listInvitations(await store(), { wave: "called-off" });
     await cancelWaveNamed(await store(), { name: "called-off", by });
@@ -142,11 +164,12 @@ describe("opening it", () => {
     });
     mkdirSync(path.join(project, ".next", "server", "app"), { recursive: true });
     writeFileSync(path.join(project, ".next", "server", "app", "_not-found.html"), "<main>Not found</main>");
-    for (const code of ["AAAAAAAAAAAA", "short", cancelled!.code!]) {
+    for (const code of ["AAAAAAAAAAAA", "short", cancelled!.code!, skipped!.code!]) {
       const answer = await openInvitation(request(code, agents.iPhone), code);
       expect(answer.status, code).toBe(404);
       expect(await answer.text()).toBe("<main>Not found</main>");
       expect(answer.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(answer.headers.get("cache-control")).toBe("no-store");
     }
     expect((await listInvitations(await store(), { wave: "called-off" }))[0]!.opened_at).toBeNull();
     // Its twin: a texted one's code is sent on.
@@ -166,6 +189,8 @@ describe("a person opening", () => {
       expect(isPersonOpening(request("x", agent)), agent).toBe(false);
     expect(isPersonOpening(request("x", agents.headless))).toBe(false);
     expect(isPersonOpening(request("x", ""))).toBe(false);
+    // A script that names a browser further on.
+    expect(isPersonOpening(request("x", "Dart/3.2 (dart:io) Mozilla/5.0"))).toBe(false);
     expect(isPersonOpening(request("x", agents.iPhone, { method: "HEAD" }))).toBe(false);
     for (const [name, value] of [
       ["sec-purpose", "prefetch;prerender"],
