@@ -236,6 +236,7 @@ describe("the settings' defaults and bounds, as .env.example documents them", ()
       STUDIO_CREDIT: "Built by Brigade Labs, a small software studio.",
       BUSINESS_POSTAL_ADDRESS: "",
       BUSINESS_SUPPORT_EMAIL: "support@example.com",
+      BUSINESS_TIME_ZONE: "UTC",
       LEGAL_EFFECTIVE_DATE: "2026-11-24",
       WEBHOOK_DEADLINE_MS: 9_000,
       WEBHOOK_ATTEMPT_TIMEOUT_MS: 4_000,
@@ -358,6 +359,7 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     ["WAITLIST_PHONE_COUNTRIES", "US,XX", "must be a two-letter country code, e.g. US"],
     ["PHONE_DEFAULT_COUNTRY", "USA", "must be a two-letter country code, e.g. US"],
     ["BUSINESS_SUPPORT_EMAIL", "support at sous", "must be an email address"],
+    ["BUSINESS_TIME_ZONE", "America/Springfield", "must be a time zone of the IANA database, e.g. America/New_York"],
     ["LEGAL_EFFECTIVE_DATE", "x2026-11-24", "must be a date, YYYY-MM-DD"],
     ["LEGAL_EFFECTIVE_DATE", "2026-11-24x", "must be a date, YYYY-MM-DD"],
     // No scheme at all (the address pasted without it): told as such, not thrown as a bare "Invalid URL".

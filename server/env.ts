@@ -140,6 +140,21 @@ export const businessDefaults = {
   STUDIO_CREDIT: defaultStudioCredit,
 } as const;
 
+const timeZone = z
+  .string()
+  .trim()
+  .refine(
+    (zone) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: "must be a time zone of the IANA database, e.g. America/New_York" },
+  );
+
 /** libpq's form, the socket form included (postgresql://user:pass@/db?host=/run/postgresql), which a WHATWG URL refuses. */
 const postgresUrl = z.string().refine(
   (url) => {
@@ -223,6 +238,8 @@ const envSchema = z.object({
   BUSINESS_SUPPORT_EMAIL: withDefault(
     z.email({ error: "must be an email address" }).default(businessDefaults.BUSINESS_SUPPORT_EMAIL),
   ),
+  // The console's days and weeks.
+  BUSINESS_TIME_ZONE: withDefault(timeZone.default("UTC")),
   LEGAL_EFFECTIVE_DATE: withDefault(
     z
       .string()

@@ -13,12 +13,20 @@ export const metadata: Metadata = { title: "Overview" };
 
 type Search = Promise<{ days?: string | string[] }>;
 
+const spans = [7, 30, 90];
+
+/** A count beside the span before it, as a founder reads it: "+3" or "−2" on it, or the same. */
+const change = (count: number, before: number) =>
+  count === before ? "the same as" : `${count > before ? "+" : "−"}${Math.abs(count - before)} on`;
+
 export default async function OverviewPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console");
   const { store } = signed;
-  const days = (await searchParams).days === "30" ? 30 : 90;
+  const asked = Number((await searchParams).days);
+  const days = spans.includes(asked) ? asked : 30;
+  const zone = readEnv().BUSINESS_TIME_ZONE;
   const [seen, health, alerts] = await Promise.all([
-    overview(store),
+    overview(store, zone),
     checkHealth(readEnv(), { figures: true }),
     lastAlerts(store),
   ]);
@@ -51,8 +59,25 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         <h2 id="signups" className="text-xl font-bold">
           Sign-ups per day
         </h2>
-        <p className="mt-2 flex gap-4">
-          {[30, 90].map((span) => (
+        <dl className="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-3">
+          {(
+            [
+              ["Today", seen.growth.today, "yesterday"],
+              ["This week", seen.growth.thisWeek, "last week by this day"],
+              ["Last week", seen.growth.lastWeek, "the week before"],
+            ] as const
+          ).map(([label, { count, before }, than]) => (
+            <div key={label} className="rounded-lg border border-stone-300 bg-white p-4">
+              <dt className="text-sm">{label}</dt>
+              <dd className="text-2xl font-bold tabular-nums">{count}</dd>
+              <dd className="text-sm">
+                {change(count, before)} {than} ({before})
+              </dd>
+            </div>
+          ))}
+        </dl>
+        <p className="mt-3 flex gap-4">
+          {spans.map((span) => (
             <Link
               key={span}
               href={`/console?days=${span}`}
@@ -63,7 +88,11 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
             </Link>
           ))}
         </p>
-        <SignupsChart days={seen.signups.slice(-days)} title={`Sign-ups per day, the last ${days} days`} />
+        <SignupsChart
+          days={seen.signups.slice(-days)}
+          title={`Sign-ups per day in ${zone}, the last ${days} days`}
+          zone={zone}
+        />
       </section>
       <section aria-labelledby="waiting" className="mt-10">
         <h2 id="waiting" className="text-xl font-bold">

@@ -425,8 +425,9 @@ export async function signedUpPage(
 }
 
 /** Counts only: no number leaves it. */
-export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: number; dayMs: number }) {
-  const [byState, byDay] = await Promise.all([
+/** Numbers by where their consent stands, and first sign-ups since `since` by bucket of `bucketMs`. */
+export async function signedUpCounts({ db }: Store, { since, bucketMs }: { since: number; bucketMs: number }) {
+  const [byState, byBucket] = await Promise.all([
     db
       .selectFrom("consent_standings")
       .select((eb) => ["state", eb.fn.countAll<number | string>().as("count")])
@@ -435,7 +436,7 @@ export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: n
     db
       .selectFrom("consent_standings")
       .select((eb) => [
-        sql<number | string>`cast(first_at / ${dayMs} as integer)`.as("day"),
+        sql<number | string>`cast(first_at / ${bucketMs} as integer)`.as("bucket"),
         eb.fn.countAll<number | string>().as("count"),
       ])
       .where("first_at", ">=", since)
@@ -446,7 +447,7 @@ export async function signedUpCounts({ db }: Store, { since, dayMs }: { since: n
   for (const row of byState) states[row.state] += Number(row.count);
   return {
     states,
-    days: byDay.map((row) => ({ at: Math.floor(Number(row.day)) * dayMs, count: Number(row.count) })),
+    times: byBucket.map((row) => ({ at: Math.floor(Number(row.bucket)) * bucketMs, count: Number(row.count) })),
   };
 }
 

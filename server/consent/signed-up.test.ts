@@ -96,14 +96,14 @@ describe.each(["sqlite", "postgres"] as const)("signed-up numbers worked out in 
     await rebuildStandings(store);
     expect(await store.db.selectFrom("consent_standings").selectAll().orderBy("phone").execute()).toStrictEqual(kept);
 
-    const counts = await signedUpCounts(store, { since: base, dayMs: DAY_MS });
+    const counts = await signedUpCounts(store, { since: base, bucketMs: DAY_MS });
     const count = (state: string) => signedUp.filter(([, standing]) => standing.state === state).length;
     expect(counts.states).toStrictEqual({
       "in force": count("in force"),
       revoked: count("revoked"),
       none: count("none"),
     });
-    expect(counts.days).toStrictEqual([{ at: base, count: signedUp.length }]);
+    expect(counts.times).toStrictEqual([{ at: base, count: signedUp.length }]);
   });
 
   it("filter by standing, by the whole number, by digits and among numbers; page by offset; count what is left", async () => {

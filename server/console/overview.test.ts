@@ -7,7 +7,7 @@ import { queueWave } from "@/server/invitations/waves";
 import { revokeConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { plainEvidence, waitlistLead } from "@/tests/support/waitlist-lead";
-import { overview, perDay } from "./overview";
+import { growth, overview, perDay } from "./overview";
 
 const engines = setupBothEngines();
 
@@ -16,7 +16,7 @@ const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 afterEach(() => vi.useRealTimers());
 
 describe("sign-ups per day", () => {
-  it("counts each time's count on its UTC day, the last N days oldest first, today included, nothing outside", () => {
+  it("counts each time's count on its day in the zone, the last N days oldest first, today included, nothing outside", () => {
     const now = day("2026-11-28") + 15 * 3_600_000;
     const counts = perDay(
       [
@@ -28,7 +28,7 @@ describe("sign-ups per day", () => {
         { at: day("2026-11-25") + 23 * 3_600_000, count: 1 },
         { at: day("2026-11-29"), count: 1 },
       ],
-      { days: 3, now },
+      { days: 3, now, zone: "UTC" },
     );
     expect(counts).toStrictEqual([
       { day: "2026-11-26", count: 1 },
@@ -37,8 +37,48 @@ describe("sign-ups per day", () => {
     ]);
   });
 
+  it("counts on the zone's own days: New York's evening is the next UTC day, Kathmandu's morning the one before", () => {
+    const times = [
+      // 2026-11-28 01:30 UTC: the 27th, 20:30, in New York (UTC-5); the 28th, 07:15, in Kathmandu (UTC+5:45).
+      { at: day("2026-11-28") + 90 * 60_000, count: 1 },
+      // 2026-11-27 18:15 UTC: the 27th in New York; the 28th, 00:00, in Kathmandu.
+      { at: day("2026-11-27") + 18 * 3_600_000 + 15 * 60_000, count: 2 },
+      // 2026-11-27 18:00 UTC: the 27th, 23:45, in Kathmandu.
+      { at: day("2026-11-27") + 18 * 3_600_000, count: 4 },
+    ];
+    const now = day("2026-11-28") + 12 * 3_600_000;
+    expect(perDay(times, { days: 2, now, zone: "America/New_York" })).toStrictEqual([
+      { day: "2026-11-27", count: 7 },
+      { day: "2026-11-28", count: 0 },
+    ]);
+    expect(perDay(times, { days: 2, now, zone: "Asia/Kathmandu" })).toStrictEqual([
+      { day: "2026-11-27", count: 4 },
+      { day: "2026-11-28", count: 3 },
+    ]);
+    // Across a change of the clocks (1 November 2026 in New York), each day is one calendar day.
+    const autumn = perDay([], { days: 3, now: day("2026-11-02") + 12 * 3_600_000, zone: "America/New_York" });
+    expect(autumn.map(({ day }) => day)).toStrictEqual(["2026-10-31", "2026-11-01", "2026-11-02"]);
+  });
+
+  it("reads today, this week from Monday and last week, each beside the same span before it", () => {
+    // 21 days to Wednesday 2026-11-25: a sign-up on day i counts i.
+    const days = Array.from({ length: 21 }, (_, i) => ({
+      day: new Date(day("2026-11-05") + i * 86_400_000).toISOString().slice(0, 10),
+      count: i,
+    }));
+    expect(days.at(-1)!.day).toBe("2026-11-25");
+    // Monday the 23rd is index 18; the week before began on the 16th (11), the one before it on the 9th (4).
+    expect(growth(days)).toStrictEqual({
+      today: { count: 20, before: 19 },
+      thisWeek: { count: 18 + 19 + 20, before: 11 + 12 + 13 },
+      lastWeek: { count: 11 + 12 + 13 + 14 + 15 + 16 + 17, before: 4 + 5 + 6 + 7 + 8 + 9 + 10 },
+    });
+    // On a Monday, this week is today.
+    expect(growth(days.slice(0, 19)).thisWeek).toStrictEqual({ count: 18, before: 11 });
+  });
+
   it("shows every day, those without a sign-up as 0", () => {
-    const counts = perDay([], { days: 90, now: day("2026-11-28") });
+    const counts = perDay([], { days: 90, now: day("2026-11-28"), zone: "UTC" });
     expect(counts).toHaveLength(90);
     expect(counts[0]).toStrictEqual({ day: "2026-08-31", count: 0 });
     expect(counts.at(-1)).toStrictEqual({ day: "2026-11-28", count: 0 });
@@ -87,12 +127,18 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
     await queueWave(store, { name: "w2", selection: { next: 1 }, text: () => "Hi", now });
     await insertLead(store, waitlistLead(phones[0]!, { state: "dead" }));
 
-    const seen = await overview(store);
+    const seen = await overview(store, "UTC");
     expect(seen).toMatchObject({ onList: 4, inForce: 2, revoked: 1, invited: 2, texted: 1 });
     expect(seen.signups).toHaveLength(90);
     // The evidence-only sign-up, 100 days back, is before the chart's first day.
     expect(seen.signups.slice(-3).map(({ count }) => count)).toStrictEqual([1, 1, 1]);
     expect(seen.signups.reduce((sum, { count }) => sum + count, 0)).toBe(3);
+    // Saturday the 28th: one today, one yesterday, three this week and none the week before.
+    expect(seen.growth).toStrictEqual({
+      today: { count: 1, before: 1 },
+      thisWeek: { count: 3, before: 0 },
+      lastWeek: { count: 0, before: 0 },
+    });
     // Invited: every invitation queued or past it, whatever became of it, but one cancelled or skipped.
     for (const [state, invited] of [
       ["waiting", 2],
@@ -102,7 +148,7 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
       ["skipped", 1],
     ] as const) {
       await updateInvitations(store.db, { state }, { wave: "w2" });
-      expect((await overview(store)).invited, state).toBe(invited);
+      expect((await overview(store, "UTC")).invited, state).toBe(invited);
     }
     expect(seen.waiting).toStrictEqual([expect.objectContaining({ form: "waitlist", state: "dead", count: 1 })]);
     // Pending for a redelivery or for the texts budget, told apart; past the day's budget, for the owner.
@@ -110,7 +156,7 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
     await insertLead(store, waitlistLead(phones[2]!, { state: "pending", last_failure: WAITS_FOR_BUDGET }));
     await insertLead(store, waitlistLead(phones[2]!, { state: "pending", last_failure: WAITS_FOR_BUDGET }));
     await insertLead(store, waitlistLead("+12125550104", { state: "awaiting_release" }));
-    expect((await overview(store)).waiting).toStrictEqual([
+    expect((await overview(store, "UTC")).waiting).toStrictEqual([
       { form: "waitlist", state: "pending", count: 1 },
       { form: "waitlist", state: "for the texts budget", count: 2 },
       { form: "waitlist", state: "dead", count: 1 },
