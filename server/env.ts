@@ -140,20 +140,20 @@ export const businessDefaults = {
   STUDIO_CREDIT: defaultStudioCredit,
 } as const;
 
+/** A zone this Node's Intl knows, by its IANA name. */
+export function isTimeZone(zone: string) {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const timeZone = z
   .string()
   .trim()
-  .refine(
-    (zone) => {
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { error: "must be a time zone of the IANA database, e.g. America/New_York" },
-  );
+  .refine(isTimeZone, { error: "must be a time zone of the IANA database, e.g. America/New_York" });
 
 /** libpq's form, the socket form included (postgresql://user:pass@/db?host=/run/postgresql), which a WHATWG URL refuses. */
 const postgresUrl = z.string().refine(

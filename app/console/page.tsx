@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ConsoleFrame } from "@/components/console/console-frame";
+import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { SignupsChart } from "@/components/console/signups-chart";
 import { lastAlerts } from "@/server/outbox/alert-store";
@@ -8,10 +8,12 @@ import { overview } from "@/server/console/overview";
 import { readEnv } from "@/server/env";
 import { checkHealth } from "@/server/ops/health";
 import { requirePageOperator } from "@/server/console/session";
+import { timeZoneOf } from "@/server/operators/operator-store";
 
-export const metadata: Metadata = { title: "Overview" };
+// The layout's title template is for the pages below it, not its own segment's.
+export const metadata: Metadata = { title: { absolute: "Overview | Sous console" } };
 
-type Search = Promise<{ days?: string | string[] }>;
+type Search = Promise<{ days?: string | string[]; done?: string | string[] }>;
 
 const spans = [7, 30, 90];
 
@@ -22,9 +24,11 @@ const change = (count: number, before: number) =>
 export default async function OverviewPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console");
   const { store } = signed;
-  const asked = Number((await searchParams).days);
+  const query = await searchParams;
+  const asked = Number(query.days);
   const days = spans.includes(asked) ? asked : 30;
-  const zone = readEnv().BUSINESS_TIME_ZONE;
+  const zone = (await timeZoneOf(store, signed.operator.id)) ?? readEnv().BUSINESS_TIME_ZONE;
+  const zones = Intl.supportedValuesOf("timeZone");
   const [seen, health, alerts] = await Promise.all([
     overview(store, zone),
     checkHealth(readEnv(), { figures: true }),
@@ -47,6 +51,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
   ] as const;
   return (
     <ConsoleFrame signed={signed} current="/console" title="Overview">
+      {query.done === "unknown-zone" ? <Outcome alert>That is not a time zone this server knows.</Outcome> : null}
       <dl className="mt-6 grid grid-cols-2 gap-4 sm:grid-cols-5">
         {counts.map(([label, value]) => (
           <div key={label} className="rounded-lg border border-stone-300 bg-white p-4">
@@ -76,6 +81,19 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
             </div>
           ))}
         </dl>
+        <form method="post" action="/console/time-zone" className="mt-3 flex flex-wrap items-end gap-3">
+          <label className="flex flex-col">
+            <span className="text-sm font-semibold">Your time zone (days and weeks)</span>
+            <select name="zone" defaultValue={zone} className="rounded-lg border border-stone-400 bg-white px-2 py-1">
+              {(zones.includes(zone) ? zones : [zone, ...zones]).map((name) => (
+                <option key={name}>{name}</option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" className="rounded-lg border border-stone-400 px-3 py-1">
+            Keep it
+          </button>
+        </form>
         <p className="mt-3 flex gap-4">
           {spans.map((span) => (
             <Link

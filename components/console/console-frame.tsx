@@ -62,7 +62,7 @@ export async function ConsoleFrame({
           </form>
         </div>
       </header>
-      <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+      <main id="main" data-console className="mx-auto max-w-6xl px-4 py-8">
         <h1 className="text-2xl font-bold">{title}</h1>
         {warnings.length ? (
           <section

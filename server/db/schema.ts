@@ -166,7 +166,14 @@ export type OutboxPaceTable = {
 export const operatorRoles = ["owner", "viewer"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
 
-export type OperatorsTable = { id: string; email: string; role: OperatorRole; created_at: number };
+export type OperatorsTable = {
+  id: string;
+  email: string;
+  role: OperatorRole;
+  created_at: number;
+  /** The console's days and weeks in it; none: BUSINESS_TIME_ZONE. */
+  time_zone: string | null;
+};
 
 export type OperatorPasskeysTable = {
   id: string;

@@ -25,7 +25,7 @@ export const hashOf = (token: string) => createHash("sha256").update(token).dige
 export type Operator = { id: string; email: string; role: OperatorRole; createdAt: number };
 
 type OperatorRow = Database["operators"] extends infer T ? { [K in keyof T]: T[K] } : never;
-const operatorOf = (row: OperatorRow): Operator => ({
+const operatorOf = (row: Pick<OperatorRow, "id" | "email" | "role" | "created_at">): Operator => ({
   id: row.id,
   email: row.email,
   role: row.role,
@@ -57,6 +57,16 @@ export async function operatorByEmail({ db }: Store, email: string) {
 export async function operatorById({ db }: Store, id: string) {
   const row = await db.selectFrom("operators").selectAll().where("id", "=", id).executeTakeFirst();
   return row && operatorOf(row);
+}
+
+/** The zone an operator chose for the console's days and weeks; undefined: the business's. */
+export async function timeZoneOf({ db }: Store, operatorId: string) {
+  const row = await db.selectFrom("operators").select("time_zone").where("id", "=", operatorId).executeTakeFirst();
+  return row?.time_zone ?? undefined;
+}
+
+export async function setTimeZone({ db }: Store, operatorId: string, zone: string) {
+  await db.updateTable("operators").set({ time_zone: zone }).where("id", "=", operatorId).execute();
 }
 
 export async function listOperators({ db }: Store) {

@@ -19,7 +19,9 @@ import {
   ownerExists,
   passkeysOf,
   sessionOperator,
+  setTimeZone,
   takeChallenge,
+  timeZoneOf,
   useLink,
 } from "./operator-store";
 import {
@@ -259,6 +261,19 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
       "other@sous.example",
       "owner@sous.example",
     ]);
+  });
+
+  it("keep the time zone each chose for the console, none until they do", async () => {
+    const store = await open(engine);
+    const owner = await addOperator(store, { email: "owner@sous.example", role: "owner", by: commandActor });
+    const viewer = await addOperator(store, { email: "viewer@sous.example", role: "viewer", by: commandActor });
+    expect(await timeZoneOf(store, owner.operator.id)).toBeUndefined();
+    await setTimeZone(store, owner.operator.id, "America/Los_Angeles");
+    await setTimeZone(store, viewer.operator.id, "Europe/Paris");
+    await setTimeZone(store, owner.operator.id, "Asia/Kathmandu");
+    expect(await timeZoneOf(store, owner.operator.id)).toBe("Asia/Kathmandu");
+    expect(await timeZoneOf(store, viewer.operator.id)).toBe("Europe/Paris");
+    expect(await timeZoneOf(store, "op_nobody")).toBeUndefined();
   });
 
   it("log each action once, with its actor and no one's number, and keep the last owner from the console", async () => {

@@ -86,6 +86,7 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
       "0018-one-outbox",
       "0019-send-budget",
       "0020-invitation-opens",
+      "0021-operator-time-zone",
     ];
     expect(names.rows.map((row) => row.name)).toStrictEqual(committed);
     expect(Object.keys(migrations)).toStrictEqual(committed);

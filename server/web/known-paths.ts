@@ -39,6 +39,7 @@ const consolePaths = new Set([
   "/console/passkeys/remove",
   "/console/sessions/end",
   "/console/waitlist/search",
+  "/console/time-zone",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
 // An invitation's link (app/i/[code]): the route itself answers an unknown code as an unknown page.

@@ -21,6 +21,7 @@ export const routeBodies = new Map([
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],
   ["/console/sessions/end", CONSOLE_ACTION_BYTES],
   ["/console/waitlist/search", CONSOLE_ACTION_BYTES],
+  ["/console/time-zone", CONSOLE_ACTION_BYTES],
 ]);
 
 /**

@@ -970,6 +970,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     ["/console/deliveries/drop", { id: finn.lead_id, confirm: "drop" }],
     ["/console/deliveries/decide", { group: "1415555-1765000000000", do: "release" }],
     ["/console/quotes/handle", { id: finn.lead_id }],
+    ["/console/time-zone", { zone: "Europe/Paris" }],
     ["/console/invitations/send", { plan: "next", next: "1", name: "never-sent", count: "1" }],
     ["/console/invitations/cancel", { name: "launch-1" }],
     ["/console/passkeys/remove", { id: "not-a-passkey" }],

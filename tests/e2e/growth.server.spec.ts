@@ -48,6 +48,10 @@ test("the overview reads today, this week and last week in the business's time z
     }
 
     await page.goto(`${site}/console`);
+    // Titled as every console page is; its sections laid out whole, not as the marketing pages' below the fold.
+    await expect(page).toHaveTitle("Overview | Sous console");
+    const later = page.locator("main > section").nth(1);
+    expect(await later.evaluate((section) => getComputedStyle(section).contentVisibility)).toBe("visible");
     const card = (label: string) => page.locator("dt", { hasText: label }).locator("xpath=..");
     await expect(card("Today").locator("dd")).toHaveText(["2", "+2 on yesterday (0)"]);
     await expect(card("This week").locator("dd")).toHaveText(["2", "−1 on last week by this day (3)"]);
@@ -69,6 +73,33 @@ test("the overview reads today, this week and last week in the business's time z
     await page.goto(`${site}/console?days=7`);
     await page.getByText("The numbers, day by day").click();
     await expect(page.getByRole("table", { name: /the last 7 days$/ }).locator("tbody tr")).toHaveCount(7);
+
+    // The operator's own zone, kept for them: the business's until they choose.
+    const zone = page.getByLabel("Your time zone (days and weeks)");
+    await expect(zone).toHaveValue("America/New_York");
+    await zone.selectOption("Pacific/Kiritimati");
+    await page.getByRole("button", { name: "Keep it" }).click();
+    await expect(page).toHaveURL(`${site}/console`);
+    await expect(zone).toHaveValue("Pacific/Kiritimati");
+    await page.getByText("The numbers, day by day").click();
+    const kiritimati = new Intl.DateTimeFormat("en-CA", { timeZone: "Pacific/Kiritimati" }).format(Date.now());
+    await expect(
+      page
+        .getByRole("table", { name: "Sign-ups per day in Pacific/Kiritimati, the last 30 days" })
+        .locator("tbody tr")
+        .last()
+        .locator("td")
+        .first(),
+    ).toHaveText(kiritimati);
+    // A zone the server does not know changes nothing, and says so.
+    const refused = await context.request.post(`${site}/console/time-zone`, {
+      form: { zone: "Mars/Olympus_Mons" },
+      headers: { Origin: site },
+    });
+    expect(new URL(refused.url()).search).toBe("?done=unknown-zone");
+    await page.goto(refused.url());
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("That is not a time zone this server knows.");
+    await expect(zone).toHaveValue("Pacific/Kiritimati");
   } finally {
     await context.close();
     await server.stop();
