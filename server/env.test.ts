@@ -360,6 +360,7 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
     ["PHONE_DEFAULT_COUNTRY", "USA", "must be a two-letter country code, e.g. US"],
     ["BUSINESS_SUPPORT_EMAIL", "support at sous", "must be an email address"],
     ["BUSINESS_TIME_ZONE", "America/Springfield", "must be a time zone of the IANA database, e.g. America/New_York"],
+    ["BUSINESS_TIME_ZONE", "Mars", "must be a time zone of the IANA database, e.g. America/New_York"],
     ["LEGAL_EFFECTIVE_DATE", "x2026-11-24", "must be a date, YYYY-MM-DD"],
     ["LEGAL_EFFECTIVE_DATE", "2026-11-24x", "must be a date, YYYY-MM-DD"],
     // No scheme at all (the address pasted without it): told as such, not thrown as a bare "Invalid URL".
@@ -370,6 +371,10 @@ describe("each setting's refusal: its message, and a value wrong only at its sta
       "must not hold a user name or password (fetch refuses them; use the AUTH_HEADER variable)",
     ],
   ];
+  it("take a time zone by its IANA name, spaces around it trimmed", () => {
+    for (const zone of ["America/New_York", "Asia/Kathmandu", "UTC"])
+      expect(withEnv({ BUSINESS_TIME_ZONE: ` ${zone} ` }, () => readEnv().BUSINESS_TIME_ZONE)).toBe(zone);
+  });
   it.each(refusals)("%s=%s is refused: %s", (variable, value, message) => {
     expect(problemsOf(() => withEnv({ [variable]: value }, () => readEnv()))).toContainEqual(`${variable} ${message}`);
   });

@@ -130,6 +130,14 @@ describe.each(["sqlite", "postgres"] as const)("the overview's counts on %s", (e
     const seen = await overview(store, "UTC");
     expect(seen).toMatchObject({ onList: 4, inForce: 2, revoked: 1, invited: 2, texted: 1 });
     expect(seen.signups).toHaveLength(90);
+    // The first day shown counts from its start, whatever the zone's offset.
+    await recordConsent(store, {
+      evidence: plainEvidence("+12125550105", disclosureOf("I agree.")),
+      leadId: newWebhookId(),
+      at: day("2026-08-31"),
+    });
+    expect((await overview(store, "UTC")).signups[0]).toStrictEqual({ day: "2026-08-31", count: 1 });
+    await store.db.deleteFrom("consent_standings").where("phone", "=", "+12125550105").execute();
     // The evidence-only sign-up, 100 days back, is before the chart's first day.
     expect(seen.signups.slice(-3).map(({ count }) => count)).toStrictEqual([1, 1, 1]);
     expect(seen.signups.reduce((sum, { count }) => sum + count, 0)).toBe(3);
