@@ -209,6 +209,12 @@ test("a passkey added on a new device from the console, once the owner's own pas
   await owner.page
     .getByRole("button", { name: `Revoke founder@example.com's passkey ${addedId.slice(0, 10)}…` })
     .click();
+  // Asked first, naming whose passkey; nothing revoked until confirmed.
+  await expect(
+    owner.page.getByRole("heading", { name: `Revoke founder@example.com's passkey ${addedId.slice(0, 10)}…?` }),
+  ).toBeVisible();
+  expect(consoleTables().operator_passkeys).toStrictEqual(before.operator_passkeys);
+  await owner.page.getByRole("button", { name: "Revoke it" }).click();
   await expect(owner.page).toHaveURL(`${site}/console/passkeys?done=removed`);
   await expect(owner.page.getByRole("status").first()).toHaveText(
     "Passkey revoked: every session it opened has ended.",
@@ -243,14 +249,22 @@ test("a passkey added on a new device from the console, once the owner's own pas
   await expect(viewer.page.getByText("Every operator's")).toHaveCount(0);
   const unchanged = consoleTables();
   const ownerKey = (unchanged.operator_passkeys as Array<{ id: string; operator_id: string }>)[0]!.id;
-  const refused = await viewer.context.request.post(`${site}/console/passkeys/remove`, {
-    form: { id: ownerKey },
-    headers: { Origin: site },
-    maxRedirects: 0,
-  });
+  const revoke = (form: Record<string, string>) =>
+    viewer.context.request.post(`${site}/console/passkeys/remove`, {
+      form,
+      headers: { Origin: site },
+      maxRedirects: 0,
+    });
+  const refused = await revoke({ id: ownerKey, confirm: "revoke" });
   expect(refused.status()).toBe(303);
   expect(refused.headers().location).toBe("/console/passkeys?done=unknown");
+  // Unconfirmed, it is asked first; the viewer is never asked of a passkey not theirs.
+  const asked = await revoke({ id: ownerKey });
+  expect(asked.headers().location).toBe(`/console/passkeys?${new URLSearchParams({ confirm: ownerKey })}`);
   expect(consoleTables()).toStrictEqual(unchanged);
+  await viewer.page.goto(`${site}${asked.headers().location}`);
+  await expect(viewer.page.getByRole("heading", { name: "Passkeys" })).toBeVisible();
+  await expect(viewer.page.getByRole("button", { name: "Revoke it" })).toHaveCount(0);
 });
 
 const firefox = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:140.0) Gecko/20100101 Firefox/140.0";

@@ -127,19 +127,48 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
  * needs JavaScript, as every passkey does); an owner sees every operator's
  * and can revoke one (a lost device), which ends the sessions it opened.
  */
-export default async function PasskeysPage({ searchParams }: { searchParams: Promise<{ done?: string }> }) {
+export default async function PasskeysPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ done?: string; confirm?: string }>;
+}) {
   const signed = await requirePageOperator("/console/passkeys");
   const { operator, store } = signed;
-  const done = String((await searchParams).done);
+  const query = await searchParams;
+  const done = String(query.done);
   const report = reports.get(done);
   const did = report && (await justDid(store, { actor: operator.email, action: report.action }));
   const outcome = refusals.get(done) ?? (did ? report!.words(did.rows) : undefined);
   const owner = operator.role === "owner";
   const passkeys = await listPasskeys(store, owner ? {} : { operatorId: operator.id });
   const sessions = await sessionsOf(store, operator.id, (await cookies()).get(cookieOf().name)?.value ?? "");
+  // Asked before it is done: only of a passkey this operator may revoke.
+  const asked = passkeys.find(
+    (passkey) => passkey.id === query.confirm && (owner || passkey.operatorId === operator.id),
+  );
   return (
     <ConsoleFrame signed={signed} current="/console/passkeys" title="Passkeys">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
+      {asked ? (
+        <section aria-labelledby="confirm" className="mt-6 rounded-lg border border-red-800 bg-white p-4">
+          <h2 id="confirm" className="text-lg font-bold">
+            Revoke {asked.email}&apos;s passkey {shortId(asked.id)}?
+          </h2>
+          <p className="mt-2">
+            Registered {utc(asked.createdAt)} UTC. Every session it opened ends at once, and it signs no one in again.
+          </p>
+          <form method="post" action="/console/passkeys/remove" className="mt-3 flex items-center gap-4">
+            <input type="hidden" name="id" value={asked.id} />
+            <input type="hidden" name="confirm" value="revoke" />
+            <button type="submit" className={dangerButton}>
+              Revoke it
+            </button>
+            <a href="/console/passkeys" className="underline underline-offset-4">
+              Keep it
+            </a>
+          </form>
+        </section>
+      ) : null}
       <section aria-labelledby="yours" className="mt-8">
         <h2 id="yours" className="text-xl font-bold">
           Yours
