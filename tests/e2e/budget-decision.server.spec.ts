@@ -1,11 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { waitlistMessages } from "@/lib/forms/waitlist";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { setUpFirstOwner } from "../support/console-browser";
-import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import { stablePort } from "../support/processes";
+import { postSignupWithoutScript, startConsoleSite } from "../support/next-server";
 import { startWebhookReceiver } from "../support/webhook-receiver";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
@@ -18,25 +15,14 @@ test("past the day's texts budget, sign-ups wait for an owner: one alert, a grou
   browser,
 }) => {
   test.setTimeout(180_000);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-budget-"));
   const receiver = await startWebhookReceiver();
-  const port = await stablePort();
-  const site = `http://localhost:${port}`;
-  const setupToken = "budget-setup-token-of-this-spec-0123456789";
   const healthToken = "budget-health-token-of-this-spec-0123456789";
-  const server = await startNextServer(
-    {
-      DATA_DIR: dataDir,
-      SITE_URL: site,
-      SITE_ALIASES: `127.0.0.1:${port}`,
-      CONSOLE_SETUP_TOKEN: setupToken,
-      HEALTH_TOKEN: healthToken,
-      WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
-      ALERT_WEBHOOK_URL: `${receiver.url}/hooks/alerts`,
-      WAITLIST_DAILY_LIMIT: "3",
-    },
-    port,
-  );
+  const { dataDir, port, site, setupToken, stop } = await startConsoleSite("budget", {
+    HEALTH_TOKEN: healthToken,
+    WAITLIST_WEBHOOK_URL: `${receiver.url}/hooks/waitlist`,
+    ALERT_WEBHOOK_URL: `${receiver.url}/hooks/alerts`,
+    WAITLIST_DAILY_LIMIT: "3",
+  });
   const context = await browser.newContext();
   try {
     const direct = `http://127.0.0.1:${port}`;
@@ -108,8 +94,7 @@ test("past the day's texts budget, sign-ups wait for an owner: one alert, a grou
     expect(alerts()).toHaveLength(1);
   } finally {
     await context.close();
-    await server.stop();
+    await stop();
     await receiver.close();
-    await rm(dataDir, { recursive: true, force: true });
   }
 });

@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setUpFirstOwner } from "../support/console-browser";
 import { testDatabase } from "../support/lead-rows";
-import { startNextServer } from "../support/next-server";
-import { stablePort } from "../support/processes";
+import { startConsoleSite } from "../support/next-server";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -16,14 +12,9 @@ test("the overview reads today, this week and last week in the business's time z
   browser,
 }) => {
   test.setTimeout(120_000);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-growth-"));
-  const port = await stablePort();
-  const site = `http://localhost:${port}`;
-  const setupToken = "growth-setup-token-of-this-spec-0123456789";
-  const server = await startNextServer(
-    { DATA_DIR: dataDir, SITE_URL: site, CONSOLE_SETUP_TOKEN: setupToken, BUSINESS_TIME_ZONE: "America/New_York" },
-    port,
-  );
+  const { dataDir, site, setupToken, stop } = await startConsoleSite("growth", {
+    BUSINESS_TIME_ZONE: "America/New_York",
+  });
   const context = await browser.newContext({ javaScriptEnabled: true });
   try {
     const page = await setUpFirstOwner(context, site, setupToken);
@@ -102,7 +93,6 @@ test("the overview reads today, this week and last week in the business's time z
     await expect(zone).toHaveValue("Pacific/Kiritimati");
   } finally {
     await context.close();
-    await server.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await stop();
   }
 });

@@ -1,12 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
 import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
-import { postSignupWithoutScript, startNextServer } from "../support/next-server";
-import { stablePort } from "../support/processes";
+import { postSignupWithoutScript, startConsoleSite } from "../support/next-server";
 import { Webhook } from "standardwebhooks";
 import { newWebhookSecret } from "../support/webhook-secrets";
 import { serverSpecBrowser } from "./e2e-env";
@@ -20,20 +16,11 @@ test("with no workflow connected, every console page says so first; a quote requ
   browser,
 }) => {
   test.setTimeout(180_000);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "sous-quotes-"));
-  const port = await stablePort();
-  const site = `http://localhost:${port}`;
-  const setupToken = "quotes-setup-token-of-this-spec-0123456789";
   const consentSecret = newWebhookSecret();
-  const env = {
-    DATA_DIR: dataDir,
-    SITE_URL: site,
-    SITE_ALIASES: `127.0.0.1:${port}`,
-    CONSOLE_SETUP_TOKEN: setupToken,
+  const { port, site, setupToken, env, stop } = await startConsoleSite("quotes", {
     CONTACT_WEBHOOK_URL: "",
     CONSENT_WEBHOOK_SECRET: consentSecret,
-  };
-  const server = await startNextServer(env, port);
+  });
   const visitor = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, javaScriptEnabled: false });
   const ownerContext = await browser.newContext();
   const viewerContext = await browser.newContext();
@@ -150,7 +137,6 @@ test("with no workflow connected, every console page says so first; a quote requ
     await expect(page.getByRole("row").filter({ hasText: "handled" })).toContainText("founder@example.com");
   } finally {
     for (const context of [visitor, ownerContext, viewerContext]) await context.close();
-    await server.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await stop();
   }
 });

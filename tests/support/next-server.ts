@@ -1,6 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { e2e } from "../e2e/e2e-env";
-import { onFreePort, startProcess } from "./processes";
+import { onFreePort, stablePort, startProcess } from "./processes";
 
 /**
  * Another server on the build the e2e run already made, started as `npm
@@ -39,6 +41,30 @@ export function startNextServer(
   };
   // A port the caller chose (a restart on the same address) is kept; one of ours is chosen again if taken.
   return port === undefined ? onFreePort(launch) : launch(port);
+}
+
+/**
+ * A server of its own for a console spec: its own database, on `localhost` (a passkey needs a name, not an address),
+ * the setup token set. `stop()` ends it and removes its data.
+ */
+export async function startConsoleSite(name: string, env: Record<string, string> = {}) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `sous-${name}-`));
+  const port = await stablePort();
+  const site = `http://localhost:${port}`;
+  const setupToken = `${name}-setup-token-of-this-spec-0123456789`;
+  const settings = {
+    DATA_DIR: dataDir,
+    SITE_URL: site,
+    SITE_ALIASES: `127.0.0.1:${port}`,
+    CONSOLE_SETUP_TOKEN: setupToken,
+    ...env,
+  };
+  const server = await startNextServer(settings, port);
+  const stop = async () => {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  return { dataDir, port, site, setupToken, env: settings, server, stop };
 }
 
 /**
