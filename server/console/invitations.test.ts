@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isDownload } from "./downloads";
-import { PLAN_MAX, selectionOf } from "./invitations";
+import { PLAN_MAX, selectionOf, wavePreview } from "./invitations";
 
 describe("who a wave from the console is for", () => {
   it("the next N, 1 to 10,000, or everyone; the address keeps only that", () => {
@@ -32,6 +32,26 @@ describe("who a wave from the console is for", () => {
       [null, "5"],
     ] as const)
       expect(selectionOf(plan, next), `${plan} ${next}`).toMatchObject({ valid: false, query: {} });
+  });
+});
+
+describe("a wave before Send", () => {
+  it("shows the text with the site's link and a code's place, the pace, the hours and how long it takes", () => {
+    vi.stubEnv("SITE_URL", "https://sous.example");
+    vi.stubEnv("INVITE_PER_MINUTE", "60");
+    vi.stubEnv("INVITE_HOURS", "10-19");
+    expect(wavePreview(121)).toStrictEqual({
+      text: "Sous: Your early-access spot is open! Get started at https://sous.example/i/xxxxxxxxxxxx Msg & data rates may apply. Reply STOP to cancel.",
+      perMinute: 60,
+      hours: { from: 10, to: 19 },
+      minutes: 3,
+    });
+    expect(wavePreview(60).minutes).toBe(1);
+    // Before the site's address is set, the text says which setting it waits for.
+    vi.stubEnv("SITE_URL", "");
+    expect(wavePreview(1).text).toContain(" SITE_URL/i/xxxxxxxxxxxx ");
+    vi.stubEnv("VERCEL_PROJECT_PRODUCTION_URL", "sous.vercel.app");
+    expect(wavePreview(1).text).toContain(" https://sous.vercel.app/i/xxxxxxxxxxxx ");
   });
 });
 

@@ -1,4 +1,7 @@
 import "server-only";
+import { smsTexts } from "@/lib/sms/program";
+import { readEnv } from "@/server/env";
+import { siteUrl } from "@/server/site-settings";
 import type { Store } from "@/server/db/connect";
 import { allWaves, listInvitations } from "@/server/invitations/invitation-store";
 import type { WaveSelection } from "@/server/invitations/waves";
@@ -24,6 +27,21 @@ export function selectionOf(plan: string | null | undefined, next: string | null
       query: { plan: "next", next: String(count) } as Record<string, string>,
     };
   return { valid: false as const, selection: { next: 1 } as WaveSelection, query: {} as Record<string, string> };
+}
+
+/**
+ * What a wave of `count` would send, before Send: the text (each link ending in a code of its own, shown as
+ * twelve x), the pace, the sending hours, and the minutes it takes while every number is within its hours.
+ */
+export function wavePreview(count: number) {
+  const { invite, ...env } = readEnv();
+  const site = env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL ? siteUrl().origin : "SITE_URL";
+  return {
+    text: smsTexts.invitation(`${site}/i/${"x".repeat(12)}`),
+    perMinute: invite.perMinute,
+    hours: invite.hours,
+    minutes: Math.ceil(count / invite.perMinute),
+  };
 }
 
 /** Every wave, newest first, with its live status (as `npm run invite -- status --wave NAME` gives it). */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { BrowserContext, Page } from "@playwright/test";
+import { smsTexts } from "@/lib/sms/program";
 import { webhookPaths, workflowFile, workflowIds } from "@/workflows/n8n/build";
 import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
 import { postIncomingSms, startFakeTwilio, type FakeTwilio } from "../support/fake-twilio";
@@ -166,6 +167,13 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   await page.getByRole("button", { name: "Plan", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("21 numbers would be texted, in sign-up order.");
   await expect(page.locator("dt", { hasText: "Left for a later wave" }).locator("+ dd")).toHaveText("0");
+  // Before Send: the text each gets, the pace and the hours, and how long 21 take at 60 a minute.
+  await expect(page.locator("blockquote")).toHaveText(smsTexts.invitation(`${site}/i/xxxxxxxxxxxx`));
+  await expect(
+    page.getByText(
+      `Sent 60 a minute, between ${specHours.from}:00 and ${specHours.to}:00 at each number's location: about 1 minute`,
+    ),
+  ).toBeVisible();
 
   // A count that is not the plan's: refused in words, nothing queued; the form starts empty again (no URL prepares it).
   await page.getByLabel("The wave's name").fill("launch-1");

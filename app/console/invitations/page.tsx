@@ -4,7 +4,7 @@ import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import { Facts, HeaderRow, utc } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
 import { waveErrorOf } from "@/components/console/wave-errors";
-import { selectionOf, wavesWithStatus } from "@/server/console/invitations";
+import { selectionOf, wavePreview, wavesWithStatus } from "@/server/console/invitations";
 import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
@@ -24,6 +24,21 @@ const one = (value: string | string[] | undefined) => (typeof value === "string"
  * and who it leaves out and why, as `npm run invite -- plan` does; send it by
  * typing its name and its count; each wave's live status; cancel one.
  */
+/** The text a wave sends and how long it takes, before Send. */
+function Preview({ text, perMinute, hours, minutes }: ReturnType<typeof wavePreview>) {
+  return (
+    <div className="mt-4">
+      <p className="font-semibold">Each number gets this text, its link ending in a code of its own:</p>
+      <blockquote className="mt-1 rounded-lg border border-stone-300 bg-white p-3 break-words">{text}</blockquote>
+      <p className="mt-2">
+        Sent {perMinute} a minute, between {hours.from}:00 and {hours.to}:00 at each number&apos;s location: about{" "}
+        {minutes} {minutes === 1 ? "minute" : "minutes"} while every number is within those hours, longer for those
+        outside them.
+      </p>
+    </div>
+  );
+}
+
 const responseColumns = ["Wave", "Queued", "Texted", "Opened", "Stopped", "Failed"];
 
 export default async function InvitationsPage({ searchParams }: { searchParams: Search }) {
@@ -99,6 +114,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ["Left for a later wave", plan.later],
               ]}
             />
+            {plan.chosen.length ? <Preview {...wavePreview(plan.chosen.length)} /> : null}
             {plan.chosen.length ? (
               <details className="mt-3">
                 <summary className="cursor-pointer">Who it texts</summary>
