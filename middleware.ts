@@ -1,9 +1,31 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { isConsolePath, isKnownPath } from "@/server/web/known-paths";
+import { isConsolePath, isKnownPath, isPagePath } from "@/server/web/known-paths";
 import { maskedPath } from "@/server/web/masked-path";
 import { hashesForAnyPath, noncePolicies } from "@/server/web/page-policy";
 import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
+import { siteHosts } from "@/server/site-settings";
+import { firstTouch, isPersonViewing, TOUCH_COOKIE, TOUCH_DAYS } from "@/server/web/visits";
+
+/** A visit's first page keeps where it came from, for the lead it may leave (docs/decisions/0018-first-touch.md). */
+function keepFirstTouch(request: NextRequest, response: NextResponse) {
+  const { nextUrl } = request;
+  if (!isPagePath(nextUrl.pathname) || request.cookies.has(TOUCH_COOKIE) || !isPersonViewing(request)) return response;
+  let own = [nextUrl.host.toLowerCase()];
+  try {
+    own = [...own, ...siteHosts()];
+  } catch {
+    // A setting the pages refuse too: the request's own host still tells this site from others.
+  }
+  response.cookies.set(TOUCH_COOKIE, firstTouch(nextUrl, request.headers.get("referer"), own).toString(), {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: nextUrl.protocol === "https:",
+    path: "/",
+    maxAge: TOUCH_DAYS * 86_400,
+  });
+  return response;
+}
 
 // Logs the paths no route answers, and gives a script nonce to the pages rendered per request (a form posted without
 // JavaScript, the console, an error at a path no route answers): the matcher keeps it off the pages viewed and their
@@ -16,7 +38,7 @@ export function middleware(request: NextRequest) {
   // The console's pages are rendered per request, and the passkey ceremony is a script: each gets a nonce. A view of
   // one of the site's other pages is sent whole, its scripts allowed by the hashes the build wrote: nothing to add.
   const consolePage = isConsolePath(pathname);
-  if (request.method !== "POST" && known && !consolePage) return NextResponse.next();
+  if (request.method !== "POST" && known && !consolePage) return keepFirstTouch(request, NextResponse.next());
   const { request: requestPolicy, response: policy } = noncePolicies(undefined, known ? [] : hashesForAnyPath());
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", requestPolicy);
@@ -42,5 +64,10 @@ export const config = {
     // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the
     // API routes, whose answers are JSON, nor Next's files.
     { source: "/((?!_next/|_vercel/|api/).*)", has: [{ type: "header", key: "content-type" }] },
+    // And a visit's first page, whose source the touch cookie keeps (TOUCH_COOKIE).
+    { source: "/", missing: [{ type: "cookie", key: "sous_touch" }] },
+    { source: "/signup", missing: [{ type: "cookie", key: "sous_touch" }] },
+    { source: "/terms", missing: [{ type: "cookie", key: "sous_touch" }] },
+    { source: "/privacy", missing: [{ type: "cookie", key: "sous_touch" }] },
   ],
 };

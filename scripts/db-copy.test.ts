@@ -1,3 +1,5 @@
+import { recordSource } from "@/server/forms/source-store";
+import { touchOf } from "@/server/web/visits";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -126,6 +128,8 @@ beforeAll(async () => {
   await consumeInDatabase(source, { name: "phone", points: 3, duration: 3_600 }, invited[0]!);
   await limitKey(source, "person");
   await reservePace(source, "waitlist", Date.now(), { perMinute: 30, perDay: 500 });
+  const touch = touchOf(new URLSearchParams("source=instagram&campaign=spring&landing_page=/"));
+  await recordSource(source, { id: newWebhookId(), form: "waitlist", at: afternoon }, touch);
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db
@@ -215,6 +219,7 @@ describe("npm run db:copy", () => {
       invitations: 10,
       invitation_pace: 1,
       outbox_pace: 1,
+      lead_sources: 1,
       operators: 1,
       operator_passkeys: 1,
       operator_sessions: 1,
@@ -281,7 +286,7 @@ describe("npm run db:copy", () => {
     try {
       const before = await tablesOf(target.db);
       await expect(copyDatabase({ from: sqliteSide(dataDir), to: postgresSide() })).rejects.toThrow(
-        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812, outbox_pace: 1\): copy into an empty database only/,
+        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812, outbox_pace: 1, lead_sources: 1\): copy into an empty database only/,
       );
       expect(await tablesOf(target.db)).toStrictEqual(before);
     } finally {

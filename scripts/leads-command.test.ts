@@ -8,6 +8,7 @@ import { leadById, listLeads } from "@/server/outbox/outbox-store";
 import { readEnv } from "@/server/env";
 import { stubActionEnv } from "@/tests/support/action-env";
 import { formData } from "@/tests/support/form-data";
+import { cookieJar } from "@/tests/support/request-headers";
 import { setupWebhookReceiver } from "@/tests/support/setup-webhook-receiver";
 import { activityPage } from "@/server/operators/activity-store";
 import { leadsCommand } from "./leads-command";
@@ -143,6 +144,8 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
       message: "=1+1",
     };
     expect((await sendForm("waitlist", idleState(emptyWaitlistValues), formData(signup))).status).toBe("success");
+    // A campaign's fields are typed by whoever wrote the link: spreadsheet-safe too.
+    cookieJar.set("sous_touch", "source=%3Dcmd%7Ccalc&campaign=%2BSUM(A1)&landing_page=%2F");
     expect((await sendForm("contact", idleState(emptyContactValues), formData(request))).status).toBe("success");
 
     const { parse } = await import("csv-parse/sync");
@@ -150,8 +153,23 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
     // a quote request's six fields.
     const headerOf = async (form: string) =>
       (parse(await leads("export", "--form", form, "--format", "csv"), { to_line: 1 }) as string[][])[0];
-    expect(await headerOf("waitlist")).toStrictEqual(["id", "state", "createdAt", "consent", "phone", "name"]);
-    expect(await headerOf("contact")).toStrictEqual(["id", "state", "createdAt", ...Object.keys(emptyContactValues)]);
+    const sources = ["source", "medium", "campaign", "referrer", "landing_page"];
+    expect(await headerOf("waitlist")).toStrictEqual([
+      "id",
+      "state",
+      "createdAt",
+      "consent",
+      "phone",
+      "name",
+      ...sources,
+    ]);
+    expect(await headerOf("contact")).toStrictEqual([
+      "id",
+      "state",
+      "createdAt",
+      ...Object.keys(emptyContactValues),
+      ...sources,
+    ]);
     const waitlist = (
       parse(await leads("export", "--form", "waitlist", "--format", "csv"), { columns: true }) as Record<
         string,
@@ -159,7 +177,7 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
       >[]
     ).filter((row) => row.phone === "+15553009901");
     expect(waitlist).toHaveLength(1);
-    expect(waitlist[0]).toMatchObject({ name: `'${signup.name}`, phone: "+15553009901" });
+    expect(waitlist[0]).toMatchObject({ name: `'${signup.name}`, phone: "+15553009901", source: "direct" });
     const contact = (
       parse(await leads("export", "--form", "contact", "--format", "csv"), { columns: true }) as Record<
         string,
@@ -173,6 +191,9 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
       phone: `'${request.phone}`,
       currentTools: `'${request.currentTools}`,
       clientCount: "1-5",
+      source: "'=cmd|calc",
+      campaign: "'+SUM(A1)",
+      landing_page: "/",
     });
     // Values a form trims, kept as an older store kept them: a leading tab or carriage return starts a formula too.
     const { insertLead } = await import("@/server/outbox/outbox-store");
@@ -185,7 +206,7 @@ describe("npm run leads -- export, as an attacker would fill it", () => {
         string
       >[]
     ).filter((row) => row.phone === untrimmed.phone);
-    expect(kept).toMatchObject({ name: "'\t=1+1", note: "'\r=SUM(A1)" });
+    expect(kept).toMatchObject({ name: "'\t=1+1", note: "'\r=SUM(A1)", source: "unknown", medium: "" });
     waitlist.push(kept!);
 
     for (const row of [...waitlist, ...contact]) {

@@ -34,6 +34,7 @@ export function privacyContent(identity: BusinessIdentity): LegalDocument {
             ],
           },
           "Our server logs note that a form was sent and how its delivery went, never your name, number, email address or message. We count requests per IP address for a short time to stop abuse. We use no advertising cookies.",
+          "When you first open one of our pages, one cookie (sous_touch) remembers for 30 days how you came: the campaign named in the link, the website that sent you, and the page you landed on. It holds nothing that identifies you, is read only by our server, and is kept with your request if you send one, so we know which posts and sites bring chefs.",
         ],
       },
       {

@@ -17,7 +17,7 @@ const cleaned = (text: string, drop: RegExp) =>
   text.replace(new RegExp(`(${needed()})|${drop.source}`, "gu"), (_, kept?: string) => kept ?? "");
 
 /** A one-line value as the server keeps it: no control or format characters (but the above), no line breaks. */
-const oneLine = (text: string) => cleaned(text, /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+export const oneLine = (text: string) => cleaned(text, /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
 
 /**
  * A multi-line value as the server keeps it: line breaks (as \n; CRLF and CR become LF first) and no other control

@@ -2,7 +2,9 @@ import "server-only";
 import type { Store } from "@/server/db/connect";
 import { consentRecords, consentStandings, leadIdsOfNumber, phoneOfConsent } from "@/server/consent/consent-store";
 import { listInvitations } from "@/server/invitations/invitation-store";
+import { sourcesOf } from "@/server/forms/source-store";
 import { attemptsOf, leadById } from "@/server/outbox/outbox-store";
+import type { Touch } from "@/server/web/visits";
 import { maskedPhone } from "./waitlist";
 
 /** The name a lead's kept payload holds, if it still holds one (retention empties it after delivery). */
@@ -16,6 +18,17 @@ function nameOf(payload: string | null) {
   }
 }
 
+/** "instagram (social), campaign spring-launch, landed on /"; "unknown" for a lead from before sources were kept. */
+export function sourceWords(touch: Touch | undefined) {
+  if (!touch) return "unknown";
+  const { source, medium, campaign, landing_page } = touch;
+  return [
+    `${source}${medium ? ` (${medium})` : ""}`,
+    ...(campaign ? [`campaign ${campaign}`] : []),
+    ...(landing_page ? [`landed on ${landing_page}`] : []),
+  ].join(", ");
+}
+
 // Everything kept about one number, for "did you text me?", addressed by its first sign-up record (the waitlist's
 // key); undefined for a key no record has.
 export async function chefOf(store: Store, key: string) {
@@ -27,10 +40,12 @@ export async function chefOf(store: Store, key: string) {
     leadIdsOfNumber(store, phone),
     listInvitations(store, { phone }),
   ]);
+  const sources = await sourcesOf(store, leadIds);
   const leads = [];
   for (const id of leadIds) {
     const lead = await leadById(store, id);
-    if (lead) leads.push({ lead, name: nameOf(lead.payload), attempts: await attemptsOf(store, id) });
+    const source = sourceWords(sources.get(id));
+    if (lead) leads.push({ lead, name: nameOf(lead.payload), source, attempts: await attemptsOf(store, id) });
   }
   return { phone, state: standings.get(phone)?.state ?? "none", ...records, leads, invitations };
 }
@@ -46,8 +61,9 @@ export function viewersShare(chef: Chef) {
     consents: chef.consents.map(({ id, consented_at }) => ({ id, consented_at })),
     revocations: chef.revocations.map(({ id, revoked_at, channel, source }) => ({ id, revoked_at, channel, source })),
     renewals: chef.renewals.map(({ id, renewed_at, channel, source }) => ({ id, renewed_at, channel, source })),
-    leads: chef.leads.map(({ lead: { id, receiver, state, created_at, delivered_at }, attempts }) => ({
+    leads: chef.leads.map(({ lead: { id, receiver, state, created_at, delivered_at }, source, attempts }) => ({
       lead: { id, receiver, state, created_at, delivered_at },
+      source,
       attempts,
     })),
     invitations: chef.invitations.map(({ id, wave, state, created_at, delivered_at, opened_at }) => ({

@@ -14,6 +14,8 @@ import type { LeadState } from "@/server/db/schema";
 import { listInvitations, type InvitationRow } from "@/server/invitations/invitation-store";
 import { whyWaiting } from "@/server/invitations/waves";
 import { valuesOf, type LeadRow } from "@/server/forms/leads";
+import { sourcesOf } from "@/server/forms/source-store";
+import type { Touch } from "@/server/web/visits";
 import { listLeads } from "@/server/outbox/outbox-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
@@ -180,6 +182,14 @@ export async function consentOf(store: Store, rows: readonly LeadRow[]) {
   };
 }
 
+const sourceColumns = ["source", "medium", "campaign", "referrer", "landing_page"] as const;
+
+/** A lead from before sources were kept reads `unknown`. */
+const sourceCells = (touch: Touch | undefined) =>
+  Object.fromEntries(
+    sourceColumns.map((column) => [column, touch ? touch[column] : column === "source" ? "unknown" : null]),
+  );
+
 /** A form that texts gives each number once, with its latest lead. */
 export async function leadExport(
   store: Store,
@@ -208,9 +218,14 @@ export async function leadExport(
     ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
     : rows;
   const fields = [...new Set(latest.flatMap((row) => Object.keys(row.payload)))];
+  const sources = await sourcesOf(
+    store,
+    latest.map((row) => row.id),
+  );
+  const records = latest.map((row) => ({ ...row, ...sourceCells(sources.get(row.id)) }));
   return {
-    records: latest,
-    columns: ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields],
-    rows: latest.map(({ payload, ...row }) => ({ ...payload, ...row })),
+    records,
+    columns: ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields, ...sourceColumns],
+    rows: records.map(({ payload, ...row }) => ({ ...payload, ...row })),
   };
 }

@@ -6,7 +6,9 @@ import { newClaim, dropLead, insertLead } from "@/server/outbox/outbox-store";
 import { revokeConsent, renewConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
-import { chefOf, viewersShare } from "./chef";
+import { recordSource } from "@/server/forms/source-store";
+import { touchOf } from "@/server/web/visits";
+import { chefOf, sourceWords, viewersShare } from "./chef";
 import { queueWave } from "@/server/invitations/waves";
 import { consentWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
 
@@ -154,6 +156,13 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // Signed up again after the START: a name kept as typed; and once more, a lead the operator dropped since
     // (its consent record stays, naming a lead that is gone).
     const kept = await signUp(store, "+14155550142", 6_000, "Ada 👩‍🍳 Lovelace");
+    await recordSource(
+      store,
+      { id: kept.id, form: "waitlist", at: 6_000 },
+      {
+        ...touchOf(new URLSearchParams("source=instagram&medium=social&campaign=spring&landing_page=/")),
+      },
+    );
     const dropped = await signUp(store, "+14155550142", 6_500);
     expect(await dropLead(store, dropped.id)).toBe(true);
 
@@ -171,6 +180,13 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       [numbered.id, undefined, ["1 502 visitor", "2 200 pass"]],
       [unreadable.id, undefined, []],
       [kept.id, "Ada 👩‍🍳 Lovelace", []],
+    ]);
+    // Where each came from: those from before sources were kept read "unknown"; a viewer sees it too.
+    expect(viewersShare(chef!).leads.map(({ source }) => source)).toStrictEqual([
+      "unknown",
+      "unknown",
+      "unknown",
+      "instagram (social), campaign spring, landed on /",
     ]);
     expect(chef!.revocations.map((record) => [record.revoked_at, record.message_id])).toStrictEqual([
       [4_000, "SM-stop"],
@@ -232,6 +248,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
           created_at: expect.any(Number),
           delivered_at: null,
         },
+        source: "unknown",
         attempts: id === lead.id ? [expect.objectContaining({ number: 1, status: 200, sender: "visitor" })] : [],
       })),
       invitations: [
@@ -353,6 +370,16 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // An empty list is one page: retention took every record, and every number with them.
     await forgetOldConsents(store, Number.MAX_SAFE_INTEGER);
     expect(await waitlistPage(store, owner(), {})).toMatchObject({ total: 0, page: 1, pages: 1, rows: [] });
+  });
+});
+
+describe("where a lead came from, in words", () => {
+  it("names the source, its medium and campaign and the page landed on, each only when known", () => {
+    const words = (query: string) => sourceWords(touchOf(new URLSearchParams(query)));
+    expect(words("")).toBe("direct");
+    expect(words("source=www.google.com&landing_page=/signup")).toBe("www.google.com, landed on /signup");
+    expect(words("source=news&campaign=may")).toBe("news, campaign may");
+    expect(sourceWords(undefined)).toBe("unknown");
   });
 });
 

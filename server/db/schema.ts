@@ -39,6 +39,20 @@ export type OutboxTable = {
   claimed_until: number | null;
 };
 
+/** A lead's first touch (server/web/visits.ts): how its visitor came, never who they are. */
+export type LeadSourcesTable = {
+  lead_id: string;
+  form: string;
+  created_at: number;
+  source: string;
+  medium: string | null;
+  campaign: string | null;
+  term: string | null;
+  content: string | null;
+  referrer: string | null;
+  landing_page: string | null;
+};
+
 /** The delivery log: one row per HTTP attempt. It outlives the payload. */
 export type OutboxAttemptsTable = {
   outbox_id: string;
@@ -238,6 +252,7 @@ export type Database = {
   outbox: OutboxTable;
   outbox_attempts: OutboxAttemptsTable;
   outbox_pace: OutboxPaceTable;
+  lead_sources: LeadSourcesTable;
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;

@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { after } from "next/server";
 import { z } from "zod";
 import { forms, isFormName, type FormName, type ValuesByForm } from "@/lib/forms";
@@ -15,6 +15,7 @@ import { checkLimits } from "@/server/forms/limits";
 import { submitLead } from "@/server/forms/submit-lead";
 import { alertsSettled } from "@/server/outbox/alerts";
 import { consentEvidence } from "@/server/consent/evidence";
+import { touchOf, TOUCH_COOKIE } from "@/server/web/visits";
 import { noteDelivered, paceLikeDelivery } from "./answer-pace";
 
 type Values = PostedValues;
@@ -120,7 +121,8 @@ async function deliver({ definition, formData, answer, log }: Post, checked: Che
       { phone: String(lead[definition.consent.phone]), ip: address, formData, headers: request },
     );
   const form = definition.name as FormName;
-  const { ok, ...facts } = await submitLead({ form, payload, env, started, consent });
+  const touch = touchOf(new URLSearchParams((await cookies()).get(TOUCH_COOKIE)?.value));
+  const { ok, ...facts } = await submitLead({ form, payload, env, started, consent, touch });
   // Where a host freezes a function once it answers (Vercel), after() keeps the alerts running.
   if (env.ALERT_WEBHOOK_URL) after(alertsSettled);
   if (!ok && refusedUnprocessed(facts)) await limits.releaseAddress();

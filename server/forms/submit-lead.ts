@@ -5,6 +5,8 @@ import { database, inTransaction, type Store } from "@/server/db/connect";
 import type { ServerEnv } from "@/server/env";
 import type { FormName } from "@/lib/forms";
 import { leadKey, sendLead, type LeadRow } from "@/server/forms/leads";
+import { recordSource } from "@/server/forms/source-store";
+import type { Touch } from "@/server/web/visits";
 import {
   newWebhookId,
   awaitingStartAmong,
@@ -33,7 +35,14 @@ type Found = Kept | { inserted?: LeadRow; open?: LeadRow };
  * One transaction: no lead without its consent, no consent without its lead. A number on the list is welcomed once;
  * one that revoked puts nothing back in force (anyone can type a number) and waits for a START from the phone.
  */
-function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: ConsentEvidence | undefined) {
+function insertWithConsent(
+  store: Store,
+  { fresh, claim, consent, touch }: Pick<Submission, "consent" | "touch"> & { fresh: LeadRow; claim: Claim },
+) {
+  const kept = async (tx: Store, lead: LeadRow | undefined) => {
+    if (lead && touch) await recordSource(tx, { id: lead.id, form: lead.receiver, at: lead.created_at }, touch);
+    return lead;
+  };
   return inTransaction(store, async (tx): Promise<Found> => {
     if (consent) {
       const state = (await consentStates(tx, [consent.phone])).get(consent.phone);
@@ -42,7 +51,7 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
         const waiting =
           (await awaitingStartAmong(tx, fresh.receiver, number!.ids)) ??
           // Unclaimed, until the phone texts START.
-          (await insertLead(tx, { ...fresh, state: "awaiting_start" })) ??
+          (await kept(tx, await insertLead(tx, { ...fresh, state: "awaiting_start" }))) ??
           (await openLeadByKey(tx, fresh.dedupe_key!))!;
         await recordConsent(tx, { evidence: consent, leadId: waiting.id, at: fresh.created_at, putsInForce: false });
         return { kept: waiting, via: "awaiting_start" };
@@ -55,7 +64,7 @@ function insertWithConsent(store: Store, fresh: LeadRow, claim: Claim, consent: 
         return waiting ? { open: prior } : { kept: prior, via: "repeat" };
       }
     }
-    const inserted = await insertLead(tx, fresh, claim);
+    const inserted = await kept(tx, await insertLead(tx, fresh, claim));
     const open = inserted ? undefined : await openLeadByKey(tx, fresh.dedupe_key!);
     const lead = inserted ?? open;
     if (lead && consent) await recordConsent(tx, { evidence: consent, leadId: lead.id, at: fresh.created_at });
@@ -72,11 +81,12 @@ async function claimLeadOf(
     env,
     started,
     consent,
-  }: { fresh: LeadRow; claim: Claim; env: ServerEnv; started: number; consent?: ConsentEvidence },
+    touch,
+  }: Pick<Submission, "env" | "started" | "consent" | "touch"> & { fresh: LeadRow; claim: Claim },
 ): Promise<Taken> {
   const waitEnds = started + env.WEBHOOK_DEADLINE_MS - 250;
   for (;;) {
-    const found = await insertWithConsent(store, fresh, claim, consent);
+    const found = await insertWithConsent(store, { fresh, claim, consent, touch });
     if ("kept" in found) return found;
     const { inserted, open } = found;
     if (inserted) return { row: inserted, inserted: true };
@@ -99,6 +109,8 @@ export type Submission = {
   env: ServerEnv;
   started: number;
   consent?: ConsentEvidence;
+  /** How the visitor came: kept beside a new lead, never sent. */
+  touch?: Touch;
 };
 
 /**
@@ -106,7 +118,7 @@ export type Submission = {
  * request is sent once; a sign-up is refused: no number is texted without the record that it agreed.
  */
 export async function submitLead(submission: Submission): Promise<Delivery> {
-  const { form, payload, env, started, consent } = submission;
+  const { form, payload, env, started, consent, touch } = submission;
   const now = Date.now();
   // One reading of the clock: the lead's time and its claim's run from the same moment.
   const claim = newClaim(env.WEBHOOK_DEADLINE_MS + CLAIM_MARGIN_MS, now);
@@ -123,7 +135,7 @@ export async function submitLead(submission: Submission): Promise<Delivery> {
   let taken: Taken;
   try {
     store = await database(env);
-    taken = await claimLeadOf(store, { fresh, claim, env, started, consent });
+    taken = await claimLeadOf(store, { fresh, claim, env, started, consent, touch });
     storeAnswered();
   } catch (error) {
     storeFailed(error, { form });

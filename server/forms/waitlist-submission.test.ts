@@ -12,6 +12,9 @@ import { runTasks, taskNames } from "@/server/ops/scheduler";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
+import { cookieJar } from "@/tests/support/request-headers";
+import { listLeads } from "@/server/outbox/outbox-store";
+import { sourcesOf } from "./source-store";
 import * as answerPace from "./answer-pace";
 
 // The real pacing, watched: which answers it held, and for how long a delivery took.
@@ -142,6 +145,39 @@ describe("the waitlist form validating", () => {
     const state = await submit(signup({ name: "A".repeat(1_000_000) }));
     expect(state.status).toBe("invalid");
     expect(state.values.name).toHaveLength(100);
+  });
+});
+
+describe("where a sign-up came from", () => {
+  const leadOf = async (name: string) =>
+    (await listLeads(await database(readEnv()), { form: "waitlist" })).find((lead) => lead.payload?.includes(name))!;
+
+  it("keeps the visit's first touch beside the lead, and the webhook's body stays {phone, name}", async () => {
+    cookieJar.set("sous_touch", "source=instagram&medium=social&campaign=spring-launch&landing_page=%2F");
+    const fields = signup();
+    expect((await submit(fields)).status).toBe("success");
+    expect(receiver.withName(fields.name)[0]?.body).toBe(JSON.stringify({ phone: "+15551234567", name: fields.name }));
+    const lead = await leadOf(fields.name);
+    expect((await sourcesOf(await database(readEnv()), [lead.id])).get(lead.id)).toStrictEqual({
+      source: "instagram",
+      medium: "social",
+      campaign: "spring-launch",
+      term: null,
+      content: null,
+      referrer: null,
+      landing_page: "/",
+    });
+  });
+
+  it("is direct without the cookie; a repeat of a number on the list adds no source", async () => {
+    const fields = signup();
+    await submit(fields);
+    const lead = await leadOf(fields.name);
+    const store = await database(readEnv());
+    expect((await sourcesOf(store, [lead.id])).get(lead.id)?.source).toBe("direct");
+    cookieJar.set("sous_touch", "source=newsletter");
+    await submit(fields);
+    expect((await sourcesOf(store, [lead.id])).get(lead.id)?.source).toBe("direct");
   });
 });
 

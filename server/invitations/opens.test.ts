@@ -11,7 +11,8 @@ import { consentsFor, stubInvitationSettings } from "@/tests/support/invitation-
 import { invitationExport } from "@/server/console/exports";
 import { listInvitations } from "./invitation-store";
 import { cancelWaveNamed, launchWave, WaveError, waveStatus } from "./launch";
-import { isPersonOpening, openInvitation } from "./opens";
+import { isPersonViewing } from "@/server/web/visits";
+import { openInvitation } from "./opens";
 
 const by = { actor: "founder@sous.example", via: "console" } as Actor;
 const store = async () => database(readEnv());
@@ -183,22 +184,22 @@ describe("opening it", () => {
 
 describe("a person opening", () => {
   it("is a browser's GET navigation: previews, crawlers, scripts, HEAD, prefetches and fetches are not", () => {
-    expect(isPersonOpening(request("x", agents.iPhone))).toBe(true);
-    expect(isPersonOpening(request("x", agents.android, { headers: { "sec-fetch-mode": "navigate" } }))).toBe(true);
+    expect(isPersonViewing(request("x", agents.iPhone))).toBe(true);
+    expect(isPersonViewing(request("x", agents.android, { headers: { "sec-fetch-mode": "navigate" } }))).toBe(true);
     for (const agent of [agents.iMessage, agents.whatsApp, agents.telegram, agents.slack, agents.google, agents.curl])
-      expect(isPersonOpening(request("x", agent)), agent).toBe(false);
-    expect(isPersonOpening(request("x", agents.headless))).toBe(false);
-    expect(isPersonOpening(request("x", ""))).toBe(false);
+      expect(isPersonViewing(request("x", agent)), agent).toBe(false);
+    expect(isPersonViewing(request("x", agents.headless))).toBe(false);
+    expect(isPersonViewing(request("x", ""))).toBe(false);
     // A script that names a browser further on.
-    expect(isPersonOpening(request("x", "Dart/3.2 (dart:io) Mozilla/5.0"))).toBe(false);
-    expect(isPersonOpening(request("x", agents.iPhone, { method: "HEAD" }))).toBe(false);
+    expect(isPersonViewing(request("x", "Dart/3.2 (dart:io) Mozilla/5.0"))).toBe(false);
+    expect(isPersonViewing(request("x", agents.iPhone, { method: "HEAD" }))).toBe(false);
     for (const [name, value] of [
       ["sec-purpose", "prefetch;prerender"],
       ["purpose", "prefetch"],
       ["x-purpose", "preview"],
       ["x-moz", "prefetch"],
     ])
-      expect(isPersonOpening(request("x", agents.iPhone, { headers: { [name!]: value! } })), name).toBe(false);
-    expect(isPersonOpening(request("x", agents.iPhone, { headers: { "sec-fetch-mode": "cors" } }))).toBe(false);
+      expect(isPersonViewing(request("x", agents.iPhone, { headers: { [name!]: value! } })), name).toBe(false);
+    expect(isPersonViewing(request("x", agents.iPhone, { headers: { "sec-fetch-mode": "cors" } }))).toBe(false);
   });
 });

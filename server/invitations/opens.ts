@@ -5,27 +5,8 @@ import { notFound } from "next/navigation";
 import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { siteUrl } from "@/server/site-settings";
+import { isPersonViewing } from "@/server/web/visits";
 import { listInvitations, markOpened } from "./invitation-store";
-
-// Link previews (iMessage's "facebookexternalhit/1.1 Facebot Twitterbot/1.0", WhatsApp's, Telegram's, Slack's…),
-// crawlers, headless browsers and scripts: what fetches a link without a person tapping it.
-const notAPerson =
-  /bot\b|crawl|spider|preview|facebookexternalhit|facebot|whatsapp|skypeuri|google-pagerenderer|googleother|headless|curl|wget|python|okhttp|node-fetch|undici|go-http|java\//i;
-
-/** A person's browser following the link: a GET navigation with a browser's agent, neither a preview nor a prefetch. */
-export function isPersonOpening(request: Request) {
-  const headers = request.headers;
-  const agent = headers.get("user-agent") ?? "";
-  const purpose = ["sec-purpose", "purpose", "x-purpose", "x-moz"].map((name) => headers.get(name)).join(" ");
-  const mode = headers.get("sec-fetch-mode");
-  return (
-    request.method === "GET" &&
-    /^Mozilla\//.test(agent) &&
-    !notAPerson.test(agent) &&
-    !/prefetch|preview/i.test(purpose) &&
-    (mode === null || mode === "navigate")
-  );
-}
 
 // The prerendered not-found page, as a path no route answers gets it; `next dev` has none and renders its own.
 let notFoundPage: string | undefined;
@@ -50,7 +31,7 @@ export async function openInvitation(request: Request, code: string) {
   const store = await database(env);
   const [invitation] = await listInvitations(store, { code });
   if (!invitation || invitation.state === "cancelled" || invitation.state === "skipped") return unknownPage();
-  if (isPersonOpening(request)) await markOpened(store, invitation.id, Date.now());
+  if (isPersonViewing(request)) await markOpened(store, invitation.id, Date.now());
   const target = new URL(env.invite.link ?? siteUrl().origin);
   target.searchParams.set("invite", code);
   return new Response(null, { status: 303, headers: { location: target.href, "cache-control": "no-store" } });

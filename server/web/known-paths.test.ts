@@ -66,8 +66,12 @@ describe("isKnownPath", () => {
   });
 });
 
+// A visitor past their first page carries the touch cookie: their views run no middleware.
+const returning = { sous_touch: "source=direct" };
+
 describe("the middleware's matcher", () => {
-  const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
+  const runsFor = (path: string) =>
+    unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, cookies: returning });
 
   it("leaves out every page and metadata file under app/ but the console's, every form's page, and Next's own files", () => {
     const served = [
@@ -108,7 +112,7 @@ describe("the middleware's matcher", () => {
 
 describe("the middleware, for a form's post", () => {
   const runsFor = (path: string, headers: Record<string, string> = {}) =>
-    unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, headers });
+    unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, headers, cookies: returning });
   const form = { "content-type": "multipart/form-data; boundary=x" };
 
   it("runs for a body sent to any page, and not for the API routes' bodies nor Next's files", () => {

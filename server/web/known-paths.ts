@@ -48,6 +48,9 @@ const invitationLink = /^\/i\/[^/]+$/;
 /** Whether a path is the console's, where middleware gives every page a nonce and the console's headers. */
 export const isConsolePath = (pathname: string) => pathname === "/console" || pathname.startsWith("/console/");
 
+/** A page a visitor reads: where a visit may begin. */
+export const isPagePath = (pathname: string) => pagePaths.has(pathname);
+
 export function isKnownPath(pathname: string) {
   // Next redirects "/signup/" to "/signup"; that is not a miss.
   if (pathname.length > 1 && pathname.endsWith("/")) pathname = pathname.slice(0, -1);

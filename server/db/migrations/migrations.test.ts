@@ -107,6 +107,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
       "outbox",
       "outbox_attempts",
       "outbox_pace",
+      "lead_sources",
     ]);
     // Renamed by a later migration, a table keeps its key and its references under their new names.
     expect(tables.find(({ name }) => name === "outbox_attempts")).toStrictEqual({

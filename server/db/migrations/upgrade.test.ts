@@ -260,6 +260,7 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to one o
     async () => {
       const { store, migrator, undone, db } = await takenBackTo(engine, "0017-session-browser");
       expect(undone).toStrictEqual([
+        "0022-lead-sources",
         "0021-operator-time-zone",
         "0020-invitation-opens",
         "0019-send-budget",

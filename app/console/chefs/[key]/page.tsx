@@ -26,6 +26,8 @@ type LeadView = {
   lead: { id: string; receiver: string; state: string; created_at: number; delivered_at: number | null };
   /** The owner's only: the name the lead's kept payload holds. */
   name?: string;
+  /** How its visitor came, in words. */
+  source: string;
   attempts: ComponentProps<typeof AttemptsTable>["attempts"];
 };
 
@@ -45,6 +47,7 @@ function Deliveries({ leads }: { leads: readonly LeadView[] }) {
           <Facts
             rows={[
               ...("name" in view ? [["Name", view.name ?? notKept(view.lead.state)] as const] : []),
+              ["Came from", view.source],
               ["Webhook id", view.lead.id],
               [
                 "Delivered",

@@ -1,0 +1,124 @@
+import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
+import { NextRequest } from "next/server";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { config, middleware } from "@/middleware";
+import { firstTouch, touchOf, TOUCH_COOKIE } from "./visits";
+
+const own = ["sous.example", "www.sous.example"];
+const touched = (url: string, referer: string | null = null) =>
+  Object.fromEntries(firstTouch(new URL(url), referer, own));
+
+describe("firstTouch", () => {
+  it("keeps the first page's utm_ fields and its path", () => {
+    expect(
+      touched(
+        "https://sous.example/?utm_source=instagram&utm_medium=social&utm_campaign=spring-launch&utm_term=chef&utm_content=reel",
+        "https://l.instagram.com/",
+      ),
+    ).toStrictEqual({
+      source: "instagram",
+      medium: "social",
+      campaign: "spring-launch",
+      term: "chef",
+      content: "reel",
+      referrer: "l.instagram.com",
+      landing_page: "/",
+    });
+  });
+
+  it("names another site's host when the URL carries no source, and nothing of its path or query", () => {
+    expect(touched("https://sous.example/signup", "https://www.google.com/search?q=ada+lovelace")).toStrictEqual({
+      source: "www.google.com",
+      referrer: "www.google.com",
+      landing_page: "/signup",
+    });
+    expect(touched("https://sous.example/?utm_medium=email", "https://news.example/issue/4")).toStrictEqual({
+      source: "news.example",
+      medium: "email",
+      referrer: "news.example",
+      landing_page: "/",
+    });
+  });
+
+  it("is direct without a referrer, or with one of the site's own hosts or none a browser sends", () => {
+    for (const referer of [
+      null,
+      "https://sous.example/terms",
+      "https://WWW.sous.example/",
+      "android-app://x",
+      "nonsense",
+    ])
+      expect(touched("https://sous.example/privacy", referer), String(referer)).toStrictEqual({
+        source: "direct",
+        landing_page: "/privacy",
+      });
+  });
+
+  it("keeps what a URL carries as typed text: one line, no control characters, 100 characters a field", () => {
+    const long = "é".repeat(150);
+    const touch = touched(`https://sous.example/?utm_source=%3Dcmd%7C%0A${long}&utm_campaign=%20%E2%80%AE%20`);
+    expect(touch.source).toBe(`=cmd|${"é".repeat(95)}`);
+    expect(touch.campaign).toBeUndefined();
+  });
+});
+
+describe("touchOf", () => {
+  it("reads a cookie back cleaned and bounded, direct when it says nothing, each field null when absent", () => {
+    expect(touchOf(new URLSearchParams("source=instagram&campaign=spring&referrer=x.example&landing_page=/"))).toEqual({
+      source: "instagram",
+      medium: null,
+      campaign: "spring",
+      term: null,
+      content: null,
+      referrer: "x.example",
+      landing_page: "/",
+    });
+    const forged = touchOf(new URLSearchParams({ source: "a\u0000b".repeat(60), medium: " \n ", id: "42" }));
+    expect(forged.source).toBe("ab".repeat(50));
+    expect(forged.medium).toBeNull();
+    expect(forged).not.toHaveProperty("id");
+    expect(touchOf(new URLSearchParams()).source).toBe("direct");
+  });
+});
+
+describe("the middleware, on a visit's first page", () => {
+  afterEach(() => vi.unstubAllEnvs());
+  const iPhone =
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+  const viewed = (url: string, headers: Record<string, string> = {}, method = "GET") =>
+    middleware(new NextRequest(url, { method, headers: { "user-agent": iPhone, ...headers } }));
+
+  it("runs for each public page only until the touch cookie is set", () => {
+    for (const path of ["/", "/signup", "/terms", "/privacy"]) {
+      expect(unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` }), path).toBe(true);
+      const cookies = { [TOUCH_COOKIE]: "source=direct" };
+      expect(unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, cookies }), path).toBe(false);
+    }
+  });
+
+  it("sets the cookie once, holding only the touch: HttpOnly, SameSite=Lax, for 30 days, Secure over https", () => {
+    vi.stubEnv("SITE_URL", "https://sous.example");
+    const cookie = viewed("https://sous.example/?utm_source=instagram&utm_campaign=spring-launch", {
+      referer: "https://l.instagram.com/",
+    }).headers.get("set-cookie");
+    expect(cookie?.replace(/ Expires=[^;]+;/, "")).toBe(
+      `${TOUCH_COOKIE}=source%3Dinstagram%26campaign%3Dspring-launch%26referrer%3Dl.instagram.com%26landing_page%3D%252F; Path=/; Max-Age=2592000; Secure; HttpOnly; SameSite=lax`,
+    );
+    const again = viewed("https://sous.example/signup", { cookie: `${TOUCH_COOKIE}=source%3Dinstagram` });
+    expect(again.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("sets none for a bot, a link preview, a prefetch, or a HEAD", () => {
+    const plain = viewed("http://127.0.0.1:3000/signup", { referer: "https://www.google.com/" });
+    expect(plain.headers.get("set-cookie")).toMatch(
+      /^sous_touch=source%3Dwww\.google\.com%26.*; HttpOnly; SameSite=lax$/,
+    );
+    for (const [why, answered] of [
+      ["bot", viewed("http://127.0.0.1:3000/", { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)" })],
+      ["preview", viewed("http://127.0.0.1:3000/", { "user-agent": "facebookexternalhit/1.1 Facebot Twitterbot/1.0" })],
+      ["prefetch", viewed("http://127.0.0.1:3000/", { "sec-purpose": "prefetch" })],
+      ["head", viewed("http://127.0.0.1:3000/", {}, "HEAD")],
+    ] as const)
+      expect(answered.headers.get("set-cookie"), why).toBeNull();
+  });
+});
