@@ -1,29 +1,37 @@
-import { NextResponse, type NextRequest } from "next/server";
+import { NextResponse, type NextFetchEvent, type NextRequest } from "next/server";
 import { isConsolePath, isKnownPath, isPagePath } from "@/server/web/known-paths";
 import { maskedPath } from "@/server/web/masked-path";
 import { hashesForAnyPath, noncePolicies } from "@/server/web/page-policy";
 import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
 import { siteHosts } from "@/server/site-settings";
-import { firstTouch, isPersonViewing, TOUCH_COOKIE, TOUCH_DAYS } from "@/server/web/visits";
+import { recordVisit } from "@/server/forms/source-store";
+import { firstTouch, isFromOutside, isPersonViewing, touchOf, TOUCH_COOKIE, TOUCH_DAYS } from "@/server/web/visits";
 
-/** A visit's first page keeps where it came from, for the lead it may leave (docs/decisions/0018-first-touch.md). */
-function keepFirstTouch(request: NextRequest, response: NextResponse) {
+/**
+ * A person's view of a public page from outside the site counts as a visit, by its own source; their first view also
+ * keeps where they came from, for the lead they may leave (docs/decisions/0018-first-touch.md).
+ */
+function noteVisit(request: NextRequest, response: NextResponse, event?: NextFetchEvent) {
   const { nextUrl } = request;
-  if (!isPagePath(nextUrl.pathname) || request.cookies.has(TOUCH_COOKIE) || !isPersonViewing(request)) return response;
+  if (!isPagePath(nextUrl.pathname) || !isPersonViewing(request)) return response;
   let own = [nextUrl.host.toLowerCase()];
   try {
     own = [...own, ...siteHosts()];
   } catch {
     // A setting the pages refuse too: the request's own host still tells this site from others.
   }
-  response.cookies.set(TOUCH_COOKIE, firstTouch(nextUrl, request.headers.get("referer"), own).toString(), {
-    httpOnly: true,
-    sameSite: "lax",
-    secure: nextUrl.protocol === "https:",
-    path: "/",
-    maxAge: TOUCH_DAYS * 86_400,
-  });
+  const referer = request.headers.get("referer");
+  const touch = firstTouch(nextUrl, referer, own);
+  if (isFromOutside(referer, own)) event?.waitUntil(recordVisit(nextUrl.pathname, touchOf(touch)));
+  if (!request.cookies.has(TOUCH_COOKIE))
+    response.cookies.set(TOUCH_COOKIE, touch.toString(), {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: nextUrl.protocol === "https:",
+      path: "/",
+      maxAge: TOUCH_DAYS * 86_400,
+    });
   return response;
 }
 
@@ -31,14 +39,14 @@ function keepFirstTouch(request: NextRequest, response: NextResponse) {
 // JavaScript, the console, an error at a path no route answers): the matcher keeps it off the pages viewed and their
 // assets (docs/security.md).
 // Next 16 calls this file proxy.ts; it still runs middleware.ts, the name the design keeps.
-export function middleware(request: NextRequest) {
+export function middleware(request: NextRequest, event?: NextFetchEvent) {
   const { pathname } = request.nextUrl;
   const known = isKnownPath(pathname);
   if (!known) logEvent("warn", { event: "not_found", path: maskedPath(pathname) });
   // The console's pages are rendered per request, and the passkey ceremony is a script: each gets a nonce. A view of
   // one of the site's other pages is sent whole, its scripts allowed by the hashes the build wrote: nothing to add.
   const consolePage = isConsolePath(pathname);
-  if (request.method !== "POST" && known && !consolePage) return keepFirstTouch(request, NextResponse.next());
+  if (request.method !== "POST" && known && !consolePage) return noteVisit(request, NextResponse.next(), event);
   const { request: requestPolicy, response: policy } = noncePolicies(undefined, known ? [] : hashesForAnyPath());
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", requestPolicy);
@@ -64,10 +72,24 @@ export const config = {
     // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the
     // API routes, whose answers are JSON, nor Next's files.
     { source: "/((?!_next/|_vercel/|api/).*)", has: [{ type: "header", key: "content-type" }] },
-    // And a visit's first page, whose source the touch cookie keeps (TOUCH_COOKIE).
-    { source: "/", missing: [{ type: "cookie", key: "sous_touch" }] },
-    { source: "/signup", missing: [{ type: "cookie", key: "sous_touch" }] },
-    { source: "/terms", missing: [{ type: "cookie", key: "sous_touch" }] },
-    { source: "/privacy", missing: [{ type: "cookie", key: "sous_touch" }] },
+    // And a browser's view of a public page that may begin a visit (noteVisit): its first, with no touch cookie yet,
+    // or one from outside the site, by Sec-Fetch-Site or, from a browser that sends none, by its referrer.
+    {
+      source: "/:page(signup|terms|privacy)?",
+      has: [{ type: "header", key: "user-agent", value: "Mozilla/.*" }],
+      missing: [{ type: "cookie", key: "sous_touch" }],
+    },
+    {
+      source: "/:page(signup|terms|privacy)?",
+      has: [
+        { type: "header", key: "user-agent", value: "Mozilla/.*" },
+        { type: "header", key: "sec-fetch-site", value: "(cross-site|same-site|none)" },
+      ],
+    },
+    {
+      source: "/:page(signup|terms|privacy)?",
+      has: [{ type: "header", key: "user-agent", value: "Mozilla/.*" }],
+      missing: [{ type: "header", key: "sec-fetch-site" }],
+    },
   ],
 };

@@ -1,4 +1,4 @@
-import { recordSource } from "@/server/forms/source-store";
+import { countVisit, recordSource } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -130,6 +130,7 @@ beforeAll(async () => {
   await reservePace(source, "waitlist", Date.now(), { perMinute: 30, perDay: 500 });
   const touch = touchOf(new URLSearchParams("source=instagram&campaign=spring&landing_page=/"));
   await recordSource(source, { id: newWebhookId(), form: "waitlist", at: afternoon }, touch);
+  await countVisit(source, { page: "/", touch, at: afternoon });
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db
@@ -220,6 +221,7 @@ describe("npm run db:copy", () => {
       invitation_pace: 1,
       outbox_pace: 1,
       lead_sources: 1,
+      visits: 1,
       operators: 1,
       operator_passkeys: 1,
       operator_sessions: 1,
@@ -286,7 +288,7 @@ describe("npm run db:copy", () => {
     try {
       const before = await tablesOf(target.db);
       await expect(copyDatabase({ from: sqliteSide(dataDir), to: postgresSide() })).rejects.toThrow(
-        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812, outbox_pace: 1, lead_sources: 1\): copy into an empty database only/,
+        /already holds rows \(disclosures: 2, .*outbox: 1213, outbox_attempts: 812, outbox_pace: 1, lead_sources: 1, visits: 1\): copy into an empty database only/,
       );
       expect(await tablesOf(target.db)).toStrictEqual(before);
     } finally {

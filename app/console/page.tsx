@@ -111,6 +111,12 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           title={`Sign-ups per day in ${zone}, the last ${days} days`}
           zone={zone}
         />
+        <p className="mt-3">
+          <Link href={`/console/sources?days=${days}`} className="underline underline-offset-4">
+            Where chefs come from
+          </Link>
+          : visits, sign-ups and quote requests by source.
+        </p>
       </section>
       <section aria-labelledby="waiting" className="mt-10">
         <h2 id="waiting" className="text-xl font-bold">

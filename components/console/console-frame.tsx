@@ -9,6 +9,7 @@ const sections = [
   { href: "/console", label: "Overview" },
   { href: "/console/waitlist", label: "Waitlist" },
   { href: "/console/quotes", label: "Quotes" },
+  { href: "/console/sources", label: "Sources" },
   { href: "/console/deliveries", label: "Deliveries" },
   { href: "/console/invitations", label: "Invitations" },
   { href: "/console/exports", label: "Exports" },

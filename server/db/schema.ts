@@ -53,6 +53,17 @@ export type LeadSourcesTable = {
   landing_page: string | null;
 };
 
+/** A day's views of a public page from outside the site, by that view's source (server/web/visits.ts). */
+export type VisitsTable = {
+  /** YYYY-MM-DD, in UTC. */
+  day: string;
+  page: string;
+  source: string;
+  /** "" for none. */
+  campaign: string;
+  views: number;
+};
+
 /** The delivery log: one row per HTTP attempt. It outlives the payload. */
 export type OutboxAttemptsTable = {
   outbox_id: string;
@@ -253,6 +264,7 @@ export type Database = {
   outbox_attempts: OutboxAttemptsTable;
   outbox_pace: OutboxPaceTable;
   lead_sources: LeadSourcesTable;
+  visits: VisitsTable;
   disclosures: DisclosuresTable;
   consents: ConsentsTable;
   consent_revocations: ConsentRevocationsTable;

@@ -25,6 +25,7 @@ const consolePaths = new Set([
   "/console/waitlist",
   "/console/quotes",
   "/console/quotes/handle",
+  "/console/sources",
   "/console/deliveries",
   "/console/deliveries/confirm-drop",
   "/console/deliveries/redeliver",

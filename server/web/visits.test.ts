@@ -1,6 +1,11 @@
 import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
-import { NextRequest } from "next/server";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { randomUUID } from "node:crypto";
+import { NextRequest, type NextFetchEvent } from "next/server";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { sourceCounts } from "@/server/forms/source-store";
+import { stubActionEnv } from "@/tests/support/action-env";
 import { config, middleware } from "@/middleware";
 import { firstTouch, touchOf, TOUCH_COOKIE } from "./visits";
 
@@ -81,19 +86,34 @@ describe("touchOf", () => {
   });
 });
 
+const iPhone =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+
 describe("the middleware, on a visit's first page", () => {
   afterEach(() => vi.unstubAllEnvs());
-  const iPhone =
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
   const viewed = (url: string, headers: Record<string, string> = {}, method = "GET") =>
     middleware(new NextRequest(url, { method, headers: { "user-agent": iPhone, ...headers } }));
 
-  it("runs for each public page only until the touch cookie is set", () => {
+  it("runs for a browser's view of a public page until the touch cookie is set, then for views from outside only", () => {
+    const runs = (path: string, headers: Record<string, string>, cookies: Record<string, string> = {}) =>
+      unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, headers, cookies });
+    const browser = { "user-agent": iPhone };
+    const returning = { [TOUCH_COOKIE]: "source=direct" };
     for (const path of ["/", "/signup", "/terms", "/privacy"]) {
-      expect(unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` }), path).toBe(true);
-      const cookies = { [TOUCH_COOKIE]: "source=direct" };
-      expect(unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}`, cookies }), path).toBe(false);
+      expect(runs(path, browser), path).toBe(true);
+      expect(runs(path, { ...browser, "sec-fetch-site": "same-origin" }, returning), path).toBe(false);
+      for (const site of ["cross-site", "same-site", "none"])
+        expect(runs(path, { ...browser, "sec-fetch-site": site }, returning), `${path} ${site}`).toBe(true);
+      // A browser too old to say: its referrer tells.
+      expect(runs(path, browser, returning), path).toBe(true);
+      // A script or a load test, which no one is: served as built.
+      expect(runs(path, { "sec-fetch-site": "none" }), path).toBe(false);
+      expect(runs(path, {}), path).toBe(false);
     }
+    for (const path of ["/sent/waitlist", "/signup/x", "/signupx"])
+      expect(runs(path, { ...browser, "sec-fetch-site": "same-origin" }, returning), path).toBe(
+        path !== "/sent/waitlist",
+      );
   });
 
   it("sets the cookie once, holding only the touch: HttpOnly, SameSite=Lax, for 30 days, Secure over https", () => {
@@ -120,5 +140,54 @@ describe("the middleware, on a visit's first page", () => {
       ["head", viewed("http://127.0.0.1:3000/", {}, "HEAD")],
     ] as const)
       expect(answered.headers.get("set-cookie"), why).toBeNull();
+  });
+});
+
+describe("the middleware, counting visits", () => {
+  beforeEach(() => {
+    stubActionEnv("SITE_URL", "https://sous.example");
+    vi.stubEnv("SITE_ALIASES", "www.sous.example");
+  });
+  afterEach(() => vi.unstubAllEnvs());
+
+  /** The views a request counts, once its waitUntil work is done. */
+  async function view(url: string, headers: Record<string, string> = {}, method = "GET") {
+    const work: Promise<unknown>[] = [];
+    const event = { waitUntil: (promise: Promise<unknown>) => work.push(promise) } as unknown as NextFetchEvent;
+    middleware(new NextRequest(url, { method, headers: { "user-agent": iPhone, ...headers } }), event);
+    await Promise.all(work);
+  }
+  const counted = async (source: string) =>
+    (await sourceCounts(await database(readEnv()), Date.now()))
+      .filter((count) => count.source === source)
+      .map(({ campaign, visits }) => [campaign, visits])
+      .sort();
+
+  it("counts a person's view from outside the site by its own source and campaign, with or without a touch cookie", async () => {
+    const source = `ig-${randomUUID()}`;
+    await view(`https://sous.example/?utm_source=${source}&utm_campaign=spring`);
+    await view(`https://sous.example/signup?utm_source=${source}&utm_campaign=spring`, {
+      cookie: `${TOUCH_COOKIE}=source%3Ddirect`,
+      referer: "https://l.instagram.com/",
+    });
+    await view(`https://sous.example/?utm_source=${source}`, { referer: "https://news.example/" });
+    expect(await counted(source)).toStrictEqual([
+      ["", 1],
+      ["spring", 2],
+    ]);
+  });
+
+  it("counts no view from one of the site's pages, by a bot, a preview, a prefetch or a HEAD", async () => {
+    const source = `ig-${randomUUID()}`;
+    const url = `https://sous.example/signup?utm_source=${source}`;
+    await view(url, { referer: "https://sous.example/" });
+    await view(url, { referer: "https://www.sous.example/terms" });
+    await view(url, { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)" });
+    await view(url, { "user-agent": "facebookexternalhit/1.1 Facebot Twitterbot/1.0" });
+    await view(url, { "sec-purpose": "prefetch;prerender" });
+    await view(url, {}, "HEAD");
+    expect(await counted(source)).toStrictEqual([]);
+    await view(url, { referer: "https://sous.example.evil/" });
+    expect(await counted(source)).toStrictEqual([["", 1]]);
   });
 });

@@ -44,14 +44,18 @@ export function touchOf(values: URLSearchParams): Touch {
   return { ...touch, source: touch.source ?? "direct" };
 }
 
+/** A view that did not come from one of the site's own pages: typed, bookmarked, or followed from elsewhere. */
+export function isFromOutside(referer: string | null, ownHosts: readonly string[]) {
+  return !referer || !URL.canParse(referer) || !ownHosts.includes(new URL(referer).host.toLowerCase());
+}
+
 /**
  * The first page's `utm_` fields; else the host of another site that sent the visitor; else `direct`. The referrer
  * is its host alone: a search's words or a page's path stay out.
  */
 export function firstTouch(url: URL, referer: string | null, ownHosts: readonly string[]): URLSearchParams {
-  const from = referer && URL.canParse(referer) ? new URL(referer) : undefined;
-  const referrer =
-    from && /^https?:$/.test(from.protocol) && !ownHosts.includes(from.host.toLowerCase()) ? from.host : null;
+  const from = referer && isFromOutside(referer, ownHosts) && URL.canParse(referer) ? new URL(referer) : undefined;
+  const referrer = from && /^https?:$/.test(from.protocol) ? from.host : null;
   const values = new URLSearchParams();
   for (const field of utmFields) values.set(field, url.searchParams.get(`utm_${field}`) ?? "");
   if (!values.get("source")) values.set("source", referrer ?? "direct");

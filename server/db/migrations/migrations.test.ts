@@ -108,6 +108,7 @@ describe("the tables the migrations create, as a copy reads them", () => {
       "outbox_attempts",
       "outbox_pace",
       "lead_sources",
+      "visits",
     ]);
     // Renamed by a later migration, a table keeps its key and its references under their new names.
     expect(tables.find(({ name }) => name === "outbox_attempts")).toStrictEqual({

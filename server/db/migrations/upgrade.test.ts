@@ -396,3 +396,33 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to one o
     MIGRATING_MS,
   );
 });
+
+describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to lead sources", (engine) => {
+  it(
+    "to 0022 gives every lead kept before a source of unknown, and an invitation none",
+    async () => {
+      const { migrator, undone, db } = await takenBackTo(engine, "0021-operator-time-zone");
+      expect(undone).toStrictEqual(["0022-lead-sources"]);
+      await db.deleteFrom("outbox").execute();
+      const row = (id: string, receiver: string) => ({
+        id,
+        receiver,
+        payload: "{}",
+        state: "delivered",
+        created_at: 1_000,
+        next_attempt_at: 1_000,
+      });
+      await db
+        .insertInto("outbox")
+        .values([row("msg_signup", "waitlist"), row("msg_quote", "contact"), row("msg_invitation", "invitations")])
+        .execute();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const sources = await db.selectFrom("lead_sources").selectAll().orderBy("lead_id").execute();
+      expect(sources.map(({ lead_id, form, source, campaign }) => [lead_id, form, source, campaign])).toStrictEqual([
+        ["msg_quote", "contact", "unknown", null],
+        ["msg_signup", "waitlist", "unknown", null],
+      ]);
+    },
+    MIGRATING_MS,
+  );
+});
