@@ -79,6 +79,23 @@ export async function leadIdsOfNumber({ db }: Store, phone: string) {
   return [...new Set(rows.map((row) => row.lead_id))];
 }
 
+/** Each number's leads, in the order it signed up. */
+export async function leadIdsOfNumbers({ db }: Store, phones: readonly string[]) {
+  const rows = phones.length
+    ? await db
+        .selectFrom("consents")
+        .select(["phone", "lead_id"])
+        .where("phone", "in", phones.slice(0, PHONES_PER_QUERY))
+        .orderBy("consented_at")
+        .orderBy("id")
+        .execute()
+    : [];
+  const ids = new Map<string, string[]>();
+  for (const { phone, lead_id } of rows)
+    if (!ids.get(phone)?.includes(lead_id)) ids.set(phone, [...(ids.get(phone) ?? []), lead_id]);
+  return ids;
+}
+
 /** How the console addresses a chef without the number in a URL. */
 export async function phoneOfConsent({ db }: Store, id: string) {
   const row = await db.selectFrom("consents").select("phone").where("id", "=", id).executeTakeFirst();

@@ -10,7 +10,8 @@ import { recordSource } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { chefOf, sourceWords, viewersShare } from "./chef";
 import { queueWave } from "@/server/invitations/waves";
-import { consentWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
+import type { InvitationRow } from "@/server/invitations/invitation-store";
+import { consentWords, invitationWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
 
 const engines = setupBothEngines();
 
@@ -107,9 +108,26 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
 
     const all = await waitlistPage(store, owner(), {});
     expect(all).toMatchObject({ total: 2, page: 1, pages: 1 });
+    // Each with the name its latest sign-up keeps (a STOP before delivery emptied the other's), where it came from,
+    // and its invitation.
+    const person = { source: "unknown", invitation: "not invited" };
     expect(all.rows).toStrictEqual([
-      { key: expect.stringMatching(/^con_/), phone: "+14155550199", signedUpAt: 2_000, state: "revoked" },
-      { key: expect.stringMatching(/^con_/), phone: "+14155550142", signedUpAt: 1_000, state: "in force" },
+      {
+        key: expect.stringMatching(/^con_/),
+        phone: "+14155550199",
+        signedUpAt: 2_000,
+        state: "revoked",
+        name: undefined,
+        ...person,
+      },
+      {
+        key: expect.stringMatching(/^con_/),
+        phone: "+14155550142",
+        signedUpAt: 1_000,
+        state: "in force",
+        name: "Chef 3000",
+        ...person,
+      },
     ]);
     expect(phones(await waitlistPage(store, owner(), { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
     expect(phones(await waitlistPage(store, owner(), { filter: "in force" }))).toStrictEqual(["+14155550142"]);
@@ -171,7 +189,17 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await queueWave(store, { name: "chef-page", selection: { next: 2 }, text: () => "Hi", now: 8_000 });
 
     const { rows } = await waitlistPage(store, owner(), {});
-    const chef = await chefOf(store, rows.find((row) => row.phone === "+14155550142")!.key);
+    // Its row: the latest name kept (the dropped lead's is gone), the first source known, its invitation.
+    const row = rows.find((candidate) => candidate.phone === "+14155550142")!;
+    expect([row.name, row.source, row.invitation]).toStrictEqual(["Ada 👩‍🍳 Lovelace", "instagram, spring", "queued"]);
+    expect(rows.find((candidate) => candidate.phone === "+14155550199")!.source).toBe("unknown");
+    // A viewer's rows hold no name.
+    const viewed = await waitlistPage(store, operator("viewer"), {});
+    expect(viewed.rows.map(({ name, source }) => [name, source]).sort()).toStrictEqual([
+      [undefined, "instagram, spring"],
+      [undefined, "unknown"],
+    ]);
+    const chef = await chefOf(store, row.key);
     expect(chef).toMatchObject({ phone: "+14155550142", state: "in force" });
     const log = (attempts: { number: number; status: number | null; sender: string }[]) =>
       attempts.map(({ number, status, sender }) => `${number} ${status} ${sender}`);
@@ -370,6 +398,20 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     // An empty list is one page: retention took every record, and every number with them.
     await forgetOldConsents(store, Number.MAX_SAFE_INTEGER);
     expect(await waitlistPage(store, owner(), {})).toMatchObject({ total: 0, page: 1, pages: 1, rows: [] });
+  });
+});
+
+describe("an invitation, in the waitlist's words", () => {
+  it("is its state, opened when it was, a refusal's reason, or none", () => {
+    const invitation = (
+      state: InvitationRow["state"],
+      opened_at: number | null = null,
+      carrier_code: string | null = null,
+    ) => invitationWords({ state, opened_at, carrier_code });
+    expect(invitationWords(undefined)).toBe("not invited");
+    expect(invitation("queued")).toBe("queued");
+    expect(invitation("texted", 5)).toBe("texted, opened");
+    expect(invitation("refused", null, "21614")).toBe("refused: not a mobile number");
   });
 });
 

@@ -2,10 +2,19 @@ import "server-only";
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import type { Store } from "@/server/db/connect";
-import { phonesOfLeads, signedUpPage, type ConsentState, type SignedUpFilter } from "@/server/consent/consent-store";
+import {
+  leadIdsOfNumbers,
+  phonesOfLeads,
+  signedUpPage,
+  type ConsentState,
+  type SignedUpFilter,
+} from "@/server/consent/consent-store";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
-import { invitedPhones } from "@/server/invitations/invitation-store";
-import { leadIdsNamed } from "@/server/outbox/outbox-store";
+import { invitedPhones, listInvitations, type InvitationRow } from "@/server/invitations/invitation-store";
+import { refusalWords } from "@/server/invitations/launch";
+import { valuesOf } from "@/server/forms/leads";
+import { sourcesOf } from "@/server/forms/source-store";
+import { leadIdsNamed, listLeads } from "@/server/outbox/outbox-store";
 import type { Operator } from "@/server/operators/operator-store";
 import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { readEnv } from "@/server/env";
@@ -33,7 +42,16 @@ export const consentWords = (state: ConsentState) => (state === "none" ? "never 
 const stateOf = (filter: Exclude<WaitlistFilter, "all">): ConsentState =>
   filter === "never confirmed" ? "none" : filter;
 
-export type WaitlistRow = { key: string; phone: string; signedUpAt: number; state: ConsentState };
+export type WaitlistRow = {
+  key: string;
+  phone: string;
+  signedUpAt: number;
+  state: ConsentState;
+  /** Kept until retention or a STOP empties the lead. */
+  name: string | undefined;
+  source: string;
+  invitation: string;
+};
 
 export class SearchError extends Error {}
 
@@ -85,8 +103,45 @@ export async function waitlistPage(
   });
   const pages = Math.max(1, Math.ceil(found.total / PAGE_SIZE));
   if (!shown || page > pages) throw new SearchError(`There is no page ${page}: pages 1 to ${pages}.`);
-  const rows: WaitlistRow[] = found.rows;
+  const people = await peopleOf(
+    store,
+    found.rows.map((row) => row.phone),
+  );
+  const owner = operator.role === "owner";
+  const rows: WaitlistRow[] = found.rows.map((row) => {
+    const person = people(row.phone);
+    return { ...row, ...person, name: owner ? person.name : undefined };
+  });
   return { rows, total: found.total, page, pages };
+}
+
+/** "texted, opened", "refused: not a mobile number", "not invited". */
+export function invitationWords(invitation: Pick<InvitationRow, "state" | "carrier_code" | "opened_at"> | undefined) {
+  if (!invitation) return "not invited";
+  if (invitation.state === "refused") return `refused: ${refusalWords(invitation.carrier_code)}`;
+  return invitation.opened_at === null ? invitation.state : `${invitation.state}, opened`;
+}
+
+/** A page's people: the name their latest sign-up keeps, where their first came from, their invitation. */
+async function peopleOf(store: Store, phones: readonly string[]) {
+  const leadIds = await leadIdsOfNumbers(store, phones);
+  const ids = [...leadIds.values()].flat();
+  const [leads, sources, invitations] = await Promise.all([
+    listLeads(store, { ids }),
+    sourcesOf(store, ids),
+    listInvitations(store, { phones }),
+  ]);
+  const names = new Map(leads.map((lead) => [lead.id, valuesOf(lead)?.name]));
+  return (phone: string) => {
+    const own = leadIds.get(phone) ?? [];
+    const name = own.map((id) => names.get(id)).findLast((value) => typeof value === "string");
+    const source = own.map((id) => sources.get(id)).find(Boolean);
+    return {
+      name: name as string | undefined,
+      source: source ? [source.source, ...(source.campaign ? [source.campaign] : [])].join(", ") : "unknown",
+      invitation: invitationWords(invitations.find((invitation) => invitation.phone === phone)),
+    };
+  };
 }
 
 /** Enough to answer "is that me?" and no more. */

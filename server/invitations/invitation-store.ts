@@ -247,12 +247,13 @@ export async function invitationCounts(store: Store, wave?: string) {
 
 export async function listInvitations(
   store: Store,
-  filter: { wave?: string; phone?: string; code?: string; state?: InvitationState } = {},
+  filter: { wave?: string; phone?: string; phones?: readonly string[]; code?: string; state?: InvitationState } = {},
 ): Promise<InvitationRow[]> {
   const chosen = store.db
     .selectFrom("invitations")
     .$if(filter.wave !== undefined, (query) => query.where("wave", "=", filter.wave!))
     .$if(filter.phone !== undefined, (query) => query.where("phone", "=", filter.phone!))
+    .$if(filter.phones !== undefined, (query) => query.where("phone", "in", ["", ...filter.phones!]))
     .$if(filter.code !== undefined, (query) => query.where("code", "=", filter.code!))
     .$if(filter.state !== undefined, (query) => query.where("id", "in", idsIn(store, INVITATIONS, [filter.state!])));
   const [invitations, outbox] = await Promise.all([chosen.selectAll().execute(), rowsOf(store, chosen.select("id"))]);

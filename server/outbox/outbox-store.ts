@@ -447,12 +447,15 @@ export async function releaseAwaitingStart({ db }: Store, ids: readonly string[]
   return Number(numUpdatedRows);
 }
 
-type LeadFilter = { states?: readonly LeadState[]; form?: string; withValues?: boolean };
+type LeadFilter = { states?: readonly LeadState[]; form?: string; withValues?: boolean; ids?: readonly string[] };
 
 function filtered({ db }: Store, filter: LeadFilter) {
   return db
     .selectFrom("outbox")
     .where("receiver", "in", filter.form ? [filter.form] : formNames)
+    .$if(filter.ids !== undefined, (query) =>
+      filter.ids!.length ? query.where("id", "in", filter.ids!) : query.where(sql<boolean>`1 = 0`),
+    )
     .$if(Boolean(filter.states?.length), (query) => query.where("state", "in", filter.states!))
     .$if(Boolean(filter.withValues), (query) => query.where("payload", "is not", null));
 }

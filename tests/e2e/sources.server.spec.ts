@@ -96,8 +96,17 @@ test("the Sources page counts visits, sign-ups and quote requests by source and 
       .analyze();
     expect(scanned.violations.map(({ id }) => id)).toStrictEqual([]);
 
-    // A chef's page says where they came from.
+    // The waitlist's row, and the chef's page, say where they came from.
     await owner.goto(`${site}/console/waitlist`);
+    await expect(owner.getByRole("row").filter({ hasText: "+14155550181" }).getByRole("cell")).toHaveText([
+      "+14155550181",
+      "Ada Campaign 1",
+      /^\d{4}-\d\d-\d\d /,
+      "instagram, spring-launch",
+      "in force",
+      "not invited",
+    ]);
+    await expect(owner.getByRole("row").filter({ hasText: "+14155550183" })).toContainText("www.google.com");
     await owner.getByRole("link", { name: "+14155550181" }).click();
     await expect(owner.getByText("instagram (social), campaign spring-launch, landed on /")).toBeVisible();
 

@@ -112,22 +112,29 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
             {search ? " found" : ""}, page {found.page} of {found.pages}
             {owner ? "" : ". Numbers are masked for viewers"}.
           </p>
-          <table className="mt-3 w-full max-w-3xl">
-            <HeaderRow labels={["Number", "Signed up (UTC)", "Consent"]} />
-            <tbody>
-              {found.rows.map((row) => (
-                <tr key={row.key} className="border-b border-stone-200">
-                  <td className="py-2 pr-6 tabular-nums">
-                    <Link href={`/console/chefs/${row.key}`} className="underline underline-offset-4">
-                      {owner ? row.phone : maskedPhone(row.phone)}
-                    </Link>
-                  </td>
-                  <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
-                  <td className="py-2">{consentWords(row.state)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div className="mt-3 overflow-x-auto">
+            <table className="w-full">
+              <HeaderRow
+                labels={["Number", ...(owner ? ["Name"] : []), "Signed up (UTC)", "Source", "Consent", "Invitation"]}
+              />
+              <tbody>
+                {found.rows.map((row) => (
+                  <tr key={row.key} className="border-b border-stone-200">
+                    <td className="py-2 pr-6 tabular-nums">
+                      <Link href={`/console/chefs/${row.key}`} className="underline underline-offset-4">
+                        {owner ? row.phone : maskedPhone(row.phone)}
+                      </Link>
+                    </td>
+                    {owner ? <td className="py-2 pr-6">{row.name ?? "not kept"}</td> : null}
+                    <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
+                    <td className="py-2 pr-6 break-all">{row.source}</td>
+                    <td className="py-2 pr-6">{consentWords(row.state)}</td>
+                    <td className="py-2">{row.invitation}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <nav aria-label="Pages" className="mt-4 flex gap-4">
             {found.page > 1 ? (
               <Link href={href(found.page - 1)} className="underline underline-offset-4">
