@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { countVisit, recordSource } from "@/server/forms/source-store";
+import { countVisit, recordSource, sourceCounts, sourcesOf } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { conversion, sourcesTable } from "./sources";
@@ -31,6 +31,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's sources on %s", (e
     await visit("source=instagram", 1);
     await joined("waitlist", "source=instagram&campaign=spring-launch", 0);
     await joined("waitlist", "source=instagram", 2);
+    await visit("source=instagram&campaign=reels", 2, 2);
     await visit("source=newsletter", 0, 2);
     await joined("contact", "source=newsletter", 0);
     await joined("waitlist", "source=direct", 3);
@@ -47,20 +48,45 @@ describe.each(["sqlite", "postgres"] as const)("the console's sources on %s", (e
         [campaign ? `  ${campaign}` : source, visits, signups, quotes, conversion].join(" "),
       );
     expect(rows(await sourcesTable(store, 7))).toStrictEqual([
-      "instagram 5 2 0 40%",
+      "instagram 7 2 0 28.6%",
       "  spring-launch 4 1 0 25%",
+      "  reels 2 0 0 0%",
       "direct 0 2 0 –",
       "newsletter 2 0 1 50%",
       "unknown 0 0 1 –",
     ]);
     expect(rows(await sourcesTable(store, 30))).toStrictEqual([
-      "instagram 5 2 0 40%",
+      "instagram 7 2 0 28.6%",
       "  spring-launch 4 1 0 25%",
+      "  reels 2 0 0 0%",
       "www.google.com 5 2 0 40%",
       "direct 0 2 0 –",
       "newsletter 2 0 1 50%",
       "unknown 0 0 1 –",
     ]);
+    // A campaign's leads and visits are one count, whether a field was empty or missing.
+    const instagram = (await sourceCounts(store, now - 6 * DAY_MS)).filter(({ source }) => source === "instagram");
+    expect(instagram.sort((a, b) => a.campaign.localeCompare(b.campaign))).toStrictEqual([
+      { source: "instagram", campaign: "", visits: 1, signups: 1, quotes: 0 },
+      { source: "instagram", campaign: "reels", visits: 2, signups: 0, quotes: 0 },
+      { source: "instagram", campaign: "spring-launch", visits: 4, signups: 1, quotes: 0 },
+    ]);
+  });
+
+  it("orders sources of as many sign-ups by their visits; no lead asked, none read", async () => {
+    vi.useFakeTimers({ now, toFake: ["Date"] });
+    const store = await engines(engine);
+    await store.db.deleteFrom("visits").execute();
+    await store.db.deleteFrom("lead_sources").execute();
+    for (const [source, times] of [
+      ["one", 1],
+      ["three", 3],
+      ["two", 2],
+    ] as const)
+      for (let i = 0; i < times; i += 1)
+        await countVisit(store, { page: "/", touch: touchOf(new URLSearchParams({ source })), at: now });
+    expect((await sourcesTable(store, 7)).map(({ source }) => source)).toStrictEqual(["three", "two", "one"]);
+    expect(await sourcesOf(store, [])).toStrictEqual(new Map());
   });
 });
 

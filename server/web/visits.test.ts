@@ -37,6 +37,8 @@ describe("firstTouch", () => {
       referrer: "www.google.com",
       landing_page: "/signup",
     });
+    expect(touched("https://sous.example/", "http://blog.example/")).toMatchObject({ source: "blog.example" });
+    expect(touched("https://sous.example/", "ftp://files.example/")).toMatchObject({ source: "direct" });
     expect(touched("https://sous.example/?utm_medium=email", "https://news.example/issue/4")).toStrictEqual({
       source: "news.example",
       medium: "email",
@@ -64,6 +66,8 @@ describe("firstTouch", () => {
     const touch = touched(`https://sous.example/?utm_source=%3Dcmd%7C%0A${long}&utm_campaign=%20%E2%80%AE%20`);
     expect(touch.source).toBe(`=cmd|${"é".repeat(95)}`);
     expect(touch.campaign).toBeUndefined();
+    // Cut at 100, then trimmed again: no space left at either end.
+    expect(touched(`https://sous.example/?utm_campaign=%20%20${"a".repeat(99)}%20b`).campaign).toBe("a".repeat(99));
   });
 });
 
@@ -130,13 +134,16 @@ describe("the middleware, on a visit's first page", () => {
 
   it("sets none for a bot, a link preview, a prefetch, or a HEAD", () => {
     const plain = viewed("http://127.0.0.1:3000/signup", { referer: "https://www.google.com/" });
+    // Over http (no TLS in front, or tried locally): not Secure, or the browser would drop it.
     expect(plain.headers.get("set-cookie")).toMatch(
-      /^sous_touch=source%3Dwww\.google\.com%26.*; HttpOnly; SameSite=lax$/,
+      /^sous_touch=source%3Dwww\.google\.com%26[^ ]*; Path=\/; Expires=[^;]+; Max-Age=2592000; HttpOnly; SameSite=lax$/,
     );
     for (const [why, answered] of [
       ["bot", viewed("http://127.0.0.1:3000/", { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)" })],
       ["preview", viewed("http://127.0.0.1:3000/", { "user-agent": "facebookexternalhit/1.1 Facebot Twitterbot/1.0" })],
       ["prefetch", viewed("http://127.0.0.1:3000/", { "sec-purpose": "prefetch" })],
+      ["firefox prefetch", viewed("http://127.0.0.1:3000/", { "x-moz": "prefetch" })],
+      ["preview", viewed("http://127.0.0.1:3000/", { "x-purpose": "preview" })],
       ["head", viewed("http://127.0.0.1:3000/", {}, "HEAD")],
     ] as const)
       expect(answered.headers.get("set-cookie"), why).toBeNull();
@@ -175,6 +182,26 @@ describe("the middleware, counting visits", () => {
       ["", 1],
       ["spring", 2],
     ]);
+  });
+
+  it("answers the page all the same when the database fails, with a line that names no one", async () => {
+    vi.stubEnv("DATA_DIR", "/proc/no-such-folder");
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => {});
+    await view(`https://sous.example/?utm_source=ig`, { referer: "https://l.instagram.com/" });
+    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toStrictEqual([
+      expect.objectContaining({ level: "warn", event: "visit_not_counted", error: "EnvError" }),
+    ]);
+    warned.mockRestore();
+  });
+
+  it("tells the site's own pages by the request's host where no setting names it", async () => {
+    vi.stubEnv("SITE_URL", "");
+    vi.stubEnv("SITE_ALIASES", "");
+    const source = `ig-${randomUUID()}`;
+    await view(`http://localhost:4321/signup?utm_source=${source}`, { referer: "http://localhost:4321/" });
+    expect(await counted(source)).toStrictEqual([]);
+    await view(`http://localhost:4321/signup?utm_source=${source}`);
+    expect(await counted(source)).toStrictEqual([["", 1]]);
   });
 
   it("counts no view from one of the site's pages, by a bot, a preview, a prefetch or a HEAD", async () => {
