@@ -402,6 +402,10 @@ export const sendsInClear = (url: string) => {
 export const sendRefusesUnsigned = ({ secrets, auth }: Pick<WebhookSettings, "secrets" | "auth">) =>
   !secrets?.length && !auth;
 
+/** The site knows its own address: SITE_URL, or the production domain Vercel sets. */
+export const siteAddressSet = (env: Pick<ServerEnv, "SITE_URL" | "VERCEL_PROJECT_PRODUCTION_URL">) =>
+  Boolean(env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL);
+
 /** Where the invitations go, where their link leads, and the site's address that link is on: all three set. */
 export const invitationsConfigured = (env: Pick<ServerEnv, "invite" | "SITE_URL" | "VERCEL_PROJECT_PRODUCTION_URL">) =>
-  Boolean(env.invite.webhook.url && env.invite.link && (env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL));
+  Boolean(env.invite.webhook.url && env.invite.link && siteAddressSet(env));

@@ -1,6 +1,6 @@
 import "server-only";
 import { smsTexts } from "@/lib/sms/program";
-import { readEnv } from "@/server/env";
+import { readEnv, siteAddressSet } from "@/server/env";
 import { siteUrl } from "@/server/site-settings";
 import type { Store } from "@/server/db/connect";
 import { allWaves, listInvitations } from "@/server/invitations/invitation-store";
@@ -35,7 +35,7 @@ export function selectionOf(plan: string | null | undefined, next: string | null
  */
 export function wavePreview(count: number) {
   const { invite, ...env } = readEnv();
-  const site = env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL ? siteUrl().origin : "SITE_URL";
+  const site = siteAddressSet(env) ? siteUrl().origin : "SITE_URL";
   return {
     text: smsTexts.invitation(`${site}/i/${"x".repeat(12)}`),
     perMinute: invite.perMinute,

@@ -4,7 +4,7 @@ import { adviceFor } from "@/server/outbox/alerts";
 import { receiverFailure } from "@/server/outbox/alert-store";
 import type { Store } from "@/server/db/connect";
 import { invitationStates, type InvitationState } from "@/server/db/schema";
-import { INVITATIONS, readEnv, sendRefusesUnsigned } from "@/server/env";
+import { INVITATIONS, readEnv, sendRefusesUnsigned, siteAddressSet } from "@/server/env";
 import { invitationCounts, listInvitations } from "@/server/invitations/invitation-store";
 import {
   cancelInvitations,
@@ -62,9 +62,7 @@ export async function launchWave(
   const missing = [
     ...(settings.webhook.url ? [] : ["INVITE_WEBHOOK_URL (where the invitations go: the workflow that texts them)"]),
     ...(settings.link ? [] : ["INVITE_URL (where the invitation's link leads)"]),
-    ...(env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL
-      ? []
-      : ["SITE_URL (the site's address, which the link is on)"]),
+    ...(siteAddressSet(env) ? [] : ["SITE_URL (the site's address, which the link is on)"]),
   ];
   if (missing.length) throw new WaveError(`not set: ${missing.join(", ")}; nothing was queued`, "unset");
   const linkOf = (code: string) => `${siteUrl().origin}/i/${code}`;
