@@ -129,6 +129,14 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         ...person,
       },
     ]);
+    // Each row its own invitation: the number in force is invited, the revoked one not.
+    await queueWave(store, { name: "rows", selection: { next: 2 }, text: () => "Hi", now: 7_000 });
+    const invited = (await waitlistPage(store, owner(), {})).rows.map(({ phone, invitation }) => [phone, invitation]);
+    expect(invited).toStrictEqual([
+      ["+14155550199", "not invited"],
+      ["+14155550142", "queued"],
+    ]);
+    await store.db.deleteFrom("invitations").where("wave", "=", "rows").execute();
     expect(phones(await waitlistPage(store, owner(), { filter: "revoked" }))).toStrictEqual(["+14155550199"]);
     expect(phones(await waitlistPage(store, owner(), { filter: "in force" }))).toStrictEqual(["+14155550142"]);
     expect(phones(await waitlistPage(store, owner(), { filter: "never confirmed" }))).toStrictEqual([]);
