@@ -1,4 +1,4 @@
-import { countVisit, recordSource } from "@/server/forms/source-store";
+import { countVisits, recordSource, visitOf } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -130,7 +130,7 @@ beforeAll(async () => {
   await reservePace(source, "waitlist", Date.now(), { perMinute: 30, perDay: 500 });
   const touch = touchOf(new URLSearchParams("source=instagram&campaign=spring&landing_page=/"));
   await recordSource(source, { id: newWebhookId(), form: "waitlist", at: afternoon }, touch);
-  await countVisit(source, { page: "/", touch, at: afternoon });
+  await countVisits(source, [visitOf("/", touch, afternoon)]);
   await source.db.insertInto("alerts").values({ kind: "failing", form: "waitlist", last_sent_at: 5_000 }).execute();
   await source.db.insertInto("receivers").values({ form: "waitlist", failing_since: 5_000 }).execute();
   await source.db

@@ -402,6 +402,16 @@ export const sendsInClear = (url: string) => {
 export const sendRefusesUnsigned = ({ secrets, auth }: Pick<WebhookSettings, "secrets" | "auth">) =>
   !secrets?.length && !auth;
 
+const addressSchema = envSchema.pick({ SITE_URL: true, SITE_ALIASES: true, VERCEL_PROJECT_PRODUCTION_URL: true });
+
+/** The site's own address and aliases alone: what a visit's first view asks, without parsing every setting. */
+export function readSiteAddress() {
+  const result = addressSchema.safeParse(process.env);
+  if (!result.success)
+    throw new EnvError(result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`));
+  return result.data;
+}
+
 /** The site knows its own address: SITE_URL, or the production domain Vercel sets. */
 export const siteAddressSet = (env: Pick<ServerEnv, "SITE_URL" | "VERCEL_PROJECT_PRODUCTION_URL">) =>
   Boolean(env.SITE_URL || env.VERCEL_PROJECT_PRODUCTION_URL);

@@ -1,7 +1,7 @@
 import "server-only";
 import type { PhonePolicy } from "@/lib/forms/phone";
 import type { BusinessIdentity } from "@/lib/business-identity";
-import { businessDefaults, readEnv, type ServerEnv } from "./env";
+import { businessDefaults, readEnv, readSiteAddress, type ServerEnv } from "./env";
 
 // What the pages read of the environment when they render: at build, and at each hourly revalidation.
 
@@ -13,7 +13,7 @@ export function analyticsEnabled() {
 
 /** SITE_URL, else Vercel's production domain, else the local server. */
 export function siteUrl() {
-  const env = readEnv();
+  const env = readSiteAddress();
   if (env.SITE_URL) return new URL(env.SITE_URL);
   if (env.VERCEL_PROJECT_PRODUCTION_URL) return new URL(`https://${env.VERCEL_PROJECT_PRODUCTION_URL}`);
   return new URL("http://localhost:3000");
@@ -21,7 +21,7 @@ export function siteUrl() {
 
 /** Never a request's own Host. */
 export function siteHosts() {
-  return [siteUrl().host, ...readEnv().SITE_ALIASES];
+  return [siteUrl().host, ...readSiteAddress().SITE_ALIASES];
 }
 
 export function phonePolicyOf(env: Pick<ServerEnv, "PHONE_DEFAULT_COUNTRY" | "WAITLIST_PHONE_COUNTRIES">): PhonePolicy {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { countVisit, recordSource, sourceCounts, sourcesOf } from "@/server/forms/source-store";
+import { countVisits, recordSource, sourceCounts, sourcesOf, visitOf } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { conversion, sourcesTable } from "./sources";
@@ -17,16 +17,15 @@ describe.each(["sqlite", "postgres"] as const)("the console's sources on %s", (e
     await store.db.deleteFrom("visits").execute();
     await store.db.deleteFrom("lead_sources").execute();
     const touch = (query: string) => touchOf(new URLSearchParams(query));
-    const visit = async (query: string, daysAgo: number, times = 1) => {
-      for (let i = 0; i < times; i += 1)
-        await countVisit(store, { page: "/", touch: touch(query), at: now - daysAgo * DAY_MS });
-    };
+    const visit = (query: string, daysAgo: number, views = 1) =>
+      countVisits(store, [{ ...visitOf("/", touch(query), now - daysAgo * DAY_MS), views }]);
     let lead = 0;
     const joined = async (form: string, query: string, daysAgo: number) => {
       lead += 1;
       await recordSource(store, { id: `msg_${lead}`, form, at: now - daysAgo * DAY_MS }, touch(query));
     };
-    await visit("source=instagram&campaign=spring-launch", 0, 3);
+    await visit("source=instagram&campaign=spring-launch", 0);
+    await visit("source=instagram&campaign=spring-launch", 0, 2);
     await visit("source=instagram&campaign=spring-launch", 6);
     await visit("source=instagram", 1);
     await joined("waitlist", "source=instagram&campaign=spring-launch", 0);
@@ -84,7 +83,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's sources on %s", (e
       ["two", 2],
     ] as const)
       for (let i = 0; i < times; i += 1)
-        await countVisit(store, { page: "/", touch: touchOf(new URLSearchParams({ source })), at: now });
+        await countVisits(store, [visitOf("/", touchOf(new URLSearchParams({ source })), now)]);
     expect((await sourcesTable(store, 7)).map(({ source }) => source)).toStrictEqual(["three", "two", "one"]);
     expect(await sourcesOf(store, [])).toStrictEqual(new Map());
   });

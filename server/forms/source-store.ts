@@ -1,5 +1,5 @@
 import "server-only";
-import { database, type Store } from "@/server/db/connect";
+import { database, inTransaction, type Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { logEvent } from "@/server/log";
 import type { Database } from "@/server/db/schema";
@@ -30,26 +30,55 @@ export async function sourcesOf({ db }: Store, leadIds: readonly string[]) {
 
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** One more view of `page` from outside the site, on the day of `at` (UTC). */
-export async function countVisit({ db }: Store, { page, touch, at }: { page: string; touch: Touch; at: number }) {
-  await db
-    .insertInto("visits")
-    .values({ day: dayOf(at), page, source: touch.source, campaign: touch.campaign ?? "", views: 1 })
-    .onConflict((conflict) =>
-      conflict
-        .columns(["day", "page", "source", "campaign"])
-        .doUpdateSet((eb) => ({ views: eb("visits.views", "+", 1) })),
-    )
-    .execute();
+type Visit = { day: string; page: string; source: string; campaign: string; views: number };
+
+/** `views` more views of a page from outside the site, on a day (UTC). */
+export async function countVisits({ db }: Store, visits: readonly Visit[]) {
+  for (const visit of visits)
+    await db
+      .insertInto("visits")
+      .values(visit)
+      .onConflict((conflict) =>
+        conflict
+          .columns(["day", "page", "source", "campaign"])
+          .doUpdateSet((eb) => ({ views: eb("visits.views", "+", visit.views) })),
+      )
+      .execute();
 }
 
-/** As middleware counts it, after the page is answered: a failure is a log line, never the visitor's. */
-export async function recordVisit(page: string, touch: Touch) {
+export const visitOf = (page: string, touch: Touch, at: number): Visit => ({
+  day: dayOf(at),
+  page,
+  source: touch.source,
+  campaign: touch.campaign ?? "",
+  views: 1,
+});
+
+// Views wait this long to be written together: one transaction for a spike's many, and a page answered at its pace.
+const VISITS_BATCH_MS = 200;
+const waiting = new Map<string, Visit>();
+let written: Promise<void> | undefined;
+
+async function writeWaiting() {
+  await new Promise((resolve) => setTimeout(resolve, VISITS_BATCH_MS));
+  const visits = [...waiting.values()];
+  waiting.clear();
+  written = undefined;
   try {
-    await countVisit(await database(readEnv()), { page, touch, at: Date.now() });
+    await inTransaction(await database(readEnv()), (tx) => countVisits(tx, visits));
   } catch (error) {
     logEvent("warn", { event: "visit_not_counted", error: error instanceof Error ? error.name : "unknown" });
   }
+}
+
+/** As middleware counts it, after the page is answered: resolves once written; a failure is a log line. */
+export function recordVisit(page: string, touch: Touch) {
+  const visit = visitOf(page, touch, Date.now());
+  const key = JSON.stringify([visit.day, visit.page, visit.source, visit.campaign]);
+  const counted = waiting.get(key);
+  if (counted) counted.views += 1;
+  else waiting.set(key, visit);
+  return (written ??= writeWaiting());
 }
 
 export type SourceCount = { source: string; campaign: string; visits: number; signups: number; quotes: number };

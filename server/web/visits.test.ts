@@ -204,6 +204,13 @@ describe("the middleware, counting visits", () => {
     expect(await counted(source)).toStrictEqual([["", 1]]);
   });
 
+  it("counts views that arrive together, each once", async () => {
+    const source = `ig-${randomUUID()}`;
+    await Promise.all([1, 2, 3].map(() => view(`https://sous.example/?utm_source=${source}`)));
+    await view(`https://sous.example/?utm_source=${source}`);
+    expect(await counted(source)).toStrictEqual([["", 4]]);
+  });
+
   it("counts no view from one of the site's pages, by a bot, a preview, a prefetch or a HEAD", async () => {
     const source = `ig-${randomUUID()}`;
     const url = `https://sous.example/signup?utm_source=${source}`;
