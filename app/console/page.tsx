@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { HeaderRow, SpanLinks, utc } from "@/components/console/console-table";
 import { SignupsChart } from "@/components/console/signups-chart";
 import { lastAlerts } from "@/server/outbox/alert-store";
 import { overview } from "@/server/console/overview";
@@ -94,18 +94,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
             Keep it
           </button>
         </form>
-        <p className="mt-3 flex gap-4">
-          {spans.map((span) => (
-            <Link
-              key={span}
-              href={`/console?days=${span}`}
-              aria-current={span === days ? "page" : undefined}
-              className="underline underline-offset-4 aria-[current=page]:font-semibold aria-[current=page]:no-underline"
-            >
-              Last {span} days
-            </Link>
-          ))}
-        </p>
+        <SpanLinks path="/console" spans={spans} days={days} />
         <SignupsChart
           days={seen.signups.slice(-days)}
           title={`Sign-ups per day in ${zone}, the last ${days} days`}

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ReactNode } from "react";
 
 /** A time as the console shows it: UTC, to the second; empty for none. */
@@ -53,5 +54,23 @@ export function Facts({ rows }: { rows: readonly (readonly [string, ReactNode])[
         </div>
       ))}
     </dl>
+  );
+}
+
+/** "Last 7 days", "Last 30 days"…: each a link to `path?days=N`, the span shown marked. */
+export function SpanLinks({ path, spans, days }: { path: string; spans: readonly number[]; days: number }) {
+  return (
+    <p className="mt-3 flex gap-4">
+      {spans.map((span) => (
+        <Link
+          key={span}
+          href={`${path}?days=${span}`}
+          aria-current={span === days ? "page" : undefined}
+          className="underline underline-offset-4 aria-[current=page]:font-semibold aria-[current=page]:no-underline"
+        >
+          Last {span} days
+        </Link>
+      ))}
+    </p>
   );
 }

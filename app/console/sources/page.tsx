@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { HeaderRow } from "@/components/console/console-table";
+import { HeaderRow, SpanLinks } from "@/components/console/console-table";
 import { requirePageOperator } from "@/server/console/session";
 import { sourceSpans, sourcesTable } from "@/server/console/sources";
 
@@ -19,18 +18,7 @@ export default async function SourcesPage({ searchParams }: { searchParams: Prom
         A visit is a person&apos;s view of a page that came from outside the site; a sign-up or quote request counts
         under the source of the visitor&apos;s first visit. Days in UTC. No address or identifier of anyone is kept.
       </p>
-      <p className="mt-3 flex gap-4">
-        {sourceSpans.map((span) => (
-          <Link
-            key={span}
-            href={`/console/sources?days=${span}`}
-            aria-current={span === days ? "page" : undefined}
-            className="underline underline-offset-4 aria-[current=page]:font-semibold aria-[current=page]:no-underline"
-          >
-            Last {span} days
-          </Link>
-        ))}
-      </p>
+      <SpanLinks path="/console/sources" spans={sourceSpans} days={days} />
       {rows.length === 0 ? (
         <p className="mt-4">No visits or leads in the last {days} days.</p>
       ) : (
