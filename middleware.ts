@@ -5,7 +5,6 @@ import { hashesForAnyPath, noncePolicies } from "@/server/web/page-policy";
 import { consoleHeaders } from "@/server/web/security-headers";
 import { logEvent } from "@/server/log";
 import { siteHosts } from "@/server/site-settings";
-import { recordVisit } from "@/server/forms/source-store";
 import { firstTouch, isFromOutside, isPersonViewing, touchOf, TOUCH_COOKIE, TOUCH_DAYS } from "@/server/web/visits";
 
 /**
@@ -23,7 +22,11 @@ function noteVisit(request: NextRequest, response: NextResponse, event?: NextFet
   }
   const referer = request.headers.get("referer");
   const touch = firstTouch(nextUrl, referer, own);
-  if (isFromOutside(referer, own)) event?.waitUntil(recordVisit(nextUrl.pathname, touchOf(touch)));
+  // Imported when first needed: the database's modules stay out of the middleware a server loads at start.
+  if (isFromOutside(referer, own))
+    event?.waitUntil(
+      import("@/server/forms/source-store").then(({ recordVisit }) => recordVisit(nextUrl.pathname, touchOf(touch))),
+    );
   if (!request.cookies.has(TOUCH_COOKIE))
     response.cookies.set(TOUCH_COOKIE, touch.toString(), {
       httpOnly: true,

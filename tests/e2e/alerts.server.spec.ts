@@ -55,7 +55,8 @@ for (const command of ["next start", "npm start"] as const) {
         command,
       );
       started.push(server);
-      await expect.poll(() => server.output()).toContain('"event":"database_ready"');
+      // A loaded machine's start takes its time: this waits for the line, it times nothing.
+      await expect.poll(() => server.output(), { timeout: 30_000 }).toContain('"event":"database_ready"');
       return server;
     };
     receiver.outage(503);

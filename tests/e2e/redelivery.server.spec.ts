@@ -334,9 +334,10 @@ test("without a webhook URL a sign-up is held in the database, listed and export
   expect(held).toMatchObject({ form: "waitlist", state: "held", attempts: 0 });
   const csv = (await leads("export", "--form", "waitlist", "--format", "csv", "--state", "held")).trim().split("\r\n");
   // A sign-up comes with its number's consent: given on the form, so in force.
-  expect(csv[0]).toBe("id,state,createdAt,consent,phone,name");
+  expect(csv[0]).toBe("id,state,createdAt,consent,phone,name,source,medium,campaign,referrer,landing_page");
+  // Posted by a script, which no first view told where it came from.
   expect(csv[1]).toBe(
-    `${held.id},held,${held.createdAt},in force,${fields.phone.replace(/[^\d+]/g, "")},${fields.name}`,
+    `${held.id},held,${held.createdAt},in force,${fields.phone.replace(/[^\d+]/g, "")},${fields.name},direct,,,,`,
   );
 
   await server.stop();

@@ -12,6 +12,9 @@ import { deliveriesNamed, uniquePhone, uniqueToken } from "./receiver-client";
 import { untilHydrated } from "./hydration";
 import { toasts } from "./toasts";
 
+// Each test runs the export command, a few seconds each on a loaded machine.
+test.slow();
+
 /** A form's export, as an operator runs it on this server's database: one object a row. */
 async function exported(form: string) {
   const { stdout } = await promisify(execFile)(
