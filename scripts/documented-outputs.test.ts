@@ -72,7 +72,8 @@ function npmRun(script: string, args: string[]) {
 beforeAll(async () => {
   folder = await mkdtemp(path.join(tmpdir(), "sous-documented-"));
   const store = await connect({ DATA_DIR: folder, DATABASE_URL: undefined });
-  const lead = waitlistLead(phone);
+  // Welcomed: a wave invites only numbers whose welcome was texted.
+  const lead = waitlistLead(phone, { state: "delivered", answer: "texted" });
   await insertLead(store, lead, newClaim(0));
   await recordConsent(store, { evidence: webConsent(phone), leadId: lead.id, at: Date.parse("2026-03-01T12:00:00Z") });
   await queueWave(store, {

@@ -129,12 +129,13 @@ describe("npm run invite", () => {
         { phone: phones[3], consentId: records[3], signedUpAt: new Date(1_003).toISOString() },
       ],
       later: 1,
-      leftOut: { revoked: 1, invited: 2, noRecord: 0, country: 0 },
+      leftOut: { revoked: 1, invited: 2, noRecord: 0, country: 0, welcome: 0 },
+      notWelcomed: [],
     });
     const sent = await invite("send", "--next", "2", "--wave", "second");
     expect(sent.stdout).toContain(`  ${phones[2]}  signed up ${new Date(1_002).toISOString()}  consent ${records[2]}`);
     expect(sent.stdout).toContain(
-      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES, 0 whose welcome was not texted.",
     );
     expect(sent.stdout).toContain(
       "Queued 2 invitations in wave second: the server sends them at 60 a minute, between 9:00 and 20:00",
@@ -149,7 +150,7 @@ describe("npm run invite", () => {
     );
     expect(again.stdout).toContain("0 numbers would be texted");
     expect(again.stdout).toContain(
-      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES.",
+      "Left out: 1 revoked, 2 already invited, 0 with no consent record, 0 outside WAITLIST_PHONE_COUNTRIES, 0 whose welcome was not texted.",
     );
     expect(again.stdout).toContain("Nothing to queue: wave third was not recorded.");
     expect((await invite("send", "--next", "1", "--wave", "second")).stderr).toContain(

@@ -108,8 +108,9 @@ function printPlan(print: Print, plan: WavePlan) {
   for (const { phone, signedUpAt, consentId } of chosen)
     print(`  ${phone}  signed up ${iso(signedUpAt)}  consent ${consentId}`);
   print(
-    `Left out: ${leftOut.revoked} revoked, ${leftOut.invited} already invited, ${leftOut.noRecord} with no consent record, ${leftOut.country} outside WAITLIST_PHONE_COUNTRIES.`,
+    `Left out: ${leftOut.revoked} revoked, ${leftOut.invited} already invited, ${leftOut.noRecord} with no consent record, ${leftOut.country} outside WAITLIST_PHONE_COUNTRIES, ${leftOut.welcome} whose welcome was not texted${leftOut.welcome ? ":" : "."}`,
   );
+  for (const { phone, welcome } of plan.notWelcomed) print(`  ${phone}  welcome ${welcome}`);
   if (later) print(`${later} more in force and never invited, for a later wave.`);
 }
 
@@ -117,6 +118,7 @@ const planJson = (plan: WavePlan) => ({
   chosen: plan.chosen.map((entry) => ({ ...entry, signedUpAt: iso(entry.signedUpAt) })),
   later: plan.later,
   leftOut: plan.leftOut,
+  notWelcomed: plan.notWelcomed,
 });
 
 const waveName = (values: Values) => {

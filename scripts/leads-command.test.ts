@@ -1,3 +1,4 @@
+import { commandOutput } from "@/tests/support/command-output";
 import { userInfo } from "node:os";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { emptyWaitlistValues } from "@/lib/forms/waitlist";
@@ -263,6 +264,15 @@ describe("npm run leads -- export and list, after a number revoked its consent",
     expect(byPhone.get("+15553009912")).toMatchObject({ state: "delivered", consent: "revoked", name: revoked.name });
     expect(byPhone.get("+15553009913")).toMatchObject({ consent: "none" });
 
+    // What each export left out, and why, said beside it (on stderr), never in it.
+    const said = await commandOutput(leadsCommand, ["export", "--form", "waitlist"]);
+    expect(said.stderr).toMatch(
+      /^Left out: [1-9]\d* whose number texted STOP before delivery \(its values were never kept\); [1-9]\d* past the retention period \(values removed after delivery\)\.$/,
+    );
+    expect(said.stdout).not.toContain("Left out");
+    expect((await commandOutput(leadsCommand, ["export", "--form", "waitlist", "--consented"])).stderr).toMatch(
+      /; [1-9]\d* whose consent is not in force\.$/,
+    );
     const consented = parse(await leads("export", "--form", "waitlist", "--format", "csv", "--consented"), {
       columns: true,
     }) as Record<string, string>[];

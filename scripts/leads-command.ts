@@ -9,7 +9,7 @@ import { commandActorAs } from "@/server/operators/operators";
 import { dropLeadById, redeliverLeads } from "@/server/ops/lead-actions";
 import { readEnv, type ServerEnv } from "@/server/env";
 import { toCsv } from "@/server/console/csv";
-import { consentOf, leadExport, recordExport } from "@/server/console/exports";
+import { consentOf, leadExport, leftOutWords, recordExport } from "@/server/console/exports";
 import { jsonSafe, safeSinks } from "./safe-output";
 
 const usage = `Usage:
@@ -139,6 +139,7 @@ async function exportCommand({ values, store, write }: Run) {
   if (values.format === "jsonl") for (const row of made.records) write(`${jsonSafe(JSON.stringify(row))}\n`);
   else write(toCsv(made.columns, made.rows));
   await recordExport(store, { by: commandActorAs(values.as), kind: `${values.form} leads`, rows: made.records.length });
+  return { note: leftOutWords(made.leftOut) };
 }
 
 /**
@@ -162,7 +163,7 @@ async function dropCommand({ values, id, env, line }: Run) {
   return line(`dropped ${id}`);
 }
 
-const commands: Record<string, (run: Run) => Promise<void>> = {
+const commands: Record<string, (run: Run) => Promise<void | { note: string }>> = {
   list: listCommand,
   show: showCommand,
   export: exportCommand,

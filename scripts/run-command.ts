@@ -74,7 +74,10 @@ export function runCommand(
         output === undefined ? (line: string) => console.log(line) : (line: string) => kept.push(`${line}\n`);
       const write =
         output === undefined ? (text: string) => process.stdout.write(text) : (text: string) => kept.push(text);
-      await command(args, print, write);
+      const done = await command(args, print, write);
+      // What an export left out, and why: beside the file, never in it.
+      if (typeof done === "object" && done !== null && "note" in done)
+        safeSinks(console.error, () => {}).print(String(done.note));
       if (output === undefined) return;
       const text = kept.join("");
       await writeWhole(output, text);

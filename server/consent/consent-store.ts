@@ -96,6 +96,22 @@ export async function leadIdsOfNumbers({ db }: Store, phones: readonly string[])
   return ids;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- another owner's subquery: any of its tables
+type LeadIds = SelectQueryBuilder<any, any, { id: string }>;
+
+/** The numbers whose latest sign-up was kept under one of these leads. */
+export const phonesOfLatestLeads = ({ db }: Store, leadIds: LeadIds) =>
+  db
+    .selectFrom("consents")
+    .select("phone")
+    .where("lead_id", "in", leadIds)
+    .where("consented_at", "=", (eb) =>
+      eb
+        .selectFrom("consents as latest")
+        .select((latest) => latest.fn.max("latest.consented_at").as("at"))
+        .whereRef("latest.phone", "=", "consents.phone"),
+    );
+
 /** How the console addresses a chef without the number in a URL. */
 export async function phoneOfConsent({ db }: Store, id: string) {
   const row = await db.selectFrom("consents").select("phone").where("id", "=", id).executeTakeFirst();
@@ -401,7 +417,7 @@ export type SignedUpFilter = {
   phone?: string;
   digits?: string;
   phones?: readonly string[];
-  named?: { phones: SelectQueryBuilder<Database, keyof Database, { phone: string }>; outside?: boolean };
+  named?: { phones: SelectQueryBuilder<Database, keyof Database, { phone: string }>; outside?: boolean }[];
 };
 
 export async function signedUpPage(
@@ -417,8 +433,10 @@ export async function signedUpPage(
     .$if(among !== undefined, (query) =>
       among!.length ? query.where("phone", "in", among!) : query.where(sql<boolean>`1 = 0`),
     )
-    .$if(filter.named !== undefined, (query) =>
-      query.where("phone", filter.named!.outside ? "not in" : "in", filter.named!.phones),
+    .$if(Boolean(filter.named?.length), (query) =>
+      query.where((eb) =>
+        eb.and(filter.named!.map(({ phones, outside }) => eb("phone", outside ? "not in" : "in", phones))),
+      ),
     );
   const [rows, counted] = await Promise.all([
     chosen

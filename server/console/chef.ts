@@ -5,7 +5,7 @@ import { listInvitations } from "@/server/invitations/invitation-store";
 import { sourcesOf } from "@/server/forms/source-store";
 import { attemptsOf, leadById } from "@/server/outbox/outbox-store";
 import type { Touch } from "@/server/web/visits";
-import { maskedPhone } from "./waitlist";
+import { invitationWords, maskedPhone, welcomeWords } from "./waitlist";
 
 /** The name a lead's kept payload holds, if it still holds one (retention empties it after delivery). */
 function nameOf(payload: string | null) {
@@ -47,7 +47,17 @@ export async function chefOf(store: Store, key: string) {
     const source = sourceWords(sources.get(id));
     if (lead) leads.push({ lead, name: nameOf(lead.payload), source, attempts: await attemptsOf(store, id) });
   }
-  return { phone, state: standings.get(phone)?.state ?? "none", ...records, leads, invitations };
+  const latest = leads
+    .filter(({ lead }) => lead.receiver === "waitlist")
+    .sort((a, b) => a.lead.created_at - b.lead.created_at)
+    .at(-1);
+  const states = {
+    state: standings.get(phone)?.state ?? "none",
+    source: leads[0]?.source ?? "unknown",
+    welcome: welcomeWords(latest?.lead),
+    invitation: invitationWords(invitations[0]),
+  };
+  return { phone, name: latest?.name, ...states, ...records, leads, invitations };
 }
 
 export type Chef = NonNullable<Awaited<ReturnType<typeof chefOf>>>;
@@ -58,6 +68,9 @@ export function viewersShare(chef: Chef) {
   return {
     phone: maskedPhone(chef.phone),
     state: chef.state,
+    source: chef.source,
+    welcome: chef.welcome,
+    invitation: chef.invitation,
     consents: chef.consents.map(({ id, consented_at }) => ({ id, consented_at })),
     revocations: chef.revocations.map(({ id, revoked_at, channel, source }) => ({ id, revoked_at, channel, source })),
     renewals: chef.renewals.map(({ id, renewed_at, channel, source }) => ({ id, renewed_at, channel, source })),

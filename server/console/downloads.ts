@@ -2,7 +2,7 @@ import "server-only";
 import type { Store } from "@/server/db/connect";
 import { leadStates } from "@/server/db/schema";
 import { toCsv } from "@/server/console/csv";
-import { consentExport, invitationExport, leadExport, recordExport } from "@/server/console/exports";
+import { consentExport, invitationExport, leadExport, leftOutOf, recordExport } from "@/server/console/exports";
 import { consoleActor, type SignedIn } from "@/server/operators/operators";
 
 /** The console's downloads, each what the matching command exports (server/console/exports.ts), as CSV. */
@@ -11,11 +11,13 @@ export const downloads = {
     label: "The waitlist: each number once, with its latest sign-up and its consent",
     kind: "waitlist leads",
     make: (store: Store) => leadExport(store, { form: "waitlist", states: [...leadStates] }),
+    leftOut: (store: Store) => leftOutOf(store, "waitlist"),
   },
   quotes: {
     label: "The quote requests, with every value they keep",
     kind: "quote requests",
     make: (store: Store) => leadExport(store, { form: "contact", states: [...leadStates] }),
+    leftOut: (store: Store) => leftOutOf(store, "contact"),
   },
   consents: {
     label: "The consent records, revocations and STARTs, with the text each chef saw",

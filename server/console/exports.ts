@@ -16,7 +16,7 @@ import { whyWaiting } from "@/server/invitations/waves";
 import { valuesOf, type LeadRow } from "@/server/forms/leads";
 import { sourcesOf } from "@/server/forms/source-store";
 import type { Touch } from "@/server/web/visits";
-import { listLeads } from "@/server/outbox/outbox-store";
+import { countLeads, listLeads } from "@/server/outbox/outbox-store";
 import { insertActivity } from "@/server/operators/activity-store";
 import type { Actor } from "@/server/operators/operators";
 
@@ -190,6 +190,27 @@ const sourceCells = (touch: Touch | undefined) =>
     sourceColumns.map((column) => [column, touch ? touch[column] : column === "source" ? "unknown" : null]),
   );
 
+/** What an export of leads leaves out: values a STOP before delivery never let it keep, values past retention. */
+export type LeftOut = { stopped: number; retention: number; notInForce?: number };
+
+export function leftOutWords({ stopped, retention, notInForce = 0 }: LeftOut) {
+  const parts = [
+    ...(stopped ? [`${stopped} whose number texted STOP before delivery (its values were never kept)`] : []),
+    ...(retention ? [`${retention} past the retention period (values removed after delivery)`] : []),
+    ...(notInForce ? [`${notInForce} whose consent is not in force`] : []),
+  ];
+  return parts.length ? `Left out: ${parts.join("; ")}.` : "Nothing left out.";
+}
+
+/** The console's count of what a form's export leaves out, without reading the leads. */
+export async function leftOutOf(store: Store, form: string): Promise<LeftOut> {
+  const [valueless, stopped] = await Promise.all([
+    countLeads(store, { form, withValues: false }),
+    countLeads(store, { form, withValues: false, states: ["revoked"] }),
+  ]);
+  return { stopped, retention: valueless - stopped };
+}
+
 /** A form that texts gives each number once, with its latest lead. */
 export async function leadExport(
   store: Store,
@@ -203,7 +224,9 @@ export async function leadExport(
     );
   const listed = await listLeads(store, { states, form });
   const consent = await consentOf(store, listed);
-  const rows = listed
+  const valueless = listed.filter((row) => valuesOf(row) === undefined);
+  const stopped = valueless.filter((row) => row.state === "revoked").length;
+  const kept = listed
     .map((row) => ({ row, values: valuesOf(row) }))
     .filter(({ values }) => values !== undefined)
     .map(({ row, values }) => ({
@@ -212,8 +235,18 @@ export async function leadExport(
       createdAt: iso(row.created_at),
       ...(asksConsent ? { consent: consent(row) } : {}),
       payload: values!,
-    }))
-    .filter((row) => !consented || row.consent === "in force");
+    }));
+  const rows = kept.filter((row) => !consented || row.consent === "in force");
+  const leftOut: LeftOut = {
+    stopped,
+    retention: valueless.length - stopped,
+    ...(consented && consentForm
+      ? {
+          notInForce: new Set(kept.filter((row) => !rows.includes(row)).map((row) => row.payload[consentForm.phoneKey]))
+            .size,
+        }
+      : {}),
+  };
   const latest = consentForm
     ? [...new Map(rows.map((row) => [String(row.payload[consentForm.phoneKey]), row])).values()]
     : rows;
@@ -225,6 +258,7 @@ export async function leadExport(
   const records = latest.map((row) => ({ ...row, ...sourceCells(sources.get(row.id)) }));
   return {
     records,
+    leftOut,
     columns: ["id", "state", "createdAt", ...(asksConsent ? ["consent"] : []), ...fields, ...sourceColumns],
     rows: records.map(({ payload, ...row }) => ({ ...payload, ...row })),
   };

@@ -11,7 +11,15 @@ import { touchOf } from "@/server/web/visits";
 import { chefOf, sourceWords, viewersShare } from "./chef";
 import { queueWave } from "@/server/invitations/waves";
 import type { InvitationRow } from "@/server/invitations/invitation-store";
-import { consentWords, invitationWords, maskedPhone, PAGE_SIZE, SearchError, waitlistPage } from "./waitlist";
+import {
+  consentWords,
+  invitationWords,
+  maskedPhone,
+  PAGE_SIZE,
+  SearchError,
+  waitlistPage,
+  welcomeFilters,
+} from "./waitlist";
 
 const engines = setupBothEngines();
 
@@ -32,6 +40,10 @@ async function signUp(store: Store, phone: string, at: number, name = `Chef ${at
   });
   return lead;
 }
+
+/** Every waiting welcome texted: a wave invites only numbers whose welcome was. */
+const welcomeTexted = (store: Store) =>
+  store.db.updateTable("outbox").set({ state: "delivered", answer: "texted" }).where("state", "=", "pending").execute();
 
 let operators = 0;
 /** An operator of their own per read: the console counts each operator's searches. */
@@ -55,6 +67,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     await signUp(store, "+14155550102", 2_000);
     await signUp(store, "+14155550103", 3_000);
     // The wave takes the oldest two; the first is texted, the second still queued.
+    await welcomeTexted(store);
     await queueWave(store, { name: "first", selection: { next: 2 }, text: () => "Hi", now: 4_000 });
     await updateInvitations(store.db, { state: "texted" }, { phone: "+14155550101" });
     const invited = async (invitation: Parameters<typeof waitlistPage>[2]["invitation"]) =>
@@ -70,6 +83,52 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     ]);
     expect(phones(await waitlistPage(store, owner(), { filter: "in force", invitation: "queued" }))).toStrictEqual([]);
     expect((await waitlistPage(store, owner(), { invitation: "not invited", search: "4155550103" })).total).toBe(1);
+  });
+
+  it("reads each number's welcome from its latest sign-up's lead, and filters by it in SQL as the rows read it", async () => {
+    const store = await open(engine);
+    const cases = [
+      ["+14155550201", { state: "delivered", answer: "texted" }, "texted"],
+      [
+        "+14155550202",
+        { state: "delivered", answer: "texted:false", carrier_code: "21614" },
+        "refused: not a mobile number",
+      ],
+      ["+14155550203", { state: "delivered" }, "not reported"],
+      ["+14155550204", { state: "pending", attempts: 2 }, "failing"],
+      ["+14155550205", { state: "dead", attempts: 9 }, "failing"],
+      ["+14155550206", { state: "held" }, "waiting: no workflow connected"],
+      ["+14155550207", { state: "pending" }, "waiting"],
+      ["+14155550208", { state: "awaiting_release" }, "waiting for an owner's release"],
+      ["+14155550209", { state: "revoked" }, "not sent: consent ended first"],
+    ] as const;
+    for (const [index, [phone, change]] of cases.entries()) {
+      const lead = await signUp(store, phone, 1_000 + index);
+      await store.db.updateTable("outbox").set(change).where("id", "=", lead.id).execute();
+    }
+    // Texted once, then a later sign-up kept waiting for a START: the later one is the number's welcome now.
+    const earlier = await signUp(store, "+14155550210", 2_000);
+    await store.db
+      .updateTable("outbox")
+      .set({ state: "delivered", answer: "texted" })
+      .where("id", "=", earlier.id)
+      .execute();
+    const later = { ...waitlistLead("+14155550210"), state: "awaiting_start" as const, created_at: 3_000 };
+    await insertLead(store, later);
+    await recordConsent(store, { evidence: webConsent("+14155550210"), leadId: later.id, at: 3_000 });
+
+    const rows = (await waitlistPage(store, owner(), {})).rows;
+    const words = new Map(rows.map((row) => [row.phone, row.welcome]));
+    expect(Object.fromEntries(words)).toStrictEqual({
+      ...Object.fromEntries(cases.map(([phone, , welcome]) => [phone, welcome])),
+      "+14155550210": "waiting for a START",
+    });
+    for (const welcome of welcomeFilters.slice(1)) {
+      const found = phones(await waitlistPage(store, owner(), { welcome })).sort();
+      const expected = rows.filter((row) => row.welcome.split(/[:,]| for /)[0] === welcome).map((row) => row.phone);
+      expect(found, welcome).toStrictEqual(expected.sort());
+    }
+    expect((await waitlistPage(store, owner(), { welcome: "failing" })).total).toBe(2);
   });
 
   it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {
@@ -109,7 +168,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     const all = await waitlistPage(store, owner(), {});
     expect(all).toMatchObject({ total: 2, page: 1, pages: 1 });
     // Each with the name its latest sign-up keeps (a STOP before delivery emptied the other's), where it came from,
-    // and its invitation.
+    // its welcome and its invitation.
     const person = { source: "unknown", invitation: "not invited" };
     expect(all.rows).toStrictEqual([
       {
@@ -118,6 +177,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         signedUpAt: 2_000,
         state: "revoked",
         name: undefined,
+        welcome: "not sent: consent ended first",
         ...person,
       },
       {
@@ -126,10 +186,12 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         signedUpAt: 1_000,
         state: "in force",
         name: "Chef 3000",
+        welcome: "waiting",
         ...person,
       },
     ]);
     // Each row its own invitation: the number in force is invited, the revoked one not.
+    await welcomeTexted(store);
     await queueWave(store, { name: "rows", selection: { next: 2 }, text: () => "Hi", now: 7_000 });
     const invited = (await waitlistPage(store, owner(), {})).rows.map(({ phone, invitation }) => [phone, invitation]);
     expect(invited).toStrictEqual([
@@ -257,6 +319,7 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
         sender: "visitor",
       })
       .execute();
+    await welcomeTexted(store);
     await queueWave(store, { name: "viewers", selection: { next: 1 }, text: () => "Hi Ada, Sous is open", now: 8_000 });
     const [row] = (await waitlistPage(store, owner(), {})).rows;
     const chef = (await chefOf(store, row!.key))!;
@@ -273,6 +336,9 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     expect(share).toStrictEqual({
       phone: "+1 ••• ••• 0143",
       state: "in force",
+      source: "unknown",
+      welcome: "texted",
+      invitation: "queued",
       consents: chef.consents.map((record) => ({ id: record.id, consented_at: record.consented_at })),
       revocations: [{ id: chef.revocations[0]!.id, revoked_at: 4_000, channel: "sms", source: "workflow" }],
       renewals: [{ id: chef.renewals[0]!.id, renewed_at: 5_000, channel: "sms", source: "workflow" }],

@@ -4,17 +4,26 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import type { Store } from "@/server/db/connect";
 import {
   leadIdsOfNumbers,
+  phonesOfLatestLeads,
   phonesOfLeads,
   signedUpPage,
   type ConsentState,
   type SignedUpFilter,
 } from "@/server/consent/consent-store";
-import { invitationStates, type InvitationState } from "@/server/db/schema";
+import { invitationStates } from "@/server/db/schema";
 import { invitedPhones, listInvitations, type InvitationRow } from "@/server/invitations/invitation-store";
 import { refusalWords } from "@/server/invitations/launch";
 import { valuesOf } from "@/server/forms/leads";
 import { sourcesOf } from "@/server/forms/source-store";
-import { leadIdsNamed, listLeads } from "@/server/outbox/outbox-store";
+import {
+  leadIdsNamed,
+  listLeads,
+  welcomedIds,
+  welcomeOf,
+  welcomeStates,
+  type LeadRow,
+  type WelcomeState,
+} from "@/server/outbox/outbox-store";
 import type { Operator } from "@/server/operators/operator-store";
 import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { readEnv } from "@/server/env";
@@ -31,10 +40,15 @@ export type WaitlistFilter = (typeof waitlistFilters)[number];
 export const invitationFilters = ["any", "not invited", ...invitationStates] as const;
 export type InvitationFilter = (typeof invitationFilters)[number];
 
-function invitedAs(store: Store, filter: InvitationFilter): SignedUpFilter {
-  if (filter === "any") return {};
-  if (filter === "not invited") return { named: { phones: invitedPhones(store, invitationStates), outside: true } };
-  return { named: { phones: invitedPhones(store, [filter as InvitationState]) } };
+export const welcomeFilters = ["any", ...welcomeStates] as const;
+export type WelcomeFilter = (typeof welcomeFilters)[number];
+
+function chosenBy(store: Store, invitation: InvitationFilter, welcome: WelcomeFilter): SignedUpFilter {
+  const named: NonNullable<SignedUpFilter["named"]> = [];
+  if (invitation === "not invited") named.push({ phones: invitedPhones(store, invitationStates), outside: true });
+  else if (invitation !== "any") named.push({ phones: invitedPhones(store, [invitation]) });
+  if (welcome !== "any") named.push({ phones: phonesOfLatestLeads(store, welcomedIds(store, welcome)) });
+  return { named };
 }
 
 /** "never confirmed": its only sign-up came after a STOP, kept as evidence until a START. */
@@ -50,6 +64,7 @@ export type WaitlistRow = {
   /** Kept until retention or a STOP empties the lead. */
   name: string | undefined;
   source: string;
+  welcome: string;
   invitation: string;
 };
 
@@ -86,13 +101,20 @@ export async function waitlistPage(
     search = "",
     filter = "all",
     invitation = "any",
+    welcome = "any",
     page = 1,
-  }: { search?: string; filter?: WaitlistFilter; invitation?: InvitationFilter; page?: number },
+  }: {
+    search?: string;
+    filter?: WaitlistFilter;
+    invitation?: InvitationFilter;
+    welcome?: WelcomeFilter;
+    page?: number;
+  },
 ) {
   const wanted = {
     ...(await searched(store, search, operator)),
     ...(filter === "all" ? {} : { state: stateOf(filter) }),
-    ...invitedAs(store, invitation),
+    ...chosenBy(store, invitation, welcome),
   };
   // A page past the last safe integer is no page either: the database would refuse its offset.
   const shown = Number.isSafeInteger(page) && page >= 1 && page <= Number.MAX_SAFE_INTEGER / PAGE_SIZE;
@@ -122,7 +144,18 @@ export function invitationWords(invitation: Pick<InvitationRow, "state" | "carri
   return invitation.opened_at === null ? invitation.state : `${invitation.state}, opened`;
 }
 
-/** A page's people: the name their latest sign-up keeps, where their first came from, their invitation. */
+/** "texted", "refused: not a mobile number", "waiting: no workflow connected". */
+export function welcomeWords(lead: Pick<LeadRow, "state" | "attempts" | "answer" | "carrier_code"> | undefined) {
+  const welcome: WelcomeState = welcomeOf(lead);
+  if (welcome === "refused") return `refused: ${refusalWords(lead!.carrier_code)}`;
+  if (welcome === "not sent") return "not sent: consent ended first";
+  if (welcome !== "waiting" || !lead) return welcome;
+  if (lead.state === "held") return "waiting: no workflow connected";
+  if (lead.state === "awaiting_start") return "waiting for a START";
+  return lead.state === "awaiting_release" ? "waiting for an owner's release" : "waiting";
+}
+
+/** A page's people: the name their latest sign-up keeps, where their first came from, their welcome and invitation. */
 async function peopleOf(store: Store, phones: readonly string[]) {
   const leadIds = await leadIdsOfNumbers(store, phones);
   const ids = [...leadIds.values()].flat();
@@ -131,14 +164,19 @@ async function peopleOf(store: Store, phones: readonly string[]) {
     sourcesOf(store, ids),
     listInvitations(store, { phones }),
   ]);
-  const names = new Map(leads.map((lead) => [lead.id, valuesOf(lead)?.name]));
+  const byId = new Map(leads.map((lead) => [lead.id, lead]));
   return (phone: string) => {
-    const own = leadIds.get(phone) ?? [];
-    const name = own.map((id) => names.get(id)).findLast((value) => typeof value === "string");
-    const source = own.map((id) => sources.get(id)).find(Boolean);
+    const own = (leadIds.get(phone) ?? []).flatMap((id) => byId.get(id) ?? []);
+    const name = own.map((lead) => valuesOf(lead)?.name).findLast((value) => typeof value === "string");
+    const latest = own
+      .filter((lead) => lead.receiver === "waitlist")
+      .sort((a, b) => a.created_at - b.created_at)
+      .at(-1);
+    const source = own.map((lead) => sources.get(lead.id)).find(Boolean);
     return {
       name: name as string | undefined,
       source: source ? [source.source, ...(source.campaign ? [source.campaign] : [])].join(", ") : "unknown",
+      welcome: welcomeWords(latest),
       invitation: invitationWords(invitations.find((invitation) => invitation.phone === phone)),
     };
   };

@@ -35,6 +35,9 @@ export type OutboxTable = {
   last_failure: string | null;
   /** When its receiver acknowledged it (an invitation: answered texted or refused). */
   delivered_at: number | null;
+  /** A lead's welcome as its receiver reported it: "texted", "texted:false" (with the carrier's code), or none. */
+  answer: string | null;
+  carrier_code: string | null;
   claimed_by: string | null;
   claimed_until: number | null;
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sendable as sendableBy } from "@/server/outbox/send";
 import { leadFacts, leadKey, leadKind, valuesOf, type LeadRow } from "./leads";
-import { newWebhookId } from "@/server/outbox/outbox-store";
+import { newWebhookId, welcomeOf } from "@/server/outbox/outbox-store";
 
 const sendable = (row: LeadRow) => sendableBy(leadKind, row);
 
@@ -17,6 +17,8 @@ const row = (overrides: Partial<LeadRow> = {}): LeadRow => ({
   next_attempt_at: 20,
   last_failure: null,
   delivered_at: null,
+  answer: null,
+  carrier_code: null,
   claimed_by: null,
   claimed_until: null,
   ...overrides,
@@ -71,5 +73,26 @@ describe("leadFacts", () => {
     const lead = { receiver: "waitlist", id: "msg_1", attempts: 3, created_at: 1_000 };
     expect(leadFacts(lead, 2_499)).toStrictEqual({ form: "waitlist", webhookId: "msg_1", attempts: 3, ageSeconds: 1 });
     expect(leadFacts(lead, 2_500).ageSeconds).toBe(2);
+  });
+});
+
+describe("welcomeOf", () => {
+  it.each([
+    [{ state: "delivered", answer: "texted" }, "texted"],
+    [{ state: "delivered", answer: "texted:false" }, "refused"],
+    [{ state: "delivered", answer: null }, "not reported"],
+    [{ state: "pending", attempts: 1 }, "failing"],
+    [{ state: "dead" }, "failing"],
+    [{ state: "pending", attempts: 0 }, "waiting"],
+    [{ state: "held", attempts: 0 }, "waiting"],
+    [{ state: "awaiting_start", attempts: 0 }, "waiting"],
+    [{ state: "awaiting_release", attempts: 0 }, "waiting"],
+    [{ state: "revoked" }, "not sent"],
+  ] as const)("reads %o as %s", (overrides, welcome) => {
+    expect(welcomeOf(row(overrides))).toBe(welcome);
+  });
+
+  it("reads a number with no lead kept as not reported", () => {
+    expect(welcomeOf(undefined)).toBe("not reported");
   });
 });

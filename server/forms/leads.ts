@@ -3,19 +3,33 @@ import { createHash } from "node:crypto";
 import { formNames, isFormName, type FormName } from "@/lib/forms";
 import { database, type Store } from "@/server/db/connect";
 import { readEnv, type ServerEnv } from "@/server/env";
-import { openLeadStates, type Claim, type Due, type LeadRow, type OutboxRow } from "@/server/outbox/outbox-store";
+import {
+  openLeadStates,
+  recordWelcome,
+  type Claim,
+  type Due,
+  type LeadRow,
+  type OutboxRow,
+} from "@/server/outbox/outbox-store";
 import { sendDue, type PassSummary, type Sending } from "@/server/outbox/pass";
 import { objectOf, sendable, sendClaimed, type Kind, type Sender } from "@/server/outbox/send";
+import { textedAnswer } from "@/server/outbox/webhook";
 
 export type { LeadRow };
 
-/** A form's lead: its receiver's 2xx is its delivery. */
+/** A form's lead: its receiver's 2xx is its delivery; the SMS workflow's also says whether it texted the welcome. */
 export const leadKind: Kind = {
   owns: isFormName,
   webhook: (env, form) => env.webhooks[form as FormName],
   budget: (env, form) => env.ceilings[form as FormName],
   words: { pending: "pending", dead: "dead", held: "held", answered: ["delivered"], overBudget: "awaiting_release" },
+  readAnswer: true,
   answer: () => "delivered",
+  async settling(tx, { row }, { state, result }) {
+    const welcome = result.ok ? textedAnswer(result.body) : undefined;
+    if (welcome) await recordWelcome(tx, row.id, welcome);
+    return state;
+  },
   events: { pending: "lead_pending", dead: "lead_dead", redelivered: "lead_redelivered" },
   facts: ({ row }, now) => leadFacts(row, now),
 };

@@ -13,7 +13,7 @@ import { database } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { newWebhookSecret } from "@/tests/support/webhook-secrets";
 import { cookieJar } from "@/tests/support/request-headers";
-import { listLeads } from "@/server/outbox/outbox-store";
+import { listLeads, welcomeOf } from "@/server/outbox/outbox-store";
 import { sourcesOf } from "./source-store";
 import * as answerPace from "./answer-pace";
 
@@ -178,6 +178,23 @@ describe("where a sign-up came from", () => {
     cookieJar.set("sous_touch", "source=newsletter");
     await submit(fields);
     expect((await sourcesOf(store, [lead.id])).get(lead.id)?.source).toBe("direct");
+  });
+});
+
+describe("the welcome its workflow reports", () => {
+  const leadOf = async (name: string) =>
+    (await listLeads(await database(readEnv()), { form: "waitlist" })).find((lead) => lead.payload?.includes(name))!;
+
+  it.each([
+    ["texted", "[texted]", "texted", null, "texted"],
+    ["refused with the carrier's code", "[refused=21614]", "texted:false", "21614", "refused"],
+    ["nothing said of a text: not reported", "", null, null, "not reported"],
+    ["a 503: failing", "[status=503]", null, null, "failing"],
+  ] as const)("is kept as its answer says: %s", async (_label, directive, answer, code, welcome) => {
+    const fields = signup({}, directive);
+    await submit(fields);
+    const lead = await leadOf(fields.name);
+    expect([lead.answer, lead.carrier_code, welcomeOf(lead)]).toStrictEqual([answer, code, welcome]);
   });
 });
 

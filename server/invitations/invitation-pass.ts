@@ -7,6 +7,7 @@ import { INVITATIONS, type ServerEnv } from "@/server/env";
 import type { OutboxRow } from "@/server/outbox/outbox-store";
 import { nothingSent, sendDue, type Check, type PassSummary, type Sending } from "@/server/outbox/pass";
 import type { Kind } from "@/server/outbox/send";
+import { textedAnswer } from "@/server/outbox/webhook";
 import { invitationById, markClaimed, recordAnswer, reserveSlot, waveNamed } from "./invitation-store";
 import { sendingTime, zonesOf } from "./quiet-hours";
 import { acceptedToday } from "./waves";
@@ -42,20 +43,6 @@ async function check(tx: Store, row: OutboxRow, env: ServerEnv): Promise<Check<I
 }
 
 /**
- * A 2xx that says neither texted nor refused is no answer: n8n answers 200 with an empty body when an execution dies
- * before its Respond node, so the text may not have gone.
- */
-function answerOf(body: string | undefined): { texted: true } | { texted: false; code: string | null } | undefined {
-  try {
-    const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown } | null;
-    if (answer?.texted === true) return { texted: true };
-    if (answer?.texted === false)
-      return { texted: false, code: answer.code === undefined || answer.code === null ? null : String(answer.code) };
-  } catch {}
-  return undefined;
-}
-
-/**
  * Never let in (a redirect, a 4xx) or refused by Twilio itself: no text. A timeout, a dropped connection or another
  * 5xx may have reached the carrier before the answer was lost.
  */
@@ -71,12 +58,12 @@ export const invitationKind: Kind<Invitation> = {
   words: { pending: "queued", dead: "failed", held: "queued", answered: ["texted", "refused"] },
   readAnswer: true,
   answer: (result) => {
-    const answer = answerOf(result.body);
+    const answer = textedAnswer(result.body);
     return answer && (answer.texted ? "texted" : "refused");
   },
   /** Its carrier's answer, and whether it may have reached the carrier; a failure in a wave cancelled meanwhile ends it cancelled. */
   async settling(tx, { row, own }, { state, result, failure }) {
-    const answer = result.ok ? answerOf(result.body) : undefined;
+    const answer = result.ok ? textedAnswer(result.body) : undefined;
     await recordAnswer(tx, row.id, {
       reached: result.ok || mayHaveReachedCarrier(failure!),
       ...(answer && {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { updateInvitations } from "@/tests/support/lead-rows";
-import { plainEvidence } from "@/tests/support/waitlist-lead";
+import { plainEvidence, waitlistLead } from "@/tests/support/waitlist-lead";
 import { smsTexts } from "@/lib/sms/program";
 import { recordConsent, recordRenewal } from "@/server/consent/consent-store";
 import { disclosureOf } from "@/server/consent/disclosure";
@@ -9,7 +9,7 @@ import type { InvitationState } from "@/server/db/schema";
 import { inTransaction } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { revokeConsent } from "@/server/consent/consent-changes";
-import { newWebhookId, claimRow, openCounts, rowsOf } from "@/server/outbox/outbox-store";
+import { newWebhookId, claimRow, insertLead, openCounts, rowsOf } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { startInviteReceiver } from "@/tests/support/invite-receiver";
 import { INVITATIONS } from "@/server/env";
@@ -129,7 +129,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     vi.stubEnv("WAITLIST_PHONE_COUNTRIES", "US,CA");
     const plan = await planWave(store, { phones: [member!, stranger!, `+44740012341${block}`] });
     expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual([member]);
-    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 0, noRecord: 2, country: 0 });
+    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 0, noRecord: 2, country: 0, welcome: 0 });
     await signUp(store, `+44740012341${block}`, afternoon - 500);
     expect((await planWave(store, { phones: [`+44740012341${block}`] })).leftOut).toMatchObject({ country: 1 });
     // Queued while GB was taken, claimed after it left the list: skipped, never sent.
@@ -137,6 +137,48 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     expect(receiver.received.filter((call) => call.phone === abroad)).toStrictEqual([]);
     expect(await listInvitations(store, { wave: `${engine}-abroad` })).toStrictEqual([
       expect.objectContaining({ phone: abroad, state: "skipped", last_failure: "country not accepted" }),
+    ]);
+  });
+
+  it("plan no number whose welcome was not texted, and list each with its welcome; one texted or not reported is planned", async () => {
+    const store = await open(engine);
+    const phones = numbers("8", 6);
+    const welcomes = [
+      { state: "delivered", answer: "texted" },
+      { state: "delivered", answer: null },
+      { state: "delivered", answer: "texted:false", carrier_code: "21614" },
+      { state: "pending", attempts: 3 },
+      { state: "held" },
+      { state: "pending" },
+    ] as const;
+    for (const [index, phone] of phones.entries()) {
+      const lead = { ...waitlistLead(phone), ...welcomes[index]! };
+      await insertLead(store, lead);
+      await recordConsent(store, {
+        evidence: plainEvidence(phone, disclosure),
+        leadId: lead.id,
+        at: afternoon - 10_000 + index,
+      });
+    }
+    const plan = await planWave(store, { phones });
+    expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual(phones.slice(0, 2));
+    expect(plan.leftOut).toMatchObject({ welcome: 4 });
+    expect(plan.notWelcomed).toStrictEqual([
+      { phone: phones[2], welcome: "refused" },
+      { phone: phones[3], welcome: "failing" },
+      { phone: phones[4], welcome: "waiting" },
+      { phone: phones[5], welcome: "waiting" },
+    ]);
+    // Its twin: once the waiting one's welcome is texted, the next plan takes it.
+    await store.db
+      .updateTable("outbox")
+      .set({ state: "delivered", answer: "texted" })
+      .where("state", "=", "held")
+      .execute();
+    expect((await planWave(store, { phones })).chosen.map((entry) => entry.phone)).toStrictEqual([
+      phones[0],
+      phones[1],
+      phones[4],
     ]);
   });
 
@@ -161,7 +203,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
 
     const plan = await planWave(store, { phones: [third!, first!, second!, revoked!, invited!, unknown] });
     expect(plan.chosen.map((entry) => entry.phone)).toStrictEqual([first, second, third]);
-    expect(plan.leftOut).toStrictEqual({ revoked: 1, invited: 1, noRecord: 1, country: 0 });
+    expect(plan.leftOut).toStrictEqual({ revoked: 1, invited: 1, noRecord: 1, country: 0, welcome: 0 });
     const firstTwo = await planWave(store, { next: 2 });
     expect(firstTwo.chosen).toHaveLength(2);
     const queued = await queueWave(store, {
@@ -877,7 +919,7 @@ describe.each(["sqlite", "postgres"] as const)("launch invitations on %s", (engi
     });
     const plan = await planWave(store, { phones });
     expect(plan.chosen).toHaveLength(60);
-    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0, country: 0 });
+    expect(plan.leftOut).toStrictEqual({ revoked: 0, invited: 460, noRecord: 0, country: 0, welcome: 0 });
     expect(
       await queueWave(store, { name: `${engine}-rest`, selection: { phones }, text: () => text, now: afternoon }),
     ).toMatchObject({ queued: 60 });

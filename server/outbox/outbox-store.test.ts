@@ -88,6 +88,7 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
       "0020-invitation-opens",
       "0021-operator-time-zone",
       "0022-lead-sources",
+      "0023-welcome-answers",
     ];
     expect(names.rows.map((row) => row.name)).toStrictEqual(committed);
     expect(Object.keys(migrations)).toStrictEqual(committed);

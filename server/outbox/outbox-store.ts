@@ -287,6 +287,25 @@ export const idsIn = ({ db }: Store, receiver: string, states: readonly OutboxSt
     .where("state", "in", states)
     .$if(attempted, (query) => query.where("attempts", ">", 0));
 
+/** Ids of the waitlist's leads whose welcome reads `state`: welcomeOf's rule in SQL (waitlist.test.ts holds the two together). */
+export const welcomedIds = ({ db }: Store, state: WelcomeState) =>
+  db
+    .selectFrom("outbox")
+    .select("id")
+    .where("receiver", "=", "waitlist")
+    .where((eb) => {
+      const delivered = (answer: string | null) =>
+        eb.and([eb("state", "=", "delivered"), answer === null ? eb("answer", "is", null) : eb("answer", "=", answer)]);
+      const pending = (attempted: boolean) =>
+        eb.and([eb("state", "=", "pending"), eb("attempts", attempted ? ">" : "=", 0)]);
+      if (state === "texted") return delivered("texted");
+      if (state === "refused") return delivered("texted:false");
+      if (state === "not reported") return delivered(null);
+      if (state === "failing") return eb.or([eb("state", "=", "dead"), pending(true)]);
+      if (state === "not sent") return eb("state", "=", "revoked");
+      return eb.or([eb("state", "in", ["held", "awaiting_start", "awaiting_release"]), pending(false)]);
+    });
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- another owner's subquery: any of its tables
 type Ids = SelectQueryBuilder<any, any, { id: string }> | readonly string[];
 
@@ -347,6 +366,21 @@ export type LeadRow = OutboxRow & { state: LeadState };
 const leads = ({ db }: Store) =>
   db.selectFrom("outbox").selectAll().where("receiver", "in", formNames).$narrowType<{ state: LeadState }>();
 
+export const welcomeStates = ["texted", "refused", "failing", "waiting", "not reported", "not sent"] as const;
+export type WelcomeState = (typeof welcomeStates)[number];
+
+/**
+ * A number's welcome, from the lead it signed up under: "not reported" where its receiver took the lead and said
+ * nothing of a text (a workflow other than the shipped one), or no lead is kept.
+ */
+export function welcomeOf(lead: Pick<LeadRow, "state" | "attempts" | "answer"> | undefined): WelcomeState {
+  if (!lead) return "not reported";
+  if (lead.state === "delivered")
+    return lead.answer === "texted" ? "texted" : lead.answer === "texted:false" ? "refused" : "not reported";
+  if (lead.state === "dead" || (lead.state === "pending" && lead.attempts > 0)) return "failing";
+  return lead.state === "revoked" ? "not sent" : "waiting";
+}
+
 /** A pending lead as it is kept before its first attempt, unclaimed. */
 export const newLead = (
   lead: Pick<LeadRow, "id" | "receiver" | "dedupe_key" | "payload" | "created_at" | "next_attempt_at">,
@@ -357,9 +391,20 @@ export const newLead = (
   rounds: 0,
   last_failure: null,
   delivered_at: null,
+  answer: null,
+  carrier_code: null,
   claimed_by: null,
   claimed_until: null,
 });
+
+/** What the receiver said of a lead's welcome text. */
+export async function recordWelcome({ db }: Store, id: string, answer: { texted: boolean; code?: string | null }) {
+  await db
+    .updateTable("outbox")
+    .set({ answer: answer.texted ? "texted" : "texted:false", carrier_code: answer.code ?? null })
+    .where("id", "=", id)
+    .execute();
+}
 
 /** Undefined when an open lead with the same values is kept already. */
 export function insertLead({ db }: Store, lead: Insertable<OutboxTable> & { state: LeadState }, claim?: Claim) {
@@ -457,7 +502,7 @@ function filtered({ db }: Store, filter: LeadFilter) {
       filter.ids!.length ? query.where("id", "in", filter.ids!) : query.where(sql<boolean>`1 = 0`),
     )
     .$if(Boolean(filter.states?.length), (query) => query.where("state", "in", filter.states!))
-    .$if(Boolean(filter.withValues), (query) => query.where("payload", "is not", null));
+    .$if(filter.withValues !== undefined, (query) => query.where("payload", filter.withValues ? "is not" : "is", null));
 }
 
 export function listLeads(

@@ -155,6 +155,23 @@ export const failureOf = (result: { ok: boolean; reason?: string; status?: numbe
       ? `${result.reason} ${result.status}${statedReason(result.body)}`
       : result.reason;
 
+/**
+ * What the texting workflow answered: texted, or refused with the carrier's code. A 2xx that says neither is no
+ * answer: n8n answers 200 with an empty body when an execution dies before its Respond node.
+ */
+export function textedAnswer(body: string | undefined) {
+  try {
+    const answer = JSON.parse(body ?? "") as { texted?: unknown; code?: unknown } | null;
+    if (answer?.texted === true) return { texted: true as const };
+    if (answer?.texted === false)
+      return {
+        texted: false as const,
+        code: answer.code === undefined || answer.code === null ? null : String(answer.code),
+      };
+  } catch {}
+  return undefined;
+}
+
 /** A 4xx other than 408 and 429 will not change by itself, nor will a redirect. */
 export function isTransient(result: AttemptResult) {
   if (result.ok) return false;

@@ -29,6 +29,7 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 const setupToken = "console-invitations-setup-token-0123456789";
 const inviteSecret = newWebhookSecret();
+const waitlistSecret = newWebhookSecret();
 const consentSecret = newWebhookSecret();
 const inviteLink = "https://sous.example/early";
 const inboundUrl = "https://n8n.sous.test/webhook/sous-sms-inbound";
@@ -57,6 +58,7 @@ test.beforeAll(async () => {
     { files: [workflowFile], ids: Object.values(workflowIds) },
     {
       SOUS_INVITE_WEBHOOK_SECRETS: inviteSecret,
+      SOUS_WEBHOOK_SECRETS: waitlistSecret,
       SOUS_SITE_URL: `http://127.0.0.1:${port}`,
       CONSENT_WEBHOOK_SECRET: consentSecret,
       TWILIO_ACCOUNT_SID: twilio.accountSid,
@@ -76,6 +78,9 @@ test.beforeAll(async () => {
     CONSOLE_SETUP_TOKEN: setupToken,
     WAITLIST_PHONE_COUNTRIES: specCountries,
     CONSENT_WEBHOOK_SECRET: consentSecret,
+    // The welcome texted by n8n through the fake Twilio: a wave invites only numbers whose welcome was.
+    WAITLIST_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.welcome),
+    WAITLIST_WEBHOOK_SECRET: waitlistSecret,
     INVITE_WEBHOOK_URL: n8n.webhookUrl(webhookPaths.invitations),
     INVITE_WEBHOOK_SECRET: inviteSecret,
     INVITE_URL: inviteLink,
@@ -457,5 +462,51 @@ test("each invitation's link is the site's own: previews, a HEAD and unknown cod
     );
   const status = JSON.parse(await run("invite", "status", "--wave", "launch-3", "--json"));
   expect(status.response).toStrictEqual({ queued: 3, texted: 3, opened: 1, stopped: 1, failed: 0 });
+  await context.close();
+});
+
+test("a chef whose welcome the carrier refused (21614) reads “refused: not a mobile number” on the waitlist and their page, and the next wave leaves them out and lists them", async ({
+  browser,
+}) => {
+  const landline = numberUnder(zone.prefix, 727);
+  const mobile = numberUnder(zone.prefix, 728);
+  twilio.refuse(landline, 21614);
+  for (const [index, phone] of [landline, mobile].entries()) {
+    const posted = await postSignupWithoutScript(
+      `http://127.0.0.1:${new URL(site).port}`,
+      { phone, name: "Chef", consent: "on" },
+      { "x-forwarded-for": `10.77.3.${index + 1}` },
+    );
+    expect(posted.url).toBe("/sent/waitlist");
+  }
+  const context = await browser.newContext({ javaScriptEnabled: false, storageState: ownerState });
+  const page = await context.newPage();
+  const welcomeOf = (phone: string) => page.locator("tbody tr", { hasText: phone }).locator("td").nth(5);
+  await page.goto(`${site}/console/waitlist`);
+  await expect(page.locator("thead th").nth(5)).toHaveText("Welcome");
+  await expect(welcomeOf(landline)).toHaveText("refused: not a mobile number");
+  await expect(welcomeOf(mobile)).toHaveText("texted");
+  await page.getByLabel("Welcome").selectOption("refused");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page.locator("tbody tr")).toHaveText([new RegExp(landline.replace("+", "\\+"))]);
+  await page.locator("tbody tr a").click();
+  await expect(page.locator("dt", { hasText: "Welcome" }).locator("+ dd").first()).toHaveText(
+    "refused: not a mobile number",
+  );
+
+  // The next wave: the mobile number; the landline left out, and listed with why.
+  await page.goto(`${site}/console/invitations?plan=all`);
+  await expect(page.getByRole("status")).toHaveText("1 number would be texted, in sign-up order.");
+  await expect(page.locator("dt", { hasText: "Welcome not texted" }).locator("+ dd")).toHaveText("1");
+  await expect(page.locator("details", { hasText: "Whose welcome was not texted" }).locator("li")).toHaveText(
+    `${landline}: refused`,
+  );
+  await page.getByLabel("The wave's name").fill("launch-4");
+  await page.getByLabel(/^Type how many it texts/).fill("1");
+  await page.getByRole("button", { name: "Send the wave" }).click();
+  await expect(page.getByRole("status").first()).toContainText("Wave launch-4 queued: 1 invitation.");
+  await textedReaches(page, "launch-4", 1, 60_000);
+  expect(invited()).toContain(mobile);
+  expect(invited()).not.toContain(landline);
   await context.close();
 });

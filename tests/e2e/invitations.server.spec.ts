@@ -14,6 +14,7 @@ import { numberUnder, openPrefix, specCountries, specHours } from "../support/op
 import { startPostgresServer, type PostgresServer } from "../support/postgres-server";
 import type { Started } from "../support/processes";
 import { newWebhookSecret } from "../support/webhook-secrets";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { serverSpecBrowser } from "./e2e-env";
 import { expect, test } from "./fixtures";
 
@@ -34,6 +35,7 @@ const perMinute = 600;
 const count = 200;
 
 let twilio: FakeTwilio;
+let welcomes: WebhookReceiver;
 let n8n: N8nServer;
 let postgres: PostgresServer;
 let dataDir: string;
@@ -54,7 +56,8 @@ const settings = () => ({
   INVITE_HOURS: `${specHours.from}-${specHours.to}`,
   INVITE_PER_MINUTE: String(perMinute),
   WAITLIST_PHONE_COUNTRIES: specCountries,
-  // No WAITLIST_WEBHOOK_URL: the sign-ups are held, and no welcome is texted.
+  // A workflow that takes each sign-up and says nothing of a welcome text ("not reported"): a wave invites them.
+  WAITLIST_WEBHOOK_URL: `${welcomes.url}/welcome`,
   REDELIVERY_POLL_MS: "200",
   // An attempt every two seconds for four minutes: longer than the workflow's outage.
   REDELIVERY_SCHEDULE_SECONDS: Array(120).fill("2").join(","),
@@ -67,6 +70,7 @@ const settings = () => ({
 test.beforeAll(async () => {
   test.setTimeout(25 * 60_000);
   twilio = await startFakeTwilio();
+  welcomes = await startWebhookReceiver();
   postgres = await startPostgresServer();
   dataDir = await mkdtemp(path.join(tmpdir(), "sous-invite-"));
   n8n = await startInvitationsN8n(twilio, secret);
@@ -77,6 +81,7 @@ test.afterAll(async () => {
   await n8n?.stop();
   await postgres?.stop();
   await twilio?.close();
+  await welcomes?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 

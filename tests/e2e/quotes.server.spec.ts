@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { CEREMONY_MS, pressCeremony, setUpFirstOwner, withAuthenticator } from "../support/console-browser";
+import { testDatabase } from "../support/lead-rows";
 import { postSignupWithoutScript, startConsoleSite } from "../support/next-server";
 import { Webhook } from "standardwebhooks";
 import { newWebhookSecret } from "../support/webhook-secrets";
@@ -17,7 +18,7 @@ test("with no workflow connected, every console page says so first; a quote requ
 }) => {
   test.setTimeout(180_000);
   const consentSecret = newWebhookSecret();
-  const { port, site, setupToken, env, stop } = await startConsoleSite("quotes", {
+  const { dataDir, port, site, setupToken, env, stop } = await startConsoleSite("quotes", {
     CONTACT_WEBHOOK_URL: "",
     CONSENT_WEBHOOK_SECRET: consentSecret,
   });
@@ -59,8 +60,30 @@ test("with no workflow connected, every console page says so first; a quote requ
     await expect(receivers).toContainText("not connected");
     await expect(receivers).not.toContainText("working");
 
-    // Invitations not configured: a wave can be planned, and its Send is off, saying why.
+    // Invitations not configured: a wave can be planned, and its Send is off, saying why. It plans a chef whose
+    // welcome was texted (as a workflow would have reported it), and leaves out the one whose welcome waits.
+    const welcomed = await postSignupWithoutScript(`http://127.0.0.1:${port}`, {
+      name: `Bo ${port}`,
+      phone: "(415) 555-0143",
+      consent: "on",
+    });
+    expect(welcomed.status).toBe(200);
+    const db = testDatabase({ dataDir });
+    try {
+      await db
+        .updateTable("outbox")
+        .set({ state: "delivered", answer: "texted" })
+        .where("receiver", "=", "waitlist")
+        .where("payload", "like", "%+14155550143%")
+        .execute();
+    } finally {
+      await db.destroy();
+    }
     await page.goto(`${site}/console/invitations?plan=next&next=1`);
+    await expect(page.getByRole("status")).toHaveText("1 number would be texted, in sign-up order.");
+    await expect(page.locator("details", { hasText: "Whose welcome was not texted" }).locator("li")).toHaveText(
+      "+14155550142: waiting",
+    );
     await expect(page.getByRole("button", { name: "Send the wave" })).toBeDisabled();
     await expect(page.getByText("Sending is off until invitations are configured")).toBeVisible();
 

@@ -8,8 +8,9 @@ type Command = (args: string[], print: (line: string) => void, write: (text: str
  */
 export async function commandOutput(run: Command, args: string[]) {
   let stdout = "";
+  let done: unknown;
   try {
-    await run(
+    done = await run(
       args,
       (line) => (stdout += `${line}\n`),
       (text) => (stdout += text),
@@ -17,5 +18,6 @@ export async function commandOutput(run: Command, args: string[]) {
   } catch (error) {
     return { code: 1, stdout, stderr: error instanceof Error ? error.message : String(error) };
   }
-  return { code: 0, stdout, stderr: "" };
+  const note = typeof done === "object" && done !== null && "note" in done ? String(done.note) : "";
+  return { code: 0, stdout, stderr: note };
 }

@@ -22,6 +22,8 @@ export function waitlistLead(phone = "+15551234567", overrides: Partial<LeadRow>
     next_attempt_at: 2_000,
     last_failure: null,
     delivered_at: null,
+    answer: null,
+    carrier_code: null,
     claimed_by: null,
     claimed_until: null,
     ...overrides,

@@ -12,6 +12,8 @@ import type { AddressInfo, Socket } from "node:net";
  *                                                       attempts of a webhook-id
  *   [starting=2]  n8n's own 200 while it starts (text/html), for the first
  *                 two attempts of a webhook-id
+ *   [texted]      200 {"texted":true}, as the SMS workflow answers a welcome it texted
+ *   [refused=21614]  200 {"texted":false,"code":21614}, a number the carrier refused
  * GET /__received returns the recorded requests as JSON (for other processes).
  * `outage(503)` makes it answer every request with that status, as a workflow
  * that is down does, until `outage(undefined)`; `outage("hang")` answers none.
@@ -114,6 +116,11 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         // What n8n answers any request between connecting its database and finishing its migrations.
         record.answered = 200;
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("n8n is starting up. Please wait");
+      } else if (directive(json, "texted") !== undefined || directive(json, "refused") !== undefined) {
+        const code = directive(json, "refused");
+        record.answered = 200;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(code === undefined ? { texted: true } : { texted: false, code: Number(code) }));
       } else if (directive(json, "delay") !== undefined) {
         setTimeout(() => answer(200), Number(directive(json, "delay")));
       } else {

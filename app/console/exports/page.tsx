@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ConsoleFrame } from "@/components/console/console-frame";
 import { downloads } from "@/server/console/downloads";
+import { leftOutWords } from "@/server/console/exports";
 import { requirePageOperator } from "@/server/console/session";
 
 export const metadata: Metadata = { title: "Exports" };
@@ -8,7 +9,15 @@ export const metadata: Metadata = { title: "Exports" };
 /** The downloads: CSV files safe to open in a spreadsheet, each written to the activity log. An owner's page. */
 export default async function ExportsPage() {
   const signed = await requirePageOperator("/console/exports", "owner");
-  const { allowed } = signed;
+  const { allowed, store } = signed;
+  const leftOut = Object.fromEntries(
+    await Promise.all(
+      Object.entries(downloads).map(async ([name, download]) => [
+        name,
+        allowed && "leftOut" in download ? leftOutWords(await download.leftOut(store)) : undefined,
+      ]),
+    ),
+  );
   return (
     <ConsoleFrame signed={signed} current="/console/exports" title="Exports">
       {allowed ? (
@@ -27,6 +36,7 @@ export default async function ExportsPage() {
                 >
                   {label}
                 </a>
+                {leftOut[name] ? <p className="text-stone-700">{leftOut[name]}</p> : null}
               </li>
             ))}
           </ul>

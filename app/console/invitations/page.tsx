@@ -60,8 +60,8 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
       {error ? <Outcome alert>{error}</Outcome> : null}
       {sent ? (
         <Outcome>
-          Wave {sent.name} queued: {sent.size} invitations. The server sends them at its pace, within each number&apos;s
-          sending hours, checking each number&apos;s consent again as it goes.
+          Wave {sent.name} queued: {sent.size} {sent.size === 1 ? "invitation" : "invitations"}. The server sends them
+          at its pace, within each number&apos;s sending hours, checking each number&apos;s consent again as it goes.
         </Outcome>
       ) : null}
       {cancelled ? (
@@ -111,9 +111,22 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ["Already invited", plan.leftOut.invited],
                 ["No consent record", plan.leftOut.noRecord],
                 ["Outside WAITLIST_PHONE_COUNTRIES", plan.leftOut.country],
+                ["Welcome not texted", plan.leftOut.welcome],
                 ["Left for a later wave", plan.later],
               ]}
             />
+            {plan.notWelcomed.length ? (
+              <details className="mt-3">
+                <summary className="cursor-pointer">Whose welcome was not texted</summary>
+                <ul className="mt-2 list-disc pl-8 tabular-nums">
+                  {plan.notWelcomed.map((entry) => (
+                    <li key={entry.phone}>
+                      {owner ? entry.phone : maskedPhone(entry.phone)}: {entry.welcome}
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            ) : null}
             {plan.chosen.length ? <Preview {...wavePreview(plan.chosen.length)} /> : null}
             {plan.chosen.length ? (
               <details className="mt-3">

@@ -13,16 +13,44 @@ import {
   waitlistFilters,
   viewerSearchHint,
   waitlistPage,
+  welcomeFilters,
   type InvitationFilter,
   type WaitlistFilter,
+  type WelcomeFilter,
 } from "@/server/console/waitlist";
 
 export const metadata: Metadata = { title: "Waitlist" };
 
-type Search = Promise<{ filter?: string | string[]; invitation?: string | string[]; page?: string | string[] }>;
+type Search = Promise<Record<"filter" | "invitation" | "welcome" | "page", string | string[] | undefined>>;
 
 const control =
   "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+
+/** A filter of the search form: one of `values`, kept in the page's address. */
+function Choice({
+  label,
+  name,
+  value,
+  values,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  values: readonly string[];
+}) {
+  return (
+    <label className="flex flex-col">
+      <span className="font-semibold">{label}</span>
+      <select name={name} defaultValue={value} className={control}>
+        {values.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 export default async function WaitlistPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console/waitlist");
@@ -34,17 +62,23 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
   const invitation = (invitationFilters as readonly string[]).includes(String(query.invitation))
     ? (query.invitation as InvitationFilter)
     : "any";
+  const welcome = (welcomeFilters as readonly string[]).includes(String(query.welcome))
+    ? (query.welcome as WelcomeFilter)
+    : "any";
   const page = query.page === undefined ? 1 : Number(query.page);
   const search = (await cookies()).get(cookieOf("search").name)?.value ?? "";
   const owner = operator.role === "owner";
-  const found = await waitlistPage(store, operator, { search, filter, invitation, page }).catch((error: unknown) => {
-    if (error instanceof SearchError) return error.message;
-    throw error;
-  });
+  const found = await waitlistPage(store, operator, { search, filter, invitation, welcome, page }).catch(
+    (error: unknown) => {
+      if (error instanceof SearchError) return error.message;
+      throw error;
+    },
+  );
   const href = (to: number) =>
     `/console/waitlist?${new URLSearchParams({
       ...(filter !== "all" ? { filter } : {}),
       ...(invitation !== "any" ? { invitation } : {}),
+      ...(welcome !== "any" ? { welcome } : {}),
       page: String(to),
     })}`;
 
@@ -67,26 +101,9 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
             className={control}
           />
         </label>
-        <label className="flex flex-col">
-          <span className="font-semibold">Consent</span>
-          <select name="filter" defaultValue={filter} className={control}>
-            {waitlistFilters.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col">
-          <span className="font-semibold">Invitation</span>
-          <select name="invitation" defaultValue={invitation} className={control}>
-            {invitationFilters.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice label="Consent" name="filter" value={filter} values={waitlistFilters} />
+        <Choice label="Welcome" name="welcome" value={welcome} values={welcomeFilters} />
+        <Choice label="Invitation" name="invitation" value={invitation} values={invitationFilters} />
         <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
           Search
         </button>
@@ -115,7 +132,15 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
           <div className="mt-3 overflow-x-auto">
             <table className="w-full">
               <HeaderRow
-                labels={["Number", ...(owner ? ["Name"] : []), "Signed up (UTC)", "Source", "Consent", "Invitation"]}
+                labels={[
+                  "Number",
+                  ...(owner ? ["Name"] : []),
+                  "Signed up (UTC)",
+                  "Source",
+                  "Consent",
+                  "Welcome",
+                  "Invitation",
+                ]}
               />
               <tbody>
                 {found.rows.map((row) => (
@@ -129,6 +154,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
                     <td className="py-2 pr-6 tabular-nums">{utc(row.signedUpAt)}</td>
                     <td className="py-2 pr-6 break-all">{row.source}</td>
                     <td className="py-2 pr-6">{consentWords(row.state)}</td>
+                    <td className="py-2 pr-6">{row.welcome}</td>
                     <td className="py-2">{row.invitation}</td>
                   </tr>
                 ))}

@@ -21,6 +21,7 @@ import sendBudget from "./0019-send-budget.json";
 import invitationOpens from "./0020-invitation-opens.json";
 import operatorTimeZone from "./0021-operator-time-zone.json";
 import leadSources from "./0022-lead-sources.json";
+import welcomeAnswers from "./0023-welcome-answers.json";
 import { migrationOf, type MigrationSpec } from "./spec";
 
 /** Every migration's spec, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -47,6 +48,7 @@ export const specs: Record<string, MigrationSpec> = {
   "0020-invitation-opens": invitationOpens,
   "0021-operator-time-zone": operatorTimeZone,
   "0022-lead-sources": leadSources,
+  "0023-welcome-answers": welcomeAnswers,
 };
 
 /**

@@ -7,6 +7,7 @@ import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
 import type { SignedIn } from "@/server/operators/operators";
 import { consentWords } from "@/server/console/waitlist";
+import type { ConsentState } from "@/server/consent/consent-store";
 import { refusalWords } from "@/server/invitations/launch";
 
 export const metadata: Metadata = { title: "A chef's records" };
@@ -153,7 +154,7 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
   if (operator.role !== "owner") return <ViewersPage signed={signed} chef={viewersShare(chef)} />;
   return (
     <ConsoleFrame signed={signed} current="/console/waitlist" title={chef.phone}>
-      <p className="mt-2">Consent: {consentWords(chef.state)}</p>
+      <Standing chef={chef} />
       <Section id="consents" title="Consent records">
         {chef.consents.length === 0 ? <p className="mt-2">None kept.</p> : null}
         {chef.consents.map((record) => (
@@ -192,12 +193,31 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
   );
 }
 
+/** Where the chef stands, before the evidence; the name an owner's alone. */
+function Standing({
+  chef,
+}: {
+  chef: { name?: string; state: ConsentState; source: string; welcome: string; invitation: string };
+}) {
+  return (
+    <Facts
+      rows={[
+        ...("name" in chef ? [["Name", chef.name ?? "not kept"] as const] : []),
+        ["Consent", consentWords(chef.state)],
+        ["Came from", chef.source],
+        ["Welcome", chef.welcome],
+        ["Invitation", chef.invitation],
+      ]}
+    />
+  );
+}
+
 /** A viewer's page of the same chef: the states, no evidence. */
 function ViewersPage({ signed, chef }: { signed: SignedIn; chef: ReturnType<typeof viewersShare> }) {
   const changes = changesOf(chef);
   return (
     <ConsoleFrame signed={signed} current="/console/waitlist" title={chef.phone}>
-      <p className="mt-2">Consent: {consentWords(chef.state)}</p>
+      <Standing chef={chef} />
       <p className="mt-2">
         The consent evidence ({chef.consents.length} {chef.consents.length === 1 ? "record" : "records"}: the words
         agreed to, the address, browser and page, each message id) is shown to owners only.

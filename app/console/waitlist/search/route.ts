@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { formFields, gate } from "@/server/console/action-guard";
 import { cookieOf } from "@/server/console/cookie";
-import { invitationFilters, SEARCH_MAX, waitlistFilters } from "@/server/console/waitlist";
+import { invitationFilters, SEARCH_MAX, waitlistFilters, welcomeFilters } from "@/server/console/waitlist";
 
 /**
  * The waitlist's search, posted by a plain form: what was typed goes into a
@@ -15,11 +15,14 @@ export async function POST(request: Request) {
   if (!checked.ok) return checked.answer;
   const form = await formFields(request);
   const text = form.get("clear") ? "" : (form.get("search") ?? "").slice(0, SEARCH_MAX + 1);
-  const filter = form.get("filter") ?? "all";
-  const invitation = form.get("invitation") ?? "any";
+  const chosen = (name: string, values: readonly string[]) => {
+    const value = form.get(name) ?? values[0]!;
+    return value !== values[0] && values.includes(value) ? { [name]: value } : {};
+  };
   const query = new URLSearchParams({
-    ...(filter !== "all" && (waitlistFilters as readonly string[]).includes(filter) ? { filter } : {}),
-    ...(invitation !== "any" && (invitationFilters as readonly string[]).includes(invitation) ? { invitation } : {}),
+    ...chosen("filter", waitlistFilters),
+    ...chosen("invitation", invitationFilters),
+    ...chosen("welcome", welcomeFilters),
   }).toString();
   const answer = new NextResponse(null, {
     status: 303,
