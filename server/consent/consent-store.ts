@@ -99,17 +99,19 @@ export async function leadIdsOfNumbers({ db }: Store, phones: readonly string[])
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- another owner's subquery: any of its tables
 type LeadIds = SelectQueryBuilder<any, any, { id: string }>;
 
-/** The numbers whose latest sign-up was kept under one of these leads. */
-export const phonesOfLatestLeads = ({ db }: Store, leadIds: LeadIds) =>
+/** The numbers whose first or latest sign-up was kept under one of these leads. */
+export const phonesBySignUp = ({ db }: Store, leadIds: LeadIds, which: "first" | "latest") =>
   db
     .selectFrom("consents")
     .select("phone")
     .where("lead_id", "in", leadIds)
     .where("consented_at", "=", (eb) =>
       eb
-        .selectFrom("consents as latest")
-        .select((latest) => latest.fn.max("latest.consented_at").as("at"))
-        .whereRef("latest.phone", "=", "consents.phone"),
+        .selectFrom("consents as other")
+        .select((other) =>
+          (which === "first" ? other.fn.min("other.consented_at") : other.fn.max("other.consented_at")).as("at"),
+        )
+        .whereRef("other.phone", "=", "consents.phone"),
     );
 
 /** How the console addresses a chef without the number in a URL. */

@@ -6,7 +6,7 @@ import { newClaim, dropLead, insertLead } from "@/server/outbox/outbox-store";
 import { revokeConsent, renewConsent } from "@/server/consent/consent-changes";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead, webConsent } from "@/tests/support/waitlist-lead";
-import { recordSource } from "@/server/forms/source-store";
+import { recordSource, sourceNames } from "@/server/forms/source-store";
 import { touchOf } from "@/server/web/visits";
 import { chefOf, sourceWords, viewersShare } from "./chef";
 import { queueWave } from "@/server/invitations/waves";
@@ -129,6 +129,36 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
       expect(found, welcome).toStrictEqual(expected.sort());
     }
     expect((await waitlistPage(store, owner(), { welcome: "failing" })).total).toBe(2);
+  });
+
+  it("filters by where each number's first sign-up came from, as its row reads it, and names the sources there are", async () => {
+    const store = await open(engine);
+    await store.db.deleteFrom("lead_sources").execute();
+    const from = async (phone: string, at: number, query: string | undefined) => {
+      const lead = await signUp(store, phone, at);
+      if (query !== undefined)
+        await recordSource(store, { id: lead.id, form: "waitlist", at }, touchOf(new URLSearchParams(query)));
+    };
+    await from("+14155550301", 1_000, "source=instagram&campaign=spring");
+    await from("+14155550302", 2_000, "source=newsletter");
+    // First from the newsletter, then again from Instagram: the first is where the chef came from.
+    await from("+14155550303", 3_000, "source=newsletter");
+    await from("+14155550303", 4_000, "source=instagram");
+    // From before sources were kept.
+    await from("+14155550304", 5_000, undefined);
+    expect(await sourceNames(store, "waitlist")).toStrictEqual(["instagram", "newsletter"]);
+    const rows = (await waitlistPage(store, owner(), {})).rows;
+    expect(Object.fromEntries(rows.map((row) => [row.phone, row.source]))).toStrictEqual({
+      "+14155550301": "instagram, spring",
+      "+14155550302": "newsletter",
+      "+14155550303": "newsletter",
+      "+14155550304": "unknown",
+    });
+    const from_ = async (source: string) => phones(await waitlistPage(store, owner(), { source })).sort();
+    expect(await from_("instagram")).toStrictEqual(["+14155550301"]);
+    expect(await from_("newsletter")).toStrictEqual(["+14155550302", "+14155550303"]);
+    expect(await from_("google")).toStrictEqual([]);
+    expect(await from_("any")).toHaveLength(4);
   });
 
   it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {

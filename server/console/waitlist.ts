@@ -4,7 +4,7 @@ import { phoneOfAnySpelling } from "@/lib/forms/phone";
 import type { Store } from "@/server/db/connect";
 import {
   leadIdsOfNumbers,
-  phonesOfLatestLeads,
+  phonesBySignUp,
   phonesOfLeads,
   signedUpPage,
   type ConsentState,
@@ -14,7 +14,7 @@ import { invitationStates } from "@/server/db/schema";
 import { invitedPhones, listInvitations, type InvitationRow } from "@/server/invitations/invitation-store";
 import { refusalWords } from "@/server/invitations/launch";
 import { valuesOf } from "@/server/forms/leads";
-import { sourcesOf } from "@/server/forms/source-store";
+import { leadIdsFrom, sourcesOf } from "@/server/forms/source-store";
 import {
   leadIdsNamed,
   listLeads,
@@ -43,11 +43,15 @@ export type InvitationFilter = (typeof invitationFilters)[number];
 export const welcomeFilters = ["any", ...welcomeStates] as const;
 export type WelcomeFilter = (typeof welcomeFilters)[number];
 
-function chosenBy(store: Store, invitation: InvitationFilter, welcome: WelcomeFilter): SignedUpFilter {
+/** "any", or the name of a source the waitlist's leads came from. */
+type Chosen = { invitation: InvitationFilter; welcome: WelcomeFilter; source: string };
+
+function chosenBy(store: Store, { invitation, welcome, source }: Chosen): SignedUpFilter {
   const named: NonNullable<SignedUpFilter["named"]> = [];
   if (invitation === "not invited") named.push({ phones: invitedPhones(store, invitationStates), outside: true });
   else if (invitation !== "any") named.push({ phones: invitedPhones(store, [invitation]) });
-  if (welcome !== "any") named.push({ phones: phonesOfLatestLeads(store, welcomedIds(store, welcome)) });
+  if (welcome !== "any") named.push({ phones: phonesBySignUp(store, welcomedIds(store, welcome), "latest") });
+  if (source !== "any") named.push({ phones: phonesBySignUp(store, leadIdsFrom(store, "waitlist", source), "first") });
   return { named };
 }
 
@@ -102,19 +106,14 @@ export async function waitlistPage(
     filter = "all",
     invitation = "any",
     welcome = "any",
+    source = "any",
     page = 1,
-  }: {
-    search?: string;
-    filter?: WaitlistFilter;
-    invitation?: InvitationFilter;
-    welcome?: WelcomeFilter;
-    page?: number;
-  },
+  }: { search?: string; filter?: WaitlistFilter; page?: number } & Partial<Chosen>,
 ) {
   const wanted = {
     ...(await searched(store, search, operator)),
     ...(filter === "all" ? {} : { state: stateOf(filter) }),
-    ...chosenBy(store, invitation, welcome),
+    ...chosenBy(store, { invitation, welcome, source }),
   };
   // A page past the last safe integer is no page either: the database would refuse its offset.
   const shown = Number.isSafeInteger(page) && page >= 1 && page <= Number.MAX_SAFE_INTEGER / PAGE_SIZE;

@@ -32,6 +32,16 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 type Visit = { day: string; page: string; source: string; campaign: string; views: number };
 
+/** The sources a form's leads came from, by name. */
+export async function sourceNames({ db }: Store, form: string) {
+  const rows = await db.selectFrom("lead_sources").select("source").distinct().where("form", "=", form).execute();
+  return rows.map((row) => row.source).sort();
+}
+
+/** Ids of a form's leads from `source`: a subquery another table's owner filters by. */
+export const leadIdsFrom = ({ db }: Store, form: string, source: string) =>
+  db.selectFrom("lead_sources").select("lead_id as id").where("form", "=", form).where("source", "=", source);
+
 /** `views` more views of a page from outside the site, on a day (UTC). */
 export async function countVisits({ db }: Store, visits: readonly Visit[]) {
   for (const visit of visits)

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { canonicalPhone } from "@/lib/forms/phone";
-import { consentStandings, phonesOfLatestLeads } from "@/server/consent/consent-store";
+import { consentStandings, phonesBySignUp } from "@/server/consent/consent-store";
 import type { Store } from "@/server/db/connect";
 import { readEnv } from "@/server/env";
 import { phonePolicyOf } from "@/server/site-settings";
@@ -32,7 +32,7 @@ const notTexted = ["refused", "failing", "waiting", "not sent"] as const;
 async function notWelcomedOf(store: Store) {
   const found = new Map<string, WelcomeState>();
   for (const welcome of notTexted)
-    for (const { phone } of await phonesOfLatestLeads(store, welcomedIds(store, welcome)).execute())
+    for (const { phone } of await phonesBySignUp(store, welcomedIds(store, welcome), "latest").execute())
       found.set(phone, welcome);
   return found;
 }

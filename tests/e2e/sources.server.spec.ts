@@ -108,6 +108,11 @@ test("the Sources page counts visits, sign-ups and quote requests by source and 
       "not invited",
     ]);
     await expect(owner.getByRole("row").filter({ hasText: "+14155550183" })).toContainText("www.google.com");
+    // Filtered by where they came from: the campaign's two, not the search's one.
+    await owner.getByLabel("Source").selectOption("instagram");
+    await owner.getByRole("button", { name: "Search", exact: true }).click();
+    await expect(owner).toHaveURL(`${site}/console/waitlist?source=instagram`);
+    await expect(owner.locator("tbody tr td:first-child")).toHaveText(["+14155550181", "+14155550180"]);
     await owner.getByRole("link", { name: "+14155550181" }).click();
     await expect(owner.getByText("instagram (social), campaign spring-launch, landed on /").first()).toBeVisible();
 

@@ -5,6 +5,7 @@ import { ConsoleFrame } from "@/components/console/console-frame";
 import { HeaderRow, utc } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
+import { sourceNames } from "@/server/forms/source-store";
 import {
   consentWords,
   invitationFilters,
@@ -21,7 +22,7 @@ import {
 
 export const metadata: Metadata = { title: "Waitlist" };
 
-type Search = Promise<Record<"filter" | "invitation" | "welcome" | "page", string | string[] | undefined>>;
+type Search = Promise<Record<"filter" | "invitation" | "welcome" | "source" | "page", string | string[] | undefined>>;
 
 const control =
   "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
@@ -65,10 +66,12 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
   const welcome = (welcomeFilters as readonly string[]).includes(String(query.welcome))
     ? (query.welcome as WelcomeFilter)
     : "any";
+  const sources = await sourceNames(store, "waitlist");
+  const source = sources.includes(String(query.source)) ? String(query.source) : "any";
   const page = query.page === undefined ? 1 : Number(query.page);
   const search = (await cookies()).get(cookieOf("search").name)?.value ?? "";
   const owner = operator.role === "owner";
-  const found = await waitlistPage(store, operator, { search, filter, invitation, welcome, page }).catch(
+  const found = await waitlistPage(store, operator, { search, filter, invitation, welcome, source, page }).catch(
     (error: unknown) => {
       if (error instanceof SearchError) return error.message;
       throw error;
@@ -79,6 +82,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
       ...(filter !== "all" ? { filter } : {}),
       ...(invitation !== "any" ? { invitation } : {}),
       ...(welcome !== "any" ? { welcome } : {}),
+      ...(source !== "any" ? { source } : {}),
       page: String(to),
     })}`;
 
@@ -104,6 +108,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
         <Choice label="Consent" name="filter" value={filter} values={waitlistFilters} />
         <Choice label="Welcome" name="welcome" value={welcome} values={welcomeFilters} />
         <Choice label="Invitation" name="invitation" value={invitation} values={invitationFilters} />
+        <Choice label="Source" name="source" value={source} values={["any", ...sources]} />
         <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
           Search
         </button>

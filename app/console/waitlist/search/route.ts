@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { formFields, gate } from "@/server/console/action-guard";
 import { cookieOf } from "@/server/console/cookie";
+import { sourceNames } from "@/server/forms/source-store";
 import { invitationFilters, SEARCH_MAX, waitlistFilters, welcomeFilters } from "@/server/console/waitlist";
 
 /**
@@ -23,6 +24,7 @@ export async function POST(request: Request) {
     ...chosen("filter", waitlistFilters),
     ...chosen("invitation", invitationFilters),
     ...chosen("welcome", welcomeFilters),
+    ...chosen("source", ["any", ...(await sourceNames(checked.signed.store, "waitlist"))]),
   }).toString();
   const answer = new NextResponse(null, {
     status: 303,
