@@ -161,6 +161,51 @@ describe.each(["sqlite", "postgres"] as const)("the console's waitlist on %s", (
     expect(await from_("any")).toHaveLength(4);
   });
 
+  it("opens a chef's page with where they stand: the latest sign-up's name and welcome, the first's source", async () => {
+    const store = await open(engine);
+    const first = await signUp(store, "+14155550401", 1_000, "Old Name");
+    await recordSource(
+      store,
+      { id: first.id, form: "waitlist", at: 1_000 },
+      touchOf(new URLSearchParams("source=instagram")),
+    );
+    await store.db
+      .updateTable("outbox")
+      .set({ state: "delivered", answer: "texted:false", carrier_code: "21614" })
+      .where("id", "=", first.id)
+      .execute();
+    const later = await signUp(store, "+14155550401", 2_000, "New Name");
+    await recordSource(
+      store,
+      { id: later.id, form: "waitlist", at: 2_000 },
+      touchOf(new URLSearchParams("source=newsletter")),
+    );
+    const [row] = (await waitlistPage(store, owner(), {})).rows;
+    const chef = (await chefOf(store, row!.key))!;
+    type Standing = { name?: string; state: string; source: string; welcome: string; invitation: string };
+    const standing = ({ name, state, source, welcome, invitation }: Standing) => ({
+      name,
+      state,
+      source,
+      welcome,
+      invitation,
+    });
+    expect(standing(chef)).toStrictEqual({
+      name: "New Name",
+      state: "in force",
+      source: "instagram",
+      welcome: "waiting",
+      invitation: "not invited",
+    });
+    expect(standing(viewersShare(chef))).toStrictEqual({ ...standing(chef), name: undefined });
+    // The later sign-up gone (dropped by an owner): the earlier one is the welcome again.
+    await store.db.deleteFrom("outbox").where("id", "=", later.id).execute();
+    expect(standing((await chefOf(store, row!.key))!)).toMatchObject({
+      name: "Old Name",
+      welcome: "refused: not a mobile number",
+    });
+  });
+
   it("filters the numbers whose consent was never confirmed: a sign-up kept as evidence only, never in force", async () => {
     const store = await open(engine);
     await signUp(store, "+14155550142", 1_000);
