@@ -14,6 +14,7 @@ const sections = [
   { href: "/console/invitations", label: "Invitations" },
   { href: "/console/exports", label: "Exports" },
   { href: "/console/activity", label: "Activity" },
+  { href: "/console/operators", label: "Operators" },
   { href: "/console/passkeys", label: "Passkeys" },
 ] as const;
 

@@ -2,9 +2,14 @@ import { siteUrl } from "@/server/site-settings";
 
 // On https the `__Host-` prefix with `Secure`; on http://localhost, where a browser keeps no `Secure` cookie, a plain
 // name. `HttpOnly` and `SameSite=Strict` always: no script reads it, no other site's page or form sends it.
-export function cookieOf(kind: "session" | "ceremony" | "search" = "session") {
+export function cookieOf(kind: "session" | "ceremony" | "search" | "enrolment" = "session") {
   const secure = siteUrl().protocol === "https:";
-  const base = { session: "sous-console", ceremony: "sous-ceremony", search: "sous-search" }[kind];
+  const base = {
+    session: "sous-console",
+    ceremony: "sous-ceremony",
+    search: "sous-search",
+    enrolment: "sous-enrolment",
+  }[kind];
   return {
     name: secure ? `__Host-${base}` : base,
     attributes: { httpOnly: true, secure, sameSite: "strict" as const, path: "/" },

@@ -25,6 +25,7 @@ export const activityActions = [
   "operator added",
   "operator removed",
   "link issued",
+  "role changed",
 ] as const;
 export type ActivityAction = (typeof activityActions)[number];
 
@@ -109,7 +110,7 @@ export async function justDid(
     .orderBy("id", "desc")
     .executeTakeFirst();
   if (last?.action !== action || (subject !== undefined && last.subject !== subject)) return undefined;
-  return { rows: Number(last.rows ?? 0) };
+  return { rows: Number(last.rows ?? 0), subject: last.subject };
 }
 
 /** A cursor as the page's "Older" link carries it (`AT~ID`), read back; undefined for anything else. */

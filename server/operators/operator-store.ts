@@ -88,6 +88,10 @@ export async function ownerExists({ db }: Store) {
 }
 
 /** The keys cascade: their passkeys, sessions, links and ceremonies go too. */
+export async function setRole({ db }: Store, id: string, role: OperatorRole) {
+  await db.updateTable("operators").set({ role }).where("id", "=", id).execute();
+}
+
 export async function deleteOperator({ db }: Store, id: string) {
   const { numDeletedRows } = await db.deleteFrom("operators").where("id", "=", id).executeTakeFirst();
   return Number(numDeletedRows) > 0;

@@ -27,6 +27,7 @@ import {
 import {
   OperatorError,
   addOperator,
+  changeRole,
   commandActor,
   commandActorAs,
   issueLink,
@@ -224,8 +225,12 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     await insertActivityAt(store, { ...console_, action: "drop", subject: "msg_a", rows: 1 }, at - 1_000);
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_a" })).toStrictEqual({
       rows: 1,
+      subject: "msg_a",
     });
-    expect(await justDid(store, { actor: console_.actor, action: "drop" })).toStrictEqual({ rows: 1 });
+    expect(await justDid(store, { actor: console_.actor, action: "drop" })).toStrictEqual({
+      rows: 1,
+      subject: "msg_a",
+    });
     // Another lead, another action, another operator: nothing to tell.
     expect(await justDid(store, { actor: console_.actor, action: "drop", subject: "msg_b" })).toBeUndefined();
     expect(await justDid(store, { actor: console_.actor, action: "redeliver", subject: "msg_a" })).toBeUndefined();
@@ -260,6 +265,35 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
     expect((await listOperators(store)).map(({ email }) => email).sort()).toStrictEqual([
       "other@sous.example",
       "owner@sous.example",
+    ]);
+  });
+
+  it("change a role, logged once; the last owner stays an owner, and a role that is none or the same changes nothing", async () => {
+    const store = await open(engine);
+    await addOperator(store, { email: "owner@sous.example", role: "owner", by: commandActor });
+    await addOperator(store, { email: "helper@sous.example", role: "viewer", by: commandActor });
+    const refused = await changeRole(store, { email: "owner@sous.example", role: "viewer", by: console_ }).catch(
+      (error: OperatorError) => [error.message, error.code],
+    );
+    expect(refused).toStrictEqual(["owner@sous.example is the last owner: add another owner first", "last owner"]);
+    await expect(changeRole(store, { email: "helper@sous.example", role: "admin", by: console_ })).rejects.toThrow(
+      "The role is one of owner, viewer",
+    );
+    await expect(changeRole(store, { email: "nobody@sous.example", role: "owner", by: console_ })).rejects.toThrow(
+      "nobody@sous.example is not an operator",
+    );
+    expect(await changeRole(store, { email: "helper@sous.example", role: "viewer", by: console_ })).toMatchObject({
+      role: "viewer",
+    });
+    // Its working twin: a second owner first, then the first may become a viewer.
+    await changeRole(store, { email: " Helper@sous.example ", role: "owner", by: console_ });
+    await changeRole(store, { email: "owner@sous.example", role: "viewer", by: console_ });
+    const roles = Object.fromEntries((await listOperators(store)).map(({ email, role }) => [email, role]));
+    expect(roles).toStrictEqual({ "owner@sous.example": "viewer", "helper@sous.example": "owner" });
+    const log = await activityPage(store, { limit: 10 });
+    expect(log.filter((line) => line.action === "role changed").map(({ subject }) => subject)).toStrictEqual([
+      "owner@sous.example (viewer)",
+      "helper@sous.example (owner)",
     ]);
   });
 

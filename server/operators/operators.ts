@@ -12,6 +12,7 @@ import {
   emailKey,
   listOperators,
   operatorByEmail,
+  setRole,
   type Operator,
 } from "./operator-store";
 
@@ -51,14 +52,36 @@ export const operatorEmail = z
 
 export const operatorRole = z.enum(operatorRoles, { error: `The role is one of ${operatorRoles.join(", ")}` });
 
-/** Its message is theirs to read, and holds no one's data but what they typed. */
-export class OperatorError extends Error {}
+/** Its message is theirs to read, and holds no one's data but what they typed; its code, a page's to say again. */
+export class OperatorError extends Error {
+  constructor(
+    message: string,
+    readonly code: "invalid" | "exists" | "unknown" | "last owner" = "invalid",
+  ) {
+    super(message);
+  }
+}
 
 const parsed = <T>(schema: z.ZodType<T>, value: unknown) => {
   const result = schema.safeParse(value);
   if (!result.success) throw new OperatorError(result.error.issues[0]!.message);
   return result.data;
 };
+
+async function named(store: Store, email: string) {
+  const address = emailKey(parsed(operatorEmail, email));
+  const operator = await operatorByEmail(store, address);
+  if (!operator) throw new OperatorError(`${address} is not an operator`, "unknown");
+  return operator;
+}
+
+/** With none, setup would open again. */
+async function refuseLastOwner(store: Store, operator: Operator) {
+  if (operator.role !== "owner") return;
+  const owners = (await listOperators(store)).filter((other) => other.role === "owner");
+  if (owners.length === 1)
+    throw new OperatorError(`${operator.email} is the last owner: add another owner first`, "last owner");
+}
 
 export const enrolmentUrl = (token: string) => new URL(`/console/enrol/${token}`, siteUrl()).toString();
 
@@ -70,7 +93,7 @@ export async function addOperator(
   const chosen = parsed(operatorRole, role);
   return inTransaction(store, async (tx) => {
     const operator = await insertOperator(tx, { email: address, role: chosen });
-    if (!operator) throw new OperatorError(`${address} is already an operator`);
+    if (!operator) throw new OperatorError(`${address} is already an operator`, "exists");
     const link = await insertLink(tx, { operatorId: operator.id });
     await insertActivity(tx, { ...by, action: "operator added", subject: `${operator.email} (${chosen})`, rows: 1 });
     return { operator, link: { url: enrolmentUrl(link.token), expiresAt: link.expiresAt } };
@@ -79,26 +102,35 @@ export async function addOperator(
 
 /** The ones before it stay good until they run out. */
 export async function issueLink(store: Store, { email, by }: { email: string; by: Actor }) {
-  const address = emailKey(parsed(operatorEmail, email));
   return inTransaction(store, async (tx) => {
-    const operator = await operatorByEmail(tx, address);
-    if (!operator) throw new OperatorError(`${address} is not an operator`);
+    const operator = await named(tx, email);
     const link = await insertLink(tx, { operatorId: operator.id });
     await insertActivity(tx, { ...by, action: "link issued", subject: operator.email, rows: 1 });
     return { operator, link: { url: enrolmentUrl(link.token), expiresAt: link.expiresAt } };
   });
 }
 
-/** A console they have open stops at its next request. The last owner stays: with none, setup would open again. */
-export async function removeOperator(store: Store, { email, by }: { email: string; by: Actor }) {
-  const address = emailKey(parsed(operatorEmail, email));
+/** The last owner stays an owner. */
+export async function changeRole(
+  store: Store,
+  { email, role, by }: { email: string; role: OperatorRole | string; by: Actor },
+) {
+  const chosen = parsed(operatorRole, role);
   return inTransaction(store, async (tx) => {
-    const operator = await operatorByEmail(tx, address);
-    if (!operator) throw new OperatorError(`${address} is not an operator`);
-    if (operator.role === "owner") {
-      const owners = (await listOperators(tx)).filter((other) => other.role === "owner");
-      if (owners.length === 1) throw new OperatorError(`${address} is the last owner: add another owner first`);
-    }
+    const operator = await named(tx, email);
+    if (operator.role === chosen) return operator;
+    await refuseLastOwner(tx, operator);
+    await setRole(tx, operator.id, chosen);
+    await insertActivity(tx, { ...by, action: "role changed", subject: `${operator.email} (${chosen})`, rows: 1 });
+    return { ...operator, role: chosen } satisfies Operator;
+  });
+}
+
+/** A console they have open stops at its next request. The last owner stays. */
+export async function removeOperator(store: Store, { email, by }: { email: string; by: Actor }) {
+  return inTransaction(store, async (tx) => {
+    const operator = await named(tx, email);
+    await refuseLastOwner(tx, operator);
     await deleteOperator(tx, operator.id);
     await insertActivity(tx, { ...by, action: "operator removed", subject: operator.email, rows: 1 });
     return operator satisfies Operator;

@@ -36,6 +36,8 @@ const consolePaths = new Set([
   "/console/invitations",
   "/console/invitations/send",
   "/console/invitations/cancel",
+  "/console/operators",
+  "/console/operators/act",
   "/console/passkeys",
   "/console/passkeys/remove",
   "/console/sessions/end",

@@ -833,6 +833,7 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
     "/console/deliveries/confirm-drop?id=msg_00000000-0000-0000-0000-000000000000",
     "/console/invitations?plan=next&next=5",
     "/console/exports",
+    "/console/operators",
     "/console/activity",
     "/console/passkeys",
   ];
@@ -1061,4 +1062,58 @@ test("every console URL without a session, with an idle or a worn-out session, w
   });
   expect(dropped.status()).toBe(303);
   expect((consoleTables().outbox as Array<{ id: string }>).map((row) => row.id)).not.toContain(finn.lead_id);
+});
+
+test("an owner adds a viewer from the Operators page, who enrols with the link shown once and signs in; a role changed and back; the last owner's removal refused in words, a removal confirmed first", async ({
+  browser,
+}) => {
+  const { page } = signedIn.owner!;
+  await page.goto(`${site}/console/operators`);
+  await page.getByLabel("Email address").fill("teammate@example.com");
+  await page.getByLabel("Role").selectOption("viewer");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await expect(page.getByRole("status").first()).toHaveText("Added teammate@example.com (viewer).");
+  const link = await page.getByRole("textbox", { name: "teammate@example.com's enrolment link" }).inputValue();
+  expect(link).toMatch(new RegExp(`^${site}/console/enrol/[A-Za-z0-9_-]{43}$`));
+  expect(page.url()).not.toContain("teammate");
+
+  // The teammate's own browser: the link registers their passkey, and the passkey signs them in again.
+  const teammate = await withAuthenticator(await browser.newContext());
+  await teammate.page.goto(link);
+  await pressCeremony(teammate.page, "Register a passkey");
+  await expect(teammate.page).toHaveURL(`${site}/console`, { timeout: CEREMONY_MS });
+  await signOut(teammate.page);
+  await signIn(teammate.page, "teammate@example.com", "viewer");
+  await teammate.page.goto(`${site}/console/operators`);
+  await expect(teammate.page.getByText("Only an owner adds, changes or removes operators.")).toBeVisible();
+  await teammate.page.context().close();
+
+  // A role made owner and back, each said from the activity log.
+  await page.getByRole("button", { name: "Make teammate@example.com an owner" }).click();
+  await expect(page.getByRole("status").first()).toHaveText("Changed the role: teammate@example.com (owner).");
+  await page.getByRole("button", { name: "Make teammate@example.com a viewer" }).click();
+  await expect(page.getByRole("status").first()).toHaveText("Changed the role: teammate@example.com (viewer).");
+
+  // The last owner: asked first, then refused in words, still there.
+  await page.getByRole("button", { name: "Remove founder@example.com" }).click();
+  await expect(page.getByRole("heading", { name: "Remove founder@example.com?" })).toBeVisible();
+  await page.getByRole("region", { name: "Remove founder@example.com?" }).getByRole("button").click();
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+    "That is the last owner: add another owner first. Nothing was changed.",
+  );
+  await expect(page.getByRole("cell", { name: "founder@example.com", exact: true })).toBeVisible();
+  // Its twin: the teammate, confirmed, goes.
+  await page.getByRole("button", { name: "Remove teammate@example.com" }).click();
+  await page.getByRole("region", { name: "Remove teammate@example.com?" }).getByRole("button").click();
+  await expect(page.getByRole("status").first()).toHaveText(
+    "Removed teammate@example.com: their passkeys and sessions ended.",
+  );
+  await expect(page.getByRole("cell", { name: "teammate@example.com", exact: true })).toHaveCount(0);
+  const listed = JSON.parse(await operators("list", "--json")) as Array<{ email: string }>;
+  expect(listed.map(({ email }) => email)).not.toContain("teammate@example.com");
+  await page.goto(`${site}/console/activity`);
+  for (const action of ["operator added", "role changed", "operator removed"])
+    await expect(
+      page.locator("tbody tr").filter({ hasText: action }).filter({ hasText: "teammate@" }).first(),
+    ).toBeVisible();
 });
