@@ -57,6 +57,16 @@ export function Facts({ rows }: { rows: readonly (readonly [string, ReactNode])[
   );
 }
 
+/** Ids and hashes, for who needs them: behind a disclosure, never among the console's own words. */
+export function Details({ rows }: { rows: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <details className="mt-2">
+      <summary className="cursor-pointer">Details</summary>
+      <Facts rows={rows} />
+    </details>
+  );
+}
+
 /** "Last 7 days", "Last 30 days"…: each a link to `path?days=N`, the span shown marked. */
 export function SpanLinks({ path, spans, days }: { path: string; spans: readonly number[]; days: number }) {
   return (

@@ -6,12 +6,12 @@ const waveErrors = new Map([
   ["exists", "A wave of that name exists already: a name is used once. Nothing was queued."],
   [
     "unset",
-    "INVITE_WEBHOOK_URL, INVITE_URL or SITE_URL is not set: the invitations would have nowhere to go. Nothing was queued.",
+    "Invitations are not configured: the workflow that texts them, where their link leads or the site's address is missing (the operator's guide, Inviting the waitlist). Nothing was queued.",
   ],
-  ["long", "SITE_URL is too long for the invitation's link to fit its one text. Nothing was queued."],
+  ["long", "The site's address is too long for the invitation's link to fit its one text. Nothing was queued."],
   [
     "unsigned",
-    "INVITE_WEBHOOK_SECRET (or INVITE_WEBHOOK_AUTH_HEADER) is not set: the invitations would go out unsigned. Set it (docs/webhooks.md). Nothing was queued.",
+    "The invitations would go out unsigned: their workflow has no secret set (the webhooks guide says how). Nothing was queued.",
   ],
   ["unknown", "There is no wave of that name."],
 ]);

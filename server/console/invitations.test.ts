@@ -49,7 +49,7 @@ describe("a wave before Send", () => {
     expect(wavePreview(60).minutes).toBe(1);
     // Before the site's address is set, the text says which setting it waits for.
     vi.stubEnv("SITE_URL", "");
-    expect(wavePreview(1).text).toContain(" SITE_URL/i/xxxxxxxxxxxx ");
+    expect(wavePreview(1).text).toContain(" https://your-site/i/xxxxxxxxxxxx ");
     vi.stubEnv("VERCEL_PROJECT_PRODUCTION_URL", "sous.vercel.app");
     expect(wavePreview(1).text).toContain(" https://sous.vercel.app/i/xxxxxxxxxxxx ");
   });

@@ -35,7 +35,7 @@ export function selectionOf(plan: string | null | undefined, next: string | null
  */
 export function wavePreview(count: number) {
   const { invite, ...env } = readEnv();
-  const site = siteAddressSet(env) ? siteUrl().origin : "SITE_URL";
+  const site = siteAddressSet(env) ? siteUrl().origin : "https://your-site";
   return {
     text: smsTexts.invitation(`${site}/i/${"x".repeat(12)}`),
     perMinute: invite.perMinute,

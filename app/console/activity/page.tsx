@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { Details, HeaderRow, utc } from "@/components/console/console-table";
+import { readEnv } from "@/server/env";
 import { requirePageOperator } from "@/server/console/session";
 import { activityPage, cursorOf } from "@/server/operators/activity-store";
 
@@ -21,7 +22,7 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
   const lines = await activityPage(store, { limit: PAGE, ...(after ? { after } : {}) });
   return (
     <ConsoleFrame signed={signed} current="/console/activity" title="Activity">
-      <p className="mt-2">Kept for AUDIT_RETENTION_DAYS (400 days unless set). Times in UTC.</p>
+      <p className="mt-2">Kept for {readEnv().AUDIT_RETENTION_DAYS} days. Times in UTC.</p>
       {lines.length === 0 ? (
         <p className="mt-6">Nothing recorded{after ? " before that" : ""}.</p>
       ) : (
@@ -34,7 +35,9 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
                 <td className="py-1 pr-4">{line.actor}</td>
                 <td className="py-1 pr-4">{line.via}</td>
                 <td className="py-1 pr-4">{line.action}</td>
-                <td className="py-1 pr-4 break-all">{line.subject ?? ""}</td>
+                <td className="py-1 pr-4 break-all">
+                  {line.subject?.startsWith("msg_") ? <Details rows={[["Webhook id", line.subject]]} /> : line.subject}
+                </td>
                 <td className="py-1 text-right tabular-nums">{line.rows ?? ""}</td>
               </tr>
             ))}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
+import { AttemptsTable, Details, Facts, utc } from "@/components/console/console-table";
 import { deliveries, valuesOf } from "@/server/console/deliveries";
 import { maskedPhone } from "@/server/console/waitlist";
 import { requirePageOperator } from "@/server/console/session";
@@ -66,12 +66,12 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
             </h3>
             <Facts
               rows={[
-                ["Webhook id", lead.id],
                 ["Sent by the visitor", `${utc(lead.created_at)} UTC`],
                 ["Next attempt", lead.state === "pending" ? `${utc(lead.next_attempt_at)} UTC` : "none scheduled"],
                 ["Last failure", lead.last_failure ?? "none"],
               ]}
             />
+            <Details rows={[["Webhook id", lead.id]]} />
             <AttemptsTable attempts={attempts} />
             {owner ? (
               <div className="mt-3 flex gap-3">
@@ -97,7 +97,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
           Contact requests kept
         </h2>
         <p className="mt-2">
-          {seen.keptCount} delivered, their values kept until retention (<code>LEAD_RETENTION_DAYS</code>)
+          {seen.keptCount} delivered, their values kept until retention
           {seen.keptCount > seen.kept.length ? `; the newest ${seen.kept.length} shown` : ""}; newest first.
         </p>
         {owner

@@ -110,7 +110,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ["Consent revoked", plan.leftOut.revoked],
                 ["Already invited", plan.leftOut.invited],
                 ["No consent record", plan.leftOut.noRecord],
-                ["Outside WAITLIST_PHONE_COUNTRIES", plan.leftOut.country],
+                ["From a country the waitlist no longer takes", plan.leftOut.country],
                 ["Welcome not texted", plan.leftOut.welcome],
                 ["Left for a later wave", plan.later],
               ]}

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ComponentProps, ReactNode } from "react";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { AttemptsTable, Facts, utc } from "@/components/console/console-table";
+import { AttemptsTable, Details, Facts, utc } from "@/components/console/console-table";
 import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
 import type { SignedIn } from "@/server/operators/operators";
@@ -49,7 +49,6 @@ function Deliveries({ leads }: { leads: readonly LeadView[] }) {
             rows={[
               ...("name" in view ? [["Name", view.name ?? notKept(view.lead.state)] as const] : []),
               ["Came from", view.source],
-              ["Webhook id", view.lead.id],
               [
                 "Delivered",
                 view.lead.delivered_at
@@ -61,6 +60,7 @@ function Deliveries({ leads }: { leads: readonly LeadView[] }) {
             ]}
           />
           <AttemptsTable attempts={view.attempts} />
+          <Details rows={[["Webhook id", view.lead.id]]} />
         </article>
       ))}
     </Section>
@@ -162,12 +162,16 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
             <h3 className="font-semibold">{utc(record.consented_at)} UTC</h3>
             <Facts
               rows={[
-                ["Record", record.id],
                 ["Address", record.ip ?? "not kept"],
-                ["Browser", record.user_agent ?? "not kept"],
                 ["Page", record.page_url ?? "not kept"],
                 ["JavaScript", record.javascript ? "on" : "off"],
-                ["Disclosure", record.disclosure_version],
+              ]}
+            />
+            <Details
+              rows={[
+                ["Record", record.id],
+                ["Browser", record.user_agent ?? "not kept"],
+                ["Disclosure version", record.disclosure_version],
               ]}
             />
             <blockquote className="mt-3 border-l-4 border-stone-300 pl-3 whitespace-pre-wrap">
@@ -181,8 +185,8 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
         <ul className="mt-2 list-disc pl-6">
           {changesOf(chef).map((row) => (
             <li key={row.id}>
-              {utc(row.at)} UTC: {row.what} ({row.channel}, by {row.source}
-              {row.message_id ? `, message ${row.message_id}` : ""})
+              {utc(row.at)} UTC: {row.what} ({row.channel}, by {row.source})
+              {row.message_id ? <Details rows={[["Message id", row.message_id]]} /> : null}
             </li>
           ))}
         </ul>

@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame } from "@/components/console/console-frame";
+import { Details } from "@/components/console/console-table";
 import { groupIds, groupKey, groupWords } from "@/server/console/deliveries";
+import { maskedPhone } from "@/server/console/waitlist";
+import { leadById } from "@/server/outbox/outbox-store";
+import { valuesOf } from "@/server/forms/leads";
 import { requirePageOperator } from "@/server/console/session";
 
 export const metadata: Metadata = { title: "Drop a lead?" };
@@ -23,6 +27,15 @@ export default async function ConfirmDropPage({ searchParams }: { searchParams: 
   const validGroup = typeof group === "string" && groupKey.test(group);
   const count = validGroup ? (await groupIds(store, group)).length : 1;
   const words = validGroup ? groupWords(group) : undefined;
+  // The person, by the name or the number the lead still holds.
+  const lead = validId ? await leadById(store, id) : undefined;
+  const values = lead && valuesOf(lead);
+  const who =
+    typeof values?.name === "string"
+      ? `${values.name}'s ${values.phone === undefined ? "request" : "sign-up"}`
+      : typeof values?.phone === "string"
+        ? `the sign-up of ${maskedPhone(values.phone)}`
+        : "this lead";
   return (
     <ConsoleFrame signed={signed} current="/console/deliveries" title="Drop this lead?">
       {validId || validGroup ? (
@@ -38,9 +51,7 @@ export default async function ConfirmDropPage({ searchParams }: { searchParams: 
                 {words.hour}, deletes them
               </>
             ) : (
-              <>
-                Dropping <code>{id}</code> deletes it
-              </>
+              <>Dropping {who} deletes it</>
             )}
             {validGroup
               ? ", their values and their consent records: none will be texted. "
@@ -50,7 +61,10 @@ export default async function ConfirmDropPage({ searchParams }: { searchParams: 
           {validGroup ? (
             <input type="hidden" name="group" value={group} />
           ) : (
-            <input type="hidden" name="id" value={id} />
+            <>
+              <input type="hidden" name="id" value={id} />
+              <Details rows={[["Webhook id", id]]} />
+            </>
           )}
           {validGroup ? <input type="hidden" name="do" value="drop" /> : null}
           <input type="hidden" name="confirm" value="drop" />
