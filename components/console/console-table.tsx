@@ -84,3 +84,32 @@ export function SpanLinks({ path, spans, days }: { path: string; spans: readonly
     </p>
   );
 }
+
+export const fieldClass =
+  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+
+/** A labelled select of `values`, `value` chosen: a form's filter or a role. */
+export function Choice({
+  label,
+  name,
+  value,
+  values,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  values: readonly string[];
+}) {
+  return (
+    <label className="flex flex-col">
+      <span className="font-semibold">{label}</span>
+      <select name={name} defaultValue={value} className={fieldClass}>
+        {values.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { Choice, fieldClass, HeaderRow, utc } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { operatorRoles } from "@/server/db/schema";
@@ -27,8 +27,6 @@ const refusals = new Map([
   ["last owner", "That is the last owner: add another owner first. Nothing was changed."],
 ]);
 
-const field =
-  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
 const button = "rounded-lg border border-stone-500 px-3 py-1 hover:bg-stone-100 focus-visible:outline-2";
 const dangerButton = "rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2";
 
@@ -83,7 +81,7 @@ export default async function OperatorsPage({
             readOnly
             aria-label={`${link.email}'s enrolment link`}
             value={link.url}
-            className={`${field} mt-2 w-full font-mono text-sm`}
+            className={`${fieldClass} mt-2 w-full font-mono text-sm`}
           />
         </section>
       ) : null}
@@ -116,18 +114,9 @@ export default async function OperatorsPage({
           <input type="hidden" name="do" value="add" />
           <label className="flex flex-col">
             <span className="font-semibold">Email address</span>
-            <input name="email" type="email" required maxLength={254} autoComplete="off" className={field} />
+            <input name="email" type="email" required maxLength={254} autoComplete="off" className={fieldClass} />
           </label>
-          <label className="flex flex-col">
-            <span className="font-semibold">Role</span>
-            <select name="role" defaultValue="viewer" className={field}>
-              {operatorRoles.map((role) => (
-                <option key={role} value={role}>
-                  {role}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice label="Role" name="role" value="viewer" values={operatorRoles} />
           <button type="submit" className="rounded-lg bg-brand-700 px-4 py-2 font-semibold text-white">
             Add
           </button>

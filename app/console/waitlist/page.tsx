@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { cookies } from "next/headers";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { Choice, fieldClass, HeaderRow, utc } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { sourceNames } from "@/server/forms/source-store";
@@ -23,35 +23,6 @@ import {
 export const metadata: Metadata = { title: "Waitlist" };
 
 type Search = Promise<Record<"filter" | "invitation" | "welcome" | "source" | "page", string | string[] | undefined>>;
-
-const control =
-  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
-
-/** A filter of the search form: one of `values`, kept in the page's address. */
-function Choice({
-  label,
-  name,
-  value,
-  values,
-}: {
-  label: string;
-  name: string;
-  value: string;
-  values: readonly string[];
-}) {
-  return (
-    <label className="flex flex-col">
-      <span className="font-semibold">{label}</span>
-      <select name={name} defaultValue={value} className={control}>
-        {values.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
 
 export default async function WaitlistPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console/waitlist");
@@ -102,7 +73,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
             defaultValue={search}
             maxLength={10_000}
             aria-describedby={owner ? undefined : "search-hint"}
-            className={control}
+            className={fieldClass}
           />
         </label>
         <Choice label="Consent" name="filter" value={filter} values={waitlistFilters} />
