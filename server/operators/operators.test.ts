@@ -276,6 +276,17 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
       (error: OperatorError) => [error.message, error.code],
     );
     expect(refused).toStrictEqual(["owner@sous.example is the last owner: add another owner first", "last owner"]);
+    // Each refusal with the code the console's page says it again by.
+    const codeOf = (promise: Promise<unknown>) => promise.then(String, (error: OperatorError) => error.code);
+    expect(await codeOf(changeRole(store, { email: "helper@sous.example", role: "admin", by: console_ }))).toBe(
+      "invalid",
+    );
+    expect(await codeOf(changeRole(store, { email: "nobody@sous.example", role: "owner", by: console_ }))).toBe(
+      "unknown",
+    );
+    expect(await codeOf(addOperator(store, { email: "helper@sous.example", role: "viewer", by: console_ }))).toBe(
+      "exists",
+    );
     await expect(changeRole(store, { email: "helper@sous.example", role: "admin", by: console_ })).rejects.toThrow(
       "The role is one of owner, viewer",
     );
@@ -286,7 +297,10 @@ describe.each(["sqlite", "postgres"] as const)("operators on %s", (engine) => {
       role: "viewer",
     });
     // Its working twin: a second owner first, then the first may become a viewer.
-    await changeRole(store, { email: " Helper@sous.example ", role: "owner", by: console_ });
+    expect(await changeRole(store, { email: " Helper@sous.example ", role: "owner", by: console_ })).toMatchObject({
+      email: "helper@sous.example",
+      role: "owner",
+    });
     await changeRole(store, { email: "owner@sous.example", role: "viewer", by: console_ });
     const roles = Object.fromEntries((await listOperators(store)).map(({ email, role }) => [email, role]));
     expect(roles).toStrictEqual({ "owner@sous.example": "viewer", "helper@sous.example": "owner" });
