@@ -30,11 +30,15 @@ export function sessionTokenOf(headers: Pick<Headers, "get">) {
   return undefined;
 }
 
+/** A refusal is a page with a way back, not bare text. Its words are the console's own: nothing to escape. */
+const refusalPage = (text: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Refused | Sous console</title></head><body><main><h1>Refused</h1><p>${text}</p><p><a href="/console">Back to the console</a></p></main></body></html>`;
+
 const refusal = (status: 403 | 404, text: string, action: string, reason: string) => {
   logEvent("warn", { event: "console_action_refused", action, reason, status });
   return {
     ok: false as const,
-    answer: new Response(text, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } }),
+    answer: new Response(refusalPage(text), { status, headers: { "Content-Type": "text/html; charset=utf-8" } }),
   };
 };
 

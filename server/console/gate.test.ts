@@ -72,8 +72,10 @@ describe("the console's gate, in the handler itself", () => {
       action: "drop",
       role: "owner",
     });
-    expect(answer.ok ? "" : await answer.answer.text()).toBe("Only an owner can do this. Nothing was changed.");
-    // Each refusal in words, as plain text.
+    expect(answer.ok ? "" : await answer.answer.text()).toContain(
+      '<p>Only an owner can do this. Nothing was changed.</p><p><a href="/console">Back to the console</a></p>',
+    );
+    // Each refusal in words, as a page with a way back.
     const answers = [
       post({ origin: "https://evil.example", cookie: `${cookie}=${owner.token}` }),
       post({ origin: site }),
@@ -83,15 +85,16 @@ describe("the console's gate, in the handler itself", () => {
     for (const request of answers) {
       const checked = await gate(request, { action: "drop", role: "owner" });
       if (checked.ok) throw new Error("let through");
-      refused.push([checked.answer.headers.get("content-type"), await checked.answer.text()]);
+      const page = await checked.answer.text();
+      refused.push([checked.answer.headers.get("content-type"), /<p>([^<]+)<\/p>/.exec(page)?.[1]]);
     }
     expect(refused).toStrictEqual([
       [
-        "text/plain; charset=utf-8",
+        "text/html; charset=utf-8",
         "Refused: this request did not come from the console's own pages. Nothing was changed.",
       ],
-      ["text/plain; charset=utf-8", "Not found."],
-      ["text/plain; charset=utf-8", "Only an owner can do this. Nothing was changed."],
+      ["text/html; charset=utf-8", "Not found."],
+      ["text/html; charset=utf-8", "Only an owner can do this. Nothing was changed."],
     ]);
   });
 

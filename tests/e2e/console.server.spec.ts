@@ -719,7 +719,15 @@ test("exports, with JavaScript off: an owner downloads the waitlist, the consent
   await page.goto(`${site}/console/activity`);
   await expect(page.locator("tbody tr").filter({ hasText: "export" })).toHaveCount(3);
 
-  expect((await signedIn.viewer!.context.request.get(`${site}/console/exports/waitlist.csv`)).status()).toBe(403);
+  // A viewer's refused download is a page of the console's words with a way back, not bare text.
+  const viewerPage = await signedIn.viewer!.context.newPage();
+  const refused = await viewerPage.goto(`${site}/console/exports/waitlist.csv`);
+  expect(refused!.status()).toBe(403);
+  await expect(viewerPage.getByRole("heading", { level: 1 })).toHaveText("Refused");
+  await expect(viewerPage.getByText("Only an owner can do this. Nothing was changed.")).toBeVisible();
+  await viewerPage.getByRole("link", { name: "Back to the console" }).click();
+  await expect(viewerPage).toHaveURL(`${site}/console`);
+  await viewerPage.close();
   const stranger = await browser.newContext();
   expect((await stranger.request.get(`${site}/console/exports/waitlist.csv`)).status()).toBe(404);
   await stranger.close();
