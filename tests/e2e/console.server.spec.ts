@@ -993,6 +993,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     "/console/invitations?plan=next&next=1",
     "/console/exports",
     "/console/activity",
+    "/console/operators",
     "/console/passkeys",
   ];
   const downloads = [
@@ -1011,6 +1012,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     ["/console/invitations/cancel", { name: "launch-1" }],
     ["/console/passkeys/remove", { id: "not-a-passkey" }],
     ["/console/sessions/end", { others: "1" }],
+    ["/console/operators/act", { do: "add", email: "intruder@example.com", role: "owner" }],
   ];
   const owner = signedIn.owner!.context;
   const stranger = await browser.newContext();
@@ -1104,6 +1106,13 @@ test("an owner adds a viewer from the Operators page, who enrols with the link s
   await signIn(teammate.page, "teammate@example.com", "viewer");
   await teammate.page.goto(`${site}/console/operators`);
   await expect(teammate.page.getByText("Only an owner adds, changes or removes operators.")).toBeVisible();
+  // A viewer's post, as the owner's form would send it: 403, nobody added.
+  const viewerPost = await teammate.page.context().request.post(`${site}/console/operators/act`, {
+    form: { do: "add", email: "intruder@example.com", role: "owner" },
+    headers: { Origin: site },
+    maxRedirects: 0,
+  });
+  expect(viewerPost.status()).toBe(403);
   await teammate.page.context().close();
 
   // A role made owner and back, each said from the activity log.
@@ -1129,6 +1138,7 @@ test("an owner adds a viewer from the Operators page, who enrols with the link s
   await expect(page.getByRole("cell", { name: "teammate@example.com", exact: true })).toHaveCount(0);
   const listed = JSON.parse(await operators("list", "--json")) as Array<{ email: string }>;
   expect(listed.map(({ email }) => email)).not.toContain("teammate@example.com");
+  expect(listed.map(({ email }) => email)).not.toContain("intruder@example.com");
   await page.goto(`${site}/console/activity`);
   for (const action of ["operator added", "role changed", "operator removed"])
     await expect(
