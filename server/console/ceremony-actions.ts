@@ -25,7 +25,7 @@ import { addressKey, clientAddress } from "@/server/forms/client-address";
 import type { consoleLimits } from "@/server/forms/limits";
 import { consumeConsoleAttempt } from "@/server/forms/limits";
 import { consolePath, cookieOf, isSessionToken } from "./cookie";
-import { endSession, setSessionCookie, signedIn } from "./session";
+import { endSession, setSessionCookie, signedIn, thisBrowser } from "./session";
 
 // The passkey ceremonies' server side: a start (options, the ceremony's id in an HttpOnly cookie of 5 minutes) and a
 // finish (the answer verified, a session cookie). Every answer is a plain object: options, or what went wrong.
@@ -139,7 +139,7 @@ export async function finishEnrolment(answer: unknown) {
   return step("enrol", async () => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    const { session } = await completeEnrolment(await store(), { ceremony, response });
+    const { session } = await completeEnrolment(await store(), { ceremony, response, device: await thisBrowser() });
     await setSessionCookie(session);
     return "/console";
   });
@@ -173,7 +173,12 @@ export async function finishSetup(answer: unknown, token: string, email: string)
   return setupStep(async () => {
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    const { session } = await completeSetup(await store(), { ceremony, response, ...setupFields(token, email) });
+    const { session } = await completeSetup(await store(), {
+      ceremony,
+      response,
+      ...setupFields(token, email),
+      device: await thisBrowser(),
+    });
     await setSessionCookie(session);
     return "/console";
   });
@@ -212,7 +217,7 @@ export async function finishAddPasskey(answer: unknown) {
     const signed = await signedInOrEnded();
     const ceremony = (await takeCeremonyId()) ?? gone();
     const response = parsedAnswer<RegistrationResponseJSON>(answer) ?? malformed();
-    await completeAddPasskey(signed, { ceremony, response });
+    await completeAddPasskey(signed, { ceremony, response, device: await thisBrowser() });
     return "/console/passkeys?done=added";
   });
 }

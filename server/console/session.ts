@@ -59,6 +59,11 @@ export function browserOf(userAgent: string | null) {
   return `${firstOf(browsers, agent) ?? "A browser"} on ${firstOf(systems, agent) ?? "an unknown system"}`;
 }
 
+/** The browser asking, in words: a session's label, a new passkey's first name. */
+export async function thisBrowser() {
+  return browserOf((await headers()).get("user-agent"));
+}
+
 /** A new cookie on every sign-in ends the browser's session before it and the search it kept. */
 export async function setSessionCookie(token: string) {
   const jar = await cookies();
@@ -66,7 +71,7 @@ export async function setSessionCookie(token: string) {
   const store = await consoleStore();
   const previous = jar.get(name)?.value;
   if (isSessionToken(previous) && previous !== token) await deleteSession(store, previous);
-  await labelSession(store, token, browserOf((await headers()).get("user-agent")));
+  await labelSession(store, token, await thisBrowser());
   jar.set(name, token, { ...attributes, maxAge: SESSION_ABSOLUTE_MS / 1000 });
   jar.set(cookieOf("search").name, "", { ...attributes, maxAge: 0 });
 }

@@ -212,6 +212,8 @@ export type OperatorPasskeysTable = {
   transports: string | null;
   created_at: number;
   used_at: number | null;
+  /** The device it is on, in the operator's words. */
+  name: string | null;
 };
 
 /** A console session: the SHA-256 of its cookie's token. */

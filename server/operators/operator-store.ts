@@ -189,7 +189,11 @@ export type Passkey = {
   transports: string[];
 };
 
-export async function insertPasskey({ db }: Store, { passkey }: { passkey: Passkey }) {
+/** `name`: the device it is on; `used`: it opens a session at once (an enrolment), so its last use is now. */
+export async function insertPasskey(
+  { db }: Store,
+  { passkey, name = null, used = false }: { passkey: Passkey; name?: string | null; used?: boolean },
+) {
   const now = Date.now();
   await db
     .insertInto("operator_passkeys")
@@ -200,8 +204,24 @@ export async function insertPasskey({ db }: Store, { passkey }: { passkey: Passk
       counter: passkey.counter,
       transports: JSON.stringify(passkey.transports),
       created_at: now,
+      used_at: used ? now : null,
+      name,
     })
     .execute();
+}
+
+/** Renamed only where the operator may revoke it: false for any other id. */
+export async function renamePasskey(
+  { db }: Store,
+  { id, name, operatorId }: { id: string; name: string; operatorId?: string },
+) {
+  const { numUpdatedRows } = await db
+    .updateTable("operator_passkeys")
+    .set({ name })
+    .where("id", "=", id)
+    .$if(operatorId !== undefined, (query) => query.where("operator_id", "=", operatorId!))
+    .executeTakeFirst();
+  return Number(numUpdatedRows) > 0;
 }
 
 const passkeyOf = (row: {
@@ -237,7 +257,14 @@ export async function passkeysOf({ db }: Store, operatorId: string) {
   return rows.map(passkeyOf);
 }
 
-export type ListedPasskey = { id: string; email: string; operatorId: string; createdAt: number; usedAt: number | null };
+export type ListedPasskey = {
+  id: string;
+  email: string;
+  operatorId: string;
+  name: string | null;
+  createdAt: number;
+  usedAt: number | null;
+};
 
 export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?: string } = {}) {
   let query = db
@@ -247,6 +274,7 @@ export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?:
       "operator_passkeys.id",
       "operators.email",
       "operators.id as operatorId",
+      "operator_passkeys.name",
       "operator_passkeys.created_at",
       "operator_passkeys.used_at",
     ]);
@@ -256,6 +284,7 @@ export async function listPasskeys({ db }: Store, { operatorId }: { operatorId?:
     id: row.id,
     email: row.email,
     operatorId: row.operatorId,
+    name: row.name,
     createdAt: Number(row.created_at),
     usedAt: row.used_at === null ? null : Number(row.used_at),
   }));

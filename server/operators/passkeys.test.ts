@@ -21,6 +21,7 @@ import {
   CeremonyError,
   confirmationOptions,
   completeAddPasskey,
+  renameOwnPasskey,
   completeEnrolment,
   completeSetup,
   completeSignIn,
@@ -60,9 +61,32 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     const { link } = await addOperator(store, { email, role, by: commandActor });
     const authenticator = new SoftAuthenticator();
     const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url) });
-    const done = await completeEnrolment(store, { ceremony, response: authenticator.register(options, site) });
+    const done = await completeEnrolment(store, {
+      device: "Chrome on macOS",
+      ceremony,
+      response: authenticator.register(options, site),
+    });
     return { authenticator, done, link };
   }
+
+  it("name a passkey by the device it was enrolled on, used at once; renamed by its operator alone, in one line", async () => {
+    const store = await open(engine);
+    const before = Date.now();
+    const { done, authenticator } = await enrolled(store, "owner@sous.example");
+    const other = await enrolled(store, "viewer@sous.example", "viewer");
+    const [mine] = await listPasskeys(store, { operatorId: done.operator.id });
+    expect(mine).toMatchObject({ id: authenticator.id, name: "Chrome on macOS" });
+    expect(mine!.usedAt).toBeGreaterThanOrEqual(before);
+    const owner = signedIn(store, done.operator);
+    expect(await renameOwnPasskey(owner, authenticator.id, "  Work\nlaptop ")).toBe(true);
+    expect(await renameOwnPasskey(owner, authenticator.id, " ")).toBe(false);
+    expect(await renameOwnPasskey(owner, authenticator.id, "x".repeat(61))).toBe(false);
+    expect(await renameOwnPasskey(owner, other.authenticator.id, "Mine now")).toBe(false);
+    expect(await renameOwnPasskey(signedIn(store, other.done.operator), other.authenticator.id, "x".repeat(60))).toBe(
+      true,
+    );
+    expect((await listPasskeys(store)).map(({ name }) => name)).toStrictEqual(["Work laptop", "x".repeat(60)]);
+  });
 
   it("enrol an operator from their link, sign them in, and sign them in again with the same passkey", async () => {
     const store = await open(engine);
@@ -105,7 +129,11 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
   async function addedPasskey(store: Awaited<ReturnType<typeof open>>, operator: Operator, own: SoftAuthenticator) {
     const device = new SoftAuthenticator();
     const { options, ceremony } = await confirmedAdd(store, operator, own);
-    await completeAddPasskey(signedIn(store, operator), { ceremony, response: device.register(options, site) });
+    await completeAddPasskey(signedIn(store, operator), {
+      device: "Chrome on macOS",
+      ceremony,
+      response: device.register(options, site),
+    });
     return device;
   }
 
@@ -188,6 +216,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeAddPasskey(signedIn(store, other.operator), {
+          device: "Chrome on macOS",
           ceremony,
           response: second.register(options, site),
         }),
@@ -195,15 +224,17 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     ).toMatch(/^This sign-in or enrolment took too long/);
     const again = await confirmedAdd(store, done.operator, first);
     const added = await completeAddPasskey(signedIn(store, done.operator), {
+      device: "Safari on iPhone",
       ceremony: again.ceremony,
       response: second.register(again.options, site),
     });
     expect(added).toBe(second.id);
     expect((await passkeysOf(store, done.operator.id)).map(({ id }) => id)).toStrictEqual([first.id, second.id]);
-    // Listed, the first used to confirm, the new one never used yet; one operator's list holds theirs only.
+    // Listed by the device each was registered on, the first used to confirm, the new one never used yet; one
+    // operator's list holds theirs only.
     expect(await listPasskeys(store, { operatorId: done.operator.id })).toMatchObject([
-      { id: first.id, email: "owner@sous.example", usedAt: expect.any(Number) },
-      { id: second.id, email: "owner@sous.example", usedAt: null },
+      { id: first.id, email: "owner@sous.example", name: "Chrome on macOS", usedAt: expect.any(Number) },
+      { id: second.id, email: "owner@sous.example", name: "Safari on iPhone", usedAt: null },
     ]);
     expect((await listPasskeys(store, { operatorId: other.operator.id })).map(({ email }) => email)).toStrictEqual([
       "viewer@sous.example",
@@ -222,6 +253,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeAddPasskey(signedIn(store, done.operator), {
+          device: "Chrome on macOS",
           ceremony: twice.ceremony,
           response: second.register(twice.options, site),
         }),
@@ -451,6 +483,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeEnrolment(store, {
+          device: "Chrome on macOS",
           ceremony: wrong.ceremony,
           response: authenticator.register(wrong.options, "https://evil.example"),
         }),
@@ -461,6 +494,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeEnrolment(store, {
+          device: "Chrome on macOS",
           ceremony: unverified.ceremony,
           response: authenticator.register(unverified.options, site, { flags: 0x41 }),
         }),
@@ -472,6 +506,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     // A second tab opened the same link before the first finished: the link is used once, by whichever ends first.
     const secondTab = await enrolmentOptions(store, { token: tokenOf(link.url) });
     const done = await completeEnrolment(store, {
+      device: "Chrome on macOS",
       ceremony: right.ceremony,
       response: authenticator.register(right.options, site),
     });
@@ -479,6 +514,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeEnrolment(store, {
+          device: "Chrome on macOS",
           ceremony: secondTab.ceremony,
           response: new SoftAuthenticator().register(secondTab.options, site),
         }),
@@ -497,6 +533,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeSetup(store, {
+          device: "Chrome on macOS",
           ceremony,
           response: new SoftAuthenticator().register(options, site),
           token: setupToken,
@@ -525,6 +562,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     // A second browser starts setup before the first finishes.
     const racing = await setupOptions(store, { token: setupToken, email: "second@sous.example" });
     const done = await completeSetup(store, {
+      device: "Chrome on macOS",
       ceremony,
       response: authenticator.register(options, site),
       token: setupToken,
@@ -536,6 +574,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeSetup(store, {
+          device: "Chrome on macOS",
           ceremony: racing.ceremony,
           response: new SoftAuthenticator().register(racing.options, site),
           token: setupToken,
@@ -547,6 +586,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(
       await refusal(
         completeSetup(store, {
+          device: "Chrome on macOS",
           ceremony: racing.ceremony,
           response: new SoftAuthenticator().register(racing.options, site),
           token: "t".repeat(40),
@@ -597,7 +637,11 @@ describe("what the ceremonies ask of an authenticator", () => {
     const { link } = await addOperator(store, { email: "verified@sous.example", role: "viewer", by: commandActor });
     const authenticator = new SoftAuthenticator();
     const { options, ceremony } = await enrolmentOptions(store, { token: tokenOf(link.url) });
-    await completeEnrolment(store, { ceremony, response: authenticator.register(options, site) });
+    await completeEnrolment(store, {
+      device: "Chrome on macOS",
+      ceremony,
+      response: authenticator.register(options, site),
+    });
     const unverified = await signInOptions(store);
     expect(
       await refusal(
@@ -630,7 +674,7 @@ describe("what the ceremonies ask of an authenticator", () => {
     const email = "first@sous.example";
     const { options, ceremony } = await setupOptions(store, { token: setupToken, email });
     const response = authenticator.register(options, site);
-    await completeSetup(store, { ceremony, response, token: setupToken, email });
+    await completeSetup(store, { device: "Chrome on macOS", ceremony, response, token: setupToken, email });
     const [line] = await activityPage(store, { limit: 1 });
     expect(line).toMatchObject({ actor: email, via: "console", action: "enrolled", subject: "setup", rows: 1 });
     expect(setupTokenMatches(setupToken, setupEnv)).toBe(true);

@@ -20,6 +20,7 @@ import {
   insertChallenge,
   insertOperator,
   insertPasskey,
+  renamePasskey,
   insertSession,
   linkOperator,
   listOperators,
@@ -144,14 +145,14 @@ async function verifiedRegistration(response: RegistrationResponseJSON, challeng
 /** The link is used once: a second answer, or another tab, is refused. */
 export async function completeEnrolment(
   store: Store,
-  { ceremony, response }: { ceremony: string; response: RegistrationResponseJSON },
+  { ceremony, response, device }: { ceremony: string; response: RegistrationResponseJSON; device: string },
 ) {
   const taken = (await takeChallenge(store, ceremony, "enrol")) ?? refused(ceremonyGone);
   const passkey = await verifiedRegistration(response, taken.challenge);
   return inTransaction(store, async (tx) => {
     if (!(await useLink(tx, taken.linkId!))) refused(linkGone);
     const operator = (await operatorById(tx, taken.operatorId!)) ?? refused(linkGone);
-    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
+    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id }, name: device, used: true });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "enrolled", rows: 1 });
     return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
@@ -164,11 +165,13 @@ export async function completeSetup(
     response,
     token,
     email,
+    device,
   }: {
     ceremony: string;
     response: RegistrationResponseJSON;
     token: string;
     email: string;
+    device: string;
   },
 ) {
   const env = readEnv();
@@ -180,7 +183,7 @@ export async function completeSetup(
   return inTransaction(store, async (tx) => {
     if (await ownerExists(tx)) refused(setupClosed);
     const operator = await insertFirstOwner(tx, address);
-    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
+    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id }, name: device, used: true });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "enrolled", subject: "setup", rows: 1 });
     return { operator, session: await insertSession(tx, { operatorId: operator.id, passkeyId: passkey.id }) };
   });
@@ -294,17 +297,26 @@ export async function addPasskeyOptions(
 
 export async function completeAddPasskey(
   { store, operator }: SignedIn,
-  { ceremony, response }: { ceremony: string; response: RegistrationResponseJSON },
+  { ceremony, response, device }: { ceremony: string; response: RegistrationResponseJSON; device: string },
 ) {
   const taken = (await takeChallenge(store, ceremony, "add")) ?? refused(ceremonyGone);
   if (taken.operatorId !== operator.id) refused(ceremonyGone);
   const passkey = await verifiedRegistration(response, taken.challenge);
   await inTransaction(store, async (tx) => {
     if (await passkeyById(tx, passkey.id)) refused("This passkey is registered already.");
-    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id } });
+    await insertPasskey(tx, { passkey: { ...passkey, operatorId: operator.id }, name: device });
     await insertActivity(tx, { actor: operator.email, via: "console", action: "passkey added", rows: 1 });
   });
   return passkey.id;
+}
+
+export const PASSKEY_NAME_MAX = 60;
+
+/** The operator's own words for the device a passkey of theirs is on: one line, 1 to 60 characters. */
+export async function renameOwnPasskey({ store, operator }: SignedIn, id: string, name: string) {
+  const words = name.replace(/\s+/g, " ").trim();
+  if (!words || words.length > PASSKEY_NAME_MAX) return false;
+  return renamePasskey(store, { id, name: words, operatorId: operator.id });
 }
 
 /** Its sessions end at once. Refused ("last") when it would leave no owner with a passkey: only the shell could then manage operators. */

@@ -89,6 +89,7 @@ describe.each(["sqlite", "postgres"] as const)("the outbox on %s", (engine) => {
       "0021-operator-time-zone",
       "0022-lead-sources",
       "0023-welcome-answers",
+      "0024-passkey-names",
     ];
     expect(names.rows.map((row) => row.name)).toStrictEqual(committed);
     expect(Object.keys(migrations)).toStrictEqual(committed);

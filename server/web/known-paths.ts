@@ -40,6 +40,7 @@ const consolePaths = new Set([
   "/console/operators/act",
   "/console/passkeys",
   "/console/passkeys/remove",
+  "/console/passkeys/rename",
   "/console/sessions/end",
   "/console/waitlist/search",
   "/console/time-zone",

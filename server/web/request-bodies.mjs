@@ -19,6 +19,7 @@ export const routeBodies = new Map([
   ["/console/invitations/send", CONSOLE_ACTION_BYTES],
   ["/console/invitations/cancel", CONSOLE_ACTION_BYTES],
   ["/console/passkeys/remove", CONSOLE_ACTION_BYTES],
+  ["/console/passkeys/rename", CONSOLE_ACTION_BYTES],
   ["/console/operators/act", CONSOLE_ACTION_BYTES],
   ["/console/sessions/end", CONSOLE_ACTION_BYTES],
   ["/console/waitlist/search", CONSOLE_ACTION_BYTES],

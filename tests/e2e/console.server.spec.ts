@@ -1002,6 +1002,10 @@ test("every console URL without a session, with an idle or a worn-out session, w
     "/console/exports/consents",
     "/console/exports/invitations",
   ];
+  // The owner's own passkey: a rename that got through would show in the tables.
+  const tables = consoleTables() as Record<string, Array<Record<string, string>>>;
+  const founder = tables.operators!.find((row) => row.email === "founder@example.com")!.id;
+  const foundersPasskey = tables.operator_passkeys!.find((row) => row.operator_id === founder)!.id!;
   const actions: Array<[string, Record<string, string>]> = [
     ["/console/deliveries/redeliver", { id: finn.lead_id }],
     ["/console/deliveries/drop", { id: finn.lead_id, confirm: "drop" }],
@@ -1011,6 +1015,7 @@ test("every console URL without a session, with an idle or a worn-out session, w
     ["/console/invitations/send", { plan: "next", next: "1", name: "never-sent", count: "1" }],
     ["/console/invitations/cancel", { name: "launch-1" }],
     ["/console/passkeys/remove", { id: "not-a-passkey" }],
+    ["/console/passkeys/rename", { id: foundersPasskey, name: "Renamed from elsewhere" }],
     ["/console/sessions/end", { others: "1" }],
     ["/console/operators/act", { do: "add", email: "intruder@example.com", role: "owner" }],
   ];

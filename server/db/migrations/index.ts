@@ -22,6 +22,7 @@ import invitationOpens from "./0020-invitation-opens.json";
 import operatorTimeZone from "./0021-operator-time-zone.json";
 import leadSources from "./0022-lead-sources.json";
 import welcomeAnswers from "./0023-welcome-answers.json";
+import passkeyNames from "./0024-passkey-names.json";
 import { migrationOf, type MigrationSpec } from "./spec";
 
 /** Every migration's spec, in order: the tables and columns it creates, as data (db:copy reads the tables from them). */
@@ -49,6 +50,7 @@ export const specs: Record<string, MigrationSpec> = {
   "0021-operator-time-zone": operatorTimeZone,
   "0022-lead-sources": leadSources,
   "0023-welcome-answers": welcomeAnswers,
+  "0024-passkey-names": passkeyNames,
 };
 
 /**

@@ -260,6 +260,7 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to one o
     async () => {
       const { store, migrator, undone, db } = await takenBackTo(engine, "0017-session-browser");
       expect(undone).toStrictEqual([
+        "0024-passkey-names",
         "0023-welcome-answers",
         "0022-lead-sources",
         "0021-operator-time-zone",
@@ -403,7 +404,7 @@ describe.each(["sqlite", "postgres"] as const)("upgrading a %s database to lead 
     "to 0022 gives every lead kept before a source of unknown, and an invitation none",
     async () => {
       const { migrator, undone, db } = await takenBackTo(engine, "0021-operator-time-zone");
-      expect(undone).toStrictEqual(["0023-welcome-answers", "0022-lead-sources"]);
+      expect(undone).toStrictEqual(["0024-passkey-names", "0023-welcome-answers", "0022-lead-sources"]);
       await db.deleteFrom("outbox").execute();
       const row = (id: string, receiver: string) => ({
         id,
