@@ -46,11 +46,11 @@ export function AttemptsTable({ attempts }: { attempts: readonly Attempt[] }) {
 /** Terms and their values, two columns; a value's own line breaks kept (a contact request's message). */
 export function Facts({ rows }: { rows: readonly (readonly [string, ReactNode])[] }) {
   return (
-    <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1">
+    <dl className="mt-2 grid gap-x-6 gap-y-1 sm:grid-cols-[max-content_minmax(0,1fr)]">
       {rows.map(([term, value]) => (
         <div key={term} className="contents">
           <dt className="font-semibold">{term}</dt>
-          <dd className="break-words whitespace-pre-wrap">{value}</dd>
+          <dd className="wrap-anywhere whitespace-pre-wrap">{value}</dd>
         </div>
       ))}
     </dl>
@@ -86,7 +86,29 @@ export function SpanLinks({ path, spans, days }: { path: string; spans: readonly
 }
 
 export const fieldClass =
-  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+  "max-w-full rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+
+/** A table wider than a phone scrolls in its own box, which a keyboard reaches and a screen reader names. */
+export function WideTable({
+  label,
+  className = "",
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+      className={`overflow-x-auto focus-visible:outline-2 focus-visible:outline-brand-700 ${className}`}
+    >
+      {children}
+    </div>
+  );
+}
 
 /** A labelled select of `values`, `value` chosen: a form's filter or a role. */
 export function Choice({
@@ -101,7 +123,7 @@ export function Choice({
   values: readonly string[];
 }) {
   return (
-    <label className="flex flex-col">
+    <label className="flex max-w-full min-w-0 flex-col">
       <span className="font-semibold">{label}</span>
       <select name={name} defaultValue={value} className={fieldClass}>
         {values.map((option) => (

@@ -5,8 +5,8 @@ import { siteUrl } from "@/server/site-settings";
 import type { Store } from "@/server/db/connect";
 import { allWaves, listInvitations } from "@/server/invitations/invitation-store";
 import type { WaveSelection } from "@/server/invitations/waves";
-import { refusalWords, waveStatus } from "@/server/invitations/launch";
-import { maskedPhone } from "./waitlist";
+import { waveStatus } from "@/server/invitations/launch";
+import { invitationWords, maskedPhone } from "./waitlist";
 
 /** The most a console plan names at once: the page lists each number. */
 export const PLAN_MAX = 10_000;
@@ -54,12 +54,15 @@ export async function wavesWithStatus(store: Store) {
       size: Number(wave.size),
       cancelledAt: wave.cancelled_at === null ? null : Number(wave.cancelled_at),
       status: await waveStatus(store, wave.name),
-      // Each number the carrier refused, masked, in words, for its chef's page.
-      refused: (await listInvitations(store, { wave: wave.name, state: "refused" })).map((row) => ({
-        chef: row.consent_id,
-        phone: maskedPhone(row.phone),
-        why: refusalWords(row.carrier_code),
-      })),
     })),
   );
+}
+
+/** Who a wave texts, each with where their invitation stands: the number masked for a viewer. */
+export async function waveRecipients(store: Store, wave: string, masked: boolean) {
+  return (await listInvitations(store, { wave })).map((row) => ({
+    chef: row.consent_id,
+    phone: masked ? maskedPhone(row.phone) : row.phone,
+    state: invitationWords(row),
+  }));
 }

@@ -8,7 +8,7 @@ import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { queueWave } from "@/server/invitations/waves";
 import { cancelWaveNamed } from "@/server/invitations/launch";
 import type { Actor } from "@/server/operators/operators";
-import { wavesWithStatus } from "./invitations";
+import { waveRecipients, wavesWithStatus } from "./invitations";
 
 const engines = setupBothEngines();
 const disclosure = disclosureOf("I agree.");
@@ -40,15 +40,26 @@ describe.each(["sqlite", "postgres"] as const)("what the console reads of the la
     expect(waves[0]!.status.counts).toMatchObject({ queued: 0, cancelled: 2 });
     expect(waves[1]!.status.counts).toMatchObject({ queued: 1, cancelled: 0 });
     expect(waves[1]!.status.wave).toBe("first");
-    expect(waves[1]!.refused).toStrictEqual([]);
+  });
 
-    // The first wave's number refused by its carrier: listed, masked, in words, for its chef's page.
-    const [invitation] = await store.db.selectFrom("invitations").selectAll().where("wave", "=", "first").execute();
-    await store.db.updateTable("outbox").set({ state: "refused" }).where("id", "=", invitation!.id).execute();
-    await store.db.updateTable("invitations").set({ carrier_code: "21614" }).where("id", "=", invitation!.id).execute();
-    expect((await wavesWithStatus(store))[1]!.refused).toStrictEqual([
-      { chef: invitation!.consent_id, phone: "+1 ••• ••• 0101", why: "not a mobile number" },
+  it("a wave's recipients, each with their invitation in words: the number in full for an owner, masked for a viewer", async () => {
+    const store = await open(engine);
+    for (const [i, phone] of ["+12125550101", "+12125550102"].entries())
+      await recordConsent(store, { evidence: plainEvidence(phone, disclosure), leadId: newWebhookId(), at: 1_000 + i });
+    await queueWave(store, { name: "first", selection: { all: true }, text: () => "Hi", now: 10_000 });
+    const [refused, queued] = await store.db.selectFrom("invitations").selectAll().orderBy("phone").execute();
+    await store.db.updateTable("outbox").set({ state: "refused" }).where("id", "=", refused!.id).execute();
+    await store.db.updateTable("invitations").set({ carrier_code: "21614" }).where("id", "=", refused!.id).execute();
+    const byPhone = (rows: { phone: string }[]) => rows.sort((a, b) => a.phone.localeCompare(b.phone));
+    expect(byPhone(await waveRecipients(store, "first", false))).toStrictEqual([
+      { chef: refused!.consent_id, phone: "+12125550101", state: "refused: not a mobile number" },
+      { chef: queued!.consent_id, phone: "+12125550102", state: "queued" },
     ]);
+    expect(byPhone(await waveRecipients(store, "first", true)).map(({ phone }) => phone)).toStrictEqual([
+      "+1 ••• ••• 0101",
+      "+1 ••• ••• 0102",
+    ]);
+    expect(await waveRecipients(store, "second", false)).toStrictEqual([]);
   });
 
   it("the last alerts sent, newest first, as many as asked", async () => {

@@ -250,6 +250,12 @@ test("an owner plans the next 21, sends them by typing the wave's name and count
   await expect(launch.locator("tr", { hasText: "skipped: consent revoked" }).locator("td").last()).toHaveText("1");
   // Each of the twenty texted once by Twilio; the chef who texted STOP, never.
   expect(invited().sort()).toStrictEqual(phones.slice(0, 20).sort());
+  // The wave's page: who it texts, each with their invitation in words.
+  await launch.getByRole("link", { name: "Who it texts, and how each went" }).click();
+  const recipients = page.getByRole("region", { name: "Wave launch-1's recipients" }).getByRole("row");
+  await expect(recipients).toHaveCount(22);
+  await expect(recipients.filter({ hasText: phones[20]! })).toContainText("skipped");
+  await expect(recipients.filter({ hasText: phones[0]! })).toContainText("texted");
 
   // The activity log: the wave, its count, who sent it; no number.
   await page.goto(`${site}/console/activity`);

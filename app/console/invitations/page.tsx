@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { Facts, HeaderRow, utc } from "@/components/console/console-table";
+import { Facts, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
 import { waveErrorOf } from "@/components/console/wave-errors";
-import { selectionOf, wavePreview, wavesWithStatus } from "@/server/console/invitations";
+import { selectionOf, wavePreview, waveRecipients, wavesWithStatus } from "@/server/console/invitations";
 import { requirePageOperator } from "@/server/console/session";
 import { maskedPhone } from "@/server/console/waitlist";
 import { planWave } from "@/server/invitations/waves";
@@ -29,7 +29,7 @@ function Preview({ text, perMinute, hours, minutes }: ReturnType<typeof wavePrev
   return (
     <div className="mt-4">
       <p className="font-semibold">Each number gets this text, its link ending in a code of its own:</p>
-      <blockquote className="mt-1 rounded-lg border border-stone-300 bg-white p-3 break-words">{text}</blockquote>
+      <blockquote className="mt-1 rounded-lg border border-stone-300 bg-white p-3">{text}</blockquote>
       <p className="mt-2">
         Sent {perMinute} a minute, between {hours.from}:00 and {hours.to}:00 at each number&apos;s location: about{" "}
         {minutes} {minutes === 1 ? "minute" : "minutes"} while every number is within those hours, longer for those
@@ -49,6 +49,8 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
   const chosen = selectionOf(one(query.plan), one(query.next));
   const plan = chosen.valid ? await planWave(store, chosen.selection) : undefined;
   const waves = await wavesWithStatus(store);
+  const shown = waves.find((wave) => wave.name === one(query.wave));
+  const recipients = shown && (await waveRecipients(store, shown.name, !owner));
   const error = waveErrorOf(query.error);
   // A banner names a wave; what it says of it is read from the database, so a link can report nothing untrue.
   const sent = waves.find((wave) => wave.name === one(query.sent));
@@ -184,7 +186,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
         {waves.length === 0 ? (
           <p className="mt-2">None yet.</p>
         ) : (
-          <div className="mt-3 overflow-x-auto">
+          <WideTable label="Waves" className="mt-3">
             <table className="text-sm">
               <caption className="text-left font-semibold">
                 How each wave went: opened counts a link followed from a phone&apos;s browser once, stopped a STOP after
@@ -208,7 +210,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ))}
               </tbody>
             </table>
-          </div>
+          </WideTable>
         )}
         {waves.map((wave) => (
           <article key={wave.name} className="mt-4 rounded-lg border border-stone-300 bg-white p-4">
@@ -227,21 +229,14 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 ))}
               </tbody>
             </table>
-            {wave.refused.length ? (
-              <>
-                <p className="mt-2 text-sm font-semibold">Refused by the carrier:</p>
-                <ul className="text-sm">
-                  {wave.refused.map((refused) => (
-                    <li key={refused.chef}>
-                      <Link href={`/console/chefs/${refused.chef}`} className="underline">
-                        {refused.phone}
-                      </Link>
-                      : {refused.why}
-                    </li>
-                  ))}
-                </ul>
-              </>
-            ) : null}
+            <p className="mt-2 text-sm">
+              <Link
+                href={`/console/invitations?wave=${encodeURIComponent(wave.name)}#recipients`}
+                className="underline"
+              >
+                Who it texts, and how each went
+              </Link>
+            </p>
             {wave.status.receiver ? (
               <p className="mt-2 text-sm font-semibold">
                 The workflow is failing since {wave.status.receiver.failingSince}. {wave.status.receiver.advice}
@@ -258,6 +253,30 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
           </article>
         ))}
       </section>
+      {shown && recipients ? (
+        <section aria-labelledby="recipients" className="mt-10">
+          <h2 id="recipients" className="text-xl font-bold">
+            Who wave {shown.name} texts
+          </h2>
+          <WideTable label={`Wave ${shown.name}'s recipients`} className="mt-3">
+            <table className="text-sm">
+              <HeaderRow labels={["Number", "Invitation"]} />
+              <tbody>
+                {recipients.map((recipient) => (
+                  <tr key={recipient.chef}>
+                    <td className="pr-4">
+                      <Link href={`/console/chefs/${recipient.chef}`} className="underline">
+                        {recipient.phone}
+                      </Link>
+                    </td>
+                    <td>{recipient.state}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </WideTable>
+        </section>
+      ) : null}
     </ConsoleFrame>
   );
 }
