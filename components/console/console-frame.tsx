@@ -36,8 +36,9 @@ export async function ConsoleFrame({
       <header className="border-b border-stone-300 bg-white">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
           <p className="font-bold">Sous console</p>
-          <nav aria-label="Console">
-            <ul className="flex flex-wrap gap-4">
+          {/* One row of sections under the account, scrolled within itself on a phone. */}
+          <nav aria-label="Console" className="order-last w-full">
+            <ul className="flex gap-4 overflow-x-auto p-1 whitespace-nowrap">
               {sections.map((section) => (
                 <li key={section.href}>
                   <Link
@@ -51,8 +52,8 @@ export async function ConsoleFrame({
               ))}
             </ul>
           </nav>
-          <form action={signOut} className="ml-auto flex items-center gap-3 text-sm">
-            <span>
+          <form action={signOut} className="ml-auto flex min-w-0 items-center gap-3 text-sm">
+            <span className="wrap-anywhere">
               {operator.email} ({operator.role})
             </span>
             <button
@@ -64,7 +65,7 @@ export async function ConsoleFrame({
           </form>
         </div>
       </header>
-      <main id="main" data-console className="mx-auto max-w-6xl px-4 py-8">
+      <main id="main" data-console className="mx-auto max-w-6xl px-4 py-8 wrap-anywhere">
         <h1 className="text-2xl font-bold">{title}</h1>
         {warnings.length ? (
           <section

@@ -22,6 +22,7 @@ import {
 import { stablePort, type Started } from "../support/processes";
 import { SQLite } from "@/server/db/sqlite-driver";
 import { waitlistMessages } from "@/lib/forms/waitlist";
+import { SignupFormPage } from "./pages/signup-form";
 import { Webhook } from "standardwebhooks";
 import { newWebhookSecret } from "../support/webhook-secrets";
 
@@ -202,6 +203,18 @@ test("a passkey added on a new device from the console, once the owner's own pas
   // Its own session, opened with its own passkey.
   await device.clearCookies();
   await signIn(page, "founder@example.com", "owner");
+  // Each named by the browser it was registered in, renamed by its operator; the first used when it was registered.
+  await page.goto(`${site}/console/passkeys`);
+  const rows = yours.locator("tbody tr");
+  const names = rows.locator("td:first-child");
+  await expect(names).toHaveText([/^Chrome on Linux/, /^Chrome on Linux/]);
+  await expect(rows.nth(0).locator("td").nth(2)).not.toHaveText("never");
+  const newest = rows.filter({ hasText: addedId });
+  await newest.locator("summary", { hasText: "Rename" }).click();
+  await newest.getByRole("textbox").fill("  Kitchen tablet ");
+  await newest.locator("form").getByRole("button", { name: "Rename" }).click();
+  await expect(page).toHaveURL(`${site}/console/passkeys`);
+  await expect(names).toHaveText([/^Chrome on Linux/, /^Kitchen tablet/]);
 
   // The owner, on the first device, revokes the new device's passkey, with JavaScript or without (a plain form).
   const before = consoleTables();
@@ -818,6 +831,42 @@ test("the overview's counts are what `leads -- list` and `consent -- export` say
   await expect(line).not.toContainText("0166");
 });
 
+/** Every signed-in console page, an unknown chef's and a confirmation's included. */
+async function consolePaths() {
+  const page = signedIn.owner!.page;
+  await page.goto(`${site}/console/waitlist`);
+  const chef = (await page.locator("tbody a").first().getAttribute("href"))!;
+  return {
+    chef,
+    paths: [
+      "/console",
+      "/console?days=30",
+      "/console/waitlist",
+      "/console/quotes",
+      "/console/sources",
+      chef,
+      "/console/chefs/con_nobody",
+      "/console/deliveries",
+      "/console/deliveries/confirm-drop?id=msg_00000000-0000-0000-0000-000000000000",
+      "/console/invitations?plan=next&next=5",
+      "/console/exports",
+      "/console/operators",
+      "/console/activity",
+      "/console/passkeys",
+    ],
+  };
+}
+
+/** axe's violations on the page, by rule and element. */
+async function axeViolations(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  return results.violations.map(
+    (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
+  );
+}
+
 test("axe finds no violation on any console page, with JavaScript on and as a browser without it gets them", async ({
   browser,
 }) => {
@@ -825,35 +874,7 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
   // limit stops a hung test; it is not a timing goal.
   test.setTimeout(360_000);
   const storageState = await signedIn.owner!.context.storageState();
-  const chef = await (async () => {
-    const page = signedIn.owner!.page;
-    await page.goto(`${site}/console/waitlist`);
-    return (await page.locator("tbody a").first().getAttribute("href"))!;
-  })();
-  const paths = [
-    "/console",
-    "/console?days=30",
-    "/console/waitlist",
-    "/console/quotes",
-    "/console/sources",
-    chef,
-    "/console/chefs/con_nobody",
-    "/console/deliveries",
-    "/console/deliveries/confirm-drop?id=msg_00000000-0000-0000-0000-000000000000",
-    "/console/invitations?plan=next&next=5",
-    "/console/exports",
-    "/console/operators",
-    "/console/activity",
-    "/console/passkeys",
-  ];
-  const scan = async (page: Page) => {
-    const results = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
-      .analyze();
-    return results.violations.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(", ")}`,
-    );
-  };
+  const { chef, paths } = await consolePaths();
   // The console's own words name no setting, id or hash: those sit behind a details element, for who needs them.
   const developerWords = (page: Page) =>
     page.evaluate(() => {
@@ -876,7 +897,7 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
     for (const path of paths) {
       await page.goto(`${site}${path}`);
       await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      expect(await scan(page), `${path}, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
+      expect(await axeViolations(page), `${path}, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
       expect(await developerWords(page), path).toStrictEqual([]);
     }
     // A chef's page as a viewer sees it.
@@ -884,16 +905,73 @@ test("axe finds no violation on any console page, with JavaScript on and as a br
     await context.addCookies(await signedIn.viewer!.context.cookies());
     await page.goto(`${site}${chef}`);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^\+1 •••/);
-    expect(await scan(page), `${chef} as a viewer, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
+    expect(await axeViolations(page), `${chef} as a viewer, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
     expect(await developerWords(page), `${chef} as a viewer`).toStrictEqual([]);
     // And the pages without a session.
     await context.clearCookies();
     for (const path of ["/console/sign-in", "/console/enrol/not-a-link"]) {
       await page.goto(`${site}${path}`);
-      expect(await scan(page), `${path}, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
+      expect(await axeViolations(page), `${path}, JavaScript ${scriptsOn ? "on" : "off"}`).toStrictEqual([]);
     }
     await context.close();
   }
+});
+
+test("every console page fits a 390 px phone with the longest values a chef leaves: only a wide table or the sections' row scrolls, in its own box; axe finds no violation", async ({
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  // A name of 100 letters with no space, and a campaign's source and name of 100 characters each (the most kept).
+  const long = (letter: string) => letter.repeat(100);
+  // A person's browser, not a headless one's agent: the campaign is kept for people only.
+  const visitor = await browser.newContext({
+    javaScriptEnabled: false,
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/143.0.0.0 Safari/537.36",
+  });
+  const signup = await visitor.newPage();
+  await signup.goto(`${site}/signup?utm_source=${long("s")}&utm_campaign=${long("c")}`);
+  const form = new SignupFormPage(signup);
+  await form.fill({ name: long("N"), phone: "(415) 555-0193", consent: true });
+  await form.submit.click();
+  await expect(form.status).toContainText(waitlistMessages.success.title);
+  await visitor.close();
+  const longEmail = `${long("o").slice(0, 60)}@example.com`;
+  await operators("add", longEmail, "--role", "viewer");
+
+  const { paths } = await consolePaths();
+  const context = await browser.newContext({
+    storageState: await signedIn.owner!.context.storageState(),
+    viewport: { width: 390, height: 844 },
+  });
+  const page = await context.newPage();
+  // Found by its number: the waitlist then keeps that search, and shows the longest row in the loop below.
+  await page.goto(`${site}/console/waitlist`);
+  await page.getByLabel("Number or name").fill("(415) 555-0193");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "found" })).toHaveText("1 number found, page 1 of 1.");
+  const longest = await page
+    .getByRole("row")
+    .filter({ hasText: long("N") })
+    .getByRole("link")
+    .first()
+    .getAttribute("href");
+  for (const path of [...paths, longest!]) {
+    await page.goto(`${site}${path}`);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    expect.soft(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+    expect.soft(await axeViolations(page), `${path} at 390 px`).toStrictEqual([]);
+  }
+  // The sections in one row, scrolled within itself; the last one followed.
+  await page.goto(`${site}/console`);
+  const nav = page.getByRole("navigation", { name: "Console" });
+  const rows = await nav
+    .getByRole("link")
+    .evaluateAll((links) => new Set(links.map((link) => link.getBoundingClientRect().top)).size);
+  expect(rows).toBe(1);
+  await nav.getByRole("link", { name: "Passkeys" }).click();
+  await expect(page).toHaveURL(`${site}/console/passkeys`);
+  await context.close();
+  await operators("remove", longEmail);
 });
 
 test("a removed operator's session ends at once: their page leads to sign-in, their post is an unknown URL's, and nothing changes", async () => {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { Details, HeaderRow, utc } from "@/components/console/console-table";
+import { Details, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { readEnv } from "@/server/env";
 import { requirePageOperator } from "@/server/console/session";
 import { activityPage, cursorOf } from "@/server/operators/activity-store";
@@ -26,23 +26,29 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
       {lines.length === 0 ? (
         <p className="mt-6">Nothing recorded{after ? " before that" : ""}.</p>
       ) : (
-        <table className="mt-6 w-full text-sm">
-          <HeaderRow labels={["When", "Who", "From", "What", "Of", "Rows"]} right={["Rows"]} />
-          <tbody>
-            {lines.map((line) => (
-              <tr key={line.id} className="border-b border-stone-200">
-                <td className="py-1 pr-4 tabular-nums">{utc(line.at)}</td>
-                <td className="py-1 pr-4">{line.actor}</td>
-                <td className="py-1 pr-4">{line.via}</td>
-                <td className="py-1 pr-4">{line.action}</td>
-                <td className="py-1 pr-4 break-all">
-                  {line.subject?.startsWith("msg_") ? <Details rows={[["Webhook id", line.subject]]} /> : line.subject}
-                </td>
-                <td className="py-1 text-right tabular-nums">{line.rows ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <WideTable label="Activity" className="mt-6">
+          <table className="w-full text-sm">
+            <HeaderRow labels={["When", "Who", "From", "What", "Of", "Rows"]} right={["Rows"]} />
+            <tbody>
+              {lines.map((line) => (
+                <tr key={line.id} className="border-b border-stone-200">
+                  <td className="py-1 pr-4 tabular-nums">{utc(line.at)}</td>
+                  <td className="py-1 pr-4">{line.actor}</td>
+                  <td className="py-1 pr-4">{line.via}</td>
+                  <td className="py-1 pr-4">{line.action}</td>
+                  <td className="py-1 pr-4 break-all">
+                    {line.subject?.startsWith("msg_") ? (
+                      <Details rows={[["Webhook id", line.subject]]} />
+                    ) : (
+                      line.subject
+                    )}
+                  </td>
+                  <td className="py-1 text-right tabular-nums">{line.rows ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </WideTable>
       )}
       {lines.length === PAGE ? (
         <p className="mt-4">

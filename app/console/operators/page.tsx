@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { Choice, fieldClass, HeaderRow, utc } from "@/components/console/console-table";
+import { Choice, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { operatorRoles } from "@/server/db/schema";
@@ -123,7 +123,7 @@ export default async function OperatorsPage({
         </form>
       </section>
 
-      <div className="mt-8 overflow-x-auto">
+      <WideTable label="Operators" className="mt-8">
         <table className="w-full text-sm">
           <caption className="text-left text-xl font-bold">Everyone who may sign in</caption>
           <HeaderRow labels={["Operator", "Role", "Passkeys", "Added (UTC)", "Change"]} />
@@ -159,7 +159,7 @@ export default async function OperatorsPage({
             ))}
           </tbody>
         </table>
-      </div>
+      </WideTable>
     </ConsoleFrame>
   );
 }

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import { ConsoleFrame, NeedsJavaScript, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { Details, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { PasskeyCeremony } from "@/components/console/passkey-ceremony";
 import { requirePageOperator } from "@/server/console/session";
 import { cookies } from "next/headers";
 import { cookieOf } from "@/server/console/cookie";
 import { justDid, type ActivityAction } from "@/server/operators/activity-store";
 import { listPasskeys, sessionsOf, type ListedPasskey } from "@/server/operators/operator-store";
+import { PASSKEY_NAME_MAX } from "@/server/operators/passkeys";
 
 export const metadata: Metadata = { title: "Passkeys" };
 
@@ -19,6 +20,7 @@ const reports = new Map<string, { action: ActivityAction; words: (rows: number) 
 /** Why nothing was done: no action to find in the log. */
 const refusals = new Map([
   ["unknown", "No passkey you may revoke has that id: nothing was revoked."],
+  ["unnamed", `Not renamed: a passkey's name is 1 to ${PASSKEY_NAME_MAX} characters, and yours to give.`],
   [
     "last",
     "Not revoked: it is the last passkey any owner has, and without it nobody could sign in to manage the console. Register another owner's passkey first.",
@@ -28,54 +30,90 @@ const refusals = new Map([
 /** A credential id is long; its start tells two apart, and is nobody's data. */
 const shortId = (id: string) => `${id.slice(0, 10)}…`;
 
+/** The device's name, its operator's to change (a form behind "Rename"), and its id behind "Details". */
+function PasskeyName({ passkey, renames }: { passkey: ListedPasskey; renames: boolean }) {
+  const name = passkey.name ?? "A passkey";
+  return (
+    <>
+      {name}
+      {renames ? (
+        <details className="mt-1">
+          <summary className="cursor-pointer">Rename</summary>
+          <form method="post" action="/console/passkeys/rename" className="mt-1 flex flex-wrap gap-2">
+            <input type="hidden" name="id" value={passkey.id} />
+            <input
+              name="name"
+              defaultValue={name}
+              maxLength={PASSKEY_NAME_MAX}
+              required
+              aria-label={`A new name for passkey ${shortId(passkey.id)}`}
+              className={fieldClass}
+            />
+            <button type="submit" className="rounded-lg border border-stone-400 px-3 py-1 hover:bg-stone-100">
+              Rename
+            </button>
+          </form>
+        </details>
+      ) : null}
+      <Details rows={[["Credential id", passkey.id]]} />
+    </>
+  );
+}
+
 function PasskeyTable({
   caption,
   passkeys,
   revoke,
+  renames = false,
   byOperator = false,
 }: {
   caption: string;
   passkeys: ListedPasskey[];
   revoke: boolean;
+  renames?: boolean;
   byOperator?: boolean;
 }) {
   return (
-    <table className="mt-4 w-full text-sm">
-      <caption className="text-left font-semibold">{caption}</caption>
-      <HeaderRow
-        labels={[
-          ...(byOperator ? ["Operator"] : []),
-          "Passkey",
-          "Registered",
-          "Last used",
-          ...(revoke ? ["Revoke"] : []),
-        ]}
-      />
-      <tbody>
-        {passkeys.map((passkey) => (
-          <tr key={passkey.id} className="border-b border-stone-200">
-            {byOperator ? <td className="py-1 pr-4">{passkey.email}</td> : null}
-            <td className="py-1 pr-4 font-mono">{shortId(passkey.id)}</td>
-            <td className="py-1 pr-4 tabular-nums">{utc(passkey.createdAt)}</td>
-            <td className="py-1 pr-4 tabular-nums">{passkey.usedAt === null ? "never" : utc(passkey.usedAt)}</td>
-            {revoke ? (
-              <td className="py-1">
-                <form method="post" action="/console/passkeys/remove">
-                  <input type="hidden" name="id" value={passkey.id} />
-                  <button
-                    type="submit"
-                    aria-label={`Revoke ${passkey.email}'s passkey ${shortId(passkey.id)}`}
-                    className={dangerButton}
-                  >
-                    Revoke
-                  </button>
-                </form>
+    <WideTable label={caption} className="mt-4">
+      <table className="w-full text-sm">
+        <caption className="text-left font-semibold">{caption}</caption>
+        <HeaderRow
+          labels={[
+            ...(byOperator ? ["Operator"] : []),
+            "Passkey",
+            "Registered",
+            "Last used",
+            ...(revoke ? ["Revoke"] : []),
+          ]}
+        />
+        <tbody>
+          {passkeys.map((passkey) => (
+            <tr key={passkey.id} className="border-b border-stone-200">
+              {byOperator ? <td className="py-1 pr-4">{passkey.email}</td> : null}
+              <td className="py-1 pr-4">
+                <PasskeyName passkey={passkey} renames={renames} />
               </td>
-            ) : null}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+              <td className="py-1 pr-4 tabular-nums">{utc(passkey.createdAt)}</td>
+              <td className="py-1 pr-4 tabular-nums">{passkey.usedAt === null ? "never" : utc(passkey.usedAt)}</td>
+              {revoke ? (
+                <td className="py-1">
+                  <form method="post" action="/console/passkeys/remove">
+                    <input type="hidden" name="id" value={passkey.id} />
+                    <button
+                      type="submit"
+                      aria-label={`Revoke ${passkey.email}'s passkey ${shortId(passkey.id)}`}
+                      className={dangerButton}
+                    >
+                      Revoke
+                    </button>
+                  </form>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </WideTable>
   );
 }
 
@@ -87,38 +125,40 @@ type Session = Awaited<ReturnType<typeof sessionsOf>>[number];
 /** The operator's sessions: each browser signed in as them, any of which they end. */
 function SessionTable({ sessions }: { sessions: Session[] }) {
   return (
-    <table className="mt-4 w-full text-sm">
-      <caption className="text-left font-semibold">Your sessions</caption>
-      <HeaderRow labels={["Browser", "Started", "Last used", "End"]} />
-      <tbody>
-        {sessions.map((session) => {
-          const browser = session.browser ?? "A browser";
-          return (
-            <tr key={session.id} className="border-b border-stone-200">
-              <td className="py-1 pr-4">{browser}</td>
-              <td className="py-1 pr-4 tabular-nums">{utc(session.createdAt)}</td>
-              <td className="py-1 pr-4 tabular-nums">{utc(session.seenAt)}</td>
-              <td className="py-1">
-                {session.current ? (
-                  "This browser"
-                ) : (
-                  <form method="post" action="/console/sessions/end">
-                    <input type="hidden" name="id" value={session.id} />
-                    <button
-                      type="submit"
-                      aria-label={`End the session of ${browser} started ${utc(session.createdAt)}`}
-                      className={dangerButton}
-                    >
-                      End
-                    </button>
-                  </form>
-                )}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <WideTable label="Your sessions" className="mt-4">
+      <table className="w-full text-sm">
+        <caption className="text-left font-semibold">Your sessions</caption>
+        <HeaderRow labels={["Browser", "Started", "Last used", "End"]} />
+        <tbody>
+          {sessions.map((session) => {
+            const browser = session.browser ?? "A browser";
+            return (
+              <tr key={session.id} className="border-b border-stone-200">
+                <td className="py-1 pr-4">{browser}</td>
+                <td className="py-1 pr-4 tabular-nums">{utc(session.createdAt)}</td>
+                <td className="py-1 pr-4 tabular-nums">{utc(session.seenAt)}</td>
+                <td className="py-1">
+                  {session.current ? (
+                    "This browser"
+                  ) : (
+                    <form method="post" action="/console/sessions/end">
+                      <input type="hidden" name="id" value={session.id} />
+                      <button
+                        type="submit"
+                        aria-label={`End the session of ${browser} started ${utc(session.createdAt)}`}
+                        className={dangerButton}
+                      >
+                        End
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </WideTable>
   );
 }
 
@@ -155,7 +195,8 @@ export default async function PasskeysPage({
             Revoke {asked.email}&apos;s passkey {shortId(asked.id)}?
           </h2>
           <p className="mt-2">
-            Registered {utc(asked.createdAt)} UTC. Every session it opened ends at once, and it signs no one in again.
+            {asked.name ?? "A passkey"}, registered {utc(asked.createdAt)} UTC. Every session it opened ends at once,
+            and it signs no one in again.
           </p>
           <form method="post" action="/console/passkeys/remove" className="mt-3 flex items-center gap-4">
             <input type="hidden" name="id" value={asked.id} />
@@ -177,6 +218,7 @@ export default async function PasskeysPage({
           caption={`${operator.email}'s passkeys`}
           passkeys={passkeys.filter((passkey) => passkey.operatorId === operator.id)}
           revoke={!owner}
+          renames
         />
         <p className="mt-6">
           On a new device, signed in here, add a passkey of that device: it then signs you in on its own.
@@ -193,8 +235,11 @@ export default async function PasskeysPage({
           </h2>
           <p className="mt-2">
             Revoking a passkey ends at once every session it opened; the operator&apos;s other passkeys keep working.
-            For a lost device, revoke its passkey, then give the operator a new link (
-            <code>npm run operators -- link EMAIL</code>) if it was their only one.
+            For a lost device, revoke its passkey, then give the operator a new link from the{" "}
+            <a href="/console/operators" className="underline underline-offset-4">
+              Operators
+            </a>{" "}
+            page if it was their only one.
           </p>
           <PasskeyTable caption="Every passkey, by operator" passkeys={passkeys} revoke byOperator />
         </section>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, utc } from "@/components/console/console-table";
+import { HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { maskedPhone } from "@/server/console/waitlist";
 import { maskedEmail, quoteRequests, QUOTES_SHOWN } from "@/server/console/quotes";
 import { requirePageOperator } from "@/server/console/session";
@@ -30,7 +30,7 @@ export default async function QuotesPage({ searchParams }: { searchParams: Promi
         {owner ? "" : ". Viewers see names, addresses and numbers masked, and no message"}.
       </p>
       {quotes.length ? (
-        <div className="mt-4 overflow-x-auto">
+        <WideTable label="Quote requests" className="mt-4">
           <table className="w-full text-sm">
             <HeaderRow labels={["Name", "Email", "Phone", "Clients", "Tools", "Message", "Received", "Handled"]} />
             <tbody>
@@ -68,7 +68,7 @@ export default async function QuotesPage({ searchParams }: { searchParams: Promi
               ))}
             </tbody>
           </table>
-        </div>
+        </WideTable>
       ) : null}
     </ConsoleFrame>
   );

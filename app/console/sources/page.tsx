@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { HeaderRow, SpanLinks } from "@/components/console/console-table";
+import { HeaderRow, SpanLinks, WideTable } from "@/components/console/console-table";
 import { requirePageOperator } from "@/server/console/session";
 import { sourceSpans, sourcesTable } from "@/server/console/sources";
 
@@ -22,7 +22,7 @@ export default async function SourcesPage({ searchParams }: { searchParams: Prom
       {rows.length === 0 ? (
         <p className="mt-4">No visits or leads in the last {days} days.</p>
       ) : (
-        <div className="mt-4 overflow-x-auto">
+        <WideTable label="Sources" className="mt-4">
           <table className="w-full text-sm">
             <caption className="sr-only">Visits, sign-ups and quote requests by source, the last {days} days</caption>
             <HeaderRow
@@ -43,7 +43,7 @@ export default async function SourcesPage({ searchParams }: { searchParams: Prom
               ))}
             </tbody>
           </table>
-        </div>
+        </WideTable>
       )}
     </ConsoleFrame>
   );

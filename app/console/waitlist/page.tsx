@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { cookies } from "next/headers";
 import { ConsoleFrame } from "@/components/console/console-frame";
-import { Choice, fieldClass, HeaderRow, utc } from "@/components/console/console-table";
+import { Choice, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { sourceNames } from "@/server/forms/source-store";
@@ -105,7 +105,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
             {search ? " found" : ""}, page {found.page} of {found.pages}
             {owner ? "" : ". Numbers are masked for viewers"}.
           </p>
-          <div className="mt-3 overflow-x-auto">
+          <WideTable label="Chefs" className="mt-3">
             <table className="w-full">
               <HeaderRow
                 labels={[
@@ -136,7 +136,7 @@ export default async function WaitlistPage({ searchParams }: { searchParams: Sea
                 ))}
               </tbody>
             </table>
-          </div>
+          </WideTable>
           <nav aria-label="Pages" className="mt-4 flex gap-4">
             {found.page > 1 ? (
               <Link href={href(found.page - 1)} className="underline underline-offset-4">
