@@ -20,7 +20,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Searc
       <NeedsJavaScript />
       <PasskeyCeremony ceremony="sign-in" next={next} />
       <p className="text-sm">
-        No passkey yet? Ask an owner for an enrolment link (<code>npm run operators -- link EMAIL</code>).
+        No passkey yet? Ask an owner for an enrolment link: they make one on the console&apos;s Operators page.
       </p>
     </ConsoleCard>
   );

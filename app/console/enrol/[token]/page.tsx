@@ -14,8 +14,8 @@ export default async function EnrolPage({ params }: { params: Promise<{ token: s
     return (
       <ConsoleCard title="This enrolment link does not work">
         <p>
-          It was used, it ran out (links last 15 minutes), or it never was. Ask an owner for a new one:{" "}
-          <code>npm run operators -- link EMAIL</code>.
+          It was used, it ran out (links last 15 minutes), or it never was. Ask an owner for a new one: they make it on
+          the console&apos;s Operators page.
         </p>
       </ConsoleCard>
     );
