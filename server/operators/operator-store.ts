@@ -210,16 +210,13 @@ export async function insertPasskey(
     .execute();
 }
 
-/** Renamed only where the operator may revoke it: false for any other id. */
-export async function renamePasskey(
-  { db }: Store,
-  { id, name, operatorId }: { id: string; name: string; operatorId?: string },
-) {
+/** Only its own operator's: false for another's id, or none. */
+export async function renamePasskey({ db }: Store, passkey: { id: string; name: string; operatorId: string }) {
   const { numUpdatedRows } = await db
     .updateTable("operator_passkeys")
-    .set({ name })
-    .where("id", "=", id)
-    .$if(operatorId !== undefined, (query) => query.where("operator_id", "=", operatorId!))
+    .set({ name: passkey.name })
+    .where("id", "=", passkey.id)
+    .where("operator_id", "=", passkey.operatorId)
     .executeTakeFirst();
   return Number(numUpdatedRows) > 0;
 }

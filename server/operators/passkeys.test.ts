@@ -78,7 +78,7 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     expect(mine).toMatchObject({ id: authenticator.id, name: "Chrome on macOS" });
     expect(mine!.usedAt).toBeGreaterThanOrEqual(before);
     const owner = signedIn(store, done.operator);
-    expect(await renameOwnPasskey(owner, authenticator.id, "  Work\nlaptop ")).toBe(true);
+    expect(await renameOwnPasskey(owner, authenticator.id, "  Work \n laptop ")).toBe(true);
     expect(await renameOwnPasskey(owner, authenticator.id, " ")).toBe(false);
     expect(await renameOwnPasskey(owner, authenticator.id, "x".repeat(61))).toBe(false);
     expect(await renameOwnPasskey(owner, other.authenticator.id, "Mine now")).toBe(false);
@@ -569,6 +569,9 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
       email: "First@Sous.Example",
     });
     expect(done.operator).toMatchObject({ email: "first@sous.example", role: "owner" });
+    // Named by its browser, and used: it signed the owner in.
+    const [passkey] = await listPasskeys(store, { operatorId: done.operator.id });
+    expect(passkey).toMatchObject({ name: "Chrome on macOS", usedAt: expect.any(Number) });
     expect(await ownerExists(store)).toBe(true);
     expect(await setupOpen(store, setupEnv)).toBe(false);
     expect(
