@@ -3,6 +3,7 @@ import { isConsolePath, isKnownPath, isPagePath } from "@/server/web/known-paths
 import { maskedPath } from "@/server/web/masked-path";
 import { hashesForAnyPath, noncePolicies } from "@/server/web/page-policy";
 import { consoleHeaders } from "@/server/web/security-headers";
+import { cookieOf } from "@/server/console/cookie";
 import { logEvent } from "@/server/log";
 import { siteHosts } from "@/server/site-settings";
 import { firstTouch, isFromOutside, isPersonViewing, touchOf, TOUCH_COOKIE, TOUCH_DAYS } from "@/server/web/visits";
@@ -38,6 +39,23 @@ function noteVisit(request: NextRequest, response: NextResponse, event?: NextFet
   return response;
 }
 
+/**
+ * An unknown console address, or a chef no record has, is answered by the console's own 404 page: Next's notFound()
+ * renders nothing without JavaScript (vercel/next.js#62228). A chef is looked up only for a browser with a session.
+ */
+async function missingFromConsole(request: NextRequest, known: boolean) {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  if (!known) return "page";
+  const key = /^\/console\/chefs\/([^/]+)$/.exec(request.nextUrl.pathname)?.[1];
+  if (!key || !request.cookies.has(cookieOf().name)) return undefined;
+  try {
+    const { isChef } = await import("@/server/console/chef");
+    return (await isChef(decodeURIComponent(key))) ? undefined : "chef";
+  } catch {
+    return undefined; // a setting the page refuses too, or a key no one could have written: the page answers
+  }
+}
+
 // Logs the paths no route answers, and gives a script nonce to the pages rendered per request (a form posted without
 // JavaScript, the console, an error at a path no route answers): the matcher keeps it off the pages viewed and their
 // assets (docs/security.md).
@@ -53,11 +71,23 @@ export function middleware(request: NextRequest, event?: NextFetchEvent) {
   const { request: requestPolicy, response: policy } = noncePolicies(undefined, known ? [] : hashesForAnyPath());
   const headers = new Headers(request.headers);
   headers.set("Content-Security-Policy", requestPolicy);
-  const response = NextResponse.next({ request: { headers } });
-  response.headers.set("Content-Security-Policy", policy);
-  // Only headers: who may see a console page is checked by the page itself (docs/decisions/0015-operator-roles.md).
-  if (consolePage) for (const [name, value] of consoleHeaders) response.headers.set(name, value);
-  return response;
+  if (!consolePage) {
+    const response = NextResponse.next({ request: { headers } });
+    response.headers.set("Content-Security-Policy", policy);
+    return response;
+  }
+  // Only headers and the 404: who may see a console page is checked by the page itself (docs/decisions/0015-operator-roles.md).
+  return missingFromConsole(request, known).then((missing) => {
+    const response = missing
+      ? NextResponse.rewrite(new URL(`/console/no-such-page?of=${missing}`, request.url), {
+          status: 404,
+          request: { headers },
+        })
+      : NextResponse.next({ request: { headers } });
+    for (const [name, value] of [["Content-Security-Policy", policy] as const, ...consoleHeaders])
+      response.headers.set(name, value);
+    return response;
+  });
 }
 
 export const config = {

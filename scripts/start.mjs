@@ -52,7 +52,9 @@ const dir = fileURLToPath(new URL("..", import.meta.url));
 // that no route matches open for good, for a WebSocket server of the app's own. The site has none: Next gets a server
 // of its own that never upgrades, and Node hands an Upgrade here as the plain request it also is.
 const neverUpgrades = /** @type {import("node:http").Server} */ (/** @type {unknown} */ (new EventEmitter()));
-const app = next({ dev: false, dir, hostname: hostname ?? "localhost", port, httpServer: neverUpgrades });
+// Next is told "localhost" whatever address this server listens on: its middleware sees 127.0.0.1 as localhost, and
+// would proxy a rewrite to another host over HTTP (the console's 404, middleware.ts) instead of serving it.
+const app = next({ dev: false, dir, hostname: "localhost", port, httpServer: neverUpgrades });
 const handle = app.getRequestHandler();
 
 /**

@@ -83,6 +83,33 @@ export async function ConsoleFrame({
   );
 }
 
+const noSuch = {
+  page: {
+    words: "Nothing in the console has this address: its link may be cut short or out of date.",
+    back: { href: "/console", label: "Back to the overview" },
+  },
+  chef: {
+    words:
+      "No sign-up has this address. Its link may be cut short, or its records were removed after the retention period.",
+    back: { href: "/console/waitlist", label: "Search the waitlist" },
+  },
+};
+
+/** The console's 404: what has no page, in the console's frame, with a way back. */
+export function NoSuch({ signed, of }: { signed: SignedIn; of: keyof typeof noSuch }) {
+  const { words, back } = noSuch[of];
+  return (
+    <ConsoleFrame signed={signed} current={of === "chef" ? "/console/waitlist" : ""} title={`No such ${of}`}>
+      <p className="mt-4">{words}</p>
+      <p className="mt-4">
+        <Link href={back.href} className="underline underline-offset-4">
+          {back.label}
+        </Link>
+      </p>
+    </ConsoleFrame>
+  );
+}
+
 /** A page without a session: sign-in, setup, enrolment. */
 export function ConsoleCard({ title, children }: { title: string; children: ReactNode }) {
   return (

@@ -1,5 +1,6 @@
 import "server-only";
-import type { Store } from "@/server/db/connect";
+import { database, type Store } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
 import { consentRecords, consentStandings, leadIdsOfNumber, phoneOfConsent } from "@/server/consent/consent-store";
 import { listInvitations } from "@/server/invitations/invitation-store";
 import { sourcesOf } from "@/server/forms/source-store";
@@ -27,6 +28,11 @@ export function sourceWords(touch: Touch | undefined) {
     ...(campaign ? [`campaign ${campaign}`] : []),
     ...(landing_page ? [`landed on ${landing_page}`] : []),
   ].join(", ");
+}
+
+/** Whether a chef's page has a number to show: a key its first sign-up record has. */
+export async function isChef(key: string) {
+  return key.length <= 100 && (await phoneOfConsent(await database(readEnv()), key)) !== undefined;
 }
 
 // Everything kept about one number, for "did you text me?", addressed by its first sign-up record (the waitlist's

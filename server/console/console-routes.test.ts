@@ -17,6 +17,10 @@ const doors = new Map([
   ["app/console/sign-in/page.tsx", "signs in: it redirects an operator already signed in"],
   ["app/console/setup/page.tsx", "the first owner's setup: open only while setupOpen() says so"],
   ["app/console/enrol/[token]/page.tsx", "an enrolment link's page: the link's token is its check"],
+  [
+    "app/console/no-such-page/page.tsx",
+    "the console's 404: the frame for an operator, a way to sign in for anyone else",
+  ],
 ]);
 
 /** What checks the operator: a page's, and an action's or a download's. */

@@ -9,6 +9,13 @@ import { NextRequest } from "next/server";
 import { config, middleware } from "@/middleware";
 import { EVERY_PATH } from "./every-path.mjs";
 import { hashesForAnyPath } from "./page-policy";
+import { randomUUID } from "node:crypto";
+import { database } from "@/server/db/connect";
+import { readEnv } from "@/server/env";
+import { recordConsent } from "@/server/consent/consent-store";
+import { disclosureOf } from "@/server/consent/disclosure";
+import { newWebhookId } from "@/server/outbox/outbox-store";
+import { plainEvidence } from "@/tests/support/waitlist-lead";
 import { isConsolePath, isKnownPath } from "./known-paths";
 
 // Metadata files under app/ and the URL each one answers at.
@@ -124,34 +131,34 @@ describe("the middleware, for a form's post", () => {
       expect(runsFor(path, { "content-type": "application/json" }), path).toBe(false);
   });
 
-  it("gives the page Next renders for the post a nonce of its own, in the request's policy, and nothing to a view", () => {
-    const posted = (path: string) =>
-      middleware(new NextRequest(`http://localhost${path}`, { method: "POST", headers: form, body: "x" })).headers.get(
-        "x-middleware-request-content-security-policy",
-      );
-    const first = posted("/signup");
+  it("gives the page Next renders for the post a nonce of its own, in the request's policy, and nothing to a view", async () => {
+    const posted = async (path: string) =>
+      (
+        await middleware(new NextRequest(`http://localhost${path}`, { method: "POST", headers: form, body: "x" }))
+      ).headers.get("x-middleware-request-content-security-policy");
+    const first = await posted("/signup");
     expect(first).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
-    expect(posted("/signup")).not.toBe(first);
-    const viewed = middleware(new NextRequest("http://localhost/signup"));
+    expect(await posted("/signup")).not.toBe(first);
+    const viewed = await middleware(new NextRequest("http://localhost/signup"));
     expect(viewed.headers.get("x-middleware-request-content-security-policy")).toBeNull();
     expect(viewed.headers.get("x-middleware-next")).toBe("1");
   });
 
-  it("gives a path no route answers a nonce when viewed too: an error may be rendered for it", () => {
+  it("gives a path no route answers a nonce when viewed too: an error may be rendered for it", async () => {
     // Its miss is logged (Next's testing module patches the console, which then fails outside a request).
     const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const viewed = (path: string) =>
-      middleware(new NextRequest(`http://localhost${path}`)).headers.get(
+    const viewed = async (path: string) =>
+      (await middleware(new NextRequest(`http://localhost${path}`))).headers.get(
         "x-middleware-request-content-security-policy",
       );
     for (const path of ["/nope", "/sent/nope", "/signup/x"]) {
       expect(runsFor(path), path).toBe(true);
-      expect(viewed(path), path).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
+      expect(await viewed(path), path).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
     }
     expect(warned).toHaveBeenCalledTimes(3);
     warned.mockRestore();
     // Beside them, the site's own pages and routes, viewed: none.
-    for (const path of ["/terms", "/api/health", "/robots.txt"]) expect(viewed(path), path).toBeNull();
+    for (const path of ["/terms", "/api/health", "/robots.txt"]) expect(await viewed(path), path).toBeNull();
   });
 });
 
@@ -176,16 +183,17 @@ describe("hashesForAnyPath", () => {
 
 describe("the middleware, for the console", () => {
   const runsFor = (path: string) => unstable_doesMiddlewareMatch({ config, url: `http://localhost${path}` });
-  const answered = (path: string, method = "GET") =>
-    middleware(new NextRequest(`http://localhost${path}`, { method, body: method === "POST" ? "x" : null })).headers;
+  const answered = async (path: string, method = "GET") =>
+    (await middleware(new NextRequest(`http://localhost${path}`, { method, body: method === "POST" ? "x" : null })))
+      .headers;
 
-  it("runs for every console page, viewed or posted, giving it a nonce and the console's headers; a public page gets neither", () => {
+  it("runs for every console page, viewed or posted, giving it a nonce and the console's headers; a public page gets neither", async () => {
     const consolePages = pathsDefinedByApp().filter(isConsolePath);
     expect(consolePages).toEqual(expect.arrayContaining(["/console", "/console/sign-in", "/console/enrol/[token]"]));
     for (const path of consolePages) {
       expect(runsFor(path), path).toBe(true);
       for (const method of ["GET", "POST"]) {
-        const headers = answered(path, method);
+        const headers = await answered(path, method);
         expect(headers.get("x-middleware-request-content-security-policy"), `${method} ${path}`).toMatch(
           /^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/,
         );
@@ -194,9 +202,55 @@ describe("the middleware, for the console", () => {
       }
     }
     // Its twin: a public page viewed, run through the same function.
-    const viewed = answered("/terms");
+    const viewed = await answered("/terms");
     expect(viewed.get("x-middleware-request-content-security-policy")).toBeNull();
     expect(viewed.get("x-robots-tag")).toBeNull();
     expect(viewed.get("cache-control")).toBeNull();
+  });
+
+  it("answers an unknown console address with the console's 404 page, viewed; a post to it, and a chef's page without a session, go on", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const unknown = await middleware(new NextRequest("http://localhost/console/nope"));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("x-middleware-rewrite")).toBe("http://localhost/console/no-such-page?of=page");
+    expect(unknown.headers.get("x-robots-tag")).toBe("noindex, nofollow");
+    for (const [path, method] of [
+      ["/console/nope", "POST"],
+      ["/console/waitlist", "GET"],
+      ["/console/chefs/con_nobody", "GET"],
+    ]) {
+      const answer = await middleware(
+        new NextRequest(`http://localhost${path}`, { method, body: method === "POST" ? "x" : null }),
+      );
+      expect(answer.headers.get("x-middleware-rewrite"), `${method} ${path}`).toBeNull();
+      expect(answer.headers.get("x-middleware-next"), `${method} ${path}`).toBe("1");
+    }
+    warned.mockRestore();
+  });
+
+  it("answers a chef no record has with the console's 404 page, for a browser with a session cookie; a chef with one goes on", async () => {
+    const id = `con_${randomUUID()}`;
+    const phone = "+12125550177";
+    await recordConsent(await database(readEnv()), {
+      evidence: plainEvidence(phone, disclosureOf("I agree.")),
+      leadId: newWebhookId(),
+      at: Date.now(),
+      id,
+    });
+    const viewed = async (key: string, cookie?: string) =>
+      (
+        await middleware(
+          new NextRequest(`http://localhost/console/chefs/${key}`, { headers: cookie ? { cookie } : {} }),
+        )
+      ).headers;
+    const rewritten = (headers: Headers) => headers.get("x-middleware-rewrite");
+    expect(rewritten(await viewed("con_nobody", "sous-console=x"))).toBe(
+      "http://localhost/console/no-such-page?of=chef",
+    );
+    expect(rewritten(await viewed(id, "sous-console=x"))).toBeNull();
+    expect(rewritten(await viewed("con_nobody"))).toBeNull();
+    expect(rewritten(await viewed("x".repeat(101), "sous-console=x"))).toBe(
+      "http://localhost/console/no-such-page?of=chef",
+    );
   });
 });

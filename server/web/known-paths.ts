@@ -44,6 +44,7 @@ const consolePaths = new Set([
   "/console/sessions/end",
   "/console/waitlist/search",
   "/console/time-zone",
+  "/console/no-such-page",
 ]);
 const consoleKeyed = /^\/console\/(?:enrol|chefs|exports)\/[^/]+$/;
 // An invitation's link (app/i/[code]): the route itself answers an unknown code as an unknown page.

@@ -549,9 +549,22 @@ test("with JavaScript on and off, an owner finds a number in three spellings and
     await expect(page.getByRole("status").filter({ hasText: "found" })).toHaveText("1 number found, page 1 of 1.");
     await page.goto(`${site}/console/waitlist?page=99`);
     await expect(page.getByRole("main").getByRole("alert")).toHaveText("There is no page 99: pages 1 to 1.");
-    await page.goto(`${site}/console/chefs/con_nobody`);
+    // Each a 404 in the console's frame, with a way back.
+    expect((await page.goto(`${site}/console/chefs/con_nobody`))!.status()).toBe(404);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("No such chef");
     await expect(page.getByRole("main")).toContainText("No sign-up has this address.");
+    await expect(page).toHaveTitle("Page not found | Sous console");
+    expect((await page.goto(`${site}/console/recipes`))!.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("No such page");
+    await expect(page.getByRole("navigation", { name: "Console" })).toBeVisible();
+    await page.getByRole("link", { name: "Back to the overview" }).click();
+    await expect(page).toHaveURL(`${site}/console`);
+    // Without a session, the same address is unknown and says where to sign in.
+    const stranger = await (await browser.newContext({ javaScriptEnabled })).newPage();
+    expect((await stranger.goto(`${site}/console/recipes`))!.status()).toBe(404);
+    await expect(stranger.getByRole("heading", { level: 1 })).toHaveText("No such page");
+    await expect(stranger.getByRole("link", { name: "Sign in to the console" })).toBeVisible();
+    await stranger.context().close();
     await owner.close();
 
     // The viewer: the same number masked, where things stand, no evidence.
@@ -846,6 +859,7 @@ async function consolePaths() {
       "/console/sources",
       chef,
       "/console/chefs/con_nobody",
+      "/console/recipes",
       "/console/deliveries",
       "/console/deliveries/confirm-drop?id=msg_00000000-0000-0000-0000-000000000000",
       "/console/invitations?plan=next&next=5",

@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import type { ComponentProps, ReactNode } from "react";
-import { ConsoleFrame } from "@/components/console/console-frame";
+import { ConsoleFrame, NoSuch } from "@/components/console/console-frame";
 import { AttemptsTable, Details, Facts, utc } from "@/components/console/console-table";
 import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
@@ -135,22 +134,8 @@ export default async function ChefPage({ params }: { params: Promise<{ key: stri
   const signed = await requirePageOperator(`/console/chefs/${key}`);
   const { operator, store } = signed;
   const chef = await chefOf(store, key);
-  // Said in the console's own page rather than with notFound(): Next renders a dynamic page's 404 in the browser only
-  // (an empty <html id="__next_error__"> without JavaScript, vercel/next.js#57583 and #62228).
-  if (!chef)
-    return (
-      <ConsoleFrame signed={signed} current="/console/waitlist" title="No such chef">
-        <p className="mt-4">
-          No sign-up has this address. Its link may be cut short, or its records were removed after the retention
-          period.
-        </p>
-        <p className="mt-4">
-          <Link href="/console/waitlist" className="underline underline-offset-4">
-            Search the waitlist
-          </Link>
-        </p>
-      </ConsoleFrame>
-    );
+  // Met only where the record went between middleware.ts's look and this one.
+  if (!chef) return <NoSuch signed={signed} of="chef" />;
   if (operator.role !== "owner") return <ViewersPage signed={signed} chef={viewersShare(chef)} />;
   return (
     <ConsoleFrame signed={signed} current="/console/waitlist" title={chef.phone}>
