@@ -44,7 +44,7 @@ function noteVisit(request: NextRequest, response: NextResponse, event?: NextFet
  * renders nothing without JavaScript (vercel/next.js#62228). A chef is looked up only for a browser with a session.
  */
 async function missingFromConsole(request: NextRequest, known: boolean) {
-  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  if (request.method !== "GET") return undefined;
   if (!known) return "page";
   const key = /^\/console\/chefs\/([^/]+)$/.exec(request.nextUrl.pathname)?.[1];
   if (!key || !request.cookies.has(cookieOf().name)) return undefined;

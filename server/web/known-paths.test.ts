@@ -139,6 +139,11 @@ describe("the middleware, for a form's post", () => {
     const first = await posted("/signup");
     expect(first).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]{22}=='$/);
     expect(await posted("/signup")).not.toBe(first);
+    // Not the console's headers: a form's page is cached as the site's pages are.
+    const answer = await middleware(
+      new NextRequest("http://localhost/signup", { method: "POST", headers: form, body: "x" }),
+    );
+    expect(answer.headers.get("x-robots-tag")).toBeNull();
     const viewed = await middleware(new NextRequest("http://localhost/signup"));
     expect(viewed.headers.get("x-middleware-request-content-security-policy")).toBeNull();
     expect(viewed.headers.get("x-middleware-next")).toBe("1");
@@ -214,6 +219,7 @@ describe("the middleware, for the console", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("x-middleware-rewrite")).toBe("http://localhost/console/no-such-page?of=page");
     expect(unknown.headers.get("x-robots-tag")).toBe("noindex, nofollow");
+    expect(unknown.headers.get("x-middleware-request-content-security-policy")).toMatch(/^script-src 'nonce-/);
     for (const [path, method] of [
       ["/console/nope", "POST"],
       ["/console/waitlist", "GET"],
