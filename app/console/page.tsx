@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, SpanLinks, utc } from "@/components/console/console-table";
+import { HeaderRow, plainButton, SpanLinks, utc } from "@/components/console/console-table";
 import { SignupsChart } from "@/components/console/signups-chart";
 import { lastAlerts } from "@/server/outbox/alert-store";
 import { overview } from "@/server/console/overview";
@@ -90,7 +90,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
               ))}
             </select>
           </label>
-          <button type="submit" className="rounded-lg border border-stone-400 px-3 py-1">
+          <button type="submit" className={plainButton}>
             Keep it
           </button>
         </form>

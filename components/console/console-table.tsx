@@ -88,6 +88,12 @@ export function SpanLinks({ path, spans, days }: { path: string; spans: readonly
 export const fieldClass =
   "max-w-full rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
 
+/** A form's button; and one that ends or removes something. */
+export const plainButton =
+  "rounded-lg border border-stone-500 px-3 py-1 hover:bg-stone-100 focus-visible:outline-2 focus-visible:outline-brand-700";
+export const dangerButton =
+  "rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-brand-700";
+
 /** A table wider than a phone scrolls in its own box, which a keyboard reaches and a screen reader names. */
 export function WideTable({
   label,

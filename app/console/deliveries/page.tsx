@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { AttemptsTable, Details, Facts, utc } from "@/components/console/console-table";
+import { AttemptsTable, Details, Facts, plainButton, utc } from "@/components/console/console-table";
 import { deliveries, valuesOf } from "@/server/console/deliveries";
 import { maskedPhone } from "@/server/console/waitlist";
 import { requirePageOperator } from "@/server/console/session";
@@ -83,7 +83,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
                 </form>
                 <Link
                   href={`/console/deliveries/confirm-drop?${new URLSearchParams({ id: lead.id })}`}
-                  className="rounded-lg border border-stone-500 px-3 py-1"
+                  className={plainButton}
                 >
                   Drop…
                 </Link>
@@ -130,10 +130,7 @@ function DecisionButtons({ target, owner }: { target: { group: string } | { id: 
           Release
         </button>
       </form>
-      <Link
-        href={`/console/deliveries/confirm-drop?${new URLSearchParams(target)}`}
-        className="rounded-lg border border-stone-500 px-3 py-1"
-      >
+      <Link href={`/console/deliveries/confirm-drop?${new URLSearchParams(target)}`} className={plainButton}>
         Drop…
       </Link>
     </div>

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { Facts, HeaderRow, utc, WideTable } from "@/components/console/console-table";
+import { dangerButton, Facts, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
 import { waveErrorOf } from "@/components/console/wave-errors";
 import { selectionOf, wavePreview, waveRecipients, wavesWithStatus } from "@/server/console/invitations";
@@ -15,8 +15,6 @@ export const metadata: Metadata = { title: "Invitations" };
 
 type Search = Promise<Record<string, string | string[] | undefined>>;
 
-const field =
-  "rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
 const one = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
 
 /**
@@ -81,7 +79,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
         <form method="get" action="/console/invitations" className="mt-3 flex flex-wrap items-end gap-3">
           <label className="flex flex-col">
             <span className="font-semibold">Who</span>
-            <select name="plan" defaultValue={one(query.plan) ?? "next"} className={field}>
+            <select name="plan" defaultValue={one(query.plan) ?? "next"} className={fieldClass}>
               <option value="next">The next on the waitlist</option>
               <option value="all">Everyone not yet invited</option>
             </select>
@@ -94,7 +92,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
               min={1}
               max={10_000}
               defaultValue={one(query.next) ?? "20"}
-              className={field}
+              className={fieldClass}
             />
           </label>
           <button type="submit" className="rounded-lg border border-stone-500 px-4 py-2 font-semibold">
@@ -160,11 +158,17 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
                 {chosen.query.next ? <input type="hidden" name="next" value={chosen.query.next} /> : null}
                 <label className="flex flex-col">
                   <span className="font-semibold">The wave&apos;s name</span>
-                  <input name="name" required maxLength={64} pattern="[A-Za-z0-9][\w.\-]{0,63}" className={field} />
+                  <input
+                    name="name"
+                    required
+                    maxLength={64}
+                    pattern="[A-Za-z0-9][\w.\-]{0,63}"
+                    className={fieldClass}
+                  />
                 </label>
                 <label className="flex flex-col">
                   <span className="font-semibold">Type how many it texts ({plan.chosen.length})</span>
-                  <input name="count" required inputMode="numeric" className={field} />
+                  <input name="count" required inputMode="numeric" className={fieldClass} />
                 </label>
                 <button
                   type="submit"
@@ -245,7 +249,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
             {owner && !wave.cancelledAt && wave.status.counts.queued + wave.status.counts.waiting > 0 ? (
               <form method="post" action="/console/invitations/cancel" className="mt-3">
                 <input type="hidden" name="name" value={wave.name} />
-                <button type="submit" className="rounded-lg border border-red-800 px-3 py-1 text-red-800">
+                <button type="submit" className={dangerButton}>
                   Cancel what is not sent yet
                 </button>
               </form>

@@ -1,7 +1,15 @@
 import type { Metadata } from "next";
 import { cookies } from "next/headers";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { Choice, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
+import {
+  Choice,
+  dangerButton,
+  fieldClass,
+  HeaderRow,
+  plainButton,
+  utc,
+  WideTable,
+} from "@/components/console/console-table";
 import { cookieOf } from "@/server/console/cookie";
 import { requirePageOperator } from "@/server/console/session";
 import { operatorRoles } from "@/server/db/schema";
@@ -26,9 +34,6 @@ const refusals = new Map([
   ["unknown", "No such operator. Nothing was changed."],
   ["last owner", "That is the last owner: add another owner first. Nothing was changed."],
 ]);
-
-const button = "rounded-lg border border-stone-500 px-3 py-1 hover:bg-stone-100 focus-visible:outline-2";
-const dangerButton = "rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2";
 
 /** The link a redirect just carried in the console's cookie: shown once, for the owner to send over a trusted channel. */
 async function shownLink() {
@@ -138,13 +143,13 @@ export default async function OperatorsPage({
                   <form method="post" action="/console/operators/act">
                     <input type="hidden" name="id" value={other.id} />
                     <input type="hidden" name="role" value={other.role === "owner" ? "viewer" : "owner"} />
-                    <button type="submit" name="do" value="role" className={button}>
+                    <button type="submit" name="do" value="role" className={plainButton}>
                       Make {other.email} {other.role === "owner" ? "a viewer" : "an owner"}
                     </button>
                   </form>
                   <form method="post" action="/console/operators/act">
                     <input type="hidden" name="id" value={other.id} />
-                    <button type="submit" name="do" value="link" className={button}>
+                    <button type="submit" name="do" value="link" className={plainButton}>
                       New enrolment link for {other.email}
                     </button>
                   </form>

@@ -1,6 +1,14 @@
 import type { Metadata } from "next";
 import { ConsoleFrame, NeedsJavaScript, Outcome } from "@/components/console/console-frame";
-import { Details, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
+import {
+  dangerButton,
+  Details,
+  fieldClass,
+  HeaderRow,
+  plainButton,
+  utc,
+  WideTable,
+} from "@/components/console/console-table";
 import { PasskeyCeremony } from "@/components/console/passkey-ceremony";
 import { requirePageOperator } from "@/server/console/session";
 import { cookies } from "next/headers";
@@ -49,7 +57,7 @@ function PasskeyName({ passkey, renames }: { passkey: ListedPasskey; renames: bo
               aria-label={`A new name for passkey ${shortId(passkey.id)}`}
               className={fieldClass}
             />
-            <button type="submit" className="rounded-lg border border-stone-400 px-3 py-1 hover:bg-stone-100">
+            <button type="submit" className={plainButton}>
               Rename
             </button>
           </form>
@@ -116,9 +124,6 @@ function PasskeyTable({
     </WideTable>
   );
 }
-
-const dangerButton =
-  "rounded-lg border border-red-800 px-3 py-1 text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-brand-700";
 
 type Session = Awaited<ReturnType<typeof sessionsOf>>[number];
 

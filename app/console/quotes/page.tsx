@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, utc, WideTable } from "@/components/console/console-table";
+import { HeaderRow, plainButton, utc, WideTable } from "@/components/console/console-table";
 import { maskedPhone } from "@/server/console/waitlist";
 import { maskedEmail, quoteRequests, QUOTES_SHOWN } from "@/server/console/quotes";
 import { requirePageOperator } from "@/server/console/session";
@@ -56,7 +56,7 @@ export default async function QuotesPage({ searchParams }: { searchParams: Promi
                     ) : owner ? (
                       <form method="post" action="/console/quotes/handle">
                         <input type="hidden" name="id" value={id} />
-                        <button type="submit" className="rounded-lg border border-stone-500 px-3 py-1">
+                        <button type="submit" className={plainButton}>
                           Mark handled
                         </button>
                       </form>

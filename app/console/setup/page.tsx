@@ -1,3 +1,4 @@
+import { fieldClass } from "@/components/console/console-table";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
@@ -9,8 +10,7 @@ import { setupOpen } from "@/server/operators/passkeys";
 
 export const metadata: Metadata = { title: "Set up the console" };
 
-const field =
-  "mt-1 block w-full rounded-lg border border-stone-500 bg-white px-3 py-2 focus-visible:outline-2 focus-visible:outline-brand-700";
+const field = `mt-1 block w-full ${fieldClass}`;
 
 /**
  * The first owner's enrolment on a host with no shell, with CONSOLE_SETUP_TOKEN: open while no owner exists,
