@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { HeaderRow, plainButton, SpanLinks, utc } from "@/components/console/console-table";
+import { HeaderRow, plainButton, Section, SpanLinks, utc } from "@/components/console/console-table";
 import { SignupsChart } from "@/components/console/signups-chart";
 import { lastAlerts } from "@/server/outbox/alert-store";
 import { overview } from "@/server/console/overview";
@@ -60,10 +60,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           </div>
         ))}
       </dl>
-      <section aria-labelledby="signups" className="mt-10">
-        <h2 id="signups" className="text-xl font-bold">
-          Sign-ups per day
-        </h2>
+      <Section id="signups" title="Sign-ups per day">
         <dl className="mt-3 grid grid-cols-1 gap-4 sm:grid-cols-3">
           {(
             [
@@ -106,11 +103,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           </Link>
           : visits, sign-ups and quote requests by source.
         </p>
-      </section>
-      <section aria-labelledby="waiting" className="mt-10">
-        <h2 id="waiting" className="text-xl font-bold">
-          Leads waiting
-        </h2>
+      </Section>
+      <Section id="waiting" title="Leads waiting">
         {seen.waiting.length === 0 ? (
           <p className="mt-2">None: every lead was delivered.</p>
         ) : (
@@ -127,11 +121,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
             </tbody>
           </table>
         )}
-      </section>
-      <section aria-labelledby="receivers" className="mt-10">
-        <h2 id="receivers" className="text-xl font-bold">
-          Receivers and health
-        </h2>
+      </Section>
+      <Section id="receivers" title="Receivers and health">
         <p className="mt-2" role="status">
           /api/health answers {health.status === "ok" ? "200 ok" : `503: ${health.problems.join(", ")}`}.
         </p>
@@ -168,7 +159,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
             ))}
           </ul>
         )}
-      </section>
+      </Section>
     </ConsoleFrame>
   );
 }

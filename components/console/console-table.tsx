@@ -5,6 +5,18 @@ import type { ReactNode } from "react";
 export const utc = (at: number | null | undefined) =>
   at === null || at === undefined ? "" : new Date(Number(at)).toISOString().slice(0, 19).replace("T", " ");
 
+/** A part of a console page, named by its heading. */
+export function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id} className="mt-10">
+      <h2 id={id} className="text-xl font-bold">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
 /** A table's header row: one column header per label, right-aligned where told. */
 export function HeaderRow({ labels, right = [] }: { labels: readonly string[]; right?: readonly string[] }) {
   return (

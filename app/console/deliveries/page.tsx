@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { AttemptsTable, Details, Facts, plainButton, utc } from "@/components/console/console-table";
+import { AttemptsTable, Details, Facts, plainButton, Section, utc } from "@/components/console/console-table";
 import { deliveries, valuesOf } from "@/server/console/deliveries";
 import { maskedPhone } from "@/server/console/waitlist";
 import { requirePageOperator } from "@/server/console/session";
@@ -47,10 +47,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
     <ConsoleFrame signed={signed} current="/console/deliveries" title="Deliveries">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
       {seen.groups.length ? <AwaitingDecision groups={seen.groups} count={seen.awaitingCount} owner={owner} /> : null}
-      <section aria-labelledby="waiting" className="mt-8">
-        <h2 id="waiting" className="text-xl font-bold">
-          Leads waiting
-        </h2>
+      <Section id="waiting" title="Leads waiting">
         {seen.open.length === 0 ? (
           <p className="mt-2">None: every lead was delivered.</p>
         ) : seen.waitingCount > seen.open.length ? (
@@ -91,11 +88,8 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
             ) : null}
           </article>
         ))}
-      </section>
-      <section aria-labelledby="kept" className="mt-10">
-        <h2 id="kept" className="text-xl font-bold">
-          Contact requests kept
-        </h2>
+      </Section>
+      <Section id="kept" title="Contact requests kept">
         <p className="mt-2">
           {seen.keptCount} delivered, their values kept until retention
           {seen.keptCount > seen.kept.length ? `; the newest ${seen.kept.length} shown` : ""}; newest first.
@@ -108,7 +102,7 @@ export default async function DeliveriesPage({ searchParams }: { searchParams: S
               </article>
             ))
           : null}
-      </section>
+      </Section>
     </ConsoleFrame>
   );
 }
@@ -148,10 +142,7 @@ function AwaitingDecision({
   owner: boolean;
 }) {
   return (
-    <section aria-labelledby="decision" className="mt-8">
-      <h2 id="decision" className="text-xl font-bold">
-        Waiting for your decision
-      </h2>
+    <Section id="decision" title="Waiting for your decision">
       <p className="mt-2">
         {count} sign-up{count === 1 ? "" : "s"} came after the day&apos;s texts budget was spent: none is texted until
         an owner releases it. Released, they are sent now; dropped, they go with their values and consent records.
@@ -183,6 +174,6 @@ function AwaitingDecision({
           </details>
         </article>
       ))}
-    </section>
+    </Section>
   );
 }

@@ -1,7 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
-import { dangerButton, Facts, fieldClass, HeaderRow, utc, WideTable } from "@/components/console/console-table";
+import {
+  dangerButton,
+  Facts,
+  fieldClass,
+  HeaderRow,
+  Section,
+  utc,
+  WideTable,
+} from "@/components/console/console-table";
 import { invitationStates } from "@/server/db/schema";
 import { waveErrorOf } from "@/components/console/wave-errors";
 import { selectionOf, wavePreview, waveRecipients, wavesWithStatus } from "@/server/console/invitations";
@@ -17,11 +25,6 @@ type Search = Promise<Record<string, string | string[] | undefined>>;
 
 const one = (value: string | string[] | undefined) => (typeof value === "string" ? value : undefined);
 
-/**
- * The launch's waves: plan one (the next N, or everyone) and see who it texts
- * and who it leaves out and why, as `npm run invite -- plan` does; send it by
- * typing its name and its count; each wave's live status; cancel one.
- */
 /** The text a wave sends and how long it takes, before Send. */
 function Preview({ text, perMinute, hours, minutes }: ReturnType<typeof wavePreview>) {
   return (
@@ -39,6 +42,7 @@ function Preview({ text, perMinute, hours, minutes }: ReturnType<typeof wavePrev
 
 const responseColumns = ["Wave", "Queued", "Texted", "Opened", "Stopped", "Failed"];
 
+/** The launch's waves: plan one and see who it texts and leaves out, send it by typing its name and count, cancel one. */
 export default async function InvitationsPage({ searchParams }: { searchParams: Search }) {
   const signed = await requirePageOperator("/console/invitations");
   const { operator, store } = signed;
@@ -72,10 +76,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
         </Outcome>
       ) : null}
 
-      <section aria-labelledby="plan" className="mt-8">
-        <h2 id="plan" className="text-xl font-bold">
-          Plan a wave
-        </h2>
+      <Section id="plan" title="Plan a wave">
         <form method="get" action="/console/invitations" className="mt-3 flex flex-wrap items-end gap-3">
           <label className="flex flex-col">
             <span className="font-semibold">Who</span>
@@ -181,12 +182,9 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
             ) : null}
           </div>
         ) : null}
-      </section>
+      </Section>
 
-      <section aria-labelledby="waves" className="mt-10">
-        <h2 id="waves" className="text-xl font-bold">
-          Waves
-        </h2>
+      <Section id="waves" title="Waves">
         {waves.length === 0 ? (
           <p className="mt-2">None yet.</p>
         ) : (
@@ -256,12 +254,9 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
             ) : null}
           </article>
         ))}
-      </section>
+      </Section>
       {shown && recipients ? (
-        <section aria-labelledby="recipients" className="mt-10">
-          <h2 id="recipients" className="text-xl font-bold">
-            Who wave {shown.name} texts
-          </h2>
+        <Section id="recipients" title={`Who wave ${shown.name} texts`}>
           <WideTable label={`Wave ${shown.name}'s recipients`} className="mt-3">
             <table className="text-sm">
               <HeaderRow labels={["Number", "Invitation"]} />
@@ -279,7 +274,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
               </tbody>
             </table>
           </WideTable>
-        </section>
+        </Section>
       ) : null}
     </ConsoleFrame>
   );

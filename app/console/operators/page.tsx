@@ -7,6 +7,7 @@ import {
   fieldClass,
   HeaderRow,
   plainButton,
+  Section,
   utc,
   WideTable,
 } from "@/components/console/console-table";
@@ -110,10 +111,7 @@ export default async function OperatorsPage({
         </section>
       ) : null}
 
-      <section aria-labelledby="add" className="mt-8">
-        <h2 id="add" className="text-xl font-bold">
-          Add an operator
-        </h2>
+      <Section id="add" title="Add an operator">
         <p className="mt-2">An owner does everything; a viewer sees counts and lists, every number masked.</p>
         <form method="post" action="/console/operators/act" className="mt-3 flex flex-wrap items-end gap-3">
           <input type="hidden" name="do" value="add" />
@@ -126,7 +124,7 @@ export default async function OperatorsPage({
             Add
           </button>
         </form>
-      </section>
+      </Section>
 
       <WideTable label="Operators" className="mt-8">
         <table className="w-full text-sm">

@@ -6,6 +6,7 @@ import {
   fieldClass,
   HeaderRow,
   plainButton,
+  Section,
   utc,
   WideTable,
 } from "@/components/console/console-table";
@@ -215,10 +216,7 @@ export default async function PasskeysPage({
           </form>
         </section>
       ) : null}
-      <section aria-labelledby="yours" className="mt-8">
-        <h2 id="yours" className="text-xl font-bold">
-          Yours
-        </h2>
+      <Section id="yours" title="Yours">
         <PasskeyTable
           caption={`${operator.email}'s passkeys`}
           passkeys={passkeys.filter((passkey) => passkey.operatorId === operator.id)}
@@ -232,12 +230,9 @@ export default async function PasskeysPage({
           <NeedsJavaScript />
           <PasskeyCeremony ceremony="add" />
         </div>
-      </section>
+      </Section>
       {owner ? (
-        <section aria-labelledby="everyone" className="mt-10">
-          <h2 id="everyone" className="text-xl font-bold">
-            Every operator&apos;s
-          </h2>
+        <Section id="everyone" title="Every operator's">
           <p className="mt-2">
             Revoking a passkey ends at once every session it opened; the operator&apos;s other passkeys keep working.
             For a lost device, revoke its passkey, then give the operator a new link from the{" "}
@@ -247,12 +242,9 @@ export default async function PasskeysPage({
             page if it was their only one.
           </p>
           <PasskeyTable caption="Every passkey, by operator" passkeys={passkeys} revoke byOperator />
-        </section>
+        </Section>
       ) : null}
-      <section aria-labelledby="sessions" className="mt-10">
-        <h2 id="sessions" className="text-xl font-bold">
-          Sessions
-        </h2>
+      <Section id="sessions" title="Sessions">
         <p className="mt-2">
           Every browser signed in as you. End one you do not recognise; a new sign-in ends this browser&apos;s session
           before it.
@@ -266,7 +258,7 @@ export default async function PasskeysPage({
             </button>
           </form>
         ) : null}
-      </section>
+      </Section>
     </ConsoleFrame>
   );
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import type { ComponentProps, ReactNode } from "react";
+import type { ComponentProps } from "react";
 import { ConsoleFrame, NoSuch } from "@/components/console/console-frame";
-import { AttemptsTable, Details, Facts, utc } from "@/components/console/console-table";
+import { AttemptsTable, Details, Facts, Section, utc } from "@/components/console/console-table";
 import { chefOf, viewersShare } from "@/server/console/chef";
 import { requirePageOperator } from "@/server/console/session";
 import type { SignedIn } from "@/server/operators/operators";
@@ -10,17 +10,6 @@ import type { ConsentState } from "@/server/consent/consent-store";
 import { refusalWords } from "@/server/invitations/launch";
 
 export const metadata: Metadata = { title: "A chef's records" };
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <section aria-labelledby={id} className="mt-10">
-      <h2 id={id} className="text-xl font-bold">
-        {title}
-      </h2>
-      {children}
-    </section>
-  );
-}
 
 type LeadView = {
   lead: { id: string; receiver: string; state: string; created_at: number; delivered_at: number | null };
