@@ -72,8 +72,18 @@ export async function ConsoleFrame({
             aria-label="What needs attention"
             className="mt-4 rounded-lg border border-brand-700 bg-brand-50 p-3"
           >
-            {warnings.map((warning) => (
-              <p key={warning}>{warning}</p>
+            {warnings.map(({ text, settings }) => (
+              <p key={text}>
+                {text}
+                {settings ? (
+                  <>
+                    {" "}
+                    <Link href={`/console/settings#${settings}`} className="underline underline-offset-4">
+                      What to set
+                    </Link>
+                  </>
+                ) : null}
+              </p>
             ))}
           </section>
         ) : null}

@@ -4,7 +4,7 @@ import { markFailing } from "@/server/outbox/alert-store";
 import { insertLead } from "@/server/outbox/outbox-store";
 import { setupBothEngines } from "@/tests/support/both-engines";
 import { waitlistLead } from "@/tests/support/waitlist-lead";
-import { unreached } from "./unreached";
+import { ownerSettings, unreached } from "./unreached";
 
 const engines = setupBothEngines();
 const configured = {
@@ -44,15 +44,21 @@ describe.each(["sqlite", "postgres"] as const)("what keeps chefs from being reac
       await insertLead(store, waitlistLead("+14155550101", { state }));
     await insertLead(store, waitlistLead("+14155550102", { receiver: "contact", state: "held" }));
     expect(await unreached(store, readEnv())).toStrictEqual([
-      "Welcome texts are not being sent: no workflow is connected for them, and 4 sign-ups wait.",
-      "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits.",
-      "Invitations are not configured: no wave can be sent yet.",
-      "Alerts are off: nobody is told when deliveries fail.",
+      {
+        text: "Welcome texts are not being sent: no workflow is connected for them, and 4 sign-ups wait.",
+        settings: "waitlist",
+      },
+      {
+        text: "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits.",
+        settings: "contact",
+      },
+      { text: "Invitations are not configured: no wave can be sent yet.", settings: "invitations" },
+      { text: "Alerts are off: nobody is told when deliveries fail.", settings: "alerts" },
     ]);
     for (const unset of ["INVITE_URL", "SITE_URL"]) {
       stub({ ...configured, [unset]: "" });
       expect(await unreached(store, readEnv()), unset).toStrictEqual([
-        "Invitations are not configured: no wave can be sent yet.",
+        { text: "Invitations are not configured: no wave can be sent yet.", settings: "invitations" },
       ]);
     }
     // On Vercel its production domain is the site's address.
@@ -71,7 +77,44 @@ describe.each(["sqlite", "postgres"] as const)("what keeps chefs from being reac
     await insertLead(store, waitlistLead("+14155550101", { state: "pending" }));
     await insertLead(store, waitlistLead("+14155550103", { state: "dead" }));
     expect(await unreached(store, readEnv())).toStrictEqual([
-      "The waitlist workflow is failing since 2026-12-07 09:30 UTC: 2 to send again.",
+      { text: "The waitlist workflow is failing since 2026-12-07 09:30 UTC: 2 to send again." },
     ]);
+  });
+});
+
+describe("the settings an owner sets", () => {
+  const setOrNot = () =>
+    Object.fromEntries(
+      ownerSettings(readEnv()).flatMap(({ id, settings }) => settings.map(({ name, set }) => [`${id} ${name}`, set])),
+    );
+
+  it("names each warning's settings under its section, with whether each is set and never its value", () => {
+    stub({ ...configured, WAITLIST_WEBHOOK_SECRET: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LTE=" });
+    stub({ CONTACT_WEBHOOK_SECRET: "", CONTACT_WEBHOOK_AUTH_HEADER: "X-Sous-Key: 4f9c4f9c" });
+    stub({ INVITE_WEBHOOK_SECRET: "", INVITE_WEBHOOK_AUTH_HEADER: "" });
+    expect(setOrNot()).toStrictEqual({
+      "waitlist WAITLIST_WEBHOOK_URL": true,
+      "waitlist WAITLIST_WEBHOOK_SECRET": true,
+      "contact CONTACT_WEBHOOK_URL": true,
+      "contact CONTACT_WEBHOOK_SECRET": true,
+      "invitations INVITE_WEBHOOK_URL": true,
+      "invitations INVITE_WEBHOOK_SECRET": false,
+      "invitations INVITE_URL": true,
+      "invitations SITE_URL": true,
+      "alerts ALERT_WEBHOOK_URL": true,
+    });
+    expect(JSON.stringify(ownerSettings(readEnv()))).not.toMatch(/n8n\.example|whsec_|4f9c/);
+  });
+
+  it("says unset what is unset", () => {
+    stub({ WAITLIST_WEBHOOK_URL: "", WAITLIST_WEBHOOK_SECRET: "", WAITLIST_WEBHOOK_AUTH_HEADER: "" });
+    stub({ INVITE_URL: "", SITE_URL: "", VERCEL_PROJECT_PRODUCTION_URL: "", ALERT_WEBHOOK_URL: "" });
+    expect(setOrNot()).toMatchObject({
+      "waitlist WAITLIST_WEBHOOK_URL": false,
+      "waitlist WAITLIST_WEBHOOK_SECRET": false,
+      "invitations INVITE_URL": false,
+      "invitations SITE_URL": false,
+      "alerts ALERT_WEBHOOK_URL": false,
+    });
   });
 });

@@ -1,10 +1,9 @@
 import { formPages, resultPages } from "@/lib/forms";
 
 /**
- * The paths this site answers. Unmatched URLs get the prerendered not-found page
- * straight from Next's cache, so no page code runs for them; middleware uses
- * this list to log them instead. A form's page comes from its definition; a
- * unit test keeps the rest in step with app/.
+ * The paths this site answers. Unmatched URLs get the prerendered not-found page straight from Next's cache, so no page
+ * code runs for them; middleware uses this list to log them instead. A form's page comes from its definition; a unit
+ * test keeps the rest in step with app/.
  */
 const pagePaths = new Set(["/", "/terms", "/privacy", ...formPages, ...resultPages]);
 const metadataPaths = new Set([
@@ -42,6 +41,7 @@ const consolePaths = new Set([
   "/console/passkeys/remove",
   "/console/passkeys/rename",
   "/console/sessions/end",
+  "/console/settings",
   "/console/waitlist/search",
   "/console/time-zone",
   "/console/no-such-page",

@@ -51,11 +51,18 @@ test("with no workflow connected, every console page says so first; a quote requ
     // No workflow connected: the overview says so first, and no receiver reads "working".
     const attention = page.getByRole("region", { name: "What needs attention" }).locator("p");
     await expect(attention.first()).toHaveText(
-      "Welcome texts are not being sent: no workflow is connected for them, and 1 sign-up waits.",
+      "Welcome texts are not being sent: no workflow is connected for them, and 1 sign-up waits. What to set",
     );
     await expect(attention.nth(1)).toHaveText(
-      "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits.",
+      "Quote requests are not being sent: no workflow is connected for them, and 1 quote request waits. What to set",
     );
+    // Its link leads to the settings that cure it, each said set or not, never with its value.
+    await attention.first().getByRole("link", { name: "What to set" }).click();
+    await expect(page).toHaveURL(/\/console\/settings#waitlist$/);
+    const welcome = page.getByRole("region", { name: "Welcome texts", exact: true });
+    await expect(welcome.getByRole("row", { name: /WAITLIST_WEBHOOK_URL/ })).toContainText(/no$/);
+    await expect(page.getByRole("region", { name: "Launch invitations", exact: true })).toContainText("INVITE_URL");
+    await page.goto(`${site}/console`);
     const receivers = page.getByRole("table").filter({ hasText: "Receiver" });
     await expect(receivers).toContainText("not connected");
     await expect(receivers).not.toContainText("working");
