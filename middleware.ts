@@ -58,8 +58,7 @@ async function missingFromConsole(request: NextRequest, known: boolean) {
 
 // Logs the paths no route answers, and gives a script nonce to the pages rendered per request (a form posted without
 // JavaScript, the console, an error at a path no route answers): the matcher keeps it off the pages viewed and their
-// assets (docs/security.md).
-// Next 16 calls this file proxy.ts; it still runs middleware.ts, the name the design keeps.
+// assets (docs/security.md). Next 16 calls this file proxy.ts; it still runs middleware.ts, the name the design keeps.
 export function middleware(request: NextRequest, event?: NextFetchEvent) {
   const { pathname } = request.nextUrl;
   const known = isKnownPath(pathname);
@@ -93,20 +92,16 @@ export function middleware(request: NextRequest, event?: NextFetchEvent) {
 export const config = {
   // Node.js rather than the Edge sandbox, like the rest of the server.
   runtime: "nodejs",
-  // Everything but "/", the forms' pages ("/signup") and result pages ("/sent/…"), "/terms", "/privacy", "/i/CODE"
-  // (with or without a trailing slash), Next's own files and the metadata
-  // routes. Next reads this matcher as written, so it cannot follow the forms'
-  // definitions: a form's page left out of it still works (isKnownPath lets
-  // it through unlogged), but every view and post of it runs this function,
-  // which cost /signup a fifth of its throughput (docs/performance.md).
-  // server/web/known-paths.test.ts keeps the lists in step.
+  // Every path but the public pages, Next's files and the metadata routes: each view through this function cost /signup
+  // a fifth of its throughput (docs/performance.md). Next reads the matcher as written, so it cannot follow the forms'
+  // definitions; server/web/known-paths.test.ts keeps the lists in step.
   matcher: [
     "/((?!_next/|_vercel/|signup/?$|sent/contact/?$|sent/waitlist/?$|terms/?$|privacy/?$|api/cron/redeliver$|api/consent/revoke$|api/consent/renew$|api/health$|i/[^/]+$|icon\\.svg$|apple-icon$|robots\\.txt$|sitemap\\.xml$|opengraph-image$|twitter-image$).+)",
-    // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the
-    // API routes, whose answers are JSON, nor Next's files.
+    // And a body sent to a page (a GET has no Content-Type): a form's post, for its nonce. Not the API routes, whose
+    // answers are JSON, nor Next's files.
     { source: "/((?!_next/|_vercel/|api/).*)", has: [{ type: "header", key: "content-type" }] },
-    // And a browser's view of a public page that may begin a visit (noteVisit): its first, with no touch cookie yet,
-    // or one from outside the site, by Sec-Fetch-Site or, from a browser that sends none, by its referrer.
+    // And a browser's view of a public page that may begin a visit (noteVisit): its first, with no touch cookie yet, or
+    // one from outside the site, by Sec-Fetch-Site or, from a browser that sends none, by its referrer.
     {
       source: "/:page(signup|terms|privacy)?",
       has: [{ type: "header", key: "user-agent", value: "Mozilla/.*" }],

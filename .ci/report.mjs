@@ -1,12 +1,6 @@
-// The last lines of a CI run, read from what its steps left in the report
-// folder (.ci/run's SOUS_REPORT_DIR; tests/run-all.sh writes the steps, the
-// unit and browser runners their JSON reports): every spec that passed only on
-// its retry, by name; each stage's and step's time; on a failure, the stage,
-// the step, its command and each failing test with its first error line; and
-// the whole time last. Plain Node, no dependency: it runs even when the
-// install is what failed.
-//
-// node .ci/report.mjs DIR EXIT_CODE STAGE STAGE_COMMAND WHOLE_SECONDS
+// The end of a CI run's log, from the report folder its steps wrote: specs that passed only on their retry, each
+// stage's and step's time, and a failure's stage, command and first error lines. Plain Node: it runs when the install
+// failed. Usage: node .ci/report.mjs DIR EXIT_CODE STAGE STAGE_COMMAND WHOLE_SECONDS
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -44,8 +38,8 @@ const firstLine = (text = "") =>
   ).slice(0, 300);
 
 /**
- * Every test of a Playwright JSON report, with where it is, the spec file that runs it (a test written in a helper
- * that several spec files call, as tests/e2e/sms-program.ts, is named where it is written) and how it went.
+ * Every test of a Playwright JSON report, with where it is, the spec file that runs it (a test written in a helper that
+ * several spec files call, as tests/e2e/sms-program.ts, is named where it is written) and how it went.
  */
 function* browserTests(suite, root, specFile = suite.file) {
   for (const spec of suite.specs ?? [])
@@ -64,8 +58,8 @@ const failures = [];
 const fileSeconds = new Map();
 for (const { json } of reports("e2e-")) {
   for (const error of json.errors ?? []) failures.push(`browser specs: ${firstLine(error.message)}`);
-  // Spec files are named from the test folder; named here from the project's (the config file's folder, whichever
-  // clone ran them), as the log names them.
+  // Spec files are named from the test folder; named here from the project's (the config file's folder, whichever clone
+  // ran them), as the log names them.
   const { rootDir, configFile } = json.config ?? {};
   const root = rootDir ? path.relative(configFile ? path.dirname(configFile) : process.cwd(), rootDir) : "";
   for (const suite of json.suites ?? [])

@@ -25,13 +25,8 @@ const disclosure = disclosureOf("I agree to receive recurring automated texts. R
 const phoneOf = (i: number) => `+1${String(2_000_000_000 + i * 7).padStart(10, "0")}`;
 
 /**
- * SIGNUPS sign-ups over the last 90 days, through the owner functions a
- * sign-up, a STOP and a START run: each a delivered lead with its values
- * (importLead, as a delivered sign-up is kept) and its consent record
- * (recordConsent, which keeps the number's standing), 500 to a transaction;
- * 1 in 25 numbers signed up a second time (evidence under the same lead);
- * 1 in 20 texted STOP a minute after signing up (revokeConsent), and 1 in 5 of
- * those START again an hour later (renewConsent).
+ * SIGNUPS sign-ups over 90 days, through the functions a sign-up, a STOP and a START run, 500 to a transaction: 1 in
+ * 25 numbers signed up twice, 1 in 20 texted STOP a minute later, and 1 in 5 of those START again an hour later.
  */
 async function fill(store: Store) {
   const began = performance.now();
@@ -85,9 +80,9 @@ async function fill(store: Store) {
       if (i % 100 === 0) await renewConsent(store, { phone, at: at + 3_600_000, messageId: `SMbench${i}-start` });
     }
   }
-  // The launch's first wave, through the owner function an operator's send runs: the oldest tenth of the list
-  // in force, then answered as a wave is (written directly: a pass would text them at the pace): 9 in 10 texted,
-  // the rest refused by the carrier.
+  // The launch's first wave, through the owner function an operator's send runs: the oldest tenth of the list in force,
+  // then answered as a wave is (written directly: a pass would text them at the pace): 9 in 10 texted, the rest refused
+  // by the carrier.
   await queueWave(store, {
     name: "bench-1",
     selection: { next: Math.floor(signups / 10) },
@@ -102,8 +97,8 @@ async function fill(store: Store) {
   const refused = sql<string>`(select id from invitations where position % 10 = 3)`;
   await store.db.updateTable("invitations").set({ carrier_code: "21610" }).where("id", "in", refused).execute();
   await store.db.updateTable("outbox").set({ state: "refused" }).where("id", "in", refused).execute();
-  // Then Postgres vacuumed and its statistics taken, as its autovacuum does after that many rows (the vacuum
-  // marks the pages all-visible, which lets a count read an index alone).
+  // Then Postgres vacuumed and its statistics taken, as its autovacuum does after that many rows (the vacuum marks the
+  // pages all-visible, which lets a count read an index alone).
   if (store.engine === "postgres") await sql`vacuum analyze`.execute(store.db);
   return (performance.now() - began) / 1000;
 }

@@ -1,8 +1,7 @@
 /**
- * `npm run bench`: builds the app and the framework floor, serves them on loopback, and measures what the budgets
- * need (docs/performance.md): Lighthouse against the floor, serving against `next start` on the same build, and the
- * console's reads at 100,000 sign-ups. Prints the report and writes it to bench/.runs/RESULTS.md. A missed budget is
- * a result: the bench exits 0 unless it could not measure.
+ * `npm run bench`: Lighthouse against the framework's floor, serving against `next start` on the same build, and the
+ * console's reads at 100,000 sign-ups (docs/performance.md). A missed budget is a result: it exits 0 unless it could
+ * not measure.
  */
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";

@@ -1,8 +1,7 @@
 /**
- * `npm run consent` (scripts/consent.ts): the operator's view of the SMS
- * consent records: show a number's history, export every record for an
- * audit, record a revocation. Reads the same env as the server (DATABASE_URL
- * or DATA_DIR); see docs/operating.md, "SMS consent".
+ * `npm run consent` (scripts/consent.ts): the operator's view of the SMS consent records: show a number's history,
+ * export every record for an audit, record a revocation. Reads the same env as the server (DATABASE_URL or DATA_DIR);
+ * see docs/operating.md, "SMS consent".
  */
 import { parseArgs } from "node:util";
 import { phoneOfAnySpelling } from "@/lib/forms/phone";

@@ -1,8 +1,7 @@
 /**
- * `npm run db:migrate`: runs the committed migrations on the database the
- * server's env points at (DATABASE_URL, else SQLite under DATA_DIR). The
- * server also runs them when it starts; this is for a release step that
- * migrates before the new version takes traffic.
+ * `npm run db:migrate`: runs the committed migrations on the database the server's env points at (DATABASE_URL, else
+ * SQLite under DATA_DIR). The server also runs them when it starts; this is for a release step that migrates before the
+ * new version takes traffic.
  */
 import "./load-env";
 import { closeDatabases, database } from "@/server/db/connect";

@@ -1,8 +1,7 @@
 /**
- * The operator's commands read their settings exactly as `next start` does:
- * Next's own loader, the same files in the same order (.env.production.local,
- * .env.local, .env.production, .env), a variable already set winning over all
- * of them. Imported first by every command, so nothing reads the environment before.
+ * The operator's commands read their settings exactly as `next start` does: Next's own loader, the same files in the
+ * same order (.env.production.local, .env.local, .env.production, .env), a variable already set winning over all of
+ * them. Imported first by every command, so nothing reads the environment before.
  */
 import { loadEnvConfig } from "@next/env";
 

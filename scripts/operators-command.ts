@@ -1,8 +1,6 @@
 /**
- * The console's operators, from the server's shell (`npm run operators`,
- * scripts/operators.ts): add, list, remove, and a new enrolment link. The
- * console's own Operators page calls the same functions
- * (server/operators/operators.ts). See docs/operating.md, "The console".
+ * The console's operators from the server's shell (`npm run operators`): add, list, remove, and a new enrolment link,
+ * by the same functions as the console's Operators page (docs/operating.md, "The console").
  */
 import { parseArgs } from "node:util";
 import { database } from "@/server/db/connect";

@@ -9,10 +9,9 @@ import { safeSinks } from "./safe-output";
 type Command = (args: string[], print: (line: string) => void, write: (text: string) => void) => Promise<unknown>;
 
 /**
- * `--output FILE` (or `--output=FILE`), taken out of the arguments before the
- * command reads them: what the command would print to stdout goes to FILE
- * instead. `npm run` writes its own banner to stdout, so `> FILE` starts
- * with three lines that are not the export.
+ * `--output FILE` (or `--output=FILE`), taken out of the arguments before the command reads them: what the command
+ * would print to stdout goes to FILE instead. `npm run` writes its own banner to stdout, so `> FILE` starts with three
+ * lines that are not the export.
  */
 export function outputOption(args: readonly string[]): { args: string[]; output?: string } {
   const rest: string[] = [];
@@ -33,9 +32,8 @@ export function outputOption(args: readonly string[]): { args: string[]; output?
 }
 
 /**
- * Writes the whole text to `file` or nothing: a file of its own beside it,
- * readable by the operator only (mode 600: an export holds numbers and
- * consent evidence), renamed over the target once complete.
+ * Writes the whole text to `file` or nothing: a file of its own beside it, readable by the operator only (mode 600: an
+ * export holds numbers and consent evidence), renamed over the target once complete.
  */
 export async function writeWhole(file: string, text: string) {
   const partial = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.partial`);
@@ -49,8 +47,8 @@ export async function writeWhole(file: string, text: string) {
 }
 
 /**
- * Says on stderr which database it reads, closes them after, and exits 1 with the message on failure. With
- * `--output FILE`, the output goes to FILE once the command succeeded; a reader that stopped (`| head`) ends it.
+ * Says on stderr which database it reads, closes them after, and exits 1 with the message on failure.
+ * With `--output FILE`, the output goes to FILE once the command succeeded; a reader that stopped (`| head`) ends it.
  */
 export function runCommand(
   command: Command,

@@ -1,8 +1,7 @@
 // @ts-check
 /**
- * `npm start`: Next's own request handler (its documented custom server) with what `next start` cannot give: the
- * socket's address in a header named at start (SOUS_SOCKET_ADDRESS_HEADER), which no client can send. TRACE, CONNECT
- * and bodies no route takes are refused before a byte is read; a stop lets requests and exit work finish, then exits 0.
+ * `npm start`: Next's documented custom server, adding what `next start` cannot: the socket's address in a header no
+ * client can send; TRACE, CONNECT and unwanted bodies refused unread; a stop that lets work finish, then exits 0.
  */
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
@@ -48,9 +47,9 @@ process.env.SOUS_SOCKET_ADDRESS_HEADER = header;
 const { default: next } = await import("next");
 // The project this script belongs to, wherever it is started from.
 const dir = fileURLToPath(new URL("..", import.meta.url));
-// Next adds an "upgrade" listener to the server it is given (else to the first request's), and leaves an upgrade
-// that no route matches open for good, for a WebSocket server of the app's own. The site has none: Next gets a server
-// of its own that never upgrades, and Node hands an Upgrade here as the plain request it also is.
+// Next adds an "upgrade" listener to the server it is given (else to the first request's), and leaves an upgrade that
+// no route matches open for good, for a WebSocket server of the app's own. The site has none: Next gets a server of its
+// own that never upgrades, and Node hands an Upgrade here as the plain request it also is.
 const neverUpgrades = /** @type {import("node:http").Server} */ (/** @type {unknown} */ (new EventEmitter()));
 // Next is told "localhost" whatever address this server listens on: its middleware sees 127.0.0.1 as localhost, and
 // would proxy a rewrite to another host over HTTP (the console's 404, middleware.ts) instead of serving it.

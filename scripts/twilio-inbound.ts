@@ -1,10 +1,9 @@
 import { createHmac, randomBytes } from "node:crypto";
 
 /**
- * A text as Twilio posts it to a messaging webhook, signed as Twilio signs it:
- * what `npm run sms:test` sends to the workflow's inbound URL, and what the
- * browser tests' stand-in for Twilio sends. Written from Twilio's docs, apart
- * from the workflow's own check (workflows/n8n/code/inbound.js).
+ * A text as Twilio posts it to a messaging webhook, signed as Twilio signs it: what `npm run sms:test` sends to the
+ * workflow's inbound URL, and what the browser tests' stand-in for Twilio sends. Written from Twilio's docs, apart from
+ * the workflow's own check (workflows/n8n/code/inbound.js).
  */
 
 /** Twilio's X-Twilio-Signature: base64 HMAC-SHA1 of the URL, then every field's name and value, sorted by name. */
@@ -38,9 +37,8 @@ export function incomingSmsFields(
 }
 
 /**
- * Posts an incoming SMS to `target` (where the request goes), signed for
- * `inboundUrl` (the URL Twilio is configured with, which the workflow checks):
- * the two differ behind a proxy, or in a test.
+ * Posts an incoming SMS to `target` (where the request goes), signed for `inboundUrl` (the URL Twilio is configured
+ * with, which the workflow checks): the two differ behind a proxy, or in a test.
  */
 export async function postIncomingSms(
   inboundUrl: string,

@@ -1,8 +1,6 @@
 /**
- * The console's reads at 100,000 sign-ups, for `npm run bench`: runs
- * bench/console.ts (SQLite and a throwaway Postgres of its own) in a process of
- * its own and reads the one line of JSON it prints. Its log is
- * bench/.runs/console.log.
+ * The console's reads at 100,000 sign-ups, for `npm run bench`: runs bench/console.ts (SQLite and a throwaway Postgres
+ * of its own) in a process of its own and reads the one line of JSON it prints. Its log is bench/.runs/console.log.
  */
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";

@@ -5,10 +5,9 @@ import { useRef } from "react";
 import css from "#console-css";
 
 /**
- * The console's stylesheet, written into the page by the server rendering,
- * as the site's is (components/site/site-styles.tsx): `#console-css` is its
- * text on the server and "" in the browser. Only the console's pages render
- * it, so the public pages neither carry nor wait for it.
+ * The console's stylesheet, written into the page by the server rendering, as the site's is
+ * (components/site/site-styles.tsx): `#console-css` is its text on the server and "" in the browser. Only the console's
+ * pages render it, so the public pages neither carry nor wait for it.
  */
 export function ConsoleStyles() {
   const written = useRef(false);

@@ -16,10 +16,9 @@ import {
 } from "@/server/console/ceremony-actions";
 
 /**
- * The console's one piece of client code: the passkey ceremony, which only a
- * browser's script can run (WebAuthn has no form post). Its form names what
- * it does; its server side is server/console/ceremony-actions.ts. Without
- * JavaScript the page says so in words (its <noscript>).
+ * The console's one piece of client code: the passkey ceremony, which only a browser's script can run (WebAuthn has no
+ * form post). Its form names what it does; its server side is server/console/ceremony-actions.ts. Without JavaScript
+ * the page says so in words (its <noscript>).
  */
 type Props =
   | { ceremony: "sign-in"; next: string; children?: ReactNode }

@@ -11,10 +11,9 @@ type FormOutcomeProps = {
 };
 
 /**
- * The answer to a post made without JavaScript, in the toast's words. It sits
- * at the top of its form, and takes focus (autofocus needs no script) so the
- * browser brings it into view; when the address has a #fragment the browser
- * scrolls there instead, to the top of the form's section.
+ * The answer to a post made without JavaScript, in the toast's words. It sits at the top of its form, and takes focus
+ * (autofocus needs no script) so the browser brings it into view; when the address has a #fragment the browser scrolls
+ * there instead, to the top of the form's section.
  */
 export function FormOutcome({ state, messages, visible, className = "" }: FormOutcomeProps) {
   const message = visible ? outcomeMessage(state, messages) : null;

@@ -7,8 +7,8 @@ import type * as SonnerModule from "sonner";
 type Sonner = typeof SonnerModule;
 
 /**
- * sonner is loaded on demand: when the visitor first focuses a form field, or at
- * the latest when a toast is due. Pages without a pending toast don't pay for it.
+ * sonner is loaded on demand: when the visitor first focuses a form field, or at the latest when a toast is due. Pages
+ * without a pending toast don't pay for it.
  */
 let sonner: Promise<Sonner> | undefined;
 const onLoad = new Set<(module: Sonner) => void>();
@@ -29,11 +29,8 @@ export async function showToast(kind: ToastKind, title: string, description: str
 }
 
 /**
- * The toast region, mounted with each form (FormMount). It renders into
- * <body>, not where the form stands: a section with `content-visibility`
- * contains its fixed descendants, which would put the toasts at the top of the
- * section, out of the visitor's sight. Nothing renders before sonner loads, in
- * the browser only, so the server's HTML has nothing to match.
+ * The toast region, rendered into <body>: a section with `content-visibility` contains its fixed descendants, which
+ * would put the toasts out of sight. Nothing renders before sonner loads, so the server's HTML has nothing to match.
  */
 export function LazyToaster() {
   const [Toaster, setToaster] = useState<ComponentType<SonnerModule.ToasterProps> | null>(null);

@@ -10,9 +10,8 @@ import { showToast } from "./toasts";
 
 type Options<Values extends FieldValues, Checked> = {
   /**
-   * The form's definition: its name (the prefix of its field ids, and what its
-   * action is bound to), its words, its analytics event, and its permalink,
-   * the page and anchor a post made without JavaScript comes back to (also the
+   * The form's definition: its name (the prefix of its field ids, and what its action is bound to), its words, its
+   * analytics event, and its permalink, the page and anchor a post made without JavaScript comes back to (also the
    * form's action attribute, which must not be empty in valid HTML).
    */
   definition: { name: string; emptyValues: Values; messages: FormMessages; event: string; permalink: string };
@@ -22,8 +21,8 @@ type Options<Values extends FieldValues, Checked> = {
 };
 
 /**
- * With JavaScript the post goes without a page load or React's form reset, so a failure keeps every value; the
- * answer becomes a toast, or shows inline when the server rendered it for a post made without JavaScript.
+ * With JavaScript the post goes without a page load or React's form reset, so a failure keeps every value; the answer
+ * becomes a toast, or shows inline when the server rendered it for a post made without JavaScript.
  */
 export function useServerForm<Values extends FieldValues, Checked = Values>(options: Options<Values, Checked>) {
   const { definition, action, browserCheck: check } = options;
@@ -52,9 +51,8 @@ export function useServerForm<Values extends FieldValues, Checked = Values>(opti
     startTransition(() => formAction(data));
   }
 
-  // Dispatching ourselves keeps React from resetting the form. With a browser
-  // check, the submit event's target is the form (currentTarget is gone once
-  // validation has awaited).
+  // Dispatching ourselves keeps React from resetting the form. With a browser check, the submit event's target is the
+  // form (currentTarget is gone once validation has awaited).
   const onSubmit = check
     ? check.handleSubmit((_valid, submitEvent) => {
         if (submitEvent?.target instanceof HTMLFormElement) send(submitEvent.target);

@@ -13,16 +13,13 @@ import { FormOutcome } from "./form-outcome";
 import { HoneypotField } from "./honeypot-field";
 import { useServerForm } from "./use-server-form";
 
-// The schema and its resolver load when the visitor first focuses the form (or
-// submits it): the page's first load carries no zod.
+// The schema and its resolver load when the visitor first focuses the form (or submits it): the page's first load
+// carries no zod.
 const loadResolver = () => import("./form-resolver");
 
 /**
- * The waitlist form. react-hook-form checks it with the shared schema on
- * submit and again on every change, and focuses the first bad field, as the
- * spec asks; the server action runs the same schema. `consent` is the
- * server's: which countries' numbers it accepts, read when the page renders,
- * and the version of the consent text shown, for the consent record.
+ * The waitlist form, checked with the server's own schema on submit and on every change, the first bad field focused
+ * (the spec). `consent` is the server's: the countries it accepts and the version of the consent text shown.
  */
 export function WaitlistForm({ action, consent }: ServedForm<WaitlistValues>) {
   if (!consent) throw new Error("The waitlist asks consent to text: serveForm(waitlist) serves its consent fields");

@@ -22,10 +22,8 @@ export type PostedValues = Record<string, string | boolean>;
 export type CountSetting = { readonly variable: string; readonly fallback: number };
 
 /**
- * One form, whole: what it asks, in which words, by which rules, what its
- * webhook receives and how it is limited. The registry, the server action, the
- * known paths and the browser's checks all read it; the rules (zod) load only
- * when `schema` is called, so a page that shows the form's words loads none.
+ * One form, whole: what it asks, in which words, by which rules, what its webhook receives and how it is limited. The
+ * rules (zod) load only when `schema` is called, so a page that shows the form's words loads none.
  */
 export type FormDefinition<
   Name extends string = string,
@@ -47,9 +45,8 @@ export type FormDefinition<
   /** The webhook body's keys, in order; every posted field when left out. */
   readonly payload?: readonly (keyof Lead & string)[];
   /**
-   * A form whose `checkbox` asks for consent to be texted (its label is the
-   * consent text): every accepted post keeps a consent record for the number
-   * in `phone`, with the lead, or is not sent.
+   * A form whose `checkbox` asks for consent to be texted (its label is the consent text): every accepted post keeps a
+   * consent record for the number in `phone`, with the lead, or is not sent.
    */
   readonly consent?: { readonly phone: keyof Lead & string; readonly checkbox: keyof Values & string };
   readonly limits: {
@@ -72,8 +69,8 @@ export function defineForm<
 }
 
 /**
- * The words a form's consent checkbox shows: what the page renders, what its
- * disclosure version is the hash of, and what the consent record keeps.
+ * The words a form's consent checkbox shows: what the page renders, what its disclosure version is the hash of, and
+ * what the consent record keeps.
  */
 export function consentTextOf(definition: Pick<FormDefinition, "name" | "fields" | "consent">) {
   const label = definition.consent && definition.fields[definition.consent.checkbox]?.label;
@@ -90,9 +87,8 @@ export function resultPathOf(definition: Pick<FormDefinition, "name">) {
 }
 
 /**
- * What the rest of the site reads of a set of forms: their names, the pages
- * that hold them, and those that keep consent. A form is filed under its own
- * name, or the site does not start.
+ * What the rest of the site reads of a set of forms: their names, the pages that hold them, and those that keep
+ * consent. A form is filed under its own name, or the site does not start.
  */
 export function registryOf<const Forms extends Record<string, FormDefinition>>(forms: Forms) {
   const all: FormDefinition[] = Object.entries(forms).map(([key, definition]) => {

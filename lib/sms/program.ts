@@ -1,14 +1,12 @@
 /**
- * The SMS program's keywords and texts, in one place: /terms lists the words,
- * the n8n workflow (workflows/n8n, generated from this module by
- * `npm run workflow:build`) acts on them and sends the texts, and a test holds
- * the 10DLC kit (docs/sms-registration.md) to the same words.
+ * The SMS program's keywords and texts, in one place: /terms lists the words, the n8n workflow (workflows/n8n,
+ * generated from this module by `npm run workflow:build`) acts on them and sends the texts, and a test holds the 10DLC
+ * kit (docs/sms-registration.md) to the same words.
  */
 
 /**
- * Replies that revoke consent. The FCC's 2024 rule accepts any reasonable
- * means, so the workflow reads them in any case, punctuation ignored, alone or
- * leading a longer reply ("Stop.", "stop texting me").
+ * Replies that revoke consent. The FCC's 2024 rule accepts any reasonable means, so the workflow reads them in any
+ * case, punctuation ignored, alone or leading a longer reply ("Stop.", "stop texting me").
  */
 export const optOutWords = [
   "STOP",
@@ -26,9 +24,8 @@ export const optOutWords = [
 export const optInWords = ["START", "UNSTOP"] as const;
 
 /**
- * What the sign-up page and its result page say to every visitor alike: only
- * the phone undoes a STOP. Nothing a sign-up answers tells whether its number
- * ever replied STOP (docs/security.md).
+ * What the sign-up page and its result page say to every visitor alike: only the phone undoes a STOP. Nothing a sign-up
+ * answers tells whether its number ever replied STOP (docs/security.md).
  */
 export const startAgainNote =
   "Replied STOP to one of our texts before? A sign-up on the web cannot turn our texts back on: reply START from that phone, and your sign-up goes through then.";
@@ -44,9 +41,8 @@ export const smsTexts = {
     `Sous early access: customer-care & task-reminder texts. Msg frequency varies. Msg & data rates may apply. Help: ${supportEmail}. Reply STOP to cancel.`,
   stop: "Sous: You're unsubscribed and will get no more messages. To rejoin, reply START, then sign up again on our website.",
   /**
-   * The launch invitation (`npm run invite`), with its own link on the site
-   * (SITE_URL/i/CODE): the customer-care notice the chef asked for ("We'll text
-   * when your spot opens"), informational, never an offer
+   * The launch invitation (`npm run invite`), with its own link on the site (SITE_URL/i/CODE): the customer-care notice
+   * the chef asked for ("We'll text when your spot opens"), informational, never an offer
    * (docs/decisions/0012-invitation-is-a-status-notice.md).
    */
   invitation: (link: string) =>

@@ -19,10 +19,9 @@ export function valuesOf(payload: string | null): Record<string, string> | undef
 }
 
 /**
- * The console's deliveries: the leads still waiting (pending, held, dead),
- * the oldest 100 with their attempts, and how many wait in all; and the
- * newest 50 of the contact requests the site keeps (delivered, their values
- * not yet past retention), and how many it keeps.
+ * The console's deliveries: the leads still waiting (pending, held, dead), the oldest 100 with their attempts, and how
+ * many wait in all; and the newest 50 of the contact requests the site keeps (delivered, their values not yet past
+ * retention), and how many it keeps.
  */
 export async function deliveries(store: Store) {
   const waitingFilter = { states: ["pending", "held", "dead"] as const };

@@ -54,9 +54,8 @@ export function growth(days: readonly { day: string; count: number }[]) {
 const DAYS = 90;
 
 /**
- * The console's overview: how many numbers signed up on the waitlist and
- * where their consent stands, what the launch invited and texted, sign-ups per
- * day in `zone` for the last 90 days (each number on its first sign-up's day), and the
+ * The console's overview: how many numbers signed up on the waitlist and where their consent stands, what the launch
+ * invited and texted, sign-ups per day in `zone` for the last 90 days (each number on its first sign-up's day), and the
  * leads waiting per form. Counts only: no number leaves this function.
  */
 export async function overview(store: Store, zone: string) {

@@ -19,10 +19,9 @@ import { lastRevocations } from "@/server/consent/consent-store";
 import type { Actor } from "@/server/operators/operators";
 
 /**
- * The launch's waves as the operator runs them, the same from `npm run
- * invite` and from the console: send (queue) one, cancel one, and each
- * wave's status; sending and cancelling are written to the activity log
- * (who, the wave, how many; never a number).
+ * The launch's waves as the operator runs them, the same from `npm run invite` and from the console: send (queue) one,
+ * cancel one, and each wave's status; sending and cancelling are written to the activity log (who, the wave, how many;
+ * never a number).
  */
 
 /** Why a wave was not sent or cancelled, in words the operator can act on; nothing was done. */
@@ -42,9 +41,8 @@ export const isWaveName = (name: string) => /^[A-Za-z0-9][\w.-]{0,63}$/.test(nam
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * Queues a wave named `name` (used once) for the numbers `selection` picks,
- * checked again at send time; refused when the invitations have nowhere to
- * go (INVITE_WEBHOOK_URL, INVITE_URL, SITE_URL), would go unsigned without `unsigned`,
+ * Queues a wave named `name` (used once) for the numbers `selection` picks, checked again at send time; refused when
+ * the invitations have nowhere to go (INVITE_WEBHOOK_URL, INVITE_URL, SITE_URL), would go unsigned without `unsigned`,
  * or when the plan the queue makes does not text the `count` the operator typed.
  */
 export async function launchWave(

@@ -30,10 +30,9 @@ export const activityActions = [
 export type ActivityAction = (typeof activityActions)[number];
 
 /**
- * One action. `actor` is an operator's email, or "command" for an `npm run`
- * command on the server; `subject` is what it was done to when that is not
- * personal (a wave's name, a lead's webhook-id, an operator's email, an
- * export's kind): never a phone, a name or a message.
+ * One action. `actor` is an operator's email, or "command" for an `npm run` command on the server; `subject` is what it
+ * was done to when that is not personal (a wave's name, a lead's webhook-id, an operator's email, an export's kind):
+ * never a phone, a name or a message.
  */
 export type Activity = {
   actor: string;
@@ -43,8 +42,8 @@ export type Activity = {
   rows?: number | null;
 };
 
-// Lines of one millisecond keep the order they were written in (the page breaks a tie by the id): each id starts
-// with this process's count of the lines it wrote, fixed-width so that the ids sort as the count does.
+// Lines of one millisecond keep the order they were written in (the page breaks a tie by the id): each id starts with
+// this process's count of the lines it wrote, fixed-width so that the ids sort as the count does.
 const written = processWide("activity-lines", () => ({ count: 0 }));
 
 export async function insertActivity({ db }: Store, activity: Activity) {
@@ -92,9 +91,8 @@ export async function activityPage({ db }: Store, { after, limit }: { after?: Ac
 }
 
 /**
- * What this operator last did in the console, if it was `action` (on
- * `subject`) in the last five minutes: a page's banner reports it from here,
- * never from its URL, so a link can announce nothing that did not happen.
+ * What this operator last did in the console, if it was `action` (on `subject`) in the last five minutes: a page's
+ * banner reports it from here, never from its URL, so a link can announce nothing that did not happen.
  */
 export async function justDid(
   { db }: Store,

@@ -5,10 +5,9 @@ import { readEnv } from "@/server/env";
 import { checkHealth } from "@/server/ops/health";
 
 /**
- * GET /api/health, for uptime monitors: 200 {"status":"ok"}, or 503
- * {"status":"degraded","problems":[...]}. Figures per form and for the
- * launch invitations' receiver only with
- * "Authorization: Bearer <HEALTH_TOKEN>"; never a lead's values.
+ * GET /api/health, for uptime monitors: 200 {"status":"ok"}, or 503 {"status":"degraded","problems":[...]}. Figures per
+ * form and for the launch invitations' receiver only with "Authorization: Bearer <HEALTH_TOKEN>"; never a lead's
+ * values.
  */
 export async function healthRequest(request: Request) {
   const env = readEnv();

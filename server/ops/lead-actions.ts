@@ -10,18 +10,16 @@ import type { Actor } from "@/server/operators/operators";
 import { runTasks } from "./scheduler";
 
 /**
- * What an operator does to the leads, from `npm run leads` or the console:
- * the same two functions, each written to the activity log (who, what, how
- * many rows; a lead's webhook-id, never its values).
+ * What an operator does to the leads, from `npm run leads` or the console: the same two functions, each written to the
+ * activity log (who, what, how many rows; a lead's webhook-id, never its values).
  */
 
 type Redelivery = { id?: string; ids?: readonly string[]; dead?: boolean; by: Actor; subject?: string };
 
 /**
- * Sends leads now, as the operator's: by their webhook-ids, every dead one,
- * or every pending and held one (due or not); then the alerts' review. The
- * schedule's lead task does the sending, so a lead goes once however many
- * ask at the same time.
+ * Sends leads now, as the operator's: by their webhook-ids, every dead one, or every pending and held one (due or not);
+ * then the alerts' review. The schedule's lead task does the sending, so a lead goes once however many ask at the same
+ * time.
  */
 export async function redeliverLeads(
   env: ServerEnv,

@@ -70,10 +70,9 @@ export async function postJson({
 }
 
 /**
- * Standard Webhooks headers for one delivery attempt. With several secrets the
- * signature header carries one "v1,<base64>" per secret, separated by spaces,
- * so a receiver that knows either secret accepts it: add the new secret here,
- * switch the receiver, then drop the old one.
+ * Standard Webhooks headers for one delivery attempt. With several secrets the signature header carries one
+ * "v1,<base64>" per secret, separated by spaces, so a receiver that knows either secret accepts it: add the new secret
+ * here, switch the receiver, then drop the old one.
  */
 export function signatureHeaders(id: string, body: string, secrets: readonly string[]) {
   const now = new Date();
@@ -85,8 +84,8 @@ export function signatureHeaders(id: string, body: string, secrets: readonly str
 }
 
 /**
- * Whether one of the secrets in force signed this body, within Standard
- * Webhooks' five minutes: how the site checks the calls n8n makes into it.
+ * Whether one of the secrets in force signed this body, within Standard Webhooks' five minutes: how the site checks the
+ * calls n8n makes into it.
  */
 export function signedByOneOf(secrets: readonly string[], body: string, headers: Headers) {
   const signed = {
@@ -99,8 +98,8 @@ export function signedByOneOf(secrets: readonly string[], body: string, headers:
       new Webhook(secret).verify(body, signed);
       return true;
     } catch (error) {
-      // verify() parses the body once its signature holds: a body that is not JSON was signed all the same, and
-      // its caller answers it as a bad body (400), not as a bad signature.
+      // verify() parses the body once its signature holds: a body that is not JSON was signed all the same, and its
+      // caller answers it as a bad body (400), not as a bad signature.
       return error instanceof SyntaxError;
     }
   });
@@ -156,8 +155,8 @@ export const failureOf = (result: { ok: boolean; reason?: string; status?: numbe
       : result.reason;
 
 /**
- * What the texting workflow answered: texted, or refused with the carrier's code. A 2xx that says neither is no
- * answer: n8n answers 200 with an empty body when an execution dies before its Respond node.
+ * What the texting workflow answered: texted, or refused with the carrier's code. A 2xx that says neither is no answer:
+ * n8n answers 200 with an empty body when an execution dies before its Respond node.
  */
 export function textedAnswer(body: string | undefined) {
   try {

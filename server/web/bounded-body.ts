@@ -4,10 +4,9 @@ export class BodyTooLarge extends Error {
 }
 
 /**
- * A request's body as text, read no further than `maxBytes` whatever its
- * framing: a Content-Length over the limit is refused before a byte is read,
- * and a chunked body (no length) is read chunk by chunk and dropped as soon
- * as it passes the limit, so a stranger's endless body never sits in memory.
+ * A request's body as text, read no further than `maxBytes` whatever its framing: a Content-Length over the limit is
+ * refused before a byte is read, and a chunked body (no length) is read chunk by chunk and dropped as soon as it passes
+ * the limit, so a stranger's endless body never sits in memory.
  */
 export async function boundedText(request: Request, maxBytes: number) {
   if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw new BodyTooLarge();

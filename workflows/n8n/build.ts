@@ -6,12 +6,8 @@ import type { ContactValues } from "../../lib/forms/contact";
 import { helpWords, optInWords, optOutWords, smsTexts, supportEmailSlot } from "../../lib/sms/program";
 
 /**
- * Builds workflows/n8n/sms-program.json, the n8n workflows an operator
- * imports from the command line, and workflows/n8n/editor/*.json, each of
- * them alone for n8n's editor, from the Code nodes' sources in workflows/n8n/code and the words
- * and texts of lib/sms/program.ts. `npm run workflow:build` writes it; a test
- * fails while the committed file differs from what this builds. Paths are
- * from the project's root, where npm runs every script and test.
+ * Builds workflows/n8n/sms-program.json and editor/*.json (one workflow each) from the Code nodes' sources and
+ * lib/sms/program.ts. `npm run workflow:build` writes them; a test fails while the committed files differ.
  */
 
 const here = path.resolve("workflows", "n8n");
@@ -60,8 +56,8 @@ const withoutComments = (code: string) => code.replace(/\/\*[\s\S]*?\*\//g, "").
 const namesIn = (code: string) => new Set(withoutComments(code).match(/[A-Za-z_$][\w$]*/g));
 
 /**
- * shared.js read as the pieces a node may need: its opening comment, and each
- * top-level declaration with the comment above it, in the file's order.
+ * shared.js read as the pieces a node may need: its opening comment, and each top-level declaration with the comment
+ * above it, in the file's order.
  */
 function sharedPieces() {
   const text = source("shared");
@@ -95,9 +91,8 @@ export function helpersFor(code: string) {
 }
 
 /**
- * A Code node's JavaScript: the program's words (when it reads them), the
- * helpers of shared.js it calls and no others, the node's own code, and the
- * call that runs it.
+ * A Code node's JavaScript: the program's words (when it reads them), the helpers of shared.js it calls and no others,
+ * the node's own code, and the call that runs it.
  */
 export function codeOf(name: CodeName, call: string) {
   const own = source(name);
@@ -143,8 +138,8 @@ function code(workflow: string, name: string, jsCode: string, position: number[]
     typeVersion: 2,
     position,
     parameters: { mode: "runOnceForAllItems", language: "javaScript", jsCode },
-    // A node that throws before a Respond node would have n8n answer 200 with an empty body:
-    // its error goes to a branch that answers 500 and fails the execution instead.
+    // A node that throws before a Respond node would have n8n answer 200 with an empty body: its error goes to a branch
+    // that answers 500 and fails the execution instead.
     ...(answersOnError ? { onError: "continueErrorOutput" } : {}),
   };
 }
@@ -222,9 +217,8 @@ function retrying(workflow: string, name: string, position: number[]): Node {
 }
 
 /**
- * Waits `$json.waitSeconds`, then passes the item on: n8n's own wait, which
- * keeps anything over 65 s in its database (it survives a restart) and is
- * no Code node task, so no task time limit applies.
+ * Waits `$json.waitSeconds`, then passes the item on: n8n's own wait, which keeps anything over 65 s in its database
+ * (it survives a restart) and is no Code node task, so no task time limit applies.
  */
 function wait(workflow: string, name: string, position: number[]): Node {
   return {
@@ -255,10 +249,9 @@ function workflow(id: string, name: string, nodes: Node[], connections: Record<s
 }
 
 /**
- * A webhook workflow of the shape all four share: the webhook, a Code node
- * that decides the answer, the Respond node that sends it, then what runs
- * after the caller has its answer; any error of the deciding node answers 500
- * and fails the execution.
+ * A webhook workflow of the shape all four share: the webhook, a Code node that decides the answer, the Respond node
+ * that sends it, then what runs after the caller has its answer; any error of the deciding node answers 500 and fails
+ * the execution.
  */
 function answeringWorkflow(spec: {
   id: string;
@@ -288,10 +281,8 @@ function answeringWorkflow(spec: {
 }
 
 /**
- * What follows Twilio's answer: a STOP or a START is recorded at the site,
- * one attempt per run of "Record STOP or START", with n8n's Wait node between
- * attempts (no Code node task sleeps); a setting that drops messages is
- * reported.
+ * What follows Twilio's answer: a STOP or a START is recorded at the site, one attempt per run of "Record STOP or
+ * START", with n8n's Wait node between attempts (no Code node task sleeps); a setting that drops messages is reported.
  */
 function afterIncoming(id: string) {
   const record = "Record STOP or START";
@@ -358,9 +349,8 @@ export const serialised = () => `${JSON.stringify(buildSmsProgram(), null, 2)}\n
 type WorkflowKey = keyof typeof workflowIds;
 
 /**
- * Each workflow also in a file of its own, which n8n's editor imports
- * (_Import from File_ takes one workflow, not the array of sms-program.json):
- * workflows/n8n/editor/<key>.json, the same workflow as in sms-program.json.
+ * Each workflow also in a file of its own, which n8n's editor imports (_Import from File_ takes one workflow, not the
+ * array of sms-program.json): workflows/n8n/editor/<key>.json, the same workflow as in sms-program.json.
  */
 export const editorFiles = Object.fromEntries(
   Object.keys(workflowIds).map((key) => [key, path.join(here, "editor", `${key}.json`)]),

@@ -6,10 +6,9 @@ const m = contactMessages.invalid;
 const clientCounts = clientCountOptions.map((option) => option.value);
 
 /**
- * The server's check of a contact request. The browser runs the same rules
- * natively (required, type="email", maxlength) without custom messages; these
- * messages reach only a visitor whose browser skipped them. The optional phone
- * stays as typed.
+ * The server's check of a contact request. The browser runs the same rules natively (required, type="email", maxlength)
+ * without custom messages; these messages reach only a visitor whose browser skipped them. The optional phone stays as
+ * typed.
  */
 export function contactSchema() {
   return z.object({

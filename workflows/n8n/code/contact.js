@@ -1,19 +1,15 @@
-// The "Verify and post" node of "Sous: contact requests": each quote request
-// the site delivers to /webhook/sous-contact is posted once to the operator's
-// chat (SOUS_CONTACT_CHAT_URL, any webhook that takes {"text": …}: Slack,
-// Discord's /slack address, the site's alert channel), with every field the
-// visitor sent: this is the one place they belong. Every answer is decided
-// here and sent by the Respond to Webhook node after it.
+// The "Verify and post" node of "Sous: contact requests": each quote request is posted once, with every field, to the
+// operator's chat (SOUS_CONTACT_CHAT_URL: any webhook taking {"text": …}), the one place they belong. The Respond to
+// Webhook node after it sends the answer decided here.
 
-// The chat's answer must come well before the site gives up on the attempt
-// (WEBHOOK_ATTEMPT_TIMEOUT_MS, 4 s by default), so the site always hears ours.
+// The chat's answer must come well before the site gives up on the attempt (WEBHOOK_ATTEMPT_TIMEOUT_MS, 4 s by
+// default), so the site always hears ours.
 const CHAT_TIMEOUT_MS = 2_500;
 
 /**
- * What a visitor typed, as plain text in a chat message: Slack's control
- * characters escaped (no <!channel>, no link of the visitor's making), every
- * mention that Discord or Slack would ping broken by a zero-width space
- * (@everyone_ops too), control and format characters gone (line feeds stay).
+ * What a visitor typed, as plain text in a chat message: Slack's control characters escaped (no <!channel>, no link of
+ * the visitor's making), every mention that Discord or Slack would ping broken by a zero-width space (@everyone_ops
+ * too), control and format characters gone (line feeds stay).
  */
 function chatText(value) {
   return String(value ?? "")
@@ -25,10 +21,9 @@ function chatText(value) {
 }
 
 /**
- * The chat message: a title, then one line per field in the form's order and
- * words; the message (last) on lines of its own, each quoted ("> "), so no
- * line a visitor wrote can pose as one of the labels ("Email: …"). A
- * one-line field is kept on its line.
+ * The chat message: a title, then one line per field in the form's order and words; the message (last) on lines of its
+ * own, each quoted ("> "), so no line a visitor wrote can pose as one of the labels ("Email: …"). A one-line field is
+ * kept on its line.
  */
 function messageOf(request) {
   const lines = PROGRAM.contact.fields.map(([name, label]) => {

@@ -1,7 +1,6 @@
-// The "Read the message" node of "Sous: incoming texts": Twilio posts every
-// message a chef sends to /webhook/sous-sms-inbound. This node checks that
-// Twilio signed it, reads what the chef asked, and decides the TwiML answer;
-// a STOP or a START is then recorded at the site by the next node, after Twilio has its answer.
+// The "Read the message" node of "Sous: incoming texts": Twilio posts every message a chef sends to
+// /webhook/sous-sms-inbound. This node checks that Twilio signed it, reads what the chef asked, and decides the TwiML
+// answer; a STOP or a START is then recorded at the site by the next node, after Twilio has its answer.
 
 const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
@@ -53,9 +52,8 @@ function spellingsOf(url) {
 }
 
 /**
- * For a request that looks like Twilio's but fails the check: the URL its
- * signature does match, if one of the likely spellings does (TWILIO_INBOUND_URL's
- * and the one n8n was called at). Only a request signed with the auth token
+ * For a request that looks like Twilio's but fails the check: the URL its signature does match, if one of the likely
+ * spellings does (TWILIO_INBOUND_URL's and the one n8n was called at). Only a request signed with the auth token
  * matches anything, so a forger cannot choose what this returns.
  */
 function urlTwilioSigned(authToken, expected, item, headers, pairs, received) {
@@ -102,8 +100,8 @@ async function main(helpers) {
     const text = PROGRAM.help.replace(PROGRAM.supportEmailSlot, supportEmail);
     return { ...answer(200, twimlMessage(text), "text/xml"), intent };
   }
-  // Only a STOP or a START carries the number on to the next node, which records it at the site, with when it came:
-  // the site orders a number's changes by it, however long the call is retried.
+  // Only a STOP or a START carries the number on to the next node, which records it at the site, with when it came: the
+  // site orders a number's changes by it, however long the call is retried.
   return intent === "stop" || intent === "start"
     ? { ...twiml, intent, phone: fields.From, messageSid: fields.MessageSid, receivedAt: new Date().toISOString() }
     : { ...twiml, intent };

@@ -1,7 +1,6 @@
-// The "Verify and text" node of "Sous: invitations": each launch invitation
-// the site delivers to /webhook/sous-invitation (npm run invite) is texted
-// once, with the exact text the site recorded for it. Every answer is decided
-// here and sent by the Respond to Webhook node after it.
+// The "Verify and text" node of "Sous: invitations": each launch invitation the site delivers to
+// /webhook/sous-invitation (npm run invite) is texted once, with the exact text the site recorded for it. Every answer
+// is decided here and sent by the Respond to Webhook node after it.
 
 async function main(helpers) {
   return textOnce(helpers, {

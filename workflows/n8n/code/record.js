@@ -1,15 +1,6 @@
-// The "Record STOP or START" node of "Sous: incoming texts", run after Twilio
-// has its answer: tells the site that the number revoked its consent (STOP),
-// so the record shows when consent ended and a sign-up still waiting is never
-// sent; or that it asked to rejoin (START), the only thing that puts its
-// consent back in force and lets go a web sign-up that waited for it.
-// One attempt per run. While the site fails, the node hands the reply to the
-// "Wait before retrying" node, which waits out the schedule's next delay and
-// runs this node again: the wait is n8n's (longer waits are kept in n8n's
-// database and survive its restart), never a sleep inside a task that
-// N8N_RUNNERS_TASK_TIMEOUT would cut short. A reply that still cannot be
-// recorded once the schedule is spent is reported (without the number) and
-// fails the execution.
+// The "Record STOP or START" node of "Sous: incoming texts": tells the site a number revoked its consent or asked to
+// rejoin, one attempt per run. While the site fails, the "Wait before retrying" node waits (n8n's wait survives a
+// restart; a sleep here would be cut by N8N_RUNNERS_TASK_TIMEOUT); once the schedule is spent it is reported, unnamed.
 
 // One attempt plus the alert stays far inside n8n's task time limit (60 s announced).
 const ATTEMPT_TIMEOUT_MS = 8_000;

@@ -1,11 +1,6 @@
-// The "Report a wrong setting" node of "Sous: incoming texts", run after
-// Twilio has its answer: a setting that makes the workflow drop what a chef
-// sent is reported to SOUS_ALERT_WEBHOOK_URL, at most once per
-// SOUS_ALERT_INTERVAL_MINUTES for each kind, with how many messages it has
-// cost since the last report. Never a phone number: only the URLs and the
-// setting's name. Without an alert channel the execution fails instead, so
-// n8n's list shows it red. n8n keeps static data when an execution ends, so
-// two messages refused within the same second or two can each be reported.
+// The "Report a wrong setting" node of "Sous: incoming texts": a setting that drops what a chef sent goes to
+// SOUS_ALERT_WEBHOOK_URL once per SOUS_ALERT_INTERVAL_MINUTES per kind, with the messages it cost, never a number.
+// Without an alert channel the execution fails instead, so n8n's list shows it red.
 
 const DEFAULT_INTERVAL_MINUTES = 60;
 

@@ -1,13 +1,6 @@
-// The helpers the Code nodes of the SMS program share: `npm run workflow:build`
-// puts into each node of sms-program.json the helpers of this file it calls
-// (and those they call), then the node's own file; nothing else of it.
-// It runs in n8n's Code node sandbox, "Run Once for All Items", on n8n 1.x
-// (in n8n's process) and 2.x (in a task runner): `$env` or `$vars`,
-// `this.helpers` and `require("crypto")` (NODE_FUNCTION_ALLOW_BUILTIN=crypto)
-// are there; URLSearchParams is not. PROGRAM is written in by the build, from
-// lib/sms/program.ts. No task may run longer than a few seconds: n8n 2.x
-// stops a Code node task after N8N_RUNNERS_TASK_TIMEOUT, so every wait
-// between attempts is a Wait node's, never a sleep in here.
+// Helpers the Code nodes share: the build puts into each node the ones it calls. It runs in n8n's Code node sandbox on
+// 1.x and 2.x (`$env` or `$vars`, `this.helpers`, `require("crypto")`; no URLSearchParams). No task may outlast
+// N8N_RUNNERS_TASK_TIMEOUT: every wait between attempts is a Wait node's.
 const crypto = (() => {
   try {
     return require("crypto");
@@ -27,10 +20,9 @@ function readFrom(source, name) {
 }
 
 /**
- * A setting: n8n's environment ($env) on a self-hosted n8n, else n8n's
- * Variables ($vars, the only place n8n Cloud offers); blank counts as unset.
- * Where neither can be read (n8n 2.x blocks $env by default), the node fails
- * with a message that says so, rather than take every setting for unset.
+ * A setting: n8n's environment ($env) on a self-hosted n8n, else its Variables
+ * ($vars, n8n Cloud's only place); blank is unset. Where neither can be read
+ * (n8n 2.x blocks $env by default), the node fails saying so.
  */
 function setting(name, fallback) {
   const fromEnv = readFrom(() => $env, name);
@@ -179,9 +171,8 @@ async function call(helpers, request) {
 }
 
 /**
- * Ids already handled, kept in the workflow's static data under `key`: longer
- * than the site's redelivery schedule (37.6 h by default), and never more
- * than 10,000 ids.
+ * Ids already handled, kept in the workflow's static data under `key`: longer than the site's redelivery schedule (37.6
+ * h by default), and never more than 10,000 ids.
  */
 function remembered(key, nowSeconds) {
   const REMEMBER_SECONDS = 7 * 86_400;
@@ -207,13 +198,12 @@ async function alert(helpers, text) {
   return sent.status >= 200 && sent.status < 300 ? "sent" : `failed (${sent.status || sent.error})`;
 }
 
-// Twilio's answer must come well before the site gives up on the attempt
-// (WEBHOOK_ATTEMPT_TIMEOUT_MS, 4 s by default), so the site always hears ours.
+// Twilio's answer must come well before the site gives up on the attempt (WEBHOOK_ATTEMPT_TIMEOUT_MS, 4 s by default),
+// so the site always hears ours.
 const TWILIO_TIMEOUT_MS = 2_500;
 
-// Twilio refuses these for the number itself: no redelivery can change that.
-// 21211 invalid number, 21214 and 21612 not reachable by SMS, 21217 not a
-// valid number, 21610 the number replied STOP to this sender, 21614 not a mobile.
+// Twilio refuses these for the number itself: no redelivery can change that. 21211 invalid number, 21214 and 21612 not
+// reachable by SMS, 21217 not a valid number, 21610 the number replied STOP to this sender, 21614 not a mobile.
 const NUMBER_REFUSED = [21211, 21214, 21217, 21610, 21612, 21614];
 
 /** The Twilio account the texts go out from, or undefined where a setting is missing. */
@@ -258,13 +248,8 @@ const LOOKUP_TIMEOUT_MS = 1_000;
 const CLOCK_SLACK_SECONDS = 60;
 
 /**
- * Whether Twilio took this text for this number since `sinceSeconds`, read
- * from `account`'s own list of messages to the number (newest first):
- * true or false, or undefined when Twilio did not say. Asked before a
- * redelivery is texted, when an earlier attempt under the same webhook-id may
- * have been texted without anyone hearing of it: n8n stopped between Twilio's
- * answer and saving the ids, Twilio answered after the timeout, or two
- * executions saved their ids over each other.
+ * Whether Twilio took this text for this number since `sinceSeconds`, from the account's list (undefined: it did not
+ * say). Asked before a redelivery: an earlier attempt may have been texted without anyone hearing of it.
  */
 async function textedSince(helpers, account, to, body, sinceSeconds) {
   const filters = { To: to, ...(account.sender.From ? { From: account.sender.From } : {}), PageSize: "50" };
@@ -293,14 +278,9 @@ function redeliverySince(headers) {
 }
 
 /**
- * What the welcome and the invitation share: the site's signature checked
- * with the secrets in `secrets` (a setting), one text per webhook-id (the ids
- * answered are remembered under `remember`), the text `textOf(body)` gives
- * (undefined: 400), and the answer contract: 2xx texted; 2xx texted: false
- * with the code for a number the carrier refuses; 503 when Twilio or the
- * account fails, so the site sends it again. A redelivery whose id is not
- * remembered (the site sends `sous-redelivery-since` when an earlier attempt
- * may have reached us) is texted only if Twilio has no such message since.
+ * The welcome's and the invitation's contract: the signature checked, one text per webhook-id; 2xx texted, 2xx
+ * texted: false with the carrier's code, 503 when Twilio fails. A redelivery not remembered is texted only if Twilio
+ * has no such message since `sous-redelivery-since`.
  */
 async function textOnce(helpers, { secrets, remember, textOf }) {
   const item = $input.first().json;

@@ -4,10 +4,9 @@ import { selectionOf } from "@/server/console/invitations";
 import { consoleActor } from "@/server/operators/operators";
 
 /**
- * Send a wave (an owner's action): the owner typed the wave's name and how
- * many it texts, which must be the count the plan gives now; then the wave is
- * queued as `npm run invite -- send` queues it. Anything wrong sends them back
- * to the plan with why, and queues nothing; nothing typed goes into the URL.
+ * Send a wave (an owner's action): the owner typed the wave's name and how many it texts, which must be the count the
+ * plan gives now; then the wave is queued as `npm run invite -- send` queues it. Anything wrong sends them back to the
+ * plan with why, and queues nothing; nothing typed goes into the URL.
  */
 export async function POST(request: Request) {
   const checked = await gate(request, { action: "wave sent", role: "owner" });

@@ -5,11 +5,9 @@ import { sourceNames } from "@/server/forms/source-store";
 import { invitationFilters, SEARCH_MAX, waitlistFilters, welcomeFilters } from "@/server/console/waitlist";
 
 /**
- * The waitlist's search, posted by a plain form: what was typed goes into a
- * cookie of the console's (HttpOnly, Strict, an hour), never into the URL;
- * then the waitlist's first page, filtered as before, loaded whole, so no
- * earlier answer can stand in for it. One character more than a search may
- * hold is kept, so the page can say it was too long.
+ * The waitlist's search, posted by a plain form: what was typed goes into a cookie of the console's (HttpOnly, Strict,
+ * an hour), never into the URL; then the waitlist's first page, filtered as before, loaded whole, so no earlier answer
+ * can stand in for it. One character more than a search may hold is kept, so the page can say it was too long.
  */
 export async function POST(request: Request) {
   const checked = await gate(request, { action: "search", role: "viewer" });
