@@ -17,6 +17,43 @@ export function Section({ id, title, children }: { id: string; title: string; ch
   );
 }
 
+/** Asked before an owner's action is done: what will happen, then the action, or a way back that does nothing. */
+export function Confirm({
+  title,
+  action,
+  fields,
+  act,
+  keep,
+  children,
+}: {
+  title: string;
+  action: string;
+  fields: Record<string, string>;
+  act: string;
+  keep: { href: string; label: string };
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby="confirm" className="mt-6 rounded-lg border border-red-800 bg-white p-4">
+      <h2 id="confirm" className="text-lg font-bold">
+        {title}
+      </h2>
+      <p className="mt-2">{children}</p>
+      <form method="post" action={action} className="mt-3 flex items-center gap-4">
+        {Object.entries(fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
+        <button type="submit" className={dangerButton}>
+          {act}
+        </button>
+        <a href={keep.href} className="underline underline-offset-4">
+          {keep.label}
+        </a>
+      </form>
+    </section>
+  );
+}
+
 /** A table's header row: one column header per label, right-aligned where told. */
 export function HeaderRow({ labels, right = [] }: { labels: readonly string[]; right?: readonly string[] }) {
   return (

@@ -222,9 +222,9 @@ test("a passkey added on a new device from the console, once the owner's own pas
   await owner.page
     .getByRole("button", { name: `Revoke founder@example.com's passkey ${addedId.slice(0, 10)}…` })
     .click();
-  // Asked first, naming whose passkey; nothing revoked until confirmed.
+  // Asked first, naming whose passkey by its device; nothing revoked until confirmed.
   await expect(
-    owner.page.getByRole("heading", { name: `Revoke founder@example.com's passkey ${addedId.slice(0, 10)}…?` }),
+    owner.page.getByRole("heading", { name: "Revoke founder@example.com's passkey “Kitchen tablet”?" }),
   ).toBeVisible();
   expect(consoleTables().operator_passkeys).toStrictEqual(before.operator_passkeys);
   await owner.page.getByRole("button", { name: "Revoke it" }).click();

@@ -3,6 +3,7 @@ import { cookies } from "next/headers";
 import { ConsoleFrame, Outcome } from "@/components/console/console-frame";
 import {
   Choice,
+  Confirm,
   dangerButton,
   fieldClass,
   HeaderRow,
@@ -92,23 +93,15 @@ export default async function OperatorsPage({
         </section>
       ) : null}
       {asked ? (
-        <section aria-labelledby="confirm" className="mt-6 rounded-lg border border-red-800 bg-white p-4">
-          <h2 id="confirm" className="text-lg font-bold">
-            Remove {asked.email}?
-          </h2>
-          <p className="mt-2">Their passkeys and sessions end at once; the console no longer lets them in.</p>
-          <form method="post" action="/console/operators/act" className="mt-3 flex items-center gap-4">
-            <input type="hidden" name="do" value="remove" />
-            <input type="hidden" name="id" value={asked.id} />
-            <input type="hidden" name="confirm" value="remove" />
-            <button type="submit" className={dangerButton}>
-              Remove {asked.email}
-            </button>
-            <a href="/console/operators" className="underline underline-offset-4">
-              Keep them
-            </a>
-          </form>
-        </section>
+        <Confirm
+          title={`Remove ${asked.email}?`}
+          action="/console/operators/act"
+          fields={{ do: "remove", id: asked.id, confirm: "remove" }}
+          act={`Remove ${asked.email}`}
+          keep={{ href: "/console/operators", label: "Keep them" }}
+        >
+          Their passkeys and sessions end at once; the console no longer lets them in.
+        </Confirm>
       ) : null}
 
       <Section id="add" title="Add an operator">

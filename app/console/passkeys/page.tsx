@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ConsoleFrame, NeedsJavaScript, Outcome } from "@/components/console/console-frame";
 import {
+  Confirm,
   dangerButton,
   Details,
   fieldClass,
@@ -196,25 +197,15 @@ export default async function PasskeysPage({
     <ConsoleFrame signed={signed} current="/console/passkeys" title="Passkeys">
       {outcome ? <Outcome>{outcome}</Outcome> : null}
       {asked ? (
-        <section aria-labelledby="confirm" className="mt-6 rounded-lg border border-red-800 bg-white p-4">
-          <h2 id="confirm" className="text-lg font-bold">
-            Revoke {asked.email}&apos;s passkey {shortId(asked.id)}?
-          </h2>
-          <p className="mt-2">
-            {asked.name ?? "A passkey"}, registered {utc(asked.createdAt)} UTC. Every session it opened ends at once,
-            and it signs no one in again.
-          </p>
-          <form method="post" action="/console/passkeys/remove" className="mt-3 flex items-center gap-4">
-            <input type="hidden" name="id" value={asked.id} />
-            <input type="hidden" name="confirm" value="revoke" />
-            <button type="submit" className={dangerButton}>
-              Revoke it
-            </button>
-            <a href="/console/passkeys" className="underline underline-offset-4">
-              Keep it
-            </a>
-          </form>
-        </section>
+        <Confirm
+          title={`Revoke ${asked.email}'s passkey “${asked.name ?? shortId(asked.id)}”?`}
+          action="/console/passkeys/remove"
+          fields={{ id: asked.id, confirm: "revoke" }}
+          act="Revoke it"
+          keep={{ href: "/console/passkeys", label: "Keep it" }}
+        >
+          Registered {utc(asked.createdAt)} UTC. Every session it opened ends at once, and it signs no one in again.
+        </Confirm>
       ) : null}
       <Section id="yours" title="Yours">
         <PasskeyTable
