@@ -330,8 +330,6 @@ export type ServerEnv = Omit<ParsedEnv, "TRUSTED_PROXY_HOPS" | "INVITE_URL" | "I
   invite: { webhook: WebhookSettings; link: string | undefined; perMinute: number; hours: SendingHours };
 };
 
-export type InviteSettings = ServerEnv["invite"];
-
 /** None under `npm start` (a client's X-Forwarded-For is not believed); one on Vercel, whose edge always writes it. */
 function trustedProxyHops(env: ParsedEnv): Pick<ServerEnv, "TRUSTED_PROXY_HOPS" | "trustedProxyHopsFrom"> {
   if (env.TRUSTED_PROXY_HOPS !== undefined)

@@ -23,5 +23,3 @@ export function contactSchema() {
     message: trimmedText(f.message.maxLength, undefined, multiline),
   });
 }
-
-export type ContactLead = z.output<ReturnType<typeof contactSchema>>;
