@@ -16,6 +16,7 @@ const sections = [
   { href: "/console/activity", label: "Activity" },
   { href: "/console/operators", label: "Operators" },
   { href: "/console/passkeys", label: "Passkeys" },
+  { href: "/console/settings", label: "Settings" },
 ] as const;
 
 /** A signed-in console page: the sections, who is signed in with what role, sign-out, what keeps chefs from being reached, and the page. */

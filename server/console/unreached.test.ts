@@ -104,6 +104,21 @@ describe("the settings an owner sets", () => {
       "alerts ALERT_WEBHOOK_URL": true,
     });
     expect(JSON.stringify(ownerSettings(readEnv()))).not.toMatch(/n8n\.example|whsec_|4f9c/);
+    // Each section titled in the founder's words, each setting said in a sentence of its own.
+    const sections = ownerSettings(readEnv());
+    expect(sections.map(({ id, title }) => `${id}: ${title}`)).toStrictEqual([
+      "waitlist: Welcome texts",
+      "contact: Quote requests",
+      "invitations: Launch invitations",
+      "alerts: Alerts",
+    ]);
+    const whats = sections.flatMap(({ settings }) => settings.map(({ what }) => what));
+    for (const what of whats) expect(what).toMatch(/^[A-Z][^]{20,}\.$/);
+    expect(new Set(whats).size).toBe(whats.length);
+    expect(whats[0]).toBe("The waitlist workflow's webhook address, from n8n, Zapier or Make.");
+    expect(whats[1]).toBe(
+      "Signs each delivery for the workflow to check (or a fixed header: WAITLIST_WEBHOOK_AUTH_HEADER).",
+    );
   });
 
   it("says unset what is unset", () => {

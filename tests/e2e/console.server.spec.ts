@@ -984,8 +984,8 @@ test("every console page fits a 390 px phone with the longest values a chef leav
     .getByRole("link")
     .evaluateAll((links) => new Set(links.map((link) => link.getBoundingClientRect().top)).size);
   expect(rows).toBe(1);
-  await nav.getByRole("link", { name: "Passkeys" }).click();
-  await expect(page).toHaveURL(`${site}/console/passkeys`);
+  await nav.getByRole("link", { name: "Settings" }).click();
+  await expect(page).toHaveURL(`${site}/console/settings`);
   await context.close();
   await operators("remove", longEmail);
 });

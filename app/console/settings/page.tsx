@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Settings" };
 export default async function SettingsPage() {
   const signed = await requirePageOperator("/console/settings");
   return (
-    <ConsoleFrame signed={signed} current="" title="Settings">
+    <ConsoleFrame signed={signed} current="/console/settings" title="Settings">
       <p className="mt-2 max-w-prose">
         An owner sets these in the host&apos;s environment settings (on Vercel: the project&apos;s Settings, then
         Environment Variables; on your own server: the file <code>.env.local</code>), then redeploys or restarts the
