@@ -194,6 +194,15 @@ export async function insertPasskey(
   { db }: Store,
   { passkey, name = null, used = false }: { passkey: Passkey; name?: string | null; used?: boolean },
 ) {
+  // Two passkeys of one operator's same browser are told apart: "Chrome on Linux (2)".
+  const names = await db
+    .selectFrom("operator_passkeys")
+    .select("name")
+    .where("operator_id", "=", passkey.operatorId)
+    .execute();
+  const taken = new Set(names.map((row) => row.name));
+  let unique = name;
+  for (let count = 2; unique !== null && taken.has(unique); count++) unique = `${name} (${count})`;
   const now = Date.now();
   await db
     .insertInto("operator_passkeys")
@@ -205,7 +214,7 @@ export async function insertPasskey(
       transports: JSON.stringify(passkey.transports),
       created_at: now,
       used_at: used ? now : null,
-      name,
+      name: unique,
     })
     .execute();
 }

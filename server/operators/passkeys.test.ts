@@ -13,6 +13,7 @@ import {
   sessionOperator,
   sessionsOf,
   type Operator,
+  insertPasskey,
 } from "./operator-store";
 import type { Store } from "@/server/db/connect";
 import { addOperator, commandActor, type SignedIn } from "./operators";
@@ -136,6 +137,28 @@ describe.each(["sqlite", "postgres"] as const)("passkeys on %s", (engine) => {
     });
     return device;
   }
+
+  it("tell apart an operator's passkeys from the same browser by a number, another operator's of the same browser not", async () => {
+    const store = await open(engine);
+    const { authenticator, done } = await enrolled(store, "owner@sous.example");
+    const viewer = await enrolled(store, "viewer@sous.example", "viewer");
+    await addedPasskey(store, done.operator, authenticator);
+    await addedPasskey(store, done.operator, authenticator);
+    // Passkeys kept from before names stay unnamed, however many.
+    for (const id of ["old-1", "old-2"])
+      await insertPasskey(store, {
+        passkey: { id, operatorId: viewer.done.operator.id, publicKey: "pk", counter: 0, transports: [] },
+      });
+    const unnamed = await listPasskeys(store, { operatorId: viewer.done.operator.id });
+    expect(unnamed.filter(({ id }) => id.startsWith("old-")).map(({ name }) => name)).toStrictEqual([null, null]);
+    for (const id of ["old-1", "old-2"]) await store.db.deleteFrom("operator_passkeys").where("id", "=", id).execute();
+    expect((await listPasskeys(store)).map(({ email, name }) => `${email}: ${name}`)).toStrictEqual([
+      "owner@sous.example: Chrome on macOS",
+      "owner@sous.example: Chrome on macOS (2)",
+      "owner@sous.example: Chrome on macOS (3)",
+      "viewer@sous.example: Chrome on macOS",
+    ]);
+  });
 
   it("ask the operator's own passkey, user verified, before another is added: another's passkey, a forged answer, an unverified user, another's ceremony each refused", async () => {
     const store = await open(engine);
